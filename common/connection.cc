@@ -1,0 +1,158 @@
+#include "common/connection.h"
+
+#include <glog/logging.h>
+
+namespace snn {
+
+std::shared_ptr<Connection> Connection::Create(tcp::socket socket, size_t max_frame_bytes,
+                                               RequestHandler on_request, CloseHandler on_close) {
+  return std::shared_ptr<Connection>(new Connection(std::move(socket), max_frame_bytes,
+                                                    std::move(on_request), std::move(on_close)));
+}
+
+Connection::Connection(tcp::socket socket, size_t max_frame_bytes, RequestHandler on_request,
+                       CloseHandler on_close)
+    : max_frame_bytes_(max_frame_bytes),
+      on_request_(std::move(on_request)),
+      on_close_(std::move(on_close)),
+      socket_(std::move(socket)) {
+  boost::system::error_code ec;
+  auto remote = socket_.remote_endpoint(ec);
+  peer_ = ec ? "unknown" : remote.address().to_string() + ":" + std::to_string(remote.port());
+  socket_.set_option(tcp::no_delay(true), ec);
+}
+
+Connection::~Connection() = default;
+
+void Connection::Start() { ReadHeader(); }
+
+void Connection::ReadHeader() {
+  auto self = shared_from_this();
+  asio::async_read(socket_, asio::buffer(header_),
+                   [self](const boost::system::error_code& ec, size_t) {
+                     if (ec) {
+                       self->Close(Unavailable(ec == asio::error::eof ? "peer closed the connection"
+                                                                      : ec.message()));
+                       return;
+                     }
+                     const uint32_t length = DecodeFrameLength(self->header_.data());
+                     if (length > self->max_frame_bytes_) {
+                       self->Close(InvalidArgument("frame of " + std::to_string(length) +
+                                                   " bytes exceeds the limit of " +
+                                                   std::to_string(self->max_frame_bytes_)));
+                       return;
+                     }
+                     self->ReadBody(length);
+                   });
+}
+
+void Connection::ReadBody(uint32_t length) {
+  body_.resize(length);
+  auto self = shared_from_this();
+  asio::async_read(socket_, asio::buffer(body_),
+                   [self](const boost::system::error_code& ec, size_t) {
+                     if (ec) {
+                       self->Close(Unavailable("connection ended inside a frame: " + ec.message()));
+                       return;
+                     }
+                     auto envelope = DecodeEnvelope(self->body_.data(), self->body_.size());
+                     if (!envelope.ok()) {
+                       self->Close(envelope.status());
+                       return;
+                     }
+                     self->OnFrame(std::move(envelope).value());
+                     if (!self->closed_) self->ReadHeader();
+                   });
+}
+
+void Connection::OnFrame(v1::Envelope envelope) {
+  if (envelope.kind() == v1::Envelope::RESPONSE) {
+    auto it = pending_calls_.find(envelope.id());
+    if (it == pending_calls_.end()) {
+      LOG(WARNING) << "response to unknown call " << envelope.id() << " from " << peer_;
+      return;
+    }
+    ResponseCallback done = std::move(it->second);
+    pending_calls_.erase(it);
+    done(std::move(envelope));
+    return;
+  }
+  if (on_request_) on_request_(shared_from_this(), std::move(envelope));
+}
+
+void Connection::Call(const std::string& method, const google::protobuf::Message& request,
+                      const v1::Credential& credential, ResponseCallback done) {
+  if (closed_) {
+    done(Unavailable("connection to " + peer_ + " is closed"));
+    return;
+  }
+  v1::Envelope envelope;
+  envelope.set_id(next_call_id_++);
+  envelope.set_kind(v1::Envelope::REQUEST);
+  envelope.set_method(method);
+  *envelope.mutable_credential() = credential;
+  request.SerializeToString(envelope.mutable_payload());
+  pending_calls_.emplace(envelope.id(), std::move(done));
+  Send(EncodeFrame(envelope));
+}
+
+void Connection::Reply(uint64_t request_id, const Status& status,
+                       const google::protobuf::Message* response) {
+  if (closed_) return;
+  v1::Envelope envelope;
+  envelope.set_id(request_id);
+  envelope.set_kind(v1::Envelope::RESPONSE);
+  envelope.set_code(static_cast<int>(status.code()));
+  if (!status.ok()) envelope.set_error(status.message());
+  if (status.ok() && response != nullptr) response->SerializeToString(envelope.mutable_payload());
+  Send(EncodeFrame(envelope));
+}
+
+void Connection::Send(std::string frame) {
+  outbox_.push_back(std::move(frame));
+  if (!write_in_flight_) WriteMore();
+}
+
+void Connection::WriteMore() {
+  if (outbox_.empty() || closed_) {
+    write_in_flight_ = false;
+    return;
+  }
+  write_in_flight_ = true;
+  writing_.clear();
+  std::vector<asio::const_buffer> buffers;
+  while (!outbox_.empty()) {
+    writing_.push_back(std::move(outbox_.front()));
+    outbox_.pop_front();
+  }
+  buffers.reserve(writing_.size());
+  for (const auto& f : writing_) buffers.emplace_back(asio::buffer(f));
+  auto self = shared_from_this();
+  asio::async_write(socket_, buffers, [self](const boost::system::error_code& ec, size_t) {
+    if (ec) {
+      self->Close(Unavailable("write failed: " + ec.message()));
+      return;
+    }
+    self->WriteMore();
+  });
+}
+
+void Connection::Close(const Status& why) {
+  if (closed_) return;
+  closed_ = true;
+  boost::system::error_code ignored;
+  socket_.shutdown(tcp::socket::shutdown_both, ignored);
+  socket_.close(ignored);
+  auto calls = std::move(pending_calls_);
+  pending_calls_.clear();
+  for (auto& [id, done] : calls) done(why);
+  auto self = shared_from_this();
+  if (on_close_) {
+    auto handler = std::move(on_close_);
+    on_close_ = nullptr;
+    handler(self, why);
+  }
+  on_request_ = nullptr;
+}
+
+}  // namespace snn

@@ -1,0 +1,96 @@
+// A framed, bidirectional RPC connection over TCP: either side may send requests and replies.
+// Used by the master for clients and agents, and by the agent for its session to the master.
+// Thread contract: every method must be called on the thread running the socket's io_context;
+// handlers are invoked there too. Owned by shared_ptr; it stays alive while I/O is pending.
+#pragma once
+
+#include <array>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <google/protobuf/message.h>
+
+#include "common/asio.h"
+#include "common/frame.h"
+#include "common/status.h"
+
+namespace snn {
+
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  using RequestHandler = std::function<void(const std::shared_ptr<Connection>&, v1::Envelope)>;
+  using CloseHandler = std::function<void(const std::shared_ptr<Connection>&, const Status&)>;
+  // Called once with the response envelope (whose code may carry an error) or with the
+  // error that ended the connection first.
+  using ResponseCallback = std::function<void(Result<v1::Envelope>)>;
+
+  static std::shared_ptr<Connection> Create(tcp::socket socket, size_t max_frame_bytes,
+                                            RequestHandler on_request, CloseHandler on_close);
+  ~Connection();
+
+  // Begins reading frames.
+  void Start();
+
+  void Call(const std::string& method, const google::protobuf::Message& request,
+            const v1::Credential& credential, ResponseCallback done);
+
+  // Answers `request_id`; `response` may be null when status is an error.
+  void Reply(uint64_t request_id, const Status& status, const google::protobuf::Message* response);
+
+  // Closes the socket; pending calls fail with `why`; the close handler runs once.
+  void Close(const Status& why);
+
+  bool closed() const { return closed_; }
+  const std::string& peer() const { return peer_; }
+
+  // Free-form label set by the owner (an agent's node name); constant once set.
+  void set_label(std::string label) { label_ = std::move(label); }
+  const std::string& label() const { return label_; }
+
+ private:
+  Connection(tcp::socket socket, size_t max_frame_bytes, RequestHandler on_request,
+             CloseHandler on_close);
+  void ReadHeader();
+  void ReadBody(uint32_t length);
+  void OnFrame(v1::Envelope envelope);
+  void Send(std::string frame);
+  void WriteMore();
+
+  // Constant after construction.
+  const size_t max_frame_bytes_;
+  RequestHandler on_request_;
+  CloseHandler on_close_;
+  std::string peer_;
+
+  // Only on the io_context's thread.
+  tcp::socket socket_;
+  std::array<uint8_t, kFrameHeaderBytes> header_{};
+  std::vector<uint8_t> body_;
+  std::deque<std::string> outbox_;
+  std::vector<std::string> writing_;
+  bool write_in_flight_ = false;
+  bool closed_ = false;
+  uint64_t next_call_id_ = 1;
+  std::map<uint64_t, ResponseCallback> pending_calls_;
+  std::string label_;
+};
+
+// Converts a response envelope into the typed response or the error it carries.
+template <typename Response>
+Result<Response> DecodeResponse(const Result<v1::Envelope>& envelope) {
+  if (!envelope.ok()) return envelope.status();
+  if (envelope->code() != 0) {
+    return Status(static_cast<Code>(envelope->code()), envelope->error());
+  }
+  Response response;
+  if (!response.ParseFromString(envelope->payload())) {
+    return Internal("malformed response payload");
+  }
+  return response;
+}
+
+}  // namespace snn

@@ -1,0 +1,77 @@
+#include "common/job_validation.h"
+
+#include <string>
+
+namespace snn {
+namespace {
+
+Status CheckRange(const char* field, uint64_t value, uint64_t lo, uint64_t hi) {
+  if (value < lo || value > hi) {
+    return InvalidArgument(std::string(field) + " is " + std::to_string(value) +
+                           "; it must be between " + std::to_string(lo) + " and " +
+                           std::to_string(hi));
+  }
+  return Status::Ok();
+}
+
+bool ValidName(const std::string& s) {
+  for (char c : s) {
+    if (!(isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool AnyBoardType(const std::string& board_type) {
+  return board_type.empty() || board_type == "any";
+}
+
+Status ValidateJobSpec(const v1::JobSpec& spec) {
+  if (spec.name().size() > JobLimits::kMaxNameBytes) {
+    return InvalidArgument("name is longer than " + std::to_string(JobLimits::kMaxNameBytes) +
+                           " bytes");
+  }
+  if (!ValidName(spec.tenant()) || !ValidName(spec.pool()) || !ValidName(spec.queue())) {
+    return InvalidArgument("tenant, pool and queue may use only letters, digits, '-', '_', '.'");
+  }
+  if (spec.priority() < 0 || spec.priority() > JobLimits::kMaxPriority) {
+    return InvalidArgument("priority is " + std::to_string(spec.priority()) +
+                           "; it must be between 0 and " + std::to_string(JobLimits::kMaxPriority));
+  }
+  if (spec.time_limit_s() > JobLimits::kMaxTimeLimitS) {
+    return InvalidArgument("time_limit is above the maximum of 365 days");
+  }
+  SNN_RETURN_IF_ERROR(CheckRange("replicas.min", spec.min_replicas(), 1, JobLimits::kMaxReplicas));
+  SNN_RETURN_IF_ERROR(CheckRange("replicas.max", spec.max_replicas(), 1, JobLimits::kMaxReplicas));
+  if (spec.max_replicas() < spec.min_replicas()) {
+    return InvalidArgument("replicas.max (" + std::to_string(spec.max_replicas()) +
+                           ") is below replicas.min (" + std::to_string(spec.min_replicas()) + ")");
+  }
+  const auto& task = spec.task();
+  if (task.command().empty()) return InvalidArgument("task.command is required");
+  if (task.args_size() > static_cast<int>(JobLimits::kMaxArgs)) {
+    return InvalidArgument("task.args has more than " + std::to_string(JobLimits::kMaxArgs) +
+                           " entries");
+  }
+  if (task.env_size() > static_cast<int>(JobLimits::kMaxEnv)) {
+    return InvalidArgument("task.env has more than " + std::to_string(JobLimits::kMaxEnv) +
+                           " entries");
+  }
+  for (const auto& [key, value] : task.env()) {
+    if (key.empty() || key.find('=') != std::string::npos) {
+      return InvalidArgument("task.env has a bad variable name '" + key + "'");
+    }
+    if (key.rfind("SNN_", 0) == 0) {
+      return InvalidArgument("task.env may not set " + key + ": SNN_* variables are set by the agent");
+    }
+  }
+  const auto& r = task.resources();
+  SNN_RETURN_IF_ERROR(CheckRange("task.resources.cores", r.cores(), 1, JobLimits::kMaxCores));
+  SNN_RETURN_IF_ERROR(CheckRange("task.resources.ksps", r.ksps(), 1, JobLimits::kMaxKsps));
+  SNN_RETURN_IF_ERROR(
+      CheckRange("task.resources.streams", r.streams(), 1, JobLimits::kMaxStreams));
+  return Status::Ok();
+}
+
+}  // namespace snn

@@ -1,0 +1,30 @@
+// The limits every job spec must respect, checked by snnctl before sending and by the master
+// again on receipt (the master never trusts a client). Pure, thread-safe.
+#pragma once
+
+#include <cstdint>
+
+#include "common/status.h"
+#include "proto/job.pb.h"
+
+namespace snn {
+
+struct JobLimits {
+  static constexpr uint32_t kMaxCores = 256 * 256;
+  static constexpr uint32_t kMaxKsps = 100'000'000;
+  static constexpr uint32_t kMaxStreams = 4096;
+  static constexpr uint32_t kMaxReplicas = 4096;
+  static constexpr int32_t kMaxPriority = 1'000'000;
+  static constexpr uint64_t kMaxTimeLimitS = 365ull * 86400;
+  static constexpr size_t kMaxNameBytes = 256;
+  static constexpr size_t kMaxArgs = 4096;
+  static constexpr size_t kMaxEnv = 1024;
+};
+
+// Checks ranges and required fields; the message names the field and the allowed range.
+Status ValidateJobSpec(const v1::JobSpec& spec);
+
+// Whether `board_type` asks for no particular type ("" or "any").
+bool AnyBoardType(const std::string& board_type);
+
+}  // namespace snn

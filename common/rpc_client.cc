@@ -1,0 +1,109 @@
+#include "common/rpc_client.h"
+
+#include <array>
+#include <vector>
+
+namespace snn {
+
+RpcClient::RpcClient(std::chrono::milliseconds timeout, size_t max_frame_bytes)
+    : timeout_(timeout), max_frame_bytes_(max_frame_bytes), socket_(io_) {}
+
+RpcClient::~RpcClient() {
+  boost::system::error_code ignored;
+  socket_.close(ignored);
+}
+
+bool RpcClient::RunUntil(const bool& done) {
+  io_.restart();
+  const auto deadline = std::chrono::steady_clock::now() + timeout_;
+  while (!done) {
+    const auto left = deadline - std::chrono::steady_clock::now();
+    if (left <= std::chrono::steady_clock::duration::zero() || io_.run_one_for(left) == 0) {
+      if (done) break;
+      boost::system::error_code ignored;
+      socket_.close(ignored);
+      io_.restart();
+      io_.run();  // let the aborted handlers finish
+      return false;
+    }
+  }
+  return true;
+}
+
+Status RpcClient::Connect(const HostPort& address) {
+  target_ = address.ToString();
+  tcp::resolver resolver(io_);
+  boost::system::error_code ec;
+  auto endpoints = resolver.resolve(address.host, std::to_string(address.port), ec);
+  if (ec) return Unavailable("cannot resolve " + target_ + ": " + ec.message());
+  bool done = false;
+  boost::system::error_code result;
+  asio::async_connect(socket_, endpoints,
+                      [&](const boost::system::error_code& e, const tcp::endpoint&) {
+                        result = e;
+                        done = true;
+                      });
+  if (!RunUntil(done)) {
+    return Unavailable("cannot reach the master at " + target_ + ": no answer within " +
+                       std::to_string(timeout_.count()) + " ms");
+  }
+  if (result) return Unavailable("cannot reach the master at " + target_ + ": " + result.message());
+  socket_.set_option(tcp::no_delay(true), ec);
+  return Status::Ok();
+}
+
+Result<v1::Envelope> RpcClient::CallRaw(const std::string& method,
+                                        const google::protobuf::Message& request) {
+  if (!socket_.is_open()) return Unavailable("not connected to " + target_);
+  v1::Envelope envelope;
+  envelope.set_id(next_id_++);
+  envelope.set_kind(v1::Envelope::REQUEST);
+  envelope.set_method(method);
+  *envelope.mutable_credential() = credential_;
+  request.SerializeToString(envelope.mutable_payload());
+  const std::string frame = EncodeFrame(envelope);
+
+  bool done = false;
+  Status status;
+  std::array<uint8_t, kFrameHeaderBytes> header{};
+  std::vector<uint8_t> body;
+  asio::async_write(socket_, asio::buffer(frame), [&](const boost::system::error_code& ec, size_t) {
+    if (ec) {
+      status = Unavailable("send to " + target_ + " failed: " + ec.message());
+      done = true;
+      return;
+    }
+    asio::async_read(socket_, asio::buffer(header), [&](const boost::system::error_code& ec2,
+                                                        size_t) {
+      if (ec2) {
+        status = Unavailable("the master at " + target_ + " closed the connection: " +
+                             ec2.message());
+        done = true;
+        return;
+      }
+      const uint32_t length = DecodeFrameLength(header.data());
+      if (length > max_frame_bytes_) {
+        status = Internal("response of " + std::to_string(length) + " bytes exceeds the limit");
+        done = true;
+        return;
+      }
+      body.resize(length);
+      asio::async_read(socket_, asio::buffer(body), [&](const boost::system::error_code& ec3,
+                                                        size_t) {
+        if (ec3) status = Unavailable("response from " + target_ + " cut short: " + ec3.message());
+        done = true;
+      });
+    });
+  });
+  if (!RunUntil(done)) {
+    return DeadlineExceeded("no answer from " + target_ + " within " +
+                            std::to_string(timeout_.count()) + " ms");
+  }
+  if (!status.ok()) return status;
+  auto response = DecodeEnvelope(body.data(), body.size());
+  if (!response.ok()) return Internal("garbled response from " + target_);
+  if (response->id() != envelope.id()) return Internal("response id mismatch from " + target_);
+  return response;
+}
+
+}  // namespace snn

@@ -1,0 +1,88 @@
+#include "master/agent_service.h"
+
+#include <glog/logging.h>
+
+namespace snn {
+
+AgentService::AgentService(NodeRegistry& nodes, Journal& journal, JobController& controller,
+                           const Clock& clock, AgentServiceOptions options)
+    : nodes_(nodes), journal_(journal), controller_(controller), clock_(clock), options_(options) {}
+
+void AgentService::Register(MethodRouter& router) {
+  using namespace std::placeholders;
+  router.Add<v1::RegisterRequest, v1::RegisterResponse>(
+      "master.register", std::bind(&AgentService::OnRegister, this, _1, _2, _3));
+  router.Add<v1::HeartbeatRequest, v1::HeartbeatResponse>(
+      "master.heartbeat", std::bind(&AgentService::OnHeartbeat, this, _1, _2, _3));
+  router.Add<v1::TaskStatusReport, v1::TaskStatusAck>(
+      "master.task_status", std::bind(&AgentService::OnTaskStatus, this, _1, _2, _3));
+}
+
+Status AgentService::ValidateNode(const v1::NodeRecord& node) {
+  if (node.name().empty() || node.name().size() > 253) {
+    return InvalidArgument("node name must be 1 to 253 characters");
+  }
+  if (node.pools_size() == 0) return InvalidArgument("node " + node.name() + " names no pool");
+  if (node.boards_size() == 0 || node.boards_size() > 1024) {
+    return InvalidArgument("node " + node.name() + " must have 1 to 1024 boards");
+  }
+  for (int i = 0; i < node.boards_size(); ++i) {
+    const auto& b = node.boards(i);
+    const std::string which = "node " + node.name() + " board " + std::to_string(i);
+    if (b.index() != static_cast<uint32_t>(i)) return InvalidArgument(which + " has a wrong index");
+    if (b.width() < 1 || b.width() > 256 || b.height() < 1 || b.height() > 256) {
+      return InvalidArgument(which + " mesh must be between 1x1 and 256x256");
+    }
+    if (b.ksps() < 1 || b.streams() < 1) {
+      return InvalidArgument(which + " needs ksps and streams of at least 1");
+    }
+    if (b.type().empty()) return InvalidArgument(which + " has no type");
+    for (const auto& c : b.dead_cores()) {
+      if (c.x() >= b.width() || c.y() >= b.height()) {
+        return InvalidArgument(which + " lists a dead core outside its mesh");
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+void AgentService::OnRegister(const CallContext& ctx, v1::RegisterRequest req,
+                              Responder<v1::RegisterResponse> r) {
+  if (Status s = ValidateNode(req.node()); !s.ok()) return r.Fail(s);
+  if (ctx.credential.node() != req.node().name()) {
+    return r.Fail(Unauthenticated("credential node '" + ctx.credential.node() +
+                                  "' does not match the registering node '" + req.node().name() +
+                                  "'"));
+  }
+  const std::string name = req.node().name();
+  req.mutable_node()->set_registered_ms(clock_.NowMs());
+  journal_.PutNode(req.node());
+  nodes_.Register(req.node(), ctx.connection, clock_.NowMs());
+  ctx.connection->set_label(name);
+  controller_.ReconcileNode(name, req);
+  LOG(INFO) << "node " << name << " registered from " << ctx.connection->peer() << " with "
+            << req.node().boards_size() << " boards and " << req.tasks_size() << " tasks";
+  v1::RegisterResponse resp;
+  resp.set_heartbeat_interval_ms(options_.heartbeat_interval_ms);
+  journal_.Commit([r, resp] { r.Ok(resp); });
+}
+
+void AgentService::OnHeartbeat(const CallContext& ctx, v1::HeartbeatRequest req,
+                               Responder<v1::HeartbeatResponse> r) {
+  Status s = nodes_.Heartbeat(req.node(), ctx.connection.get(), clock_.NowMs());
+  if (!s.ok()) return r.Fail(s);
+  r.Ok(v1::HeartbeatResponse());
+}
+
+void AgentService::OnTaskStatus(const CallContext& ctx, v1::TaskStatusReport req,
+                                Responder<v1::TaskStatusAck> r) {
+  const std::string& node = ctx.connection->label();
+  NodeEntry* entry = nodes_.Find(node);
+  if (node.empty() || entry == nullptr || entry->session != ctx.connection) {
+    return r.Fail(FailedPrecondition("task status from a session that has not registered"));
+  }
+  for (const auto& status : req.tasks()) controller_.ApplyTaskStatus(node, status);
+  journal_.Commit([r] { r.Ok(v1::TaskStatusAck()); });
+}
+
+}  // namespace snn

@@ -1,0 +1,41 @@
+// The RPC methods agents call on their session: master.register, master.heartbeat,
+// master.task_status. Registration records the node durably and reconciles its tasks.
+// Thread contract: only on the master's io thread.
+#pragma once
+
+#include "common/clock.h"
+#include "common/rpc_router.h"
+#include "master/job_controller.h"
+
+namespace snn {
+
+struct AgentServiceOptions {
+  int64_t heartbeat_interval_ms = 1000;
+};
+
+class AgentService {
+ public:
+  AgentService(NodeRegistry& nodes, Journal& journal, JobController& controller,
+               const Clock& clock, AgentServiceOptions options);
+
+  void Register(MethodRouter& router);
+
+  // Checks a node record an agent sent: names, board sizes, capacities, dead cores.
+  static Status ValidateNode(const v1::NodeRecord& node);
+
+ private:
+  void OnRegister(const CallContext& ctx, v1::RegisterRequest req,
+                  Responder<v1::RegisterResponse> r);
+  void OnHeartbeat(const CallContext& ctx, v1::HeartbeatRequest req,
+                   Responder<v1::HeartbeatResponse> r);
+  void OnTaskStatus(const CallContext& ctx, v1::TaskStatusReport req,
+                    Responder<v1::TaskStatusAck> r);
+
+  NodeRegistry& nodes_;
+  Journal& journal_;
+  JobController& controller_;
+  const Clock& clock_;
+  const AgentServiceOptions options_;
+};
+
+}  // namespace snn

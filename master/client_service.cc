@@ -1,0 +1,144 @@
+#include "master/client_service.h"
+
+namespace snn {
+namespace {
+
+Status CheckClient(const v1::Credential& credential) {
+  if (credential.user().empty()) {
+    return Unauthenticated("request carries no user; snnctl sends one, other clients must too");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::string CallerTenant(const v1::Credential& credential) {
+  return credential.tenant().empty() ? credential.user() : credential.tenant();
+}
+
+ClientService::ClientService(JobTable& jobs, NodeRegistry& nodes, Journal& journal,
+                             JobController& controller, const Clock& clock)
+    : jobs_(jobs), nodes_(nodes), journal_(journal), controller_(controller), clock_(clock) {}
+
+void ClientService::Register(MethodRouter& router) {
+  using namespace std::placeholders;
+  router.Add<v1::SubmitRequest, v1::SubmitResponse>(
+      "job.submit", std::bind(&ClientService::Submit, this, _1, _2, _3));
+  router.Add<v1::CancelRequest, v1::CancelResponse>(
+      "job.cancel", std::bind(&ClientService::Cancel, this, _1, _2, _3));
+  router.Add<v1::ShowJobRequest, v1::ShowJobResponse>(
+      "job.show", std::bind(&ClientService::Show, this, _1, _2, _3));
+  router.Add<v1::ListJobsRequest, v1::ListJobsResponse>(
+      "job.list", std::bind(&ClientService::List, this, _1, _2, _3));
+  router.Add<v1::PoolStatusRequest, v1::PoolStatusResponse>(
+      "pool.status", std::bind(&ClientService::PoolStatus, this, _1, _2, _3));
+}
+
+void ClientService::Submit(const CallContext& ctx, v1::SubmitRequest req,
+                           Responder<v1::SubmitResponse> r) {
+  if (Status s = CheckClient(ctx.credential); !s.ok()) return r.Fail(s);
+  v1::JobSpec spec = std::move(*req.mutable_spec());
+  const std::string tenant = CallerTenant(ctx.credential);
+  if (!spec.tenant().empty() && spec.tenant() != tenant) {
+    return r.Fail(InvalidArgument("the job file names tenant '" + spec.tenant() +
+                                  "' but you act for tenant '" + tenant +
+                                  "' (set --tenant or SNN_TENANT)"));
+  }
+  spec.set_tenant(tenant);
+  auto job = controller_.Submit(std::move(spec), ctx.credential.user());
+  if (!job.ok()) return r.Fail(job.status());
+  v1::SubmitResponse resp;
+  resp.set_job_id((*job)->id());
+  resp.set_tenant_job_id((*job)->tenant_job_id());
+  resp.set_tenant((*job)->tenant());
+  journal_.Commit([r, resp] { r.Ok(resp); });
+}
+
+Result<v1::JobRecord*> ClientService::Lookup(const CallContext& ctx, const v1::JobRef& ref) {
+  const std::string tenant = ref.tenant().empty() ? CallerTenant(ctx.credential) : ref.tenant();
+  v1::JobRecord* job = jobs_.FindByTenant(tenant, ref.tenant_job_id());
+  if (job == nullptr) {
+    return NotFound("job " + std::to_string(ref.tenant_job_id()) + " not found for tenant '" +
+                    tenant + "'");
+  }
+  return job;
+}
+
+void ClientService::Cancel(const CallContext& ctx, v1::CancelRequest req,
+                           Responder<v1::CancelResponse> r) {
+  if (Status s = CheckClient(ctx.credential); !s.ok()) return r.Fail(s);
+  auto job = Lookup(ctx, req.job());
+  if (!job.ok()) return r.Fail(job.status());
+  Status s = controller_.Cancel(**job, "cancelled by " + ctx.credential.user());
+  if (!s.ok()) return r.Fail(s);
+  v1::CancelResponse resp;
+  resp.set_state((*job)->state());
+  journal_.Commit([r, resp] { r.Ok(resp); });
+}
+
+v1::JobRecord ClientService::ForDisplay(const v1::JobRecord& job) const {
+  v1::JobRecord copy = job;
+  copy.set_reason(controller_.PendingReason(job));
+  return copy;
+}
+
+void ClientService::Show(const CallContext& ctx, v1::ShowJobRequest req,
+                         Responder<v1::ShowJobResponse> r) {
+  if (Status s = CheckClient(ctx.credential); !s.ok()) return r.Fail(s);
+  auto job = Lookup(ctx, req.job());
+  if (!job.ok()) return r.Fail(job.status());
+  v1::ShowJobResponse resp;
+  *resp.mutable_job() = ForDisplay(**job);
+  journal_.Commit([r, resp = std::move(resp)] { r.Ok(resp); });
+}
+
+void ClientService::List(const CallContext& ctx, v1::ListJobsRequest req,
+                         Responder<v1::ListJobsResponse> r) {
+  if (Status s = CheckClient(ctx.credential); !s.ok()) return r.Fail(s);
+  const std::string tenant = req.tenant().empty() ? CallerTenant(ctx.credential) : req.tenant();
+  auto resp = std::make_shared<v1::ListJobsResponse>();
+  for (const auto& [id, job] : jobs_.jobs()) {
+    if (!req.all_tenants() && job.tenant() != tenant) continue;
+    if (req.states_size() > 0 &&
+        std::find(req.states().begin(), req.states().end(), job.state()) == req.states().end()) {
+      continue;
+    }
+    *resp->add_jobs() = ForDisplay(job);
+  }
+  journal_.Commit([r, resp] { r.Ok(*resp); });
+}
+
+void ClientService::PoolStatus(const CallContext& ctx, v1::PoolStatusRequest req,
+                               Responder<v1::PoolStatusResponse> r) {
+  if (Status s = CheckClient(ctx.credential); !s.ok()) return r.Fail(s);
+  auto resp = std::make_shared<v1::PoolStatusResponse>();
+  resp->set_now_ms(clock_.NowMs());
+  for (const auto& [name, entry] : nodes_.nodes()) {
+    v1::NodeStatus* ns = resp->add_nodes();
+    ns->set_name(name);
+    ns->mutable_pools()->CopyFrom(entry.record.pools());
+    ns->set_state(entry.up() ? "UP" : "DOWN (" + entry.down_reason + ")");
+    ns->set_last_heartbeat_ms(entry.last_heartbeat_ms);
+    for (const auto& info : entry.record.boards()) {
+      v1::BoardStatus* bs = ns->add_boards();
+      *bs->mutable_info() = info;
+      bs->set_cores_total(LiveCores(info));
+      if (info.index() < entry.usage.size()) {
+        const BoardUsage& u = entry.usage[info.index()];
+        bs->set_cores_used(u.cores);
+        bs->set_ksps_used(u.ksps);
+        bs->set_streams_used(u.streams);
+        bs->set_tasks(u.tasks);
+      }
+    }
+  }
+  for (v1::JobState s : {v1::PENDING, v1::RUNNING, v1::COMPLETED, v1::FAILED, v1::CANCELLED,
+                         v1::TIMEOUT}) {
+    v1::JobCount* c = resp->add_job_counts();
+    c->set_state(s);
+    c->set_count(jobs_.CountInState(s));
+  }
+  journal_.Commit([r, resp] { r.Ok(*resp); });
+}
+
+}  // namespace snn

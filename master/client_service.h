@@ -1,0 +1,41 @@
+// The RPC methods snnctl calls: job.submit, job.cancel, job.show, job.list, pool.status.
+// Every answer is sent only once the state it reports (or changes) is durable.
+// Thread contract: only on the master's io thread.
+#pragma once
+
+#include "common/clock.h"
+#include "common/rpc_router.h"
+#include "master/job_controller.h"
+
+namespace snn {
+
+class ClientService {
+ public:
+  ClientService(JobTable& jobs, NodeRegistry& nodes, Journal& journal, JobController& controller,
+                const Clock& clock);
+
+  void Register(MethodRouter& router);
+
+ private:
+  void Submit(const CallContext& ctx, v1::SubmitRequest req, Responder<v1::SubmitResponse> r);
+  void Cancel(const CallContext& ctx, v1::CancelRequest req, Responder<v1::CancelResponse> r);
+  void Show(const CallContext& ctx, v1::ShowJobRequest req, Responder<v1::ShowJobResponse> r);
+  void List(const CallContext& ctx, v1::ListJobsRequest req, Responder<v1::ListJobsResponse> r);
+  void PoolStatus(const CallContext& ctx, v1::PoolStatusRequest req,
+                  Responder<v1::PoolStatusResponse> r);
+
+  // The job `ref` names for this caller, or why there is none.
+  Result<v1::JobRecord*> Lookup(const CallContext& ctx, const v1::JobRef& ref);
+  v1::JobRecord ForDisplay(const v1::JobRecord& job) const;
+
+  JobTable& jobs_;
+  NodeRegistry& nodes_;
+  Journal& journal_;
+  JobController& controller_;
+  const Clock& clock_;
+};
+
+// The tenant a client acts for: the credential's tenant, else its user.
+std::string CallerTenant(const v1::Credential& credential);
+
+}  // namespace snn

@@ -1,0 +1,441 @@
+#include "master/job_controller.h"
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+
+#include <glog/logging.h>
+
+#include "common/duration.h"
+#include "common/job_validation.h"
+
+namespace snn {
+namespace {
+
+std::string JobName(const v1::JobRecord& job) {
+  return job.tenant() + "/" + std::to_string(job.tenant_job_id());
+}
+
+std::string Where(const v1::TaskRecord& task) {
+  return task.node() + "/board" + std::to_string(task.board());
+}
+
+v1::Credential MasterCredential() {
+  v1::Credential c;
+  c.set_user("snn-master");
+  return c;
+}
+
+}  // namespace
+
+JobController::JobController(JobTable& jobs, NodeRegistry& nodes, Journal& journal,
+                             const Clock& clock, ControllerOptions options,
+                             std::function<void()> request_schedule)
+    : jobs_(jobs),
+      nodes_(nodes),
+      journal_(journal),
+      clock_(clock),
+      options_(std::move(options)),
+      request_schedule_(std::move(request_schedule)) {}
+
+void JobController::RecoverReservations() {
+  for (const auto& [id, job] : jobs_.jobs()) {
+    for (const auto& task : job.tasks()) {
+      if (IsTaskActive(task.state())) {
+        nodes_.Reserve(task.node(), task.board(), job.spec().task().resources());
+      }
+    }
+  }
+}
+
+std::vector<BoardCapacity> JobController::SchedulableBoards(bool only_up) const {
+  std::vector<BoardCapacity> boards;
+  for (const auto& [name, entry] : nodes_.nodes()) {
+    if (only_up && !entry.up()) continue;
+    for (const auto& info : entry.record.boards()) {
+      if (only_up && info.health() == 0) continue;
+      BoardCapacity b;
+      b.node = name;
+      b.board = info.index();
+      b.type = info.type();
+      b.pools.assign(entry.record.pools().begin(), entry.record.pools().end());
+      b.cores_total = LiveCores(info);
+      b.ksps_total = info.ksps();
+      b.streams_total = info.streams();
+      BoardUsage used;
+      if (info.index() < entry.usage.size()) used = entry.usage[info.index()];
+      auto free = [](uint32_t total, uint32_t u) { return total > u ? total - u : 0; };
+      b.cores_free = free(b.cores_total, used.cores);
+      b.ksps_free = free(b.ksps_total, used.ksps);
+      b.streams_free = free(b.streams_total, used.streams);
+      boards.push_back(std::move(b));
+    }
+  }
+  return boards;
+}
+
+Result<const v1::JobRecord*> JobController::Submit(v1::JobSpec spec, const std::string& user) {
+  if (spec.pool().empty()) spec.set_pool(options_.default_pool);
+  if (spec.queue().empty()) spec.set_queue(options_.default_queue);
+  if (spec.tenant().empty()) spec.set_tenant(user);
+  if (spec.min_replicas() == 0) spec.set_min_replicas(1);
+  if (spec.max_replicas() == 0) spec.set_max_replicas(spec.min_replicas());
+  if (spec.task().resources().streams() == 0) {
+    spec.mutable_task()->mutable_resources()->set_streams(1);
+  }
+  if (spec.time_limit_s() == 0) spec.set_time_limit_s(options_.default_time_limit_s);
+  SNN_RETURN_IF_ERROR(ValidateJobSpec(spec));
+  if (spec.time_limit_s() > options_.max_time_limit_s) {
+    return InvalidArgument("time_limit " + FormatDurationSeconds(spec.time_limit_s()) +
+                           " is above this cluster's maximum of " +
+                           FormatDurationSeconds(options_.max_time_limit_s));
+  }
+  spec.set_user(user);
+
+  // Could this job ever run? Judge against every board known in the pool, up or not.
+  const v1::Resources& r = spec.task().resources();
+  std::vector<BoardCapacity> pool_boards;
+  std::set<std::string> known_pools;
+  for (auto& b : SchedulableBoards(false)) {
+    known_pools.insert(b.pools.begin(), b.pools.end());
+    if (std::find(b.pools.begin(), b.pools.end(), spec.pool()) != b.pools.end()) {
+      pool_boards.push_back(std::move(b));
+    }
+  }
+  if (pool_boards.empty()) {
+    std::string known;
+    for (const auto& p : known_pools) known += (known.empty() ? "" : ", ") + p;
+    return InvalidArgument("pool '" + spec.pool() + "' has no boards" +
+                           (known.empty() ? " (no agent has registered yet)"
+                                          : " (known pools: " + known + ")"));
+  }
+  uint64_t replicas_possible = 0;
+  const BoardCapacity* largest = nullptr;
+  for (const auto& b : pool_boards) {
+    if (!AnyBoardType(r.board_type()) && b.type != r.board_type()) continue;
+    if (largest == nullptr || b.cores_total > largest->cores_total) largest = &b;
+    if (!BoardCanEverHold(b, r)) continue;
+    replicas_possible += std::min({b.cores_total / r.cores(), b.ksps_total / r.ksps(),
+                                   b.streams_total / r.streams()});
+  }
+  if (largest == nullptr) {
+    return InvalidArgument("pool '" + spec.pool() + "' has no board of type '" + r.board_type() +
+                           "'");
+  }
+  if (replicas_possible == 0) {
+    return InvalidArgument(
+        "no board in pool '" + spec.pool() + "' can ever hold this task: it asks for " +
+        std::to_string(r.cores()) + " cores, " + std::to_string(r.ksps()) + " ksps, " +
+        std::to_string(r.streams()) + " streams; the largest board (" + largest->node + "/board" +
+        std::to_string(largest->board) + ", " + largest->type + ") has " +
+        std::to_string(largest->cores_total) + " live cores, " +
+        std::to_string(largest->ksps_total) + " ksps, " + std::to_string(largest->streams_total) +
+        " streams");
+  }
+  if (replicas_possible < spec.min_replicas()) {
+    return InvalidArgument("pool '" + spec.pool() + "' can hold at most " +
+                           std::to_string(replicas_possible) +
+                           " replicas of this task at once, but replicas.min is " +
+                           std::to_string(spec.min_replicas()));
+  }
+
+  const int64_t now = clock_.NowMs();
+  v1::JobRecord job;
+  job.set_id(jobs_.NextJobId());
+  job.set_tenant(spec.tenant());
+  job.set_tenant_job_id(jobs_.NextTenantJobId(spec.tenant()));
+  job.set_submit_ms(now);
+  job.set_state(v1::PENDING);
+  job.set_reason("submitted");
+  auto* t = job.add_history();
+  t->set_time_ms(now);
+  t->set_to(v1::PENDING);
+  t->set_reason("submitted by " + user);
+  *job.mutable_spec() = std::move(spec);
+  const v1::JobRecord& inserted = jobs_.Insert(std::move(job));
+  journal_.PutJob(inserted);
+  request_schedule_();
+  return &inserted;
+}
+
+Status JobController::Cancel(v1::JobRecord& job, const std::string& reason) {
+  if (IsTerminal(job.state())) {
+    return FailedPrecondition("job " + JobName(job) + " has already ended (" +
+                              v1::JobState_Name(job.state()) + ")");
+  }
+  job.set_requeue_when_stopped(false);
+  jobs_.SetState(job, v1::CANCELLED, clock_.NowMs(), reason);
+  KillActiveTasks(job, reason);
+  journal_.PutJob(job);
+  return Status::Ok();
+}
+
+void JobController::StartJob(v1::JobRecord& job, const StartDecision& decision) {
+  const uint32_t attempt = job.attempt() + 1;
+  job.set_attempt(attempt);
+  job.clear_tasks();
+  const v1::Resources& r = job.spec().task().resources();
+  std::string where;
+  for (size_t i = 0; i < decision.tasks.size(); ++i) {
+    const TaskPlacement& p = decision.tasks[i];
+    v1::TaskRecord* task = job.add_tasks();
+    task->set_index(static_cast<uint32_t>(i));
+    task->set_attempt(attempt);
+    task->set_node(p.node);
+    task->set_board(p.board);
+    task->set_state(v1::TASK_LAUNCHING);
+    nodes_.Reserve(p.node, p.board, r);
+    if (i < 4) where += (where.empty() ? "" : ", ") + Where(*task);
+  }
+  if (decision.tasks.size() > 4) where += ", ...";
+  jobs_.SetState(job, v1::RUNNING, clock_.NowMs(), "started on " + where);
+  journal_.PutJob(job);
+  for (size_t i = 0; i < decision.tasks.size(); ++i) {
+    journal_.Defer([this, id = job.id(), i, attempt] {
+      SendLaunch(id, static_cast<uint32_t>(i), attempt);
+    });
+  }
+}
+
+void JobController::SendLaunch(uint64_t job_id, uint32_t index, uint32_t attempt) {
+  v1::JobRecord* job = jobs_.Find(job_id);
+  if (job == nullptr || job->attempt() != attempt || index >= uint32_t(job->tasks_size())) return;
+  const v1::TaskRecord& task = job->tasks(index);
+  if (task.state() != v1::TASK_LAUNCHING) return;  // ended or lost meanwhile
+  NodeEntry* node = nodes_.Find(task.node());
+  if (node == nullptr || node->session == nullptr) return;  // reconciled when it registers
+  v1::LaunchRequest req;
+  req.set_job_id(job_id);
+  req.set_tenant_job_id(job->tenant_job_id());
+  req.set_tenant(job->tenant());
+  req.set_index(index);
+  req.set_attempt(attempt);
+  req.set_board(task.board());
+  *req.mutable_task() = job->spec().task();
+  req.set_time_limit_ms(job->spec().time_limit_s() * 1000);
+  const std::string node_name = task.node();
+  node->session->Call("agent.launch", req, MasterCredential(),
+                      [this, node_name, job_id, index, attempt](Result<v1::Envelope> reply) {
+                        OnLaunchAnswer(node_name, job_id, index, attempt,
+                                       DecodeResponse<v1::LaunchResponse>(reply));
+                      });
+}
+
+void JobController::OnLaunchAnswer(const std::string& node, uint64_t job_id, uint32_t index,
+                                   uint32_t attempt, const Result<v1::LaunchResponse>& answer) {
+  if (answer.ok()) {
+    ApplyTaskStatus(node, answer->status());
+  } else if (answer.status().code() == Code::kUnavailable) {
+    // The session dropped: whether it started is settled when the agent registers again.
+    LOG(INFO) << "launch of job " << job_id << " task " << index << " on " << node
+              << " unanswered: " << answer.status().ToString();
+    return;
+  } else {
+    v1::TaskStatus status;
+    status.set_job_id(job_id);
+    status.set_index(index);
+    status.set_attempt(attempt);
+    // An agent whose board cannot take the task (its view differs) loses it: requeue. Anything
+    // else it refused is the job's own fault (bad command, bad workdir): fail.
+    status.set_state(answer.status().code() == Code::kResourceExhausted ? v1::TASK_LOST
+                                                                          : v1::TASK_LAUNCH_FAILED);
+    status.set_detail(answer.status().message());
+    ApplyTaskStatus(node, status);
+  }
+  journal_.Commit();
+}
+
+void JobController::SendKill(const std::string& node, uint64_t job_id, uint32_t index,
+                             uint32_t attempt, const std::string& reason) {
+  NodeEntry* entry = nodes_.Find(node);
+  if (entry == nullptr || entry->session == nullptr) return;
+  v1::KillRequest req;
+  req.set_job_id(job_id);
+  req.set_index(index);
+  req.set_attempt(attempt);
+  req.set_reason(reason);
+  entry->session->Call("agent.kill", req, MasterCredential(),
+                       [node, job_id, index](Result<v1::Envelope> reply) {
+                         auto r = DecodeResponse<v1::KillResponse>(reply);
+                         if (!r.ok()) {
+                           LOG(WARNING) << "kill of job " << job_id << " task " << index << " on "
+                                        << node << ": " << r.status().ToString();
+                         }
+                       });
+}
+
+void JobController::KillActiveTasks(const v1::JobRecord& job, const std::string& reason) {
+  for (const auto& task : job.tasks()) {
+    if (!IsTaskActive(task.state())) continue;
+    journal_.Defer([this, node = task.node(), id = job.id(), index = task.index(),
+                    attempt = task.attempt(), reason] {
+      SendKill(node, id, index, attempt, reason);
+    });
+  }
+}
+
+void JobController::ApplyTaskStatus(const std::string& node, const v1::TaskStatus& status) {
+  const bool reported_active = IsTaskActive(status.state());
+  v1::JobRecord* job = jobs_.Find(status.job_id());
+  const bool known = job != nullptr && status.attempt() == job->attempt() &&
+                     status.index() < uint32_t(job->tasks_size()) &&
+                     job->tasks(status.index()).node() == node;
+  if (!known || !IsTaskActive(job->tasks(status.index()).state())) {
+    // Fencing: a task the master does not expect to be running must not run.
+    if (reported_active) {
+      LOG(WARNING) << "node " << node << " runs job " << status.job_id() << " task "
+                   << status.index() << " attempt " << status.attempt()
+                   << " which the master does not expect; killing it";
+      journal_.Defer([this, node, status] {
+        SendKill(node, status.job_id(), status.index(), status.attempt(),
+                 "the master does not expect this task to run");
+      });
+    }
+    return;
+  }
+  v1::TaskRecord& task = *job->mutable_tasks(status.index());
+  if (reported_active) {
+    task.set_state(v1::TASK_RUNNING);
+    *task.mutable_mapping() = status.mapping();
+    task.set_pid(status.pid());
+    task.set_start_ms(status.start_ms() != 0 ? status.start_ms() : clock_.NowMs());
+    if (IsTerminal(job->state())) KillActiveTasks(*job, job->reason());
+    journal_.PutJob(*job);
+    return;
+  }
+  EndTask(*job, task, status);
+}
+
+void JobController::EndTask(v1::JobRecord& job, v1::TaskRecord& task,
+                            const v1::TaskStatus& status) {
+  task.set_state(status.state());
+  task.set_exit_code(status.exit_code());
+  task.set_term_signal(status.term_signal());
+  task.set_detail(status.detail());
+  if (status.mapping().cores_size() > 0) *task.mutable_mapping() = status.mapping();
+  if (status.start_ms() != 0) task.set_start_ms(status.start_ms());
+  task.set_end_ms(status.end_ms() != 0 ? status.end_ms() : clock_.NowMs());
+  nodes_.Release(task.node(), task.board(), job.spec().task().resources());
+  SettleJob(job, task);
+  journal_.PutJob(job);
+  request_schedule_();
+}
+
+void JobController::SettleJob(v1::JobRecord& job, const v1::TaskRecord& ended) {
+  const int64_t now = clock_.NowMs();
+  const std::string which = "task " + std::to_string(ended.index()) + " on " + Where(ended);
+  if (job.state() == v1::RUNNING && !job.requeue_when_stopped()) {
+    std::string failure;
+    v1::JobState to = v1::FAILED;
+    switch (ended.state()) {
+      case v1::TASK_EXITED:
+        if (ended.term_signal() != 0) {
+          failure = which + " was killed by signal " + std::to_string(ended.term_signal());
+          job.set_exit_code(128 + ended.term_signal());
+        } else if (ended.exit_code() != 0) {
+          failure = which + " exited with code " + std::to_string(ended.exit_code());
+          job.set_exit_code(ended.exit_code());
+        }
+        break;
+      case v1::TASK_TIMED_OUT:
+        to = v1::TIMEOUT;
+        failure = which + " reached the time limit of " +
+                  FormatDurationSeconds(job.spec().time_limit_s());
+        break;
+      case v1::TASK_LAUNCH_FAILED:
+        failure = which + " could not start: " + ended.detail();
+        break;
+      case v1::TASK_KILLED:
+        failure = which + " was killed: " + ended.detail();
+        break;
+      case v1::TASK_LOST:
+        job.set_requeue_when_stopped(true);
+        job.set_reason("to be requeued: " + which + " was lost (" + ended.detail() + ")");
+        KillActiveTasks(job, "another task of the job was lost");
+        break;
+      default:
+        break;
+    }
+    if (!failure.empty()) {
+      jobs_.SetState(job, to, now, failure);
+      KillActiveTasks(job, "another task of the job ended: " + failure);
+    }
+  }
+  for (const auto& t : job.tasks()) {
+    if (IsTaskActive(t.state())) return;  // settle once every task has stopped
+  }
+  if (job.state() != v1::RUNNING) return;
+  if (job.requeue_when_stopped()) {
+    job.set_requeue_when_stopped(false);
+    job.set_requeue_count(job.requeue_count() + 1);
+    const std::string why = job.reason().substr(job.reason().find(':') + 2);
+    jobs_.SetState(job, v1::PENDING, now, "requeued: " + why);
+    return;
+  }
+  job.set_exit_code(0);
+  jobs_.SetState(job, v1::COMPLETED, now,
+                 "all " + std::to_string(job.tasks_size()) + " tasks exited with code 0");
+}
+
+void JobController::ReconcileNode(const std::string& node, const v1::RegisterRequest& request) {
+  std::set<std::tuple<uint64_t, uint32_t, uint32_t>> reported;
+  for (const auto& status : request.tasks()) {
+    reported.insert({status.job_id(), status.index(), status.attempt()});
+    ApplyTaskStatus(node, status);
+  }
+  std::vector<uint64_t> affected;
+  for (const auto& [id, job] : jobs_.jobs()) {
+    for (const auto& task : job.tasks()) {
+      if (task.node() == node && IsTaskActive(task.state()) &&
+          !reported.count({id, task.index(), task.attempt()})) {
+        affected.push_back(id);
+        break;
+      }
+    }
+  }
+  for (uint64_t id : affected) {
+    v1::JobRecord& job = *jobs_.Find(id);
+    for (int i = 0; i < job.tasks_size(); ++i) {
+      v1::TaskRecord& task = *job.mutable_tasks(i);
+      if (task.node() != node || !IsTaskActive(task.state()) ||
+          reported.count({id, task.index(), task.attempt()})) {
+        continue;
+      }
+      v1::TaskStatus lost;
+      lost.set_job_id(id);
+      lost.set_index(task.index());
+      lost.set_attempt(task.attempt());
+      lost.set_state(v1::TASK_LOST);
+      lost.set_detail("the agent on " + node + " registered without it");
+      EndTask(job, task, lost);
+    }
+  }
+  request_schedule_();
+}
+
+void JobController::RunSchedulingPass() {
+  SchedulePlan plan = PlanStarts(jobs_, SchedulableBoards(true), clock_.NowMs());
+  for (const auto& start : plan.starts) {
+    if (v1::JobRecord* job = jobs_.Find(start.job_id)) StartJob(*job, start);
+  }
+  for (const auto& wait : plan.waits) {
+    if (v1::JobRecord* job = jobs_.Find(wait.job_id)) job->set_reason(wait.reason);
+  }
+  if (!plan.starts.empty()) journal_.Commit();
+}
+
+std::string JobController::PendingReason(const v1::JobRecord& job) const {
+  if (job.state() != v1::PENDING) return job.reason();
+  auto it = jobs_.pending().find(job.spec().pool());
+  if (it != jobs_.pending().end() && !it->second.empty() &&
+      it->second.begin()->job_id != job.id()) {
+    const v1::JobRecord* head = nullptr;
+    auto h = jobs_.jobs().find(it->second.begin()->job_id);
+    if (h != jobs_.jobs().end()) head = &h->second;
+    return "waiting behind higher-priority jobs in pool '" + job.spec().pool() + "'" +
+           (head ? " (first: " + JobName(*head) + ")" : "");
+  }
+  return job.reason();
+}
+
+}  // namespace snn

@@ -1,0 +1,75 @@
+// Every change to a job's life goes through here: submit, cancel, scheduling passes that start
+// jobs, task reports from agents, and reconciliation when an agent registers. It records each
+// change in the Journal and defers what it tells agents (launch, kill) until that is durable.
+// Thread contract: only on the master's io thread. Time comes from the injected Clock.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "common/clock.h"
+#include "master/job_table.h"
+#include "master/journal.h"
+#include "master/node_registry.h"
+#include "master/scheduler.h"
+#include "proto/node.pb.h"
+
+namespace snn {
+
+struct ControllerOptions {
+  std::string default_pool = "default";
+  std::string default_queue = "default";
+  uint64_t default_time_limit_s = 3600;
+  uint64_t max_time_limit_s = 7 * 86400;
+};
+
+class JobController {
+ public:
+  JobController(JobTable& jobs, NodeRegistry& nodes, Journal& journal, const Clock& clock,
+                ControllerOptions options, std::function<void()> request_schedule);
+
+  // Rebuilds board reservations from the jobs' active tasks (after loading the store).
+  void RecoverReservations();
+
+  // Fills defaults, validates, checks that some board in the pool could ever hold the job, and
+  // adds it PENDING. The caller commits the journal before answering.
+  Result<const v1::JobRecord*> Submit(v1::JobSpec spec, const std::string& user);
+
+  // Cancels a pending or running job; running tasks are killed once this is durable.
+  Status Cancel(v1::JobRecord& job, const std::string& reason);
+
+  // Applies one task report from `node` (register, status report, launch answer).
+  void ApplyTaskStatus(const std::string& node, const v1::TaskStatus& status);
+
+  // On (re-)registration: applies every reported task, kills what must not run, and marks lost
+  // what the master expected on this node but the agent no longer has.
+  void ReconcileNode(const std::string& node, const v1::RegisterRequest& request);
+
+  // Runs the scheduler over the current state, starts what it says, commits.
+  void RunSchedulingPass();
+
+  // A pending job's waiting reason, as users see it.
+  std::string PendingReason(const v1::JobRecord& job) const;
+
+ private:
+  std::vector<BoardCapacity> SchedulableBoards(bool only_up) const;
+  void StartJob(v1::JobRecord& job, const StartDecision& decision);
+  void SendLaunch(uint64_t job_id, uint32_t index, uint32_t attempt);
+  void OnLaunchAnswer(const std::string& node, uint64_t job_id, uint32_t index, uint32_t attempt,
+                      const Result<v1::LaunchResponse>& answer);
+  void SendKill(const std::string& node, uint64_t job_id, uint32_t index, uint32_t attempt,
+                const std::string& reason);
+  void KillActiveTasks(const v1::JobRecord& job, const std::string& reason);
+  void EndTask(v1::JobRecord& job, v1::TaskRecord& task, const v1::TaskStatus& status);
+  void SettleJob(v1::JobRecord& job, const v1::TaskRecord& ended);
+
+  // Constant after construction.
+  JobTable& jobs_;
+  NodeRegistry& nodes_;
+  Journal& journal_;
+  const Clock& clock_;
+  const ControllerOptions options_;
+  std::function<void()> request_schedule_;
+};
+
+}  // namespace snn

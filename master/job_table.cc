@@ -1,0 +1,86 @@
+#include "master/job_table.h"
+
+#include <algorithm>
+
+namespace snn {
+
+bool IsTerminal(v1::JobState state) {
+  return state == v1::COMPLETED || state == v1::FAILED || state == v1::CANCELLED ||
+         state == v1::TIMEOUT;
+}
+
+bool IsTaskActive(v1::TaskState state) {
+  return state == v1::TASK_LAUNCHING || state == v1::TASK_RUNNING;
+}
+
+void JobTable::Index(const v1::JobRecord& job) {
+  ++counts_[job.state()];
+  if (job.state() == v1::PENDING) {
+    pending_[job.spec().pool()].insert(PendingKey{-int64_t{job.spec().priority()}, job.id()});
+  }
+}
+
+void JobTable::Unindex(const v1::JobRecord& job) {
+  --counts_[job.state()];
+  if (job.state() == v1::PENDING) {
+    auto it = pending_.find(job.spec().pool());
+    if (it != pending_.end()) {
+      it->second.erase(PendingKey{-int64_t{job.spec().priority()}, job.id()});
+      if (it->second.empty()) pending_.erase(it);
+    }
+  }
+}
+
+void JobTable::Restore(v1::JobRecord job) {
+  next_job_id_ = std::max(next_job_id_, job.id() + 1);
+  uint64_t& next_tenant = next_tenant_id_[job.tenant()];
+  next_tenant = std::max(next_tenant, job.tenant_job_id() + 1);
+  by_tenant_[{job.tenant(), job.tenant_job_id()}] = job.id();
+  Index(job);
+  jobs_[job.id()] = std::move(job);
+}
+
+uint64_t JobTable::NextTenantJobId(const std::string& tenant) {
+  uint64_t& next = next_tenant_id_[tenant];
+  if (next == 0) next = 1;
+  return next++;
+}
+
+v1::JobRecord& JobTable::Insert(v1::JobRecord job) {
+  by_tenant_[{job.tenant(), job.tenant_job_id()}] = job.id();
+  Index(job);
+  const uint64_t id = job.id();
+  return jobs_[id] = std::move(job);
+}
+
+v1::JobRecord* JobTable::Find(uint64_t job_id) {
+  auto it = jobs_.find(job_id);
+  return it == jobs_.end() ? nullptr : &it->second;
+}
+
+v1::JobRecord* JobTable::FindByTenant(const std::string& tenant, uint64_t tenant_job_id) {
+  auto it = by_tenant_.find({tenant, tenant_job_id});
+  return it == by_tenant_.end() ? nullptr : Find(it->second);
+}
+
+void JobTable::SetState(v1::JobRecord& job, v1::JobState to, int64_t now_ms,
+                        const std::string& reason) {
+  Unindex(job);
+  auto* t = job.add_history();
+  t->set_time_ms(now_ms);
+  t->set_from(job.state());
+  t->set_to(to);
+  t->set_reason(reason);
+  job.set_state(to);
+  job.set_reason(reason);
+  if (to == v1::RUNNING) job.set_start_ms(now_ms);
+  if (IsTerminal(to)) job.set_end_ms(now_ms);
+  Index(job);
+}
+
+uint64_t JobTable::CountInState(v1::JobState state) const {
+  auto it = counts_.find(state);
+  return it == counts_.end() ? 0 : it->second;
+}
+
+}  // namespace snn

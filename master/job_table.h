@@ -1,0 +1,63 @@
+// The master's in-memory index of every job, rebuilt from the store at start: by global id, by
+// (tenant, tenant job id), and the pending jobs of each pool in scheduling order (priority, then
+// submit order). All state changes go through SetState so the indexes stay right.
+// Thread contract: only on the master's io thread. Pure data: no I/O, no clock.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+#include "proto/job.pb.h"
+
+namespace snn {
+
+struct PendingKey {
+  int64_t neg_priority;
+  uint64_t job_id;
+  auto operator<=>(const PendingKey&) const = default;
+};
+using PendingQueue = std::set<PendingKey>;
+
+bool IsTerminal(v1::JobState state);
+bool IsTaskActive(v1::TaskState state);
+
+class JobTable {
+ public:
+  // Adds a job read back from the store (any state).
+  void Restore(v1::JobRecord job);
+
+  // Reserves the next global id and the next id in `tenant`'s namespace.
+  uint64_t NextJobId() { return next_job_id_++; }
+  uint64_t NextTenantJobId(const std::string& tenant);
+
+  // Adds a new job; it must be PENDING.
+  v1::JobRecord& Insert(v1::JobRecord job);
+
+  v1::JobRecord* Find(uint64_t job_id);
+  v1::JobRecord* FindByTenant(const std::string& tenant, uint64_t tenant_job_id);
+
+  // Moves `job` to `to`, recording the transition (time, reason) and keeping indexes right.
+  void SetState(v1::JobRecord& job, v1::JobState to, int64_t now_ms, const std::string& reason);
+
+  const std::map<uint64_t, v1::JobRecord>& jobs() const { return jobs_; }
+  // Pending jobs per pool, in scheduling order.
+  const std::map<std::string, PendingQueue>& pending() const { return pending_; }
+  uint64_t CountInState(v1::JobState state) const;
+
+ private:
+  void Index(const v1::JobRecord& job);
+  void Unindex(const v1::JobRecord& job);
+
+  std::map<uint64_t, v1::JobRecord> jobs_;
+  std::map<std::pair<std::string, uint64_t>, uint64_t> by_tenant_;
+  std::unordered_map<std::string, uint64_t> next_tenant_id_;
+  std::map<std::string, PendingQueue> pending_;
+  std::map<v1::JobState, uint64_t> counts_;
+  uint64_t next_job_id_ = 1;
+};
+
+}  // namespace snn

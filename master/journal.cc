@@ -1,0 +1,46 @@
+#include "master/journal.h"
+
+#include <cstdio>
+#include <memory>
+
+#include <glog/logging.h>
+
+namespace snn {
+
+std::string JobKey(uint64_t job_id) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "job/%016llx", static_cast<unsigned long long>(job_id));
+  return buf;
+}
+
+std::string NodeKey(const std::string& name) { return kNodeKeyPrefix + name; }
+
+void Journal::PutJob(const v1::JobRecord& job) {
+  batch_.push_back(StoreWrite{JobKey(job.id()), job.SerializeAsString()});
+}
+
+void Journal::PutNode(const v1::NodeRecord& node) {
+  batch_.push_back(StoreWrite{NodeKey(node.name()), node.SerializeAsString()});
+}
+
+void Journal::Defer(std::function<void()> effect) { effects_.push_back(std::move(effect)); }
+
+void Journal::Commit(std::function<void()> done) {
+  ++commits_;
+  auto effects = std::make_shared<std::vector<std::function<void()>>>(std::move(effects_));
+  effects_.clear();
+  if (done) effects->push_back(std::move(done));
+  StoreBatch batch = std::move(batch_);
+  batch_.clear();
+  store_.Commit(std::move(batch), [post = post_, effects](Status status) {
+    // A write the master cannot make durable leaves it unable to keep its promises: stop, so
+    // that a restart recovers from the last durable state and nothing unsynced is acknowledged.
+    if (!status.ok()) LOG(FATAL) << "cannot persist state: " << status.ToString();
+    if (effects->empty()) return;
+    post([effects] {
+      for (auto& effect : *effects) effect();
+    });
+  });
+}
+
+}  // namespace snn

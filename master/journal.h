@@ -1,0 +1,48 @@
+// Gathers the record writes of one event (a submit, a task report, a scheduling pass) into one
+// store batch, and holds back the event's effects (replies, launches, kills) until that batch is
+// durable. Nothing the master tells anyone is ahead of what it has synced.
+// Thread contract: only on the master's io thread; `post` brings store callbacks back to it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "master/store.h"
+#include "proto/job.pb.h"
+#include "proto/node.pb.h"
+
+namespace snn {
+
+// Key layout: "job/" + 16 hex digits of the global id; "node/" + node name.
+std::string JobKey(uint64_t job_id);
+std::string NodeKey(const std::string& name);
+inline constexpr char kJobKeyPrefix[] = "job/";
+inline constexpr char kNodeKeyPrefix[] = "node/";
+
+class Journal {
+ public:
+  using Post = std::function<void(std::function<void()>)>;
+  Journal(Store& store, Post post) : store_(store), post_(std::move(post)) {}
+
+  void PutJob(const v1::JobRecord& job);
+  void PutNode(const v1::NodeRecord& node);
+  // Runs `effect` on the io thread once the writes gathered so far are durable.
+  void Defer(std::function<void()> effect);
+
+  // Sends the gathered writes as one batch; deferred effects and then `done` run once it (and
+  // everything before it) is durable. With nothing gathered it is a read barrier.
+  void Commit(std::function<void()> done = nullptr);
+
+  uint64_t commits() const { return commits_; }
+
+ private:
+  Store& store_;
+  Post post_;
+  StoreBatch batch_;                           // only on the io thread
+  std::vector<std::function<void()>> effects_;  // only on the io thread
+  uint64_t commits_ = 0;
+};
+
+}  // namespace snn

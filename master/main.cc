@@ -1,0 +1,71 @@
+// snn-master: the cluster's master daemon. Flags may come from a file: --flagfile=PATH.
+#include <csignal>
+#include <filesystem>
+
+#include <gflags/gflags.h>
+#include <glog/logging.h>
+
+#include "common/clock.h"
+#include "master/master_server.h"
+#include "master/rocks_store.h"
+
+DEFINE_string(listen, "127.0.0.1:6817", "address to listen on (HOST:PORT; port 0 picks one)");
+DEFINE_string(data_dir, "/var/lib/snn/master", "directory of the master's state store");
+DEFINE_string(port_file, "", "write the bound port to this file once listening");
+DEFINE_uint64(max_frame_bytes, 4 << 20, "largest accepted frame; larger ones close the connection");
+DEFINE_int64(heartbeat_interval_ms, 1000, "how often agents are asked to send heartbeats");
+DEFINE_int64(heartbeat_timeout_ms, 15000, "a node without a heartbeat this long is DOWN");
+DEFINE_string(default_pool, "default", "pool of jobs that name none");
+DEFINE_string(default_queue, "default", "queue of jobs that name none");
+DEFINE_uint64(default_time_limit_s, 3600, "time limit of jobs that set none, seconds");
+DEFINE_uint64(max_time_limit_s, 7 * 86400, "largest time limit a job may ask for, seconds");
+
+int main(int argc, char** argv) {
+  gflags::SetUsageMessage(
+      "snn-master --data_dir=DIR [--listen=HOST:PORT] [--flagfile=etc/snn-master.flags]\n"
+      "The master daemon of the SNN cluster resource manager.");
+  gflags::ParseCommandLineFlags(&argc, &argv, true);
+  FLAGS_logtostderr = true;
+  google::InitGoogleLogging(argv[0]);
+
+  auto listen = snn::ParseHostPort(FLAGS_listen, /*allow_zero_port=*/true);
+  if (!listen.ok()) {
+    LOG(ERROR) << "--listen: " << listen.status().message();
+    return 2;
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(FLAGS_data_dir, ec);
+  if (ec) {
+    LOG(ERROR) << "cannot create --data_dir " << FLAGS_data_dir << ": " << ec.message();
+    return 1;
+  }
+  auto store = snn::RocksStore::Open(FLAGS_data_dir + "/state");
+  if (!store.ok()) {
+    LOG(ERROR) << store.status().message();
+    return 1;
+  }
+
+  snn::MasterConfig config;
+  config.listen = *listen;
+  config.port_file = FLAGS_port_file;
+  config.max_frame_bytes = FLAGS_max_frame_bytes;
+  config.heartbeat_timeout_ms = FLAGS_heartbeat_timeout_ms;
+  config.agents.heartbeat_interval_ms = FLAGS_heartbeat_interval_ms;
+  config.controller.default_pool = FLAGS_default_pool;
+  config.controller.default_queue = FLAGS_default_queue;
+  config.controller.default_time_limit_s = FLAGS_default_time_limit_s;
+  config.controller.max_time_limit_s = FLAGS_max_time_limit_s;
+
+  config.handle_signals = true;
+  std::signal(SIGPIPE, SIG_IGN);
+
+  snn::SystemClock clock;
+  snn::MasterServer master(config, clock, std::move(store).value());
+  if (auto s = master.Start(); !s.ok()) {
+    LOG(ERROR) << s.message();
+    return 1;
+  }
+  master.Run();
+  LOG(INFO) << "snn-master stopped";
+  return 0;
+}

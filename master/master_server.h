@@ -1,0 +1,68 @@
+// Assembles the master: the store, the job table and node registry rebuilt from it, the job
+// controller, the client and agent services, the RPC server, and a tick that checks heartbeats.
+// Thread contract: Start and Run on one thread (the io thread); Stop from any thread.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+
+#include "common/address.h"
+#include "common/clock.h"
+#include "common/rpc_server.h"
+#include "master/agent_service.h"
+#include "master/client_service.h"
+#include "master/job_controller.h"
+#include "master/store.h"
+
+namespace snn {
+
+struct MasterConfig {
+  HostPort listen{"127.0.0.1", 6817};
+  std::string port_file;  // if set, the bound port is written here once listening
+  size_t max_frame_bytes = kDefaultMaxFrameBytes;
+  int64_t heartbeat_timeout_ms = 15000;
+  int64_t tick_ms = 200;
+  bool handle_signals = false;  // stop cleanly on SIGTERM and SIGINT
+  ControllerOptions controller;
+  AgentServiceOptions agents;
+};
+
+class MasterServer {
+ public:
+  MasterServer(MasterConfig config, const Clock& clock, std::unique_ptr<Store> store);
+  ~MasterServer();
+
+  // Rebuilds state from the store and starts listening.
+  Status Start();
+  // Serves until Stop; then finishes durable writes in flight.
+  void Run();
+  void Stop();
+  uint16_t port() const { return server_.port(); }
+
+ private:
+  void RequestSchedule();
+  void Tick();
+  Status Recover();
+
+  // Constant after construction.
+  const MasterConfig config_;
+  const Clock& clock_;
+
+  asio::io_context io_;
+  std::unique_ptr<Store> store_;
+  Journal journal_;
+  JobTable jobs_;
+  NodeRegistry nodes_;
+  JobController controller_;
+  ClientService clients_;
+  AgentService agents_;
+  MethodRouter router_;
+  RpcServer server_;
+  asio::steady_timer tick_timer_;
+  asio::signal_set signals_;
+  bool schedule_posted_ = false;  // only on the io thread
+  std::atomic<bool> stopping_{false};
+};
+
+}  // namespace snn

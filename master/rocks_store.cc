@@ -1,0 +1,100 @@
+#include "master/rocks_store.h"
+
+#include <rocksdb/write_batch.h>
+
+namespace snn {
+
+Result<std::unique_ptr<RocksStore>> RocksStore::Open(const std::string& dir) {
+  rocksdb::Options options;
+  options.create_if_missing = true;
+  options.max_background_jobs = 2;
+  rocksdb::DB* raw = nullptr;
+  rocksdb::Status s = rocksdb::DB::Open(options, dir, &raw);
+  if (!s.ok()) return Unavailable("cannot open the state store in " + dir + ": " + s.ToString());
+  return std::unique_ptr<RocksStore>(new RocksStore(std::unique_ptr<rocksdb::DB>(raw)));
+}
+
+RocksStore::RocksStore(std::unique_ptr<rocksdb::DB> db) : db_(std::move(db)) {
+  writer_ = std::thread([this] { WriterLoop(); });
+}
+
+RocksStore::~RocksStore() { Close(); }
+
+Result<StoreRecords> RocksStore::LoadAll() {
+  StoreRecords records;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    records.emplace_back(it->key().ToString(), it->value().ToString());
+  }
+  if (!it->status().ok()) return Internal("reading the state store: " + it->status().ToString());
+  return records;
+}
+
+void RocksStore::Commit(StoreBatch batch, std::function<void(Status)> done) {
+  bool closed = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    closed = closing_;
+    if (!closed) queue_.push_back(Pending{std::move(batch), std::move(done)});
+  }
+  if (closed) {
+    done(Unavailable("state store is closed"));
+    return;
+  }
+  cv_.notify_one();
+}
+
+void RocksStore::WriterLoop() {
+  rocksdb::WriteOptions sync_options;
+  sync_options.sync = true;
+  while (true) {
+    std::deque<Pending> group;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [this] { return closing_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // closing and drained
+      group.swap(queue_);
+    }
+    rocksdb::WriteBatch wb;
+    for (const auto& p : group) {
+      for (const auto& w : p.batch) {
+        if (w.value) {
+          wb.Put(w.key, *w.value);
+        } else {
+          wb.Delete(w.key);
+        }
+      }
+    }
+    Status status;
+    if (wb.Count() > 0) {
+      rocksdb::Status s = db_->Write(sync_options, &wb);
+      if (!s.ok()) status = Internal("state store write failed: " + s.ToString());
+      std::lock_guard<std::mutex> lock(mu_);
+      ++syncs_;
+      batches_ += group.size();
+    }
+    for (auto& p : group) p.done(status);
+  }
+}
+
+void RocksStore::Close() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closing_ && !writer_.joinable()) return;
+    closing_ = true;
+  }
+  cv_.notify_all();
+  if (writer_.joinable()) writer_.join();
+}
+
+uint64_t RocksStore::sync_count() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return syncs_;
+}
+
+uint64_t RocksStore::batch_count() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return batches_;
+}
+
+}  // namespace snn
