@@ -298,6 +298,8 @@ void JobController::ApplyTaskStatus(const std::string& node, const v1::TaskStatu
     task.set_state(v1::TASK_RUNNING);
     *task.mutable_mapping() = status.mapping();
     task.set_pid(status.pid());
+    task.set_stdout_path(status.stdout_path());
+    task.set_stderr_path(status.stderr_path());
     task.set_start_ms(status.start_ms() != 0 ? status.start_ms() : clock_.NowMs());
     if (IsTerminal(job->state())) KillActiveTasks(*job, job->reason());
     journal_.PutJob(*job);

@@ -1,0 +1,61 @@
+#include "nodeagent/agent.h"
+
+#include <glog/logging.h>
+
+namespace snn {
+
+Agent::Agent(AgentConfig config, const Clock& clock, std::vector<std::unique_ptr<Board>> boards)
+    : config_(std::move(config)),
+      tasks_(clock, std::move(boards), config_.tasks),
+      link_(io_, clock, tasks_, config_.link),
+      tick_timer_(io_),
+      child_signals_(io_, SIGCHLD),
+      stop_signals_(io_) {
+  tasks_.set_on_ended([this] { link_.ReportEnded(); });
+}
+
+void Agent::Start() {
+  if (config_.handle_signals) {
+    stop_signals_.add(SIGTERM);
+    stop_signals_.add(SIGINT);
+    stop_signals_.async_wait([this](const boost::system::error_code& ec, int) {
+      if (!ec) Stop();
+    });
+  }
+  WatchChildren();
+  Tick();
+}
+
+void Agent::WatchChildren() {
+  child_signals_.async_wait([this](const boost::system::error_code& ec, int) {
+    if (ec || stopping_) return;
+    tasks_.Poll();
+    WatchChildren();
+  });
+}
+
+void Agent::Tick() {
+  tasks_.Poll();
+  link_.Tick();
+  tick_timer_.expires_after(std::chrono::milliseconds(config_.tick_ms));
+  tick_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (!ec && !stopping_) Tick();
+  });
+}
+
+void Agent::Run() { io_.run(); }
+
+void Agent::Stop() {
+  asio::post(io_, [this] {
+    if (stopping_.exchange(true)) return;
+    LOG(INFO) << "snn-agent stopping; stopping " << tasks_.active_count() << " tasks";
+    tasks_.StopAll(config_.stop_wait_ms);
+    link_.Stop();
+    tick_timer_.cancel();
+    child_signals_.cancel();
+    stop_signals_.cancel();
+    io_.stop();
+  });
+}
+
+}  // namespace snn

@@ -1,0 +1,47 @@
+// Assembles the node agent: its boards, the task manager, the session to the master, a tick
+// timer, and SIGCHLD/SIGTERM handling.
+// Thread contract: Start and Run on one thread (the io thread); Stop from any thread.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <vector>
+
+#include "common/clock.h"
+#include "nodeagent/master_link.h"
+#include "nodeagent/task_manager.h"
+
+namespace snn {
+
+struct AgentConfig {
+  MasterLinkOptions link;
+  TaskManagerOptions tasks;
+  int64_t tick_ms = 100;
+  bool handle_signals = false;
+  int64_t stop_wait_ms = 3000;  // how long Stop waits for killed tasks to go
+};
+
+class Agent {
+ public:
+  Agent(AgentConfig config, const Clock& clock, std::vector<std::unique_ptr<Board>> boards);
+
+  void Start();
+  // Serves until Stop; every task is stopped before it returns.
+  void Run();
+  void Stop();
+
+ private:
+  void Tick();
+  void WatchChildren();
+
+  const AgentConfig config_;  // constant after construction
+  asio::io_context io_;
+  TaskManager tasks_;
+  MasterLink link_;
+  asio::steady_timer tick_timer_;
+  asio::signal_set child_signals_;
+  asio::signal_set stop_signals_;
+  std::atomic<bool> stopping_{false};
+};
+
+}  // namespace snn

@@ -1,0 +1,131 @@
+#include "nodeagent/board_config.h"
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <yaml-cpp/yaml.h>
+
+namespace snn {
+namespace {
+
+Result<uint32_t> ReadUint(const YAML::Node& node, const std::string& where, uint32_t lo,
+                          uint32_t hi) {
+  uint64_t v = 0;
+  try {
+    v = node.as<uint64_t>();
+  } catch (const YAML::Exception&) {
+    return InvalidArgument(where + " must be a whole number");
+  }
+  if (v < lo || v > hi) {
+    return InvalidArgument(where + " is " + std::to_string(v) + "; it must be between " +
+                           std::to_string(lo) + " and " + std::to_string(hi));
+  }
+  return static_cast<uint32_t>(v);
+}
+
+Status ParseMesh(const std::string& text, const std::string& where, v1::BoardInfo& board) {
+  unsigned w = 0, h = 0;
+  char x = 0, extra = 0;
+  if (sscanf(text.c_str(), "%u%c%u%c", &w, &x, &h, &extra) != 3 || (x != 'x' && x != 'X') ||
+      w < 1 || h < 1 || w > 256 || h > 256) {
+    return InvalidArgument(where + " is '" + text + "'; write WxH with sides from 1 to 256");
+  }
+  board.set_width(w);
+  board.set_height(h);
+  return Status::Ok();
+}
+
+Result<v1::BoardInfo> ParseBoard(const YAML::Node& node, size_t index) {
+  const std::string where = "boards[" + std::to_string(index) + "]";
+  if (!node.IsMap()) return InvalidArgument(where + " must be a mapping");
+  static const std::set<std::string> kKnown = {"type",    "mesh",       "neurons_per_core",
+                                               "ksps",    "streams",    "dead_cores", "health"};
+  for (const auto& kv : node) {
+    const std::string key = kv.first.as<std::string>();
+    if (!kKnown.count(key)) return InvalidArgument(where + " has an unknown field '" + key + "'");
+  }
+  for (const char* required : {"type", "mesh", "ksps", "streams"}) {
+    if (!node[required]) return InvalidArgument(where + " needs '" + required + "'");
+  }
+  v1::BoardInfo board;
+  board.set_index(static_cast<uint32_t>(index));
+  board.set_type(node["type"].as<std::string>());
+  SNN_RETURN_IF_ERROR(ParseMesh(node["mesh"].as<std::string>(), where + ".mesh", board));
+  auto npc = node["neurons_per_core"]
+                 ? ReadUint(node["neurons_per_core"], where + ".neurons_per_core", 1, 1 << 20)
+                 : Result<uint32_t>(256u);
+  if (!npc.ok()) return npc.status();
+  board.set_neurons_per_core(*npc);
+  auto ksps = ReadUint(node["ksps"], where + ".ksps", 1, 1'000'000'000);
+  if (!ksps.ok()) return ksps.status();
+  board.set_ksps(*ksps);
+  auto streams = ReadUint(node["streams"], where + ".streams", 1, 4096);
+  if (!streams.ok()) return streams.status();
+  board.set_streams(*streams);
+  auto health = node["health"] ? ReadUint(node["health"], where + ".health", 0, 100)
+                               : Result<uint32_t>(100u);
+  if (!health.ok()) return health.status();
+  board.set_health(*health);
+  if (const YAML::Node dead = node["dead_cores"]) {
+    if (!dead.IsSequence()) return InvalidArgument(where + ".dead_cores must be a list of \"x,y\"");
+    for (const auto& item : dead) {
+      unsigned x = 0, y = 0;
+      char comma = 0, extra = 0;
+      const std::string text = item.as<std::string>();
+      if (sscanf(text.c_str(), "%u%c%u%c", &x, &comma, &y, &extra) != 3 || comma != ',' ||
+          x >= board.width() || y >= board.height()) {
+        return InvalidArgument(where + ".dead_cores entry '" + text +
+                               "' is not \"x,y\" inside the mesh");
+      }
+      auto* c = board.add_dead_cores();
+      c->set_x(x);
+      c->set_y(y);
+    }
+  }
+  return board;
+}
+
+}  // namespace
+
+Result<BoardsFile> ParseBoardsYaml(const std::string& text) {
+  BoardsFile file;
+  try {
+    YAML::Node root = YAML::Load(text);
+    if (!root.IsMap()) return InvalidArgument("boards file must be a mapping with 'boards:'");
+    for (const auto& kv : root) {
+      const std::string key = kv.first.as<std::string>();
+      if (key != "backend" && key != "boards") {
+        return InvalidArgument("boards file has an unknown field '" + key + "'");
+      }
+    }
+    if (root["backend"]) file.backend = root["backend"].as<std::string>();
+    if (file.backend != "sim") {
+      return InvalidArgument("backend '" + file.backend + "' is not available (known: sim)");
+    }
+    const YAML::Node boards = root["boards"];
+    if (!boards || !boards.IsSequence() || boards.size() == 0) {
+      return InvalidArgument("boards file needs a non-empty 'boards:' list");
+    }
+    for (size_t i = 0; i < boards.size(); ++i) {
+      auto board = ParseBoard(boards[i], i);
+      if (!board.ok()) return board.status();
+      file.boards.push_back(std::move(board).value());
+    }
+  } catch (const YAML::Exception& e) {
+    return InvalidArgument("boards file is not valid YAML: " + std::string(e.what()));
+  }
+  return file;
+}
+
+Result<BoardsFile> LoadBoardsFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return NotFound("cannot read the boards file " + path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  auto file = ParseBoardsYaml(buffer.str());
+  if (!file.ok()) return Status(file.status().code(), path + ": " + file.status().message());
+  return file;
+}
+
+}  // namespace snn

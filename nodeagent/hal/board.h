@@ -1,0 +1,35 @@
+// The hardware abstraction layer: one neuromorphic board as the agent sees it. Backends: `sim`
+// (nodeagent/hal/sim_board.h); vendor backends will load through a C ABI.
+// Thread contract: a Board is used from the agent's io thread only.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "common/status.h"
+#include "proto/node.pb.h"
+
+namespace snn {
+
+struct TaskKey {
+  uint64_t job_id = 0;
+  uint32_t index = 0;
+  uint32_t attempt = 0;
+  auto operator<=>(const TaskKey&) const = default;
+};
+
+class Board {
+ public:
+  virtual ~Board() = default;
+
+  // Mesh, capacities, type, dead cores and health, as the board reports them now.
+  virtual v1::BoardInfo Describe() const = 0;
+
+  // Sets up `cores` (logical i -> cores[i]) for a task; fails if any is dead or taken.
+  virtual Status Configure(const TaskKey& task, const std::vector<v1::CoreXY>& cores) = 0;
+
+  // Resets the task's cores and frees them.
+  virtual void Release(const TaskKey& task) = 0;
+};
+
+}  // namespace snn

@@ -1,0 +1,46 @@
+#include "nodeagent/hal/sim_board.h"
+
+namespace snn {
+
+SimBoard::SimBoard(v1::BoardInfo info)
+    : info_(std::move(info)),
+      dead_(size_t{info_.width()} * info_.height(), false),
+      owner_(size_t{info_.width()} * info_.height()) {
+  for (const auto& c : info_.dead_cores()) {
+    if (c.x() < info_.width() && c.y() < info_.height()) dead_[Cell(c.x(), c.y())] = true;
+  }
+}
+
+Status SimBoard::Configure(const TaskKey& task, const std::vector<v1::CoreXY>& cores) {
+  if (owners_.count(task)) return FailedPrecondition("task is already configured on this board");
+  for (const auto& c : cores) {
+    if (c.x() >= info_.width() || c.y() >= info_.height()) {
+      return InvalidArgument("core outside the mesh");
+    }
+    const size_t cell = Cell(c.x(), c.y());
+    if (dead_[cell]) return FailedPrecondition("core is dead");
+    if (owner_[cell]) return FailedPrecondition("core is taken by another task");
+  }
+  auto& cells = owners_[task];
+  for (const auto& c : cores) {
+    const size_t cell = Cell(c.x(), c.y());
+    owner_[cell] = task;
+    cells.push_back(cell);
+  }
+  return Status::Ok();
+}
+
+void SimBoard::Release(const TaskKey& task) {
+  auto it = owners_.find(task);
+  if (it == owners_.end()) return;
+  for (size_t cell : it->second) owner_[cell].reset();
+  owners_.erase(it);
+}
+
+const TaskKey* SimBoard::Owner(uint32_t x, uint32_t y) const {
+  if (x >= info_.width() || y >= info_.height()) return nullptr;
+  const auto& owner = owner_[Cell(x, y)];
+  return owner ? &*owner : nullptr;
+}
+
+}  // namespace snn

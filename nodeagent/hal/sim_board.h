@@ -1,0 +1,34 @@
+// The `sim` HAL backend: an in-process simulated board with a configurable mesh, capacities and
+// dead cores. It checks every configuration against dead and taken cores, as hardware would.
+// Thread contract: agent io thread only.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "nodeagent/hal/board.h"
+
+namespace snn {
+
+class SimBoard : public Board {
+ public:
+  explicit SimBoard(v1::BoardInfo info);
+
+  v1::BoardInfo Describe() const override { return info_; }
+  Status Configure(const TaskKey& task, const std::vector<v1::CoreXY>& cores) override;
+  void Release(const TaskKey& task) override;
+
+  // Which task owns (x, y), for tests; nullptr if none.
+  const TaskKey* Owner(uint32_t x, uint32_t y) const;
+
+ private:
+  size_t Cell(uint32_t x, uint32_t y) const { return size_t{y} * info_.width() + x; }
+
+  const v1::BoardInfo info_;         // constant after construction
+  std::vector<bool> dead_;           // by cell; constant after construction
+  std::vector<std::optional<TaskKey>> owner_;  // by cell
+  std::map<TaskKey, std::vector<size_t>> owners_;
+};
+
+}  // namespace snn

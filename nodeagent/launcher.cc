@@ -1,0 +1,124 @@
+#include "nodeagent/launcher.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+extern char** environ;
+
+namespace snn {
+
+Result<pid_t> SpawnProcess(const ProcessSpec& spec) {
+  struct stat st {};
+  if (!spec.workdir.empty() && (stat(spec.workdir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))) {
+    return InvalidArgument("working directory '" + spec.workdir + "' does not exist");
+  }
+  std::vector<std::string> argv_storage;
+  argv_storage.push_back(spec.command);
+  argv_storage.insert(argv_storage.end(), spec.args.begin(), spec.args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_storage) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> env_storage;
+  for (const auto& [k, v] : spec.env) env_storage.push_back(k + "=" + v);
+  std::vector<char*> envp;
+  for (auto& e : env_storage) envp.push_back(e.data());
+  envp.push_back(nullptr);
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, spec.stdout_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, spec.stderr_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (!spec.workdir.empty()) posix_spawn_file_actions_addchdir_np(&actions, spec.workdir.c_str());
+
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t empty, all;
+  sigemptyset(&empty);
+  sigfillset(&all);
+  posix_spawnattr_setsigmask(&attr, &empty);
+  posix_spawnattr_setsigdefault(&attr, &all);
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+                                      POSIX_SPAWN_SETSIGDEF);
+
+  // Look the command up in the task's PATH, as a shell started in that environment would.
+  std::string path_env = spec.env.count("PATH") ? spec.env.at("PATH") : "/usr/bin:/bin";
+  std::string resolved = spec.command;
+  if (spec.command.find('/') == std::string::npos) {
+    resolved.clear();
+    size_t start = 0;
+    while (start <= path_env.size()) {
+      size_t end = path_env.find(':', start);
+      if (end == std::string::npos) end = path_env.size();
+      std::string dir = path_env.substr(start, end - start);
+      std::string candidate = (dir.empty() ? "." : dir) + "/" + spec.command;
+      if (access(candidate.c_str(), X_OK) == 0) {
+        resolved = candidate;
+        break;
+      }
+      start = end + 1;
+    }
+    if (resolved.empty()) {
+      posix_spawn_file_actions_destroy(&actions);
+      posix_spawnattr_destroy(&attr);
+      return InvalidArgument("command '" + spec.command + "' not found in PATH");
+    }
+  }
+
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, resolved.c_str(), &actions, &attr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  if (rc != 0) {
+    return InvalidArgument("cannot start '" + spec.command + "': " + std::strerror(rc));
+  }
+  return pid;
+}
+
+void SignalGroup(pid_t pgid, int sig) {
+  if (pgid > 1) ::kill(-pgid, sig);
+}
+
+bool GroupExists(pid_t pgid) {
+  if (pgid <= 1) return false;
+  return ::kill(-pgid, 0) == 0 || errno == EPERM;
+}
+
+std::vector<ExitedChild> ReapChildren() {
+  std::vector<ExitedChild> reaped;
+  while (true) {
+    int status = 0;
+    const pid_t pid = waitpid(-1, &status, WNOHANG);
+    if (pid <= 0) break;
+    ExitedChild child;
+    child.pid = pid;
+    if (WIFEXITED(status)) child.exit_code = WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) child.term_signal = WTERMSIG(status);
+    reaped.push_back(child);
+  }
+  return reaped;
+}
+
+void BecomeChildSubreaper() { prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); }
+
+std::map<std::string, std::string> CurrentEnvironment() {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    const char* eq = std::strchr(*e, '=');
+    if (eq) env.emplace(std::string(*e, eq - *e), std::string(eq + 1));
+  }
+  return env;
+}
+
+}  // namespace snn

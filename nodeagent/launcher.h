@@ -1,0 +1,51 @@
+// Starts task processes and signals and reaps them. Each task runs in its own process group so
+// that cancel, time limit and cleanup reach every process it started.
+// Thread contract: call from the agent's io thread; the functions keep no state.
+#pragma once
+
+#include <sys/types.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace snn {
+
+struct ProcessSpec {
+  std::string command;  // looked up in PATH unless it contains '/'
+  std::vector<std::string> args;
+  std::map<std::string, std::string> env;  // the complete environment
+  std::string workdir;
+  std::string stdout_path;
+  std::string stderr_path;
+};
+
+// Starts the process as the leader of a new process group (pgid == pid), stdin from /dev/null,
+// stdout and stderr to the given files, default signal dispositions. Fails with the reason
+// (command not found, workdir missing) if it cannot be started.
+Result<pid_t> SpawnProcess(const ProcessSpec& spec);
+
+// Sends `sig` to every process of the group; a group already gone is not an error.
+void SignalGroup(pid_t pgid, int sig);
+
+// Whether any process of the group still exists (zombies not yet reaped count).
+bool GroupExists(pid_t pgid);
+
+struct ExitedChild {
+  pid_t pid = 0;
+  int exit_code = 0;    // when it exited
+  int term_signal = 0;  // when a signal ended it
+};
+
+// Reaps every child that has ended, without blocking.
+std::vector<ExitedChild> ReapChildren();
+
+// Makes this process adopt its descendants' orphans, so they can be reaped here.
+void BecomeChildSubreaper();
+
+// The current process environment as a map.
+std::map<std::string, std::string> CurrentEnvironment();
+
+}  // namespace snn

@@ -1,0 +1,94 @@
+// snn-agent: the node agent. Flags may come from a file: --flagfile=PATH.
+#include <unistd.h>
+
+#include <csignal>
+#include <filesystem>
+#include <sstream>
+
+#include <gflags/gflags.h>
+#include <glog/logging.h>
+
+#include "common/clock.h"
+#include "nodeagent/agent.h"
+#include "nodeagent/board_config.h"
+#include "nodeagent/hal/sim_board.h"
+#include "nodeagent/launcher.h"
+
+DEFINE_string(master, "127.0.0.1:6817", "the master's address, HOST:PORT");
+DEFINE_string(node_name, "", "this node's name (default: the host name)");
+DEFINE_string(pools, "default", "comma-separated pools this node belongs to");
+DEFINE_string(boards_file, "/etc/snn/boards.yaml", "YAML file describing this node's boards");
+DEFINE_string(data_dir, "/var/lib/snn/agent", "directory for task output and agent state");
+DEFINE_int64(kill_grace_ms, 5000, "time between SIGTERM and SIGKILL when stopping a task");
+DEFINE_int64(reconnect_ms, 1000, "delay before reconnecting to the master");
+DEFINE_int64(tick_ms, 100, "how often tasks are checked (time limits, exits)");
+DEFINE_uint64(max_frame_bytes, 4 << 20, "largest accepted frame");
+
+int main(int argc, char** argv) {
+  gflags::SetUsageMessage(
+      "snn-agent --master=HOST:PORT --boards_file=FILE [--flagfile=etc/snn-agent.flags]\n"
+      "The node agent of the SNN cluster resource manager.");
+  gflags::ParseCommandLineFlags(&argc, &argv, true);
+  FLAGS_logtostderr = true;
+  google::InitGoogleLogging(argv[0]);
+
+  auto master = snn::ParseHostPort(FLAGS_master);
+  if (!master.ok()) {
+    LOG(ERROR) << "--master: " << master.status().message();
+    return 2;
+  }
+  auto boards_file = snn::LoadBoardsFile(FLAGS_boards_file);
+  if (!boards_file.ok()) {
+    LOG(ERROR) << boards_file.status().message();
+    return 2;
+  }
+  std::string node_name = FLAGS_node_name;
+  if (node_name.empty()) {
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    node_name = host;
+  }
+  std::vector<std::string> pools;
+  std::stringstream ss(FLAGS_pools);
+  for (std::string p; std::getline(ss, p, ',');) {
+    if (!p.empty()) pools.push_back(p);
+  }
+  if (pools.empty()) {
+    LOG(ERROR) << "--pools names no pool";
+    return 2;
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(FLAGS_data_dir, ec);
+  if (ec) {
+    LOG(ERROR) << "cannot create --data_dir " << FLAGS_data_dir << ": " << ec.message();
+    return 1;
+  }
+
+  std::vector<std::unique_ptr<snn::Board>> boards;
+  for (const auto& info : boards_file->boards) {
+    boards.push_back(std::make_unique<snn::SimBoard>(info));
+  }
+  snn::AgentConfig config;
+  config.link.master = *master;
+  config.link.node_name = node_name;
+  config.link.pools = pools;
+  config.link.reconnect_ms = FLAGS_reconnect_ms;
+  config.link.max_frame_bytes = FLAGS_max_frame_bytes;
+  config.tasks.data_dir = std::filesystem::absolute(FLAGS_data_dir).string();
+  config.tasks.node_name = node_name;
+  config.tasks.kill_grace_ms = FLAGS_kill_grace_ms;
+  config.tasks.base_env = snn::CurrentEnvironment();
+  config.tick_ms = FLAGS_tick_ms;
+  config.handle_signals = true;
+
+  std::signal(SIGPIPE, SIG_IGN);
+  snn::BecomeChildSubreaper();
+  snn::SystemClock clock;
+  snn::Agent agent(config, clock, std::move(boards));
+  LOG(INFO) << "snn-agent " << node_name << " with " << boards_file->boards.size()
+            << " boards, master " << master->ToString();
+  agent.Start();
+  agent.Run();
+  LOG(INFO) << "snn-agent stopped";
+  return 0;
+}

@@ -1,0 +1,165 @@
+#include "nodeagent/master_link.h"
+
+#include <glog/logging.h>
+
+namespace snn {
+namespace {
+
+TaskKey KeyOf(const v1::TaskStatus& s) { return TaskKey{s.job_id(), s.index(), s.attempt()}; }
+
+}  // namespace
+
+MasterLink::MasterLink(asio::io_context& io, const Clock& clock, TaskManager& tasks,
+                       MasterLinkOptions options)
+    : io_(io), clock_(clock), tasks_(tasks), options_(std::move(options)) {
+  router_.Add<v1::LaunchRequest, v1::LaunchResponse>(
+      "agent.launch",
+      [this](const CallContext&, v1::LaunchRequest req, Responder<v1::LaunchResponse> r) {
+        auto status = tasks_.Launch(req);
+        if (!status.ok()) return r.Fail(status.status());
+        v1::LaunchResponse resp;
+        *resp.mutable_status() = *status;
+        r.Ok(resp);
+      });
+  router_.Add<v1::KillRequest, v1::KillResponse>(
+      "agent.kill", [this](const CallContext&, v1::KillRequest req, Responder<v1::KillResponse> r) {
+        tasks_.Kill(TaskKey{req.job_id(), req.index(), req.attempt()}, req.reason());
+        r.Ok(v1::KillResponse());
+      });
+}
+
+v1::Credential MasterLink::Credential() const {
+  v1::Credential c;
+  c.set_user("snn-agent");
+  c.set_node(options_.node_name);
+  return c;
+}
+
+void MasterLink::Tick() {
+  if (stopped_) return;
+  const int64_t now = clock_.NowMs();
+  if (!session_ && !connecting_ && now >= next_connect_ms_) Connect();
+  if (registered_ && now >= next_heartbeat_ms_) SendHeartbeat();
+  if (registered_ && !report_in_flight_) ReportEnded();
+}
+
+void MasterLink::Connect() {
+  connecting_ = std::make_unique<tcp::socket>(io_);
+  boost::system::error_code ec;
+  auto address = asio::ip::make_address(options_.master.host, ec);
+  if (ec) {
+    // A host name: resolve it synchronously (rare, at (re)connect only).
+    tcp::resolver resolver(io_);
+    auto results = resolver.resolve(options_.master.host, std::to_string(options_.master.port), ec);
+    if (ec || results.empty()) {
+      LOG(WARNING) << "cannot resolve master " << options_.master.ToString();
+      connecting_.reset();
+      next_connect_ms_ = clock_.NowMs() + options_.reconnect_ms;
+      return;
+    }
+    address = results.begin()->endpoint().address();
+  }
+  tcp::endpoint endpoint(address, options_.master.port);
+  connecting_->async_connect(endpoint, [this](const boost::system::error_code& ec) {
+    auto socket = std::move(connecting_);
+    if (stopped_) return;
+    if (ec) {
+      LOG_EVERY_N(WARNING, 10) << "cannot reach master " << options_.master.ToString() << ": "
+                               << ec.message();
+      next_connect_ms_ = clock_.NowMs() + options_.reconnect_ms;
+      return;
+    }
+    OnConnected(std::move(*socket));
+  });
+}
+
+void MasterLink::OnConnected(tcp::socket socket) {
+  session_ = Connection::Create(
+      std::move(socket), options_.max_frame_bytes,
+      [this](const std::shared_ptr<Connection>& c, v1::Envelope e) {
+        router_.Dispatch(c, std::move(e));
+      },
+      [this](const std::shared_ptr<Connection>&, const Status& why) { OnClosed(why); });
+  session_->Start();
+  SendRegister();
+}
+
+void MasterLink::SendRegister() {
+  v1::RegisterRequest req;
+  v1::NodeRecord* node = req.mutable_node();
+  node->set_name(options_.node_name);
+  for (const auto& p : options_.pools) node->add_pools(p);
+  for (const auto& b : tasks_.DescribeBoards()) *node->add_boards() = b;
+  std::vector<TaskKey> ended;
+  for (const auto& s : tasks_.Snapshot()) {
+    *req.add_tasks() = s;
+    if (s.state() != v1::TASK_RUNNING) ended.push_back(KeyOf(s));
+  }
+  session_->Call("master.register", req, Credential(),
+                 [this, ended](Result<v1::Envelope> reply) {
+                   auto resp = DecodeResponse<v1::RegisterResponse>(reply);
+                   if (!resp.ok()) {
+                     LOG(WARNING) << "registration refused: " << resp.status().ToString();
+                     if (session_) session_->Close(resp.status());
+                     return;
+                   }
+                   registered_ = true;
+                   report_in_flight_ = false;
+                   heartbeat_interval_ms_ = std::max<int64_t>(50, resp->heartbeat_interval_ms());
+                   next_heartbeat_ms_ = clock_.NowMs() + heartbeat_interval_ms_;
+                   tasks_.Acknowledge(ended);  // the master recorded them before answering
+                   LOG(INFO) << "registered with master " << options_.master.ToString();
+                   ReportEnded();
+                 });
+}
+
+void MasterLink::SendHeartbeat() {
+  next_heartbeat_ms_ = clock_.NowMs() + heartbeat_interval_ms_;
+  v1::HeartbeatRequest req;
+  req.set_node(options_.node_name);
+  session_->Call("master.heartbeat", req, Credential(), [this](Result<v1::Envelope> reply) {
+    auto resp = DecodeResponse<v1::HeartbeatResponse>(reply);
+    if (!resp.ok() && resp.status().code() == Code::kFailedPrecondition && session_) {
+      session_->Close(resp.status());  // the master lost us: register afresh
+    }
+  });
+}
+
+void MasterLink::ReportEnded() {
+  if (!registered_ || report_in_flight_ || !session_) return;
+  v1::TaskStatusReport report;
+  std::vector<TaskKey> keys;
+  for (const auto& s : tasks_.EndedUnacknowledged()) {
+    *report.add_tasks() = s;
+    keys.push_back(KeyOf(s));
+  }
+  if (keys.empty()) return;
+  report_in_flight_ = true;
+  session_->Call("master.task_status", report, Credential(),
+                 [this, keys](Result<v1::Envelope> reply) {
+                   report_in_flight_ = false;
+                   auto ack = DecodeResponse<v1::TaskStatusAck>(reply);
+                   if (!ack.ok()) return;  // kept; sent again after re-registering
+                   tasks_.Acknowledge(keys);
+                   ReportEnded();
+                 });
+}
+
+void MasterLink::OnClosed(const Status& why) {
+  if (registered_) LOG(WARNING) << "lost the master session: " << why.ToString();
+  session_.reset();
+  registered_ = false;
+  report_in_flight_ = false;
+  next_connect_ms_ = clock_.NowMs() + options_.reconnect_ms;
+}
+
+void MasterLink::Stop() {
+  stopped_ = true;
+  if (connecting_) {
+    boost::system::error_code ignored;
+    connecting_->close(ignored);
+  }
+  if (session_) session_->Close(Unavailable("agent stopping"));
+}
+
+}  // namespace snn

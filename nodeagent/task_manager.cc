@@ -1,0 +1,247 @@
+#include "nodeagent/task_manager.h"
+
+#include <signal.h>
+
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include <glog/logging.h>
+
+#include "nodeagent/launcher.h"
+
+namespace snn {
+namespace {
+
+std::string Join(const google::protobuf::RepeatedField<uint32_t>& values) {
+  std::string s;
+  for (uint32_t v : values) s += (s.empty() ? "" : ",") + std::to_string(v);
+  return s;
+}
+
+std::string CoresText(const v1::TaskMapping& mapping) {
+  std::string s;
+  for (const auto& c : mapping.cores()) {
+    s += (s.empty() ? "" : ";") + std::to_string(c.x()) + "," + std::to_string(c.y());
+  }
+  return s;
+}
+
+}  // namespace
+
+TaskManager::TaskManager(const Clock& clock, std::vector<std::unique_ptr<Board>> boards,
+                         TaskManagerOptions options)
+    : clock_(clock), options_(std::move(options)), boards_(std::move(boards)) {
+  for (const auto& b : boards_) allocators_.emplace_back(b->Describe());
+}
+
+std::vector<v1::BoardInfo> TaskManager::DescribeBoards() const {
+  std::vector<v1::BoardInfo> out;
+  for (const auto& b : boards_) out.push_back(b->Describe());
+  return out;
+}
+
+std::map<std::string, std::string> TaskManager::TaskEnvironment(
+    const v1::LaunchRequest& req, const v1::TaskMapping& mapping) const {
+  std::map<std::string, std::string> env = options_.base_env;
+  for (auto it = env.begin(); it != env.end();) {
+    it = it->first.rfind("SNN_", 0) == 0 ? env.erase(it) : std::next(it);
+  }
+  for (const auto& [k, v] : req.task().env()) env[k] = v;
+  const v1::BoardInfo info = boards_[req.board()]->Describe();
+  env["SNN_JOB_ID"] = std::to_string(req.tenant_job_id());
+  env["SNN_GLOBAL_JOB_ID"] = std::to_string(req.job_id());
+  env["SNN_TENANT"] = req.tenant();
+  env["SNN_TASK_ID"] = std::to_string(req.index());
+  env["SNN_ATTEMPT"] = std::to_string(req.attempt());
+  env["SNN_NODE"] = options_.node_name;
+  env["SNN_BOARD"] = std::to_string(req.board());
+  env["SNN_BOARD_TYPE"] = info.type();
+  env["SNN_MAX_KSPS"] = std::to_string(req.task().resources().ksps());
+  env["SNN_ROUTER_CHANNEL"] = Join(mapping.router_channels());
+  env["SNN_PULSE_INPUT_QUEUE_ID"] = std::to_string(mapping.pulse_input_queue());
+  env["SNN_CORES"] = CoresText(mapping);
+  env["SNN_NUM_CORES"] = std::to_string(mapping.cores_size());
+  return env;
+}
+
+Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
+  const TaskKey key{req.job_id(), req.index(), req.attempt()};
+  if (auto it = tasks_.find(key); it != tasks_.end()) return StatusOf(it->second);
+  if (req.board() >= boards_.size()) {
+    return InvalidArgument("node " + options_.node_name + " has no board " +
+                           std::to_string(req.board()));
+  }
+  auto mapping = allocators_[req.board()].Allocate(key, req.task().resources());
+  if (!mapping.ok()) return mapping.status();
+  std::vector<v1::CoreXY> cores(mapping->cores().begin(), mapping->cores().end());
+  if (Status s = boards_[req.board()]->Configure(key, cores); !s.ok()) {
+    allocators_[req.board()].Free(key);
+    return Status(Code::kResourceExhausted, "board refused the cores: " + s.message());
+  }
+
+  const std::string dir = options_.data_dir + "/tasks/job" + std::to_string(req.job_id()) +
+                          ".task" + std::to_string(req.index()) + ".try" +
+                          std::to_string(req.attempt());
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  ProcessSpec spec;
+  spec.command = req.task().command();
+  spec.args.assign(req.task().args().begin(), req.task().args().end());
+  spec.env = TaskEnvironment(req, *mapping);
+  spec.workdir = req.task().workdir().empty() ? dir : req.task().workdir();
+  spec.stdout_path = dir + "/stdout";
+  spec.stderr_path = dir + "/stderr";
+  auto pid = ec ? Result<pid_t>(Internal("cannot create " + dir + ": " + ec.message()))
+                : SpawnProcess(spec);
+
+  Task task;
+  task.key = key;
+  task.board = req.board();
+  task.resources = req.task().resources();
+  task.mapping = *mapping;
+  task.start_ms = clock_.NowMs();
+  task.stdout_path = spec.stdout_path;
+  task.stderr_path = spec.stderr_path;
+  if (!pid.ok()) {
+    allocators_[req.board()].Free(key);
+    boards_[req.board()]->Release(key);
+    v1::TaskStatus failed = StatusOf(task);
+    failed.set_state(v1::TASK_LAUNCH_FAILED);
+    failed.set_detail(pid.status().message());
+    failed.set_end_ms(task.start_ms);
+    LOG(WARNING) << "job " << req.job_id() << " task " << req.index()
+                 << " failed to start: " << pid.status().message();
+    return failed;
+  }
+  task.pid = *pid;
+  if (req.time_limit_ms() > 0) task.deadline_ms = task.start_ms + req.time_limit_ms();
+  by_pid_[task.pid] = key;
+  LOG(INFO) << "started job " << req.job_id() << " task " << req.index() << " attempt "
+            << req.attempt() << " as pid " << task.pid << " on board " << req.board();
+  auto& stored = tasks_[key] = std::move(task);
+  return StatusOf(stored);
+}
+
+void TaskManager::Kill(const TaskKey& key, const std::string& reason) {
+  auto it = tasks_.find(key);
+  if (it == tasks_.end() || it->second.ended || it->second.stopping) return;
+  BeginStop(it->second, v1::TASK_KILLED, reason);
+}
+
+void TaskManager::BeginStop(Task& task, v1::TaskState as, const std::string& reason) {
+  LOG(INFO) << "stopping job " << task.key.job_id << " task " << task.key.index << ": " << reason;
+  task.stopping = true;
+  task.stop_as = as;
+  task.stop_reason = reason;
+  task.kill_at_ms = clock_.NowMs() + options_.kill_grace_ms;
+  SignalGroup(task.pid, SIGTERM);
+  SignalGroup(task.pid, SIGCONT);
+}
+
+void TaskManager::Poll() {
+  for (const ExitedChild& child : ReapChildren()) {
+    auto it = by_pid_.find(child.pid);
+    if (it == by_pid_.end()) continue;  // an adopted orphan of some task: just reaped
+    Task& task = tasks_[it->second];
+    by_pid_.erase(it);
+    task.main_exited = true;
+    task.exit_code = child.exit_code;
+    task.term_signal = child.term_signal;
+    SignalGroup(task.pid, SIGKILL);  // the task ends with its leader: no stragglers
+  }
+  const int64_t now = clock_.NowMs();
+  for (auto& [key, task] : tasks_) {
+    if (task.ended) continue;
+    if (!task.main_exited) {
+      if (!task.stopping && task.deadline_ms > 0 && now >= task.deadline_ms) {
+        BeginStop(task, v1::TASK_TIMED_OUT, "time limit reached");
+      } else if (task.stopping && now >= task.kill_at_ms) {
+        SignalGroup(task.pid, SIGKILL);
+      }
+      continue;
+    }
+    if (GroupExists(task.pid)) {
+      SignalGroup(task.pid, SIGKILL);
+      continue;
+    }
+    Finish(task);
+  }
+}
+
+void TaskManager::Finish(Task& task) {
+  task.ended = true;
+  task.end_ms = clock_.NowMs();
+  task.final_state = task.stopping ? task.stop_as : v1::TASK_EXITED;
+  allocators_[task.board].Free(task.key);
+  boards_[task.board]->Release(task.key);
+  LOG(INFO) << "job " << task.key.job_id << " task " << task.key.index << " ended: "
+            << v1::TaskState_Name(task.final_state) << " code " << task.exit_code << " signal "
+            << task.term_signal;
+  if (on_ended_) on_ended_();
+}
+
+v1::TaskStatus TaskManager::StatusOf(const Task& task) const {
+  v1::TaskStatus s;
+  s.set_job_id(task.key.job_id);
+  s.set_index(task.key.index);
+  s.set_attempt(task.key.attempt);
+  s.set_board(task.board);
+  s.set_pid(static_cast<uint32_t>(task.pid));
+  *s.mutable_mapping() = task.mapping;
+  s.set_start_ms(task.start_ms);
+  s.set_stdout_path(task.stdout_path);
+  s.set_stderr_path(task.stderr_path);
+  if (!task.ended) {
+    s.set_state(v1::TASK_RUNNING);
+    return s;
+  }
+  s.set_state(task.final_state);
+  s.set_exit_code(task.exit_code);
+  s.set_term_signal(task.term_signal);
+  s.set_end_ms(task.end_ms);
+  if (task.stopping) s.set_detail(task.stop_reason);
+  return s;
+}
+
+std::vector<v1::TaskStatus> TaskManager::Snapshot() const {
+  std::vector<v1::TaskStatus> out;
+  for (const auto& [key, task] : tasks_) out.push_back(StatusOf(task));
+  return out;
+}
+
+std::vector<v1::TaskStatus> TaskManager::EndedUnacknowledged() const {
+  std::vector<v1::TaskStatus> out;
+  for (const auto& [key, task] : tasks_) {
+    if (task.ended) out.push_back(StatusOf(task));
+  }
+  return out;
+}
+
+void TaskManager::Acknowledge(const std::vector<TaskKey>& keys) {
+  for (const TaskKey& key : keys) {
+    auto it = tasks_.find(key);
+    if (it != tasks_.end() && it->second.ended) tasks_.erase(it);
+  }
+}
+
+size_t TaskManager::active_count() const {
+  size_t n = 0;
+  for (const auto& [key, task] : tasks_) n += task.ended ? 0 : 1;
+  return n;
+}
+
+void TaskManager::StopAll(int64_t wait_ms) {
+  for (auto& [key, task] : tasks_) {
+    if (task.ended) continue;
+    if (!task.stopping) BeginStop(task, v1::TASK_KILLED, "the agent is stopping");
+    SignalGroup(task.pid, SIGKILL);
+  }
+  const auto deadline = MonotonicNow() + std::chrono::milliseconds(wait_ms);
+  while (active_count() > 0 && MonotonicNow() < deadline) {
+    Poll();
+    if (active_count() > 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+}  // namespace snn

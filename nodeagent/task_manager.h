@@ -1,0 +1,97 @@
+// The agent's tasks: launches them on a board (mapping cores, channels, a queue), enforces
+// their time limits, stops them on request (SIGTERM, then SIGKILL after a grace period), reaps
+// them, and keeps each ended task's status until the master acknowledges it.
+// A task has ended only when every process of its group is gone.
+// Thread contract: agent io thread only. Time comes from the injected Clock.
+#pragma once
+
+#include <sys/types.h>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/clock.h"
+#include "nodeagent/board_allocator.h"
+#include "nodeagent/hal/board.h"
+#include "proto/node.pb.h"
+
+namespace snn {
+
+struct TaskManagerOptions {
+  std::string data_dir;   // task output goes under data_dir/tasks/
+  std::string node_name;
+  int64_t kill_grace_ms = 5000;
+  std::map<std::string, std::string> base_env;  // what every task inherits
+};
+
+class TaskManager {
+ public:
+  TaskManager(const Clock& clock, std::vector<std::unique_ptr<Board>> boards,
+              TaskManagerOptions options);
+
+  // Starts a task; launching one that exists already answers with its status. A task that
+  // cannot be started answers TASK_LAUNCH_FAILED; a board without room, kResourceExhausted.
+  Result<v1::TaskStatus> Launch(const v1::LaunchRequest& request);
+
+  // Stops a task (its whole process group); unknown or ended tasks are not an error.
+  void Kill(const TaskKey& key, const std::string& reason);
+
+  // Reaps exited processes, enforces time limits and kill escalation, ends tasks whose
+  // process groups are gone. Call on SIGCHLD and on a timer.
+  void Poll();
+
+  // Running tasks and ended ones the master has not acknowledged.
+  std::vector<v1::TaskStatus> Snapshot() const;
+  std::vector<v1::TaskStatus> EndedUnacknowledged() const;
+  void Acknowledge(const std::vector<TaskKey>& keys);
+
+  // Kills every task's process group with SIGKILL and waits (up to `wait_ms`) for them to go.
+  void StopAll(int64_t wait_ms);
+
+  size_t active_count() const;
+  std::vector<v1::BoardInfo> DescribeBoards() const;
+  void set_on_ended(std::function<void()> fn) { on_ended_ = std::move(fn); }
+
+ private:
+  struct Task {
+    TaskKey key;
+    uint32_t board = 0;
+    v1::Resources resources;
+    v1::TaskMapping mapping;
+    pid_t pid = 0;
+    int64_t start_ms = 0;
+    int64_t deadline_ms = 0;  // 0: none
+    bool stopping = false;
+    v1::TaskState stop_as = v1::TASK_KILLED;
+    std::string stop_reason;
+    int64_t kill_at_ms = 0;
+    bool main_exited = false;
+    int exit_code = 0;
+    int term_signal = 0;
+    bool ended = false;
+    v1::TaskState final_state = v1::TASK_RUNNING;
+    int64_t end_ms = 0;
+    std::string stdout_path, stderr_path;
+  };
+
+  void BeginStop(Task& task, v1::TaskState as, const std::string& reason);
+  void Finish(Task& task);
+  v1::TaskStatus StatusOf(const Task& task) const;
+  std::map<std::string, std::string> TaskEnvironment(const v1::LaunchRequest& req,
+                                                     const v1::TaskMapping& mapping) const;
+
+  // Constant after construction.
+  const Clock& clock_;
+  const TaskManagerOptions options_;
+  std::vector<std::unique_ptr<Board>> boards_;
+
+  std::vector<BoardAllocator> allocators_;  // by board index
+  std::map<TaskKey, Task> tasks_;
+  std::map<pid_t, TaskKey> by_pid_;
+  std::function<void()> on_ended_;
+};
+
+}  // namespace snn
