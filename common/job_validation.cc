@@ -23,6 +23,11 @@ bool ValidName(const std::string& s) {
 
 }  // namespace
 
+bool IsTerminalState(v1::JobState state) {
+  return state == v1::COMPLETED || state == v1::FAILED || state == v1::CANCELLED ||
+         state == v1::TIMEOUT;
+}
+
 bool AnyBoardType(const std::string& board_type) {
   return board_type.empty() || board_type == "any";
 }

@@ -24,6 +24,9 @@ struct JobLimits {
 // Checks ranges and required fields; the message names the field and the allowed range.
 Status ValidateJobSpec(const v1::JobSpec& spec);
 
+// Whether a job in `state` has ended for good.
+bool IsTerminalState(v1::JobState state);
+
 // Whether `board_type` asks for no particular type ("" or "any").
 bool AnyBoardType(const std::string& board_type);
 

@@ -83,7 +83,8 @@ Result<v1::Envelope> RpcClient::CallRaw(const std::string& method,
       }
       const uint32_t length = DecodeFrameLength(header.data());
       if (length > max_frame_bytes_) {
-        status = Internal("response of " + std::to_string(length) + " bytes exceeds the limit");
+        status = Internal("the server at " + target_ +
+                          " answered with something that is not an snn frame; is it the master?");
         done = true;
         return;
       }

@@ -160,7 +160,8 @@ Result<const v1::JobRecord*> JobController::Submit(v1::JobSpec spec, const std::
 
 Status JobController::Cancel(v1::JobRecord& job, const std::string& reason) {
   if (IsTerminal(job.state())) {
-    return FailedPrecondition("job " + JobName(job) + " has already ended (" +
+    return FailedPrecondition("job " + std::to_string(job.tenant_job_id()) + " (tenant " +
+                              job.tenant() + ") has already ended (" +
                               v1::JobState_Name(job.state()) + ")");
   }
   job.set_requeue_when_stopped(false);
@@ -376,7 +377,9 @@ void JobController::SettleJob(v1::JobRecord& job, const v1::TaskRecord& ended) {
   }
   job.set_exit_code(0);
   jobs_.SetState(job, v1::COMPLETED, now,
-                 "all " + std::to_string(job.tasks_size()) + " tasks exited with code 0");
+                 job.tasks_size() == 1
+                     ? "the task exited with code 0"
+                     : "all " + std::to_string(job.tasks_size()) + " tasks exited with code 0");
 }
 
 void JobController::ReconcileNode(const std::string& node, const v1::RegisterRequest& request) {

@@ -2,12 +2,11 @@
 
 #include <algorithm>
 
+#include "common/job_validation.h"
+
 namespace snn {
 
-bool IsTerminal(v1::JobState state) {
-  return state == v1::COMPLETED || state == v1::FAILED || state == v1::CANCELLED ||
-         state == v1::TIMEOUT;
-}
+bool IsTerminal(v1::JobState state) { return IsTerminalState(state); }
 
 bool IsTaskActive(v1::TaskState state) {
   return state == v1::TASK_LAUNCHING || state == v1::TASK_RUNNING;

@@ -1,0 +1,201 @@
+#include "cli/format.h"
+
+#include <ctime>
+
+#include <google/protobuf/util/json_util.h>
+
+#include "common/duration.h"
+#include "common/job_validation.h"
+
+namespace snn {
+namespace {
+
+std::string Elapsed(const v1::JobRecord& job, int64_t now_ms) {
+  if (job.start_ms() == 0) return "0:00:00";
+  const int64_t end = job.end_ms() != 0 ? job.end_ms() : now_ms;
+  return FormatDurationSeconds(end > job.start_ms() ? (end - job.start_ms()) / 1000 : 0);
+}
+
+std::string TaskStateName(v1::TaskState state) {
+  std::string name = v1::TaskState_Name(state);
+  return name.rfind("TASK_", 0) == 0 ? name.substr(5) : name;
+}
+
+std::string CoresText(const v1::TaskMapping& m) {
+  std::string s;
+  for (int i = 0; i < m.cores_size(); ++i) {
+    if (i == 8) {
+      s += " ... (" + std::to_string(m.cores_size()) + " cores)";
+      break;
+    }
+    s += (s.empty() ? "" : " ") + std::string("(") + std::to_string(m.cores(i).x()) + "," +
+         std::to_string(m.cores(i).y()) + ")";
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string StateName(v1::JobState state) { return v1::JobState_Name(state); }
+
+std::string FormatTimestamp(int64_t ms) {
+  if (ms == 0) return "-";
+  const time_t t = static_cast<time_t>(ms / 1000);
+  struct tm tm {};
+  localtime_r(&t, &tm);
+  char buf[32];
+  strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
+  return buf;
+}
+
+std::string FormatTable(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> width;
+  for (const auto& row : rows) {
+    if (width.size() < row.size()) width.resize(row.size(), 0);
+    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  }
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) {
+      line += row[i];
+      if (i + 1 < row.size()) line += std::string(width[i] - row[i].size() + 2, ' ');
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::string FormatJobsTable(const v1::ListJobsResponse& jobs, bool show_tenant, int64_t now_ms) {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> header = {"JOBID"};
+  if (show_tenant) header.push_back("TENANT");
+  for (const char* h : {"NAME", "USER", "STATE", "POOL", "TASKS", "TIME", "NODES/REASON"}) {
+    header.push_back(h);
+  }
+  rows.push_back(header);
+  for (const auto& job : jobs.jobs()) {
+    std::vector<std::string> row = {std::to_string(job.tenant_job_id())};
+    if (show_tenant) row.push_back(job.tenant());
+    std::string where;
+    if (job.state() == v1::RUNNING) {
+      for (const auto& t : job.tasks()) {
+        where += (where.empty() ? "" : ",") + t.node() + "/" + std::to_string(t.board());
+      }
+    } else {
+      where = job.reason();
+    }
+    row.insert(row.end(), {job.spec().name(), job.spec().user(), StateName(job.state()),
+                           job.spec().pool(), std::to_string(job.spec().min_replicas()),
+                           Elapsed(job, now_ms), where});
+    rows.push_back(std::move(row));
+  }
+  return FormatTable(rows);
+}
+
+std::string FormatJobDetail(const v1::JobRecord& job, int64_t now_ms) {
+  const auto& spec = job.spec();
+  const auto& r = spec.task().resources();
+  std::string out;
+  auto line = [&out](const std::string& key, const std::string& value) {
+    out += key + std::string(key.size() < 13 ? 13 - key.size() : 1, ' ') + value + "\n";
+  };
+  line("JobId:", std::to_string(job.tenant_job_id()) + " (tenant " + job.tenant() +
+                     ", global id " + std::to_string(job.id()) + ")");
+  line("Name:", spec.name());
+  line("User:", spec.user());
+  line("State:", StateName(job.state()));
+  line("Reason:", job.reason());
+  if (IsTerminalState(job.state())) line("ExitCode:", std::to_string(job.exit_code()));
+  line("Pool:", spec.pool() + "   Queue: " + spec.queue() + "   Priority: " +
+                    std::to_string(spec.priority()) +
+                    "   Preemptible: " + (spec.preemptible() ? "yes" : "no"));
+  line("TimeLimit:", FormatDurationSeconds(spec.time_limit_s()));
+  line("Elapsed:", Elapsed(job, now_ms));
+  line("Submitted:", FormatTimestamp(job.submit_ms()));
+  line("Started:", FormatTimestamp(job.start_ms()));
+  line("Ended:", FormatTimestamp(job.end_ms()));
+  std::string command = spec.task().command();
+  for (const auto& a : spec.task().args()) command += " " + a;
+  line("Command:", command);
+  line("Resources:", std::to_string(r.cores()) + " cores, " + std::to_string(r.ksps()) +
+                         " ksps, " + std::to_string(r.streams()) + " streams per task, board " +
+                         (AnyBoardType(r.board_type()) ? "any" : r.board_type()));
+  line("Replicas:", "min " + std::to_string(spec.min_replicas()) + ", max " +
+                        std::to_string(spec.max_replicas()));
+  line("Attempts:", std::to_string(job.attempt()) + "   Requeues: " +
+                        std::to_string(job.requeue_count()));
+  if (job.tasks_size() > 0) {
+    out += "Tasks:\n";
+    for (const auto& t : job.tasks()) {
+      out += "  task " + std::to_string(t.index()) + " on " + t.node() + "/board" +
+             std::to_string(t.board()) + "  " + TaskStateName(t.state());
+      if (t.pid() != 0) out += "  pid " + std::to_string(t.pid());
+      if (t.state() == v1::TASK_EXITED) {
+        out += t.term_signal() ? "  signal " + std::to_string(t.term_signal())
+                               : "  exit " + std::to_string(t.exit_code());
+      }
+      if (!t.detail().empty()) out += "  (" + t.detail() + ")";
+      out += "\n";
+      if (t.mapping().cores_size() > 0) {
+        std::string channels;
+        for (uint32_t c : t.mapping().router_channels()) {
+          channels += (channels.empty() ? "" : ",") + std::to_string(c);
+        }
+        out += "    cores " + CoresText(t.mapping()) + "  channels " + channels +
+               "  input queue " + std::to_string(t.mapping().pulse_input_queue()) + "\n";
+      }
+      if (!t.stdout_path().empty()) {
+        out += "    stdout " + t.stdout_path() + "\n    stderr " + t.stderr_path() + "\n";
+      }
+    }
+  }
+  out += "History:\n";
+  for (const auto& h : job.history()) {
+    const std::string from =
+        h.from() == v1::JOB_STATE_UNSPECIFIED ? "" : StateName(h.from()) + " -> ";
+    out += "  " + FormatTimestamp(h.time_ms()) + "  " + from + StateName(h.to()) + "  " +
+           h.reason() + "\n";
+  }
+  return out;
+}
+
+std::string FormatPoolStatus(const v1::PoolStatusResponse& pool) {
+  std::vector<std::vector<std::string>> rows = {
+      {"NODE", "STATE", "POOLS", "BOARD", "TYPE", "MESH", "HEALTH", "CORES_USED", "CORES_FREE",
+       "KSPS_USED", "KSPS_FREE", "STREAMS_USED", "STREAMS_FREE", "TASKS"}};
+  for (const auto& node : pool.nodes()) {
+    std::string pools;
+    for (const auto& p : node.pools()) pools += (pools.empty() ? "" : ",") + p;
+    for (const auto& b : node.boards()) {
+      const auto& info = b.info();
+      auto free = [](uint32_t total, uint32_t used) {
+        return std::to_string(total > used ? total - used : 0);
+      };
+      rows.push_back({node.name(), node.state(), pools, std::to_string(info.index()), info.type(),
+                      std::to_string(info.width()) + "x" + std::to_string(info.height()),
+                      std::to_string(info.health()), std::to_string(b.cores_used()),
+                      free(b.cores_total(), b.cores_used()), std::to_string(b.ksps_used()),
+                      free(info.ksps(), b.ksps_used()), std::to_string(b.streams_used()),
+                      free(info.streams(), b.streams_used()), std::to_string(b.tasks())});
+    }
+  }
+  std::string out = pool.nodes_size() == 0 ? "No nodes have registered.\n" : FormatTable(rows);
+  out += "\nJobs:";
+  for (const auto& c : pool.job_counts()) {
+    out += "  " + StateName(c.state()) + " " + std::to_string(c.count());
+  }
+  return out + "\n";
+}
+
+std::string FormatJson(const google::protobuf::Message& message) {
+  google::protobuf::util::JsonPrintOptions options;
+  options.add_whitespace = true;
+  options.always_print_primitive_fields = true;
+  options.preserve_proto_field_names = true;
+  std::string out;
+  (void)google::protobuf::util::MessageToJsonString(message, &out, options);
+  return out;
+}
+
+}  // namespace snn

@@ -1,0 +1,26 @@
+// How snnctl prints: aligned tables, `show` pages, and JSON. Pure functions; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <google/protobuf/message.h>
+
+#include "proto/job.pb.h"
+#include "proto/node.pb.h"
+
+namespace snn {
+
+// Columns padded to their widest cell; the first row is the header.
+std::string FormatTable(const std::vector<std::vector<std::string>>& rows);
+
+std::string FormatJobsTable(const v1::ListJobsResponse& jobs, bool show_tenant, int64_t now_ms);
+std::string FormatJobDetail(const v1::JobRecord& job, int64_t now_ms);
+std::string FormatPoolStatus(const v1::PoolStatusResponse& pool);
+std::string FormatJson(const google::protobuf::Message& message);
+
+std::string FormatTimestamp(int64_t ms);
+std::string StateName(v1::JobState state);
+
+}  // namespace snn

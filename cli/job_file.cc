@@ -1,0 +1,205 @@
+#include "cli/job_file.h"
+
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <sstream>
+
+#include <yaml-cpp/yaml.h>
+
+#include "common/duration.h"
+#include "common/job_validation.h"
+
+namespace snn {
+namespace {
+
+Status CheckFields(const YAML::Node& node, const std::string& where,
+                   const std::set<std::string>& known) {
+  if (!node.IsMap()) return InvalidArgument(where + " must be a mapping");
+  for (const auto& kv : node) {
+    const std::string key = kv.first.as<std::string>();
+    if (!known.count(key)) {
+      std::string list;
+      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+      return InvalidArgument(where + " has an unknown field '" + key + "' (known: " + list + ")");
+    }
+  }
+  return Status::Ok();
+}
+
+Result<std::string> ReadString(const YAML::Node& node, const std::string& where) {
+  if (!node.IsScalar()) return InvalidArgument(where + " must be a string");
+  return node.as<std::string>();
+}
+
+// A whole number in [lo, hi]; the message names the field and the range.
+Result<int64_t> ReadInt(const YAML::Node& node, const std::string& where, int64_t lo, int64_t hi) {
+  int64_t v = 0;
+  try {
+    if (!node.IsScalar()) throw YAML::Exception(YAML::Mark::null_mark(), "");
+    v = node.as<int64_t>();
+  } catch (const YAML::Exception&) {
+    return InvalidArgument(where + " must be a whole number");
+  }
+  if (v < lo || v > hi) {
+    return InvalidArgument(where + " is " + std::to_string(v) + "; it must be between " +
+                           std::to_string(lo) + " and " + std::to_string(hi));
+  }
+  return v;
+}
+
+Status ParseResources(const YAML::Node& node, v1::Resources& r) {
+  SNN_RETURN_IF_ERROR(
+      CheckFields(node, "task.resources", {"cores", "ksps", "streams", "board_type"}));
+  for (const char* required : {"cores", "ksps"}) {
+    if (!node[required]) {
+      return InvalidArgument(std::string("task.resources.") + required + " is required");
+    }
+  }
+  auto cores = ReadInt(node["cores"], "task.resources.cores", 1, JobLimits::kMaxCores);
+  if (!cores.ok()) return cores.status();
+  r.set_cores(static_cast<uint32_t>(*cores));
+  auto ksps = ReadInt(node["ksps"], "task.resources.ksps", 1, JobLimits::kMaxKsps);
+  if (!ksps.ok()) return ksps.status();
+  r.set_ksps(static_cast<uint32_t>(*ksps));
+  if (node["streams"]) {
+    auto streams = ReadInt(node["streams"], "task.resources.streams", 1, JobLimits::kMaxStreams);
+    if (!streams.ok()) return streams.status();
+    r.set_streams(static_cast<uint32_t>(*streams));
+  } else {
+    r.set_streams(1);
+  }
+  if (node["board_type"]) {
+    auto type = ReadString(node["board_type"], "task.resources.board_type");
+    if (!type.ok()) return type.status();
+    r.set_board_type(*type);
+  }
+  return Status::Ok();
+}
+
+Status ParseTask(const YAML::Node& node, v1::TaskSpec& task) {
+  SNN_RETURN_IF_ERROR(
+      CheckFields(node, "task", {"command", "args", "env", "workdir", "resources"}));
+  if (!node["command"]) return InvalidArgument("task.command is required");
+  auto command = ReadString(node["command"], "task.command");
+  if (!command.ok()) return command.status();
+  if (command->empty()) return InvalidArgument("task.command is empty");
+  task.set_command(*command);
+  if (const YAML::Node args = node["args"]) {
+    if (!args.IsSequence()) return InvalidArgument("task.args must be a list");
+    for (size_t i = 0; i < args.size(); ++i) {
+      auto arg = ReadString(args[i], "task.args[" + std::to_string(i) + "]");
+      if (!arg.ok()) return arg.status();
+      task.add_args(*arg);
+    }
+  }
+  if (const YAML::Node env = node["env"]) {
+    if (!env.IsMap()) return InvalidArgument("task.env must be a mapping of NAME: value");
+    for (const auto& kv : env) {
+      const std::string key = kv.first.as<std::string>();
+      auto value = ReadString(kv.second, "task.env." + key);
+      if (!value.ok()) return value.status();
+      (*task.mutable_env())[key] = *value;
+    }
+  }
+  if (node["workdir"]) {
+    auto workdir = ReadString(node["workdir"], "task.workdir");
+    if (!workdir.ok()) return workdir.status();
+    task.set_workdir(*workdir);
+  }
+  if (!node["resources"]) return InvalidArgument("task.resources is required");
+  return ParseResources(node["resources"], *task.mutable_resources());
+}
+
+Status ParseReplicas(const YAML::Node& node, v1::JobSpec& spec) {
+  const int64_t max = JobLimits::kMaxReplicas;
+  if (node.IsScalar()) {
+    auto n = ReadInt(node, "replicas", 1, max);
+    if (!n.ok()) return n.status();
+    spec.set_min_replicas(static_cast<uint32_t>(*n));
+    spec.set_max_replicas(static_cast<uint32_t>(*n));
+    return Status::Ok();
+  }
+  SNN_RETURN_IF_ERROR(CheckFields(node, "replicas", {"min", "max"}));
+  if (!node["min"]) return InvalidArgument("replicas.min is required when replicas is a mapping");
+  auto lo = ReadInt(node["min"], "replicas.min", 1, max);
+  if (!lo.ok()) return lo.status();
+  auto hi = node["max"] ? ReadInt(node["max"], "replicas.max", 1, max) : lo;
+  if (!hi.ok()) return hi.status();
+  spec.set_min_replicas(static_cast<uint32_t>(*lo));
+  spec.set_max_replicas(static_cast<uint32_t>(*hi));
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<v1::JobSpec> ParseJobYaml(const std::string& text, const std::string& default_name) {
+  v1::JobSpec spec;
+  try {
+    YAML::Node root = YAML::Load(text);
+    if (!root || root.IsNull()) return InvalidArgument("the job file is empty");
+    SNN_RETURN_IF_ERROR(CheckFields(root, "the job file",
+                                    {"name", "tenant", "pool", "queue", "priority", "preemptible",
+                                     "time_limit", "replicas", "task"}));
+    spec.set_name(default_name);
+    for (const char* field : {"name", "tenant", "pool", "queue"}) {
+      if (!root[field]) continue;
+      auto value = ReadString(root[field], field);
+      if (!value.ok()) return value.status();
+      const std::string f = field;
+      if (f == "name") spec.set_name(*value);
+      if (f == "tenant") spec.set_tenant(*value);
+      if (f == "pool") spec.set_pool(*value);
+      if (f == "queue") spec.set_queue(*value);
+    }
+    if (root["priority"]) {
+      auto p = ReadInt(root["priority"], "priority", 0, JobLimits::kMaxPriority);
+      if (!p.ok()) return p.status();
+      spec.set_priority(static_cast<int32_t>(*p));
+    }
+    if (root["preemptible"]) {
+      try {
+        spec.set_preemptible(root["preemptible"].as<bool>());
+      } catch (const YAML::Exception&) {
+        return InvalidArgument("preemptible must be true or false");
+      }
+    }
+    if (root["time_limit"]) {
+      auto text_limit = ReadString(root["time_limit"], "time_limit");
+      if (!text_limit.ok()) return text_limit.status();
+      auto seconds = ParseDurationSeconds(*text_limit);
+      if (!seconds.ok()) return InvalidArgument("time_limit: " + seconds.status().message());
+      spec.set_time_limit_s(*seconds);
+    }
+    if (root["replicas"]) {
+      SNN_RETURN_IF_ERROR(ParseReplicas(root["replicas"], spec));
+    } else {
+      spec.set_min_replicas(1);
+      spec.set_max_replicas(1);
+    }
+    if (!root["task"]) return InvalidArgument("task is required");
+    SNN_RETURN_IF_ERROR(ParseTask(root["task"], *spec.mutable_task()));
+  } catch (const YAML::Exception& e) {
+    return InvalidArgument("the job file is not valid YAML: " + e.msg + " (line " +
+                           std::to_string(e.mark.line + 1) + ")");
+  }
+  SNN_RETURN_IF_ERROR(ValidateJobSpec(spec));
+  return spec;
+}
+
+Result<v1::JobSpec> LoadJobFile(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return NotFound(path + ": no such file");
+  if (std::filesystem::is_directory(path, ec)) return InvalidArgument(path + " is a directory");
+  std::ifstream in(path);
+  if (!in) return InvalidArgument(path + ": cannot be read (permission denied?)");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  if (!in && !in.eof()) return InvalidArgument(path + ": read error");
+  auto spec = ParseJobYaml(buffer.str(), std::filesystem::path(path).stem().string());
+  if (!spec.ok()) return Status(spec.status().code(), path + ": " + spec.status().message());
+  return spec;
+}
+
+}  // namespace snn

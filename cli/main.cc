@@ -1,0 +1,25 @@
+// snnctl: the user and admin command line of the SNN cluster resource manager.
+#include <pwd.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <iostream>
+
+#include "cli/snnctl.h"
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  auto options = snn::ParseCliArgs(args);
+  if (!options.ok()) {
+    std::cerr << "snnctl: " << options.status().message() << "\n";
+    return 2;
+  }
+  if (const passwd* pw = getpwuid(geteuid())) {
+    options->user = pw->pw_name;
+  } else if (const char* user = std::getenv("USER")) {
+    options->user = user;
+  } else {
+    options->user = "uid" + std::to_string(geteuid());
+  }
+  return snn::RunCli(*options, std::cout, std::cerr);
+}

@@ -1,0 +1,269 @@
+#include "cli/snnctl.h"
+
+#include <charconv>
+#include <cstdlib>
+
+#include "cli/format.h"
+#include "cli/job_file.h"
+#include "common/clock.h"
+#include "common/rpc_client.h"
+#include "proto/node.pb.h"
+
+namespace snn {
+namespace {
+
+constexpr char kDefaultMaster[] = "127.0.0.1:6817";
+
+Result<uint64_t> ParseJobId(const std::string& text) {
+  uint64_t id = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
+  if (ec != std::errc() || ptr != text.data() + text.size() || id == 0) {
+    return InvalidArgument("job ID '" + text + "' is not a positive number");
+  }
+  return id;
+}
+
+Result<v1::JobState> ParseState(const std::string& text) {
+  std::string upper;
+  for (char c : text) upper += static_cast<char>(toupper(static_cast<unsigned char>(c)));
+  v1::JobState state;
+  if (!v1::JobState_Parse(upper, &state) || state == v1::JOB_STATE_UNSPECIFIED) {
+    return InvalidArgument("unknown state '" + text +
+                           "' (PENDING, RUNNING, COMPLETED, FAILED, CANCELLED, TIMEOUT)");
+  }
+  return state;
+}
+
+class Session {
+ public:
+  explicit Session(const CliOptions& o) : options_(o), client_(std::chrono::milliseconds(o.timeout_ms)) {}
+
+  Status Open() {
+    auto address = ParseHostPort(options_.master);
+    if (!address.ok()) return InvalidArgument("--master: " + address.status().message());
+    SNN_RETURN_IF_ERROR(client_.Connect(*address));
+    v1::Credential credential;
+    credential.set_user(options_.user);
+    credential.set_tenant(options_.tenant);
+    client_.set_credential(credential);
+    return Status::Ok();
+  }
+  RpcClient& client() { return client_; }
+
+ private:
+  const CliOptions& options_;
+  RpcClient client_;
+};
+
+int Fail(std::ostream& err, const Status& status) {
+  err << "snnctl: " << status.message() << "\n";
+  return 1;
+}
+
+template <typename Response>
+Result<Response> Call(const CliOptions& o, const std::string& method,
+                      const google::protobuf::Message& request) {
+  Session session(o);
+  SNN_RETURN_IF_ERROR(session.Open());
+  return session.client().Call<Response>(method, request);
+}
+
+int Submit(const CliOptions& o, std::ostream& out, std::ostream& err) {
+  if (o.args.size() != 2) return Fail(err, InvalidArgument("usage: snnctl submit FILE.yaml"));
+  auto spec = LoadJobFile(o.args[1]);
+  if (!spec.ok()) return Fail(err, spec.status());
+  v1::SubmitRequest req;
+  *req.mutable_spec() = std::move(spec).value();
+  auto resp = Call<v1::SubmitResponse>(o, "job.submit", req);
+  if (!resp.ok()) return Fail(err, resp.status());
+  if (o.output == "json") {
+    out << FormatJson(*resp) << "\n";
+  } else if (o.parsable) {
+    out << resp->tenant_job_id() << "\n";
+  } else {
+    out << "Submitted job " << resp->tenant_job_id() << " (tenant " << resp->tenant() << ")\n";
+  }
+  return 0;
+}
+
+int Jobs(const CliOptions& o, std::ostream& out, std::ostream& err) {
+  if (o.args.size() != 1) return Fail(err, InvalidArgument("usage: snnctl jobs [--all-tenants] [--state S[,S]]"));
+  v1::ListJobsRequest req;
+  req.set_all_tenants(o.all_tenants);
+  for (const auto& s : o.states) {
+    auto state = ParseState(s);
+    if (!state.ok()) return Fail(err, state.status());
+    req.add_states(*state);
+  }
+  auto resp = Call<v1::ListJobsResponse>(o, "job.list", req);
+  if (!resp.ok()) return Fail(err, resp.status());
+  if (o.output == "json") {
+    out << FormatJson(*resp) << "\n";
+  } else {
+    out << FormatJobsTable(*resp, o.all_tenants, SystemClock().NowMs());
+  }
+  return 0;
+}
+
+int Show(const CliOptions& o, std::ostream& out, std::ostream& err) {
+  if (o.args.size() != 2) return Fail(err, InvalidArgument("usage: snnctl show JOBID"));
+  auto id = ParseJobId(o.args[1]);
+  if (!id.ok()) return Fail(err, id.status());
+  v1::ShowJobRequest req;
+  req.mutable_job()->set_tenant_job_id(*id);
+  auto resp = Call<v1::ShowJobResponse>(o, "job.show", req);
+  if (!resp.ok()) return Fail(err, resp.status());
+  if (o.output == "json") {
+    out << FormatJson(resp->job()) << "\n";
+  } else {
+    out << FormatJobDetail(resp->job(), SystemClock().NowMs());
+  }
+  return 0;
+}
+
+int Cancel(const CliOptions& o, std::ostream& out, std::ostream& err) {
+  if (o.args.size() < 2) return Fail(err, InvalidArgument("usage: snnctl cancel JOBID..."));
+  std::vector<uint64_t> ids;
+  for (size_t i = 1; i < o.args.size(); ++i) {
+    auto id = ParseJobId(o.args[i]);
+    if (!id.ok()) return Fail(err, id.status());
+    ids.push_back(*id);
+  }
+  Session session(o);
+  if (Status s = session.Open(); !s.ok()) return Fail(err, s);
+  int rc = 0;
+  for (uint64_t id : ids) {
+    v1::CancelRequest req;
+    req.mutable_job()->set_tenant_job_id(id);
+    auto resp = session.client().Call<v1::CancelResponse>("job.cancel", req);
+    if (!resp.ok()) {
+      rc = Fail(err, resp.status());
+      continue;
+    }
+    out << "Cancelled job " << id << "\n";
+  }
+  return rc;
+}
+
+int Pool(const CliOptions& o, std::ostream& out, std::ostream& err) {
+  if (o.args.size() != 2 || o.args[1] != "status") {
+    return Fail(err, InvalidArgument("usage: snnctl pool status"));
+  }
+  auto resp = Call<v1::PoolStatusResponse>(o, "pool.status", v1::PoolStatusRequest());
+  if (!resp.ok()) return Fail(err, resp.status());
+  out << (o.output == "json" ? FormatJson(*resp) + "\n" : FormatPoolStatus(*resp));
+  return 0;
+}
+
+}  // namespace
+
+std::string CliUsage() {
+  return R"(usage: snnctl [OPTIONS] COMMAND [ARGS]
+
+Commands:
+  submit FILE.yaml        submit a job; prints its job ID
+  jobs                    list your tenant's jobs (all states)
+  show JOBID              show one job: state, reason, tasks, core mapping, history
+  cancel JOBID...         cancel pending or running jobs
+  pool status             nodes and boards: cores, KSPS and streams used and free; job counts
+
+Options:
+  --master HOST:PORT      the master (default: $SNN_MASTER, else 127.0.0.1:6817)
+  --tenant NAME           act for this tenant (default: $SNN_TENANT, else your user name)
+  -o, --output FORMAT     table (default) or json
+  --timeout SECONDS       give up on the master after this long (default: 5)
+  --all-tenants           jobs: list every tenant's jobs
+  --state S[,S...]        jobs: only these states (PENDING, RUNNING, COMPLETED, ...)
+  --parsable              submit: print only the job ID
+  -h, --help              this help
+)";
+}
+
+Result<CliOptions> ParseCliArgs(const std::vector<std::string>& argv) {
+  CliOptions o;
+  for (size_t i = 0; i < argv.size(); ++i) {
+    std::string arg = argv[i];
+    std::string value;
+    bool has_value = false;
+    if (arg.rfind("--", 0) == 0 && arg.find('=') != std::string::npos) {
+      value = arg.substr(arg.find('=') + 1);
+      arg = arg.substr(0, arg.find('='));
+      has_value = true;
+    }
+    auto take = [&](const std::string& name) -> Result<std::string> {
+      if (has_value) return value;
+      if (i + 1 >= argv.size()) return InvalidArgument(name + " needs a value");
+      return argv[++i];
+    };
+    if (arg == "-h" || arg == "--help") {
+      o.help = true;
+    } else if (arg == "--master" || arg == "--tenant" || arg == "-o" || arg == "--output" ||
+               arg == "--timeout" || arg == "--state") {
+      auto v = take(arg);
+      if (!v.ok()) return v.status();
+      if (arg == "--master") o.master = *v;
+      if (arg == "--tenant") o.tenant = *v;
+      if (arg == "-o" || arg == "--output") {
+        if (*v != "table" && *v != "json") {
+          return InvalidArgument("output format '" + *v + "' is not table or json");
+        }
+        o.output = *v;
+      }
+      if (arg == "--timeout") {
+        int seconds = 0;
+        auto [p, ec] = std::from_chars(v->data(), v->data() + v->size(), seconds);
+        if (ec != std::errc() || p != v->data() + v->size() || seconds < 1 || seconds > 3600) {
+          return InvalidArgument("--timeout must be 1 to 3600 seconds");
+        }
+        o.timeout_ms = seconds * 1000;
+      }
+      if (arg == "--state") {
+        size_t start = 0;
+        while (start <= v->size()) {
+          size_t end = v->find(',', start);
+          if (end == std::string::npos) end = v->size();
+          if (end > start) o.states.push_back(v->substr(start, end - start));
+          start = end + 1;
+        }
+      }
+    } else if (arg == "--all-tenants" || arg == "--parsable") {
+      if (has_value) return InvalidArgument(arg + " takes no value");
+      if (arg == "--all-tenants") o.all_tenants = true;
+      if (arg == "--parsable") o.parsable = true;
+    } else if (arg.size() > 1 && arg[0] == '-') {
+      return InvalidArgument("unknown option '" + arg + "' (see snnctl --help)");
+    } else {
+      o.args.push_back(arg);
+    }
+  }
+  if (o.master.empty()) {
+    const char* env = std::getenv("SNN_MASTER");
+    o.master = env && *env ? env : kDefaultMaster;
+  }
+  if (o.tenant.empty()) {
+    const char* env = std::getenv("SNN_TENANT");
+    if (env) o.tenant = env;
+  }
+  return o;
+}
+
+int RunCli(const CliOptions& o, std::ostream& out, std::ostream& err) {
+  if (o.help) {
+    out << CliUsage();
+    return 0;
+  }
+  if (o.args.empty()) {
+    err << CliUsage();
+    return 2;
+  }
+  const std::string& command = o.args[0];
+  if (command == "submit") return Submit(o, out, err);
+  if (command == "jobs") return Jobs(o, out, err);
+  if (command == "show") return Show(o, out, err);
+  if (command == "cancel") return Cancel(o, out, err);
+  if (command == "pool") return Pool(o, out, err);
+  err << "snnctl: unknown command '" << command << "' (see snnctl --help)\n";
+  return 2;
+}
+
+}  // namespace snn

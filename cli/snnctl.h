@@ -1,0 +1,32 @@
+// snnctl's command line: parsing and the commands (submit, jobs, show, cancel, pool status).
+// Kept apart from main() so tests can run commands and read what they print.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace snn {
+
+struct CliOptions {
+  std::string master;          // from --master, else SNN_MASTER, else 127.0.0.1:6817
+  std::string output = "table";
+  std::string tenant;          // from --tenant, else SNN_TENANT, else the user
+  std::string user;
+  int timeout_ms = 5000;
+  bool all_tenants = false;
+  bool parsable = false;
+  bool help = false;
+  std::vector<std::string> states;
+  std::vector<std::string> args;  // the command and its operands
+};
+
+Result<CliOptions> ParseCliArgs(const std::vector<std::string>& argv);
+std::string CliUsage();
+
+// Runs the command; returns the exit code. Errors go to `err` as one line each.
+int RunCli(const CliOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace snn
