@@ -1,0 +1,185 @@
+// Bad input gets one clear line and changes nothing; daemons survive garbage from peers.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "common/frame.h"
+#include "tests/integration/cluster.h"
+
+namespace snn::testing {
+namespace {
+
+class BadInputTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    cluster_.StartMaster();
+    cluster_.StartAgent("node1", SmallBoards(1, 4, 1000, 4));
+    ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster_.NodesUp() == 1; }));
+    ASSERT_TRUE(cluster_.Submit(ShellJob("exit 0")).ok());
+    ASSERT_TRUE(cluster_.WaitForState(1, v1::COMPLETED));
+  }
+
+  std::string State() {
+    auto list = cluster_.ListAll();
+    EXPECT_TRUE(list.ok());
+    return list.ok() ? list->SerializeAsString() : "";
+  }
+
+  std::string WriteJob(const std::string& name, const std::string& yaml) {
+    const std::string path = cluster_.dir() + "/" + name;
+    std::ofstream(path) << yaml;
+    return path;
+  }
+
+  // Runs snnctl and checks: non-zero exit, one line on stderr containing `expect`.
+  void ExpectRejected(const std::vector<std::string>& args, const std::string& expect) {
+    std::vector<std::string> full = {"--master", cluster_.master_address(), "--tenant", "alice"};
+    full.insert(full.end(), args.begin(), args.end());
+    CliRun run = cluster_.RunSnnctl(full);
+    EXPECT_NE(run.exit_code, 0) << args.back();
+    EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+    EXPECT_EQ(run.err.rfind("snnctl: ", 0), 0u) << run.err;
+    EXPECT_NE(run.err.find(expect), std::string::npos) << "wanted '" << expect << "' in: " << run.err;
+    EXPECT_TRUE(run.out.empty()) << run.out;
+  }
+
+  // Sends raw bytes to the master; true if it closed the connection.
+  bool MasterCloses(const std::string& bytes) {
+    asio::io_context io;
+    tcp::socket s(io);
+    s.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), cluster_.master_port()));
+    // The server may close before everything is written: that is the answer, not an error.
+    boost::system::error_code write_ec;
+    asio::write(s, asio::buffer(bytes), write_ec);
+    s.shutdown(tcp::socket::shutdown_send, write_ec);
+    char buf[256];
+    boost::system::error_code ec;
+    while (!ec) s.read_some(asio::buffer(buf), ec);
+    return ec == asio::error::eof || ec == asio::error::connection_reset;
+  }
+
+  TestCluster cluster_;
+};
+
+TEST_F(BadInputTest, SnnctlRejectsBadJobFilesAndChangesNothing) {
+  const std::string before = State();
+  const std::string ok_task = "task: {command: /bin/true, resources: {cores: 1, ksps: 1}}\n";
+  ExpectRejected({"submit", cluster_.dir() + "/missing.yaml"}, "no such file");
+  ExpectRejected({"submit", cluster_.dir()}, "is a directory");
+  ExpectRejected({"submit", WriteJob("malformed.yaml", "name: [oops\n")}, "not valid YAML");
+  ExpectRejected({"submit", WriteJob("unknown.yaml", "colour: red\n" + ok_task)},
+                 "unknown field 'colour'");
+  ExpectRejected({"submit", WriteJob("nocmd.yaml", "task: {resources: {cores: 1, ksps: 1}}\n")},
+                 "task.command is required");
+  ExpectRejected({"submit", WriteJob("nocores.yaml", "task: {command: x, resources: {ksps: 1}}\n")},
+                 "task.resources.cores is required");
+  ExpectRejected({"submit", WriteJob("zero.yaml", "task: {command: x, resources: {cores: 0, ksps: 1}}\n")},
+                 "task.resources.cores is 0");
+  ExpectRejected({"submit", WriteJob("neg.yaml", "task: {command: x, resources: {cores: 1, ksps: -5}}\n")},
+                 "task.resources.ksps is -5");
+  ExpectRejected(
+      {"submit", WriteJob("absurd.yaml", "task: {command: x, resources: {cores: 99999999, ksps: 1}}\n")},
+      "task.resources.cores is 99999999");
+  ExpectRejected(
+      {"submit", WriteJob("never.yaml", "task: {command: x, resources: {cores: 17, ksps: 1}}\n")},
+      "no board in pool 'default' can ever hold this task");
+  ExpectRejected({"submit", WriteJob("pool.yaml", "pool: nowhere\n" + ok_task)},
+                 "pool 'nowhere' has no boards");
+  ExpectRejected({"show", "42"}, "job 42 not found for tenant 'alice'");
+  ExpectRejected({"cancel", "42"}, "job 42 not found");
+  ExpectRejected({"cancel", "1"}, "has already ended (COMPLETED)");
+  ExpectRejected({"show", "-3"}, "unknown option");
+  EXPECT_EQ(State(), before) << "a rejected request changed the state";
+}
+
+TEST_F(BadInputTest, UnreachableMasterIsReportedWithinSeconds) {
+  // A port nobody listens on.
+  uint16_t closed_port = 0;
+  {
+    asio::io_context io;
+    tcp::acceptor a(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+    closed_port = a.local_endpoint().port();
+  }
+  CliRun refused = cluster_.RunSnnctl({"--master", "127.0.0.1:" + std::to_string(closed_port), "jobs"});
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_NE(refused.err.find("cannot reach the master"), std::string::npos) << refused.err;
+  // A listener that never answers: the client gives up at its timeout instead of hanging.
+  asio::io_context io;
+  tcp::acceptor silent(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+  CliRun hung = cluster_.RunSnnctl(
+      {"--master", "127.0.0.1:" + std::to_string(silent.local_endpoint().port()), "--timeout", "2",
+       "jobs"});
+  EXPECT_EQ(hung.exit_code, 1);
+  EXPECT_NE(hung.err.find("no answer"), std::string::npos) << hung.err;
+  EXPECT_LT(hung.seconds, 10.0);
+}
+
+TEST_F(BadInputTest, MasterSurvivesGarbageAndKeepsServing) {
+  const std::string before = State();
+  EXPECT_TRUE(MasterCloses(std::string("\x7f\xff\xff\xff", 4)));                 // oversized
+  EXPECT_TRUE(MasterCloses(std::string("\x00\x00\x01\x00" "partial", 11)));       // truncated
+  EXPECT_TRUE(MasterCloses(std::string("\x00\x00\x00\x05\xff\xff\xff\xff\xff", 9)));  // garbage
+  EXPECT_TRUE(MasterCloses("GET / HTTP/1.1\r\nHost: x\r\n\r\n"));                 // wrong protocol
+  // Well-framed but wrong: errors come back as answers.
+  auto client = cluster_.Client();
+  auto unknown = client->Call<v1::ShowJobResponse>("job.frobnicate", v1::ShowJobRequest());
+  EXPECT_NE(unknown.status().message().find("unknown method"), std::string::npos);
+  v1::Envelope bad_payload;
+  RpcClient anonymous(std::chrono::milliseconds(3000));
+  ASSERT_TRUE(anonymous.Connect(HostPort{"127.0.0.1", cluster_.master_port()}).ok());
+  auto unauth = anonymous.Call<v1::ListJobsResponse>("job.list", v1::ListJobsRequest());
+  EXPECT_EQ(unauth.status().code(), Code::kUnauthenticated);
+  // A forged agent registration with nonsense boards is refused.
+  v1::RegisterRequest forged;
+  forged.mutable_node()->set_name("evil");
+  forged.mutable_node()->add_pools("default");
+  auto* b = forged.mutable_node()->add_boards();
+  b->set_width(100000);
+  auto reg = client->Call<v1::RegisterResponse>("master.register", forged);
+  EXPECT_FALSE(reg.ok());
+  EXPECT_EQ(State(), before);
+  EXPECT_EQ(cluster_.NodesUp(), 1) << "the real agent was disturbed";
+  ASSERT_TRUE(cluster_.Submit(ShellJob("exit 0")).ok());
+  EXPECT_TRUE(cluster_.WaitForState(2, v1::COMPLETED));
+}
+
+TEST(AgentGarbageTest, AgentSurvivesGarbageFromItsMasterAndReconnects) {
+  TestCluster cluster;
+  asio::io_context io;
+  tcp::acceptor fake_master(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+  const uint16_t port = fake_master.local_endpoint().port();
+  // Point an agent at the fake master (StartAgent uses the cluster's master address).
+  cluster.StartAgent("node1", SmallBoards(), {"--master=127.0.0.1:" + std::to_string(port)});
+  tcp::socket first(io);
+  fake_master.accept(first);
+  asio::write(first, asio::buffer(std::string("\x7f\xff\xff\xff", 4)));
+  char buf[4096];
+  boost::system::error_code ec;
+  while (!ec) first.read_some(asio::buffer(buf), ec);  // the agent drops this session
+  tcp::socket second(io);
+  fake_master.accept(second);  // ...and comes back
+  // A launch whose payload is garbage gets an error answer; the session stays up.
+  v1::Envelope launch;
+  launch.set_id(1);
+  launch.set_method("agent.launch");
+  launch.set_payload("\xff\xff\xff");
+  asio::write(second, asio::buffer(EncodeFrame(launch)));
+  bool answered = false;
+  while (!answered) {
+    uint8_t header[4];
+    asio::read(second, asio::buffer(header));
+    std::vector<uint8_t> body(DecodeFrameLength(header));
+    asio::read(second, asio::buffer(body));
+    auto envelope = DecodeEnvelope(body.data(), body.size());
+    ASSERT_TRUE(envelope.ok());
+    if (envelope->kind() == v1::Envelope::RESPONSE && envelope->id() == 1) {
+      EXPECT_NE(envelope->code(), 0);
+      EXPECT_NE(envelope->error().find("malformed"), std::string::npos);
+      answered = true;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace snn::testing

@@ -1,0 +1,250 @@
+#include "tests/integration/cluster.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+extern char** environ;
+
+namespace snn::testing {
+namespace {
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+pid_t Spawn(const std::vector<std::string>& argv, const std::string& out_path,
+            const std::string& err_path) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_APPEND, 0644);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_APPEND, 0644);
+  pid_t pid = -1;
+  const int rc = posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  return rc == 0 ? pid : -1;
+}
+
+}  // namespace
+
+Daemon::Daemon(const std::vector<std::string>& argv, const std::string& log_path) {
+  pid_ = Spawn(argv, log_path, log_path);
+  EXPECT_GT(pid_, 0) << "cannot start " << argv[0];
+}
+
+Daemon::~Daemon() {
+  if (pid_ > 0 && !reaped_) {
+    Signal(SIGTERM);
+    if (!WaitExit(10000)) {
+      Signal(SIGKILL);
+      WaitExit(10000);
+    }
+  }
+}
+
+void Daemon::Signal(int sig) {
+  if (pid_ > 0 && !reaped_) ::kill(pid_, sig);
+}
+
+bool Daemon::WaitExit(int timeout_ms) {
+  if (reaped_) return true;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (true) {
+    int status = 0;
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      reaped_ = true;
+      return true;
+    }
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+bool Daemon::alive() { return !WaitExit(0); }
+
+TestCluster::TestCluster() {
+  std::string dir = std::filesystem::temp_directory_path() / "snn_it_XXXXXX";
+  dir_ = mkdtemp(dir.data());
+}
+
+TestCluster::~TestCluster() {
+  agents_.clear();  // agents first: they stop their tasks
+  master_.reset();
+  if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir_);
+}
+
+std::string TestCluster::master_address() const {
+  return "127.0.0.1:" + std::to_string(port_);
+}
+
+void TestCluster::StartMaster(const std::vector<std::string>& extra_flags) {
+  const std::string port_file = dir_ + "/master.port";
+  std::filesystem::remove(port_file);
+  std::vector<std::string> argv = {SNN_MASTER_BIN,
+                                   "--listen=127.0.0.1:" + std::to_string(port_),
+                                   "--data_dir=" + dir_ + "/master",
+                                   "--port_file=" + port_file,
+                                   "--heartbeat_interval_ms=200"};
+  argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
+  ++master_starts_;
+  master_ = std::make_unique<Daemon>(argv, dir_ + "/master.log");
+  ASSERT_TRUE(WaitUntil([&] { return std::filesystem::exists(port_file) || !master_->alive(); }))
+      << ReadFile(dir_ + "/master.log");
+  ASSERT_TRUE(master_->alive()) << ReadFile(dir_ + "/master.log");
+  port_ = static_cast<uint16_t>(std::stoi(ReadFile(port_file)));
+}
+
+void TestCluster::KillMaster() {
+  master_->Signal(SIGKILL);
+  ASSERT_TRUE(master_->WaitExit(10000));
+  master_.reset();
+}
+
+void TestCluster::StopMaster() {
+  master_->Signal(SIGTERM);
+  ASSERT_TRUE(master_->WaitExit(10000));
+  master_.reset();
+}
+
+void TestCluster::StartAgent(const std::string& node, const std::string& boards_yaml,
+                             const std::vector<std::string>& extra_flags) {
+  const std::string boards = dir_ + "/" + node + ".boards.yaml";
+  std::ofstream(boards) << boards_yaml;
+  std::vector<std::string> argv = {SNN_AGENT_BIN,
+                                   "--master=" + master_address(),
+                                   "--node_name=" + node,
+                                   "--boards_file=" + boards,
+                                   "--data_dir=" + dir_ + "/" + node,
+                                   "--kill_grace_ms=500",
+                                   "--reconnect_ms=100",
+                                   "--tick_ms=20"};
+  argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
+  agents_[node] = std::make_unique<Daemon>(argv, dir_ + "/" + node + ".log");
+}
+
+void TestCluster::StopAgent(const std::string& node) { agents_.erase(node); }
+
+std::unique_ptr<RpcClient> TestCluster::Client(const std::string& user, const std::string& tenant) {
+  auto client = std::make_unique<RpcClient>(std::chrono::milliseconds(5000));
+  Status s = client->Connect(HostPort{"127.0.0.1", port_});
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  v1::Credential cred;
+  cred.set_user(user);
+  cred.set_tenant(tenant);
+  client->set_credential(cred);
+  return client;
+}
+
+Result<v1::SubmitResponse> TestCluster::Submit(const v1::JobSpec& spec, const std::string& user) {
+  v1::SubmitRequest req;
+  *req.mutable_spec() = spec;
+  return Client(user)->Call<v1::SubmitResponse>("job.submit", req);
+}
+
+Result<v1::JobRecord> TestCluster::Show(uint64_t tenant_job_id, const std::string& user) {
+  v1::ShowJobRequest req;
+  req.mutable_job()->set_tenant_job_id(tenant_job_id);
+  auto resp = Client(user)->Call<v1::ShowJobResponse>("job.show", req);
+  if (!resp.ok()) return resp.status();
+  return resp->job();
+}
+
+Result<v1::ListJobsResponse> TestCluster::ListAll() {
+  v1::ListJobsRequest req;
+  req.set_all_tenants(true);
+  return Client()->Call<v1::ListJobsResponse>("job.list", req);
+}
+
+Result<v1::PoolStatusResponse> TestCluster::Pool() {
+  return Client()->Call<v1::PoolStatusResponse>("pool.status", v1::PoolStatusRequest());
+}
+
+int TestCluster::NodesUp() {
+  auto pool = Pool();
+  if (!pool.ok()) return -1;
+  int up = 0;
+  for (const auto& n : pool->nodes()) up += n.state() == "UP" ? 1 : 0;
+  return up;
+}
+
+bool TestCluster::WaitUntil(const std::function<bool()>& condition, int timeout_ms) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (condition()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return condition();
+}
+
+bool TestCluster::WaitForState(uint64_t tenant_job_id, v1::JobState state, int timeout_ms) {
+  return WaitUntil(
+      [&] {
+        auto job = Show(tenant_job_id);
+        return job.ok() && job->state() == state;
+      },
+      timeout_ms);
+}
+
+CliRun TestCluster::RunSnnctl(const std::vector<std::string>& args) {
+  static int run = 0;
+  const std::string out = dir_ + "/snnctl." + std::to_string(++run) + ".out";
+  const std::string err = dir_ + "/snnctl." + std::to_string(run) + ".err";
+  std::vector<std::string> argv = {SNNCTL_BIN};
+  argv.insert(argv.end(), args.begin(), args.end());
+  const auto start = std::chrono::steady_clock::now();
+  CliRun result;
+  const pid_t pid = Spawn(argv, out, err);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  result.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.out = ReadFile(out);
+  result.err = ReadFile(err);
+  return result;
+}
+
+v1::JobSpec ShellJob(const std::string& script, uint32_t cores, uint64_t time_limit_s) {
+  v1::JobSpec spec;
+  spec.set_name("it");
+  spec.set_time_limit_s(time_limit_s);
+  spec.set_min_replicas(1);
+  spec.mutable_task()->set_command("/bin/sh");
+  spec.mutable_task()->add_args("-c");
+  spec.mutable_task()->add_args(script);
+  auto* r = spec.mutable_task()->mutable_resources();
+  r->set_cores(cores);
+  r->set_ksps(10);
+  r->set_streams(1);
+  return spec;
+}
+
+std::string SmallBoards(int boards, int side, int ksps, int streams) {
+  std::string yaml = "backend: sim\nboards:\n";
+  for (int i = 0; i < boards; ++i) {
+    yaml += "  - {type: sim-v1, mesh: " + std::to_string(side) + "x" + std::to_string(side) +
+            ", ksps: " + std::to_string(ksps) + ", streams: " + std::to_string(streams) + "}\n";
+  }
+  return yaml;
+}
+
+}  // namespace snn::testing

@@ -1,0 +1,202 @@
+// The job life cycle in the master, in-process: a fake store, a manual clock, agent answers
+// played by the test through ApplyTaskStatus / ReconcileNode.
+#include "master/job_controller.h"
+
+#include <gtest/gtest.h>
+
+#include "master/memory_store.h"
+
+namespace snn {
+namespace {
+
+class JobControllerTest : public ::testing::Test {
+ protected:
+  JobControllerTest()
+      : journal_(store_, [](std::function<void()> fn) { fn(); }),
+        controller_(jobs_, nodes_, journal_, clock_, ControllerOptions(), [this] { ++schedule_requests_; }) {}
+
+  void SetUp() override { AddNode("n1", 2); }
+
+  void AddNode(const std::string& name, int boards) {
+    v1::NodeRecord node;
+    node.set_name(name);
+    node.add_pools("default");
+    for (int i = 0; i < boards; ++i) {
+      auto* b = node.add_boards();
+      b->set_index(i);
+      b->set_type("sim-v1");
+      b->set_width(4);
+      b->set_height(4);
+      b->set_ksps(1000);
+      b->set_streams(4);
+      b->set_health(100);
+    }
+    // An unconnected session: launches are queued on it, never answered; the test answers.
+    auto session = Connection::Create(tcp::socket(io_), 1 << 20, nullptr, nullptr);
+    sessions_.push_back(session);
+    nodes_.Register(node, session, clock_.NowMs());
+  }
+
+  v1::JobSpec Spec(uint32_t cores, uint32_t replicas = 1) {
+    v1::JobSpec spec;
+    spec.set_name("j");
+    spec.set_min_replicas(replicas);
+    spec.mutable_task()->set_command("/bin/true");
+    auto* r = spec.mutable_task()->mutable_resources();
+    r->set_cores(cores);
+    r->set_ksps(100);
+    r->set_streams(1);
+    return spec;
+  }
+
+  v1::JobRecord& SubmitAndStart(uint32_t cores, uint32_t replicas = 1) {
+    auto job = controller_.Submit(Spec(cores, replicas), "alice");
+    EXPECT_TRUE(job.ok()) << job.status().ToString();
+    journal_.Commit();
+    controller_.RunSchedulingPass();
+    return *jobs_.Find((*job)->id());
+  }
+
+  v1::TaskStatus Report(const v1::JobRecord& job, uint32_t index, v1::TaskState state,
+                        int exit_code = 0) {
+    v1::TaskStatus s;
+    s.set_job_id(job.id());
+    s.set_index(index);
+    s.set_attempt(job.attempt());
+    s.set_state(state);
+    s.set_exit_code(exit_code);
+    return s;
+  }
+
+  uint32_t CoresUsed(const std::string& node, uint32_t board) {
+    return nodes_.Find(node)->usage[board].cores;
+  }
+
+  asio::io_context io_;
+  ManualClock clock_;
+  MemoryStore store_;
+  Journal journal_;
+  JobTable jobs_;
+  NodeRegistry nodes_;
+  int schedule_requests_ = 0;
+  JobController controller_;
+  std::vector<std::shared_ptr<Connection>> sessions_;
+};
+
+TEST_F(JobControllerTest, SubmitRejectsWhatNoBoardCanEverHold) {
+  auto job = controller_.Submit(Spec(17), "alice");  // boards have 16 cores
+  ASSERT_FALSE(job.ok());
+  EXPECT_NE(job.status().message().find("can ever hold"), std::string::npos);
+  auto gang = controller_.Submit(Spec(16, 3), "alice");  // two boards of 16
+  ASSERT_FALSE(gang.ok());
+  EXPECT_NE(gang.status().message().find("at most 2 replicas"), std::string::npos);
+  auto pool = Spec(1);
+  pool.set_pool("nowhere");
+  EXPECT_NE(controller_.Submit(pool, "alice").status().message().find("known pools: default"),
+            std::string::npos);
+  EXPECT_TRUE(jobs_.jobs().empty());
+}
+
+TEST_F(JobControllerTest, RunsToCompletionAndReleasesResources) {
+  v1::JobRecord& job = SubmitAndStart(4);
+  EXPECT_EQ(job.state(), v1::RUNNING);
+  ASSERT_EQ(job.tasks_size(), 1);
+  EXPECT_EQ(job.tasks(0).state(), v1::TASK_LAUNCHING);
+  EXPECT_EQ(CoresUsed("n1", 0), 4u);
+  controller_.ApplyTaskStatus("n1", Report(job, 0, v1::TASK_RUNNING));
+  EXPECT_EQ(job.tasks(0).state(), v1::TASK_RUNNING);
+  clock_.AdvanceMs(5000);
+  controller_.ApplyTaskStatus("n1", Report(job, 0, v1::TASK_EXITED, 0));
+  EXPECT_EQ(job.state(), v1::COMPLETED);
+  EXPECT_EQ(job.end_ms() - job.start_ms(), 5000);
+  EXPECT_EQ(CoresUsed("n1", 0), 0u);
+}
+
+TEST_F(JobControllerTest, NonZeroExitFailsAndTimeLimitTimesOut) {
+  v1::JobRecord& failed = SubmitAndStart(4);
+  controller_.ApplyTaskStatus("n1", Report(failed, 0, v1::TASK_EXITED, 3));
+  EXPECT_EQ(failed.state(), v1::FAILED);
+  EXPECT_EQ(failed.exit_code(), 3);
+  EXPECT_NE(failed.reason().find("exited with code 3"), std::string::npos);
+  v1::JobRecord& slow = SubmitAndStart(4);
+  controller_.ApplyTaskStatus("n1", Report(slow, 0, v1::TASK_TIMED_OUT));
+  EXPECT_EQ(slow.state(), v1::TIMEOUT);
+  EXPECT_NE(slow.reason().find("time limit"), std::string::npos);
+}
+
+TEST_F(JobControllerTest, CancelHoldsResourcesUntilTheTaskIsGone) {
+  v1::JobRecord& job = SubmitAndStart(4);
+  controller_.ApplyTaskStatus("n1", Report(job, 0, v1::TASK_RUNNING));
+  ASSERT_TRUE(controller_.Cancel(job, "cancelled by alice").ok());
+  EXPECT_EQ(job.state(), v1::CANCELLED);
+  EXPECT_EQ(CoresUsed("n1", 0), 4u);  // still held: the process may still be running
+  controller_.ApplyTaskStatus("n1", Report(job, 0, v1::TASK_KILLED));
+  EXPECT_EQ(job.state(), v1::CANCELLED);
+  EXPECT_EQ(CoresUsed("n1", 0), 0u);
+  EXPECT_FALSE(controller_.Cancel(job, "again").ok());
+}
+
+TEST_F(JobControllerTest, GangFailsAsAWholeWhenOneReplicaFails) {
+  v1::JobRecord& job = SubmitAndStart(8, 3);
+  ASSERT_EQ(job.tasks_size(), 3);
+  for (uint32_t i = 0; i < 3; ++i) controller_.ApplyTaskStatus("n1", Report(job, i, v1::TASK_RUNNING));
+  controller_.ApplyTaskStatus("n1", Report(job, 1, v1::TASK_EXITED, 1));
+  EXPECT_EQ(job.state(), v1::FAILED);
+  controller_.ApplyTaskStatus("n1", Report(job, 0, v1::TASK_KILLED));
+  controller_.ApplyTaskStatus("n1", Report(job, 2, v1::TASK_KILLED));
+  EXPECT_EQ(job.state(), v1::FAILED);
+  EXPECT_EQ(CoresUsed("n1", 0) + CoresUsed("n1", 1), 0u);
+}
+
+TEST_F(JobControllerTest, ReRegistrationWithoutATaskRequeuesItAndFencesTheOldAttempt) {
+  v1::JobRecord& job = SubmitAndStart(4);
+  controller_.ApplyTaskStatus("n1", Report(job, 0, v1::TASK_RUNNING));
+  const v1::TaskStatus old_attempt = Report(job, 0, v1::TASK_RUNNING);
+  v1::RegisterRequest empty;
+  controller_.ReconcileNode("n1", empty);
+  EXPECT_EQ(job.state(), v1::PENDING);
+  EXPECT_EQ(job.requeue_count(), 1u);
+  EXPECT_NE(job.reason().find("requeued"), std::string::npos);
+  controller_.RunSchedulingPass();
+  EXPECT_EQ(job.state(), v1::RUNNING);
+  EXPECT_EQ(job.attempt(), 2u);
+  // The first attempt shows up again: it is not taken for the second.
+  controller_.ApplyTaskStatus("n1", old_attempt);
+  EXPECT_EQ(job.tasks(0).state(), v1::TASK_LAUNCHING);
+  EXPECT_EQ(job.attempt(), 2u);
+}
+
+TEST_F(JobControllerTest, ReRegistrationReportingTheTaskKeepsItRunning) {
+  v1::JobRecord& job = SubmitAndStart(4);
+  controller_.ApplyTaskStatus("n1", Report(job, 0, v1::TASK_RUNNING));
+  v1::RegisterRequest req;
+  *req.add_tasks() = Report(job, 0, v1::TASK_RUNNING);
+  controller_.ReconcileNode("n1", req);
+  EXPECT_EQ(job.state(), v1::RUNNING);
+  EXPECT_EQ(job.attempt(), 1u);
+  // A task that ended while the master was away is settled on registration.
+  v1::RegisterRequest later;
+  *later.add_tasks() = Report(job, 0, v1::TASK_EXITED, 0);
+  controller_.ReconcileNode("n1", later);
+  EXPECT_EQ(job.state(), v1::COMPLETED);
+}
+
+TEST_F(JobControllerTest, EveryChangeIsInTheStore) {
+  v1::JobRecord& job = SubmitAndStart(4);
+  controller_.ApplyTaskStatus("n1", Report(job, 0, v1::TASK_EXITED, 0));
+  journal_.Commit();
+  JobTable reloaded;
+  auto records = store_.LoadAll();
+  ASSERT_TRUE(records.ok());
+  for (const auto& [key, value] : *records) {
+    v1::JobRecord r;
+    ASSERT_TRUE(r.ParseFromString(value));
+    reloaded.Restore(r);
+  }
+  ASSERT_NE(reloaded.Find(job.id()), nullptr);
+  EXPECT_EQ(reloaded.Find(job.id())->state(), v1::COMPLETED);
+  EXPECT_EQ(reloaded.Find(job.id())->history_size(), 3);
+}
+
+}  // namespace
+}  // namespace snn

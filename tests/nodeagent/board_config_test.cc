@@ -1,0 +1,52 @@
+#include "nodeagent/board_config.h"
+
+#include <gtest/gtest.h>
+
+namespace snn {
+namespace {
+
+TEST(BoardConfigTest, ParsesBoards) {
+  auto file = ParseBoardsYaml(R"(
+backend: sim
+boards:
+  - {type: sim-v1, mesh: 8x4, ksps: 2000, streams: 8, dead_cores: ["1,2", "7,3"]}
+  - {type: sim-v2, mesh: 16x16, neurons_per_core: 1024, ksps: 8000, streams: 16, health: 80}
+)");
+  ASSERT_TRUE(file.ok()) << file.status().ToString();
+  ASSERT_EQ(file->boards.size(), 2u);
+  const auto& b0 = file->boards[0];
+  EXPECT_EQ(b0.width(), 8u);
+  EXPECT_EQ(b0.height(), 4u);
+  EXPECT_EQ(b0.neurons_per_core(), 256u);
+  ASSERT_EQ(b0.dead_cores_size(), 2);
+  EXPECT_EQ(b0.dead_cores(1).x(), 7u);
+  EXPECT_EQ(file->boards[1].index(), 1u);
+  EXPECT_EQ(file->boards[1].health(), 80u);
+}
+
+TEST(BoardConfigTest, RejectsBadBoardsWithTheFieldNamed) {
+  struct Case {
+    const char* yaml;
+    const char* expect;
+  } cases[] = {
+      {"boards: []", "non-empty"},
+      {"boards:\n  - {type: a, mesh: 0x4, ksps: 1, streams: 1}", "boards[0].mesh"},
+      {"boards:\n  - {type: a, mesh: 300x4, ksps: 1, streams: 1}", "boards[0].mesh"},
+      {"boards:\n  - {type: a, mesh: 4x4, ksps: 0, streams: 1}", "boards[0].ksps"},
+      {"boards:\n  - {type: a, mesh: 4x4, ksps: 1}", "needs 'streams'"},
+      {"boards:\n  - {type: a, mesh: 4x4, ksps: 1, streams: 1, dead_cores: [\"4,0\"]}",
+       "dead_cores"},
+      {"boards:\n  - {type: a, mesh: 4x4, ksps: 1, streams: 1, colour: red}", "unknown field"},
+      {"backend: vendorx\nboards:\n  - {type: a, mesh: 4x4, ksps: 1, streams: 1}", "not available"},
+      {"boards: [", "not valid YAML"},
+  };
+  for (const auto& c : cases) {
+    auto file = ParseBoardsYaml(c.yaml);
+    ASSERT_FALSE(file.ok()) << c.yaml;
+    EXPECT_NE(file.status().message().find(c.expect), std::string::npos)
+        << c.yaml << " -> " << file.status().message();
+  }
+}
+
+}  // namespace
+}  // namespace snn

@@ -1,0 +1,179 @@
+// The agent's task manager with real processes and a manual clock: time limits and kill
+// escalation happen when the test advances the clock, not after real delays.
+#include "nodeagent/task_manager.h"
+
+#include <signal.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "nodeagent/hal/sim_board.h"
+#include "nodeagent/launcher.h"
+
+namespace snn {
+namespace {
+
+class TaskManagerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string dir = std::filesystem::temp_directory_path() / "snn_tasks_XXXXXX";
+    dir_ = mkdtemp(dir.data());
+    v1::BoardInfo info;
+    info.set_type("sim-v1");
+    info.set_width(4);
+    info.set_height(4);
+    info.set_ksps(1000);
+    info.set_streams(4);
+    std::vector<std::unique_ptr<Board>> boards;
+    boards.push_back(std::make_unique<SimBoard>(info));
+    TaskManagerOptions options;
+    options.data_dir = dir_;
+    options.node_name = "n1";
+    options.kill_grace_ms = 2000;
+    options.base_env = {{"PATH", "/usr/bin:/bin"}, {"SNN_STALE", "from the agent"}};
+    tasks_ = std::make_unique<TaskManager>(clock_, std::move(boards), options);
+  }
+  void TearDown() override {
+    tasks_->StopAll(2000);
+    std::filesystem::remove_all(dir_);
+  }
+
+  v1::LaunchRequest Request(uint64_t job, const std::string& script, uint64_t limit_ms = 0) {
+    v1::LaunchRequest req;
+    req.set_job_id(job);
+    req.set_tenant_job_id(job + 100);
+    req.set_tenant("alice");
+    req.set_attempt(1);
+    req.set_time_limit_ms(limit_ms);
+    req.mutable_task()->set_command("/bin/sh");
+    req.mutable_task()->add_args("-c");
+    req.mutable_task()->add_args(script);
+    (*req.mutable_task()->mutable_env())["GREETING"] = "hi";
+    auto* r = req.mutable_task()->mutable_resources();
+    r->set_cores(3);
+    r->set_ksps(150);
+    r->set_streams(2);
+    return req;
+  }
+
+  // Polls until `done` holds; real processes take real (short) time to exit.
+  bool PollUntil(const std::function<bool()>& done) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (std::chrono::steady_clock::now() < deadline) {
+      tasks_->Poll();
+      if (done()) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return false;
+  }
+
+  bool Ended() { return tasks_->active_count() == 0; }
+
+  std::string ReadFile(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+
+  ManualClock clock_;
+  std::string dir_;
+  std::unique_ptr<TaskManager> tasks_;
+};
+
+TEST_F(TaskManagerTest, RunsWithTheSnnEnvironmentAndReportsExit) {
+  auto status = tasks_->Launch(Request(7, "env | grep -E '^(SNN_|GREETING)' | sort; exit 0"));
+  ASSERT_TRUE(status.ok()) << status.status().ToString();
+  EXPECT_EQ(status->state(), v1::TASK_RUNNING);
+  EXPECT_EQ(status->mapping().cores_size(), 3);
+  ASSERT_TRUE(PollUntil([&] { return Ended(); }));
+  auto ended = tasks_->EndedUnacknowledged();
+  ASSERT_EQ(ended.size(), 1u);
+  EXPECT_EQ(ended[0].state(), v1::TASK_EXITED);
+  EXPECT_EQ(ended[0].exit_code(), 0);
+  const std::string env = ReadFile(ended[0].stdout_path());
+  EXPECT_NE(env.find("SNN_JOB_ID=107\n"), std::string::npos) << env;
+  EXPECT_NE(env.find("SNN_GLOBAL_JOB_ID=7\n"), std::string::npos);
+  EXPECT_NE(env.find("SNN_TASK_ID=0\n"), std::string::npos);
+  EXPECT_NE(env.find("SNN_MAX_KSPS=150\n"), std::string::npos);
+  EXPECT_NE(env.find("SNN_ROUTER_CHANNEL=0,1\n"), std::string::npos);
+  EXPECT_NE(env.find("SNN_PULSE_INPUT_QUEUE_ID=0\n"), std::string::npos);
+  EXPECT_NE(env.find("SNN_CORES=0,0;1,0;2,0\n"), std::string::npos);
+  EXPECT_NE(env.find("SNN_NODE=n1\n"), std::string::npos);
+  EXPECT_NE(env.find("GREETING=hi\n"), std::string::npos);
+  EXPECT_EQ(env.find("SNN_STALE"), std::string::npos) << "agent's own SNN_* leaked";
+  tasks_->Acknowledge({TaskKey{7, 0, 1}});
+  EXPECT_TRUE(tasks_->EndedUnacknowledged().empty());
+}
+
+TEST_F(TaskManagerTest, NonZeroExitIsReported) {
+  ASSERT_TRUE(tasks_->Launch(Request(1, "exit 5")).ok());
+  ASSERT_TRUE(PollUntil([&] { return Ended(); }));
+  EXPECT_EQ(tasks_->EndedUnacknowledged()[0].exit_code(), 5);
+}
+
+TEST_F(TaskManagerTest, TimeLimitFollowsTheInjectedClockAndKillsTheGroup) {
+  auto status = tasks_->Launch(Request(2, "sleep 600 & sleep 600", /*limit_ms=*/60'000));
+  ASSERT_TRUE(status.ok());
+  const pid_t pgid = static_cast<pid_t>(status->pid());
+  clock_.AdvanceMs(59'999);
+  tasks_->Poll();
+  EXPECT_EQ(tasks_->active_count(), 1u);
+  EXPECT_TRUE(GroupExists(pgid));
+  clock_.AdvanceMs(2);
+  ASSERT_TRUE(PollUntil([&] { return Ended(); }));
+  auto ended = tasks_->EndedUnacknowledged();
+  EXPECT_EQ(ended[0].state(), v1::TASK_TIMED_OUT);
+  EXPECT_FALSE(GroupExists(pgid)) << "a process of the group survived";
+}
+
+TEST_F(TaskManagerTest, KillEscalatesToSigkillAfterTheGrace) {
+  auto status = tasks_->Launch(Request(3, "trap '' TERM; sleep 600 & wait; sleep 600"));
+  ASSERT_TRUE(status.ok());
+  const pid_t pgid = static_cast<pid_t>(status->pid());
+  // Let the shell install its trap before it is signalled.
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  tasks_->Kill(TaskKey{3, 0, 1}, "cancelled by alice");
+  tasks_->Poll();
+  EXPECT_EQ(tasks_->active_count(), 1u) << "the shell ignores SIGTERM";
+  clock_.AdvanceMs(2001);
+  ASSERT_TRUE(PollUntil([&] { return Ended(); }));
+  auto ended = tasks_->EndedUnacknowledged();
+  EXPECT_EQ(ended[0].state(), v1::TASK_KILLED);
+  EXPECT_EQ(ended[0].detail(), "cancelled by alice");
+  EXPECT_FALSE(GroupExists(pgid));
+}
+
+TEST_F(TaskManagerTest, LaunchFailureSaysWhyAndHoldsNothing) {
+  auto req = Request(4, "true");
+  req.mutable_task()->set_command("no-such-command-anywhere");
+  auto status = tasks_->Launch(req);
+  ASSERT_TRUE(status.ok());
+  EXPECT_EQ(status->state(), v1::TASK_LAUNCH_FAILED);
+  EXPECT_NE(status->detail().find("not found"), std::string::npos);
+  auto bad_dir = Request(5, "true");
+  bad_dir.mutable_task()->set_workdir("/no/such/dir");
+  EXPECT_NE(tasks_->Launch(bad_dir)->detail().find("does not exist"), std::string::npos);
+  // Every core is still free: a 16-core task fits.
+  auto big = Request(6, "true");
+  big.mutable_task()->mutable_resources()->set_cores(16);
+  EXPECT_EQ(tasks_->Launch(big)->state(), v1::TASK_RUNNING);
+}
+
+TEST_F(TaskManagerTest, LaunchIsIdempotentAndBoardsRefuseOvercommit) {
+  auto first = tasks_->Launch(Request(8, "sleep 600"));
+  auto again = tasks_->Launch(Request(8, "sleep 600"));
+  ASSERT_TRUE(first.ok() && again.ok());
+  EXPECT_EQ(first->pid(), again->pid());
+  auto big = Request(9, "true");
+  big.mutable_task()->mutable_resources()->set_cores(14);
+  EXPECT_EQ(tasks_->Launch(big).status().code(), Code::kResourceExhausted);
+}
+
+}  // namespace
+}  // namespace snn
