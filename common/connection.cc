@@ -30,6 +30,7 @@ void Connection::ReadHeader() {
   auto self = shared_from_this();
   asio::async_read(socket_, asio::buffer(header_),
                    [self](const boost::system::error_code& ec, size_t) {
+                     if (self->closed_) return;  // completed after Close: drop it
                      if (ec) {
                        self->Close(Unavailable(ec == asio::error::eof ? "peer closed the connection"
                                                                       : ec.message()));
@@ -51,6 +52,7 @@ void Connection::ReadBody(uint32_t length) {
   auto self = shared_from_this();
   asio::async_read(socket_, asio::buffer(body_),
                    [self](const boost::system::error_code& ec, size_t) {
+                     if (self->closed_) return;  // completed after Close: drop it
                      if (ec) {
                        self->Close(Unavailable("connection ended inside a frame: " + ec.message()));
                        return;

@@ -112,3 +112,35 @@ TEST(RpcClientTest, SilentServerTimesOutInsteadOfHanging) {
 
 }  // namespace
 }  // namespace snn
+
+namespace snn {
+namespace {
+
+// A frame whose read completed but whose handler had not yet run when the connection was closed
+// must not reach the request handler.
+TEST(ConnectionTest, FramesCompletedAfterCloseAreDropped) {
+  asio::io_context io;
+  tcp::acceptor acceptor(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+  tcp::socket peer(io);
+  peer.connect(acceptor.local_endpoint());
+  tcp::socket ours = acceptor.accept();
+  v1::Envelope request;
+  request.set_id(1);
+  request.set_method("anything");
+  asio::write(peer, asio::buffer(EncodeFrame(request)));
+  // Wait until the whole frame sits in our socket's receive buffer.
+  while (ours.available() < EncodeFrame(request).size()) std::this_thread::yield();
+
+  int delivered = 0;
+  auto conn = Connection::Create(
+      std::move(ours), 1024,
+      [&](const std::shared_ptr<Connection>&, v1::Envelope) { ++delivered; }, nullptr);
+  conn->Start();          // header read completes at once; its handler is queued
+  io.run_one();           // header handler: starts the body read, whose handler is queued
+  conn->Close(Unavailable("closed by the test"));
+  io.run();               // the queued body handler runs after Close
+  EXPECT_EQ(delivered, 0);
+}
+
+}  // namespace
+}  // namespace snn
