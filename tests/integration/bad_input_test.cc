@@ -1,6 +1,8 @@
 // Bad input gets one clear line and changes nothing; daemons survive garbage from peers.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 
@@ -67,6 +69,11 @@ TEST_F(BadInputTest, SnnctlRejectsBadJobFilesAndChangesNothing) {
   const std::string ok_task = "task: {command: /bin/true, resources: {cores: 1, ksps: 1}}\n";
   ExpectRejected({"submit", cluster_.dir() + "/missing.yaml"}, "no such file");
   ExpectRejected({"submit", cluster_.dir()}, "is a directory");
+  if (geteuid() != 0) {  // root reads any file: the permission case exists only for users
+    const std::string locked = WriteJob("locked.yaml", ok_task);
+    std::filesystem::permissions(locked, std::filesystem::perms::none);
+    ExpectRejected({"submit", locked}, "cannot be read");
+  }
   ExpectRejected({"submit", WriteJob("malformed.yaml", "name: [oops\n")}, "not valid YAML");
   ExpectRejected({"submit", WriteJob("unknown.yaml", "colour: red\n" + ok_task)},
                  "unknown field 'colour'");

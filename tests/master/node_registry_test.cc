@@ -1,0 +1,69 @@
+#include "master/node_registry.h"
+
+#include <gtest/gtest.h>
+
+namespace snn {
+namespace {
+
+v1::NodeRecord Node(const std::string& name) {
+  v1::NodeRecord node;
+  node.set_name(name);
+  node.add_pools("default");
+  auto* b = node.add_boards();
+  b->set_width(4);
+  b->set_height(4);
+  b->add_dead_cores();
+  return node;
+}
+
+class NodeRegistryTest : public ::testing::Test {
+ protected:
+  std::shared_ptr<Connection> Session() {
+    return Connection::Create(tcp::socket(io_), 1024, nullptr, nullptr);
+  }
+  asio::io_context io_;
+  NodeRegistry nodes_;
+};
+
+TEST_F(NodeRegistryTest, NodesWithoutHeartbeatsGoDownAndComeBack) {
+  auto s1 = Session();
+  nodes_.Register(Node("n1"), s1, /*now_ms=*/1000);
+  nodes_.Register(Node("n2"), Session(), 1000);
+  ASSERT_TRUE(nodes_.Heartbeat("n1", s1.get(), 5000).ok());
+  EXPECT_TRUE(nodes_.ExpireHeartbeats(/*now_ms=*/6000, /*timeout_ms=*/5000).empty());
+  auto expired = nodes_.ExpireHeartbeats(6001, 5000);
+  ASSERT_EQ(expired, std::vector<std::string>{"n2"});
+  EXPECT_FALSE(nodes_.Find("n2")->up());
+  EXPECT_NE(nodes_.Find("n2")->down_reason.find("no heartbeat"), std::string::npos);
+  EXPECT_TRUE(nodes_.Find("n1")->up());
+  EXPECT_TRUE(nodes_.ExpireHeartbeats(6002, 5000).empty()) << "reported once";
+}
+
+TEST_F(NodeRegistryTest, HeartbeatsOnlyCountFromTheNodesOwnSession) {
+  auto s1 = Session();
+  nodes_.Register(Node("n1"), s1, 0);
+  auto stranger = Session();
+  EXPECT_FALSE(nodes_.Heartbeat("n1", stranger.get(), 10).ok());
+  EXPECT_FALSE(nodes_.Heartbeat("nobody", s1.get(), 10).ok());
+  EXPECT_EQ(nodes_.OnSessionClosed(s1.get()), "n1");
+  EXPECT_FALSE(nodes_.Find("n1")->up());
+  EXPECT_EQ(nodes_.Find("n1")->down_reason, "agent disconnected");
+}
+
+TEST_F(NodeRegistryTest, ReservationsSurviveReRegistration) {
+  nodes_.Register(Node("n1"), Session(), 0);
+  v1::Resources r;
+  r.set_cores(3);
+  r.set_ksps(10);
+  r.set_streams(1);
+  nodes_.Reserve("n1", 0, r);
+  nodes_.Register(Node("n1"), Session(), 10);  // the agent reconnects
+  EXPECT_EQ(nodes_.Find("n1")->usage[0].cores, 3u);
+  nodes_.Release("n1", 0, r);
+  nodes_.Release("n1", 0, r);  // never below zero
+  EXPECT_EQ(nodes_.Find("n1")->usage[0].cores, 0u);
+  EXPECT_EQ(LiveCores(nodes_.Find("n1")->record.boards(0)), 15u);
+}
+
+}  // namespace
+}  // namespace snn
