@@ -10,61 +10,27 @@
 
 #include "common/duration.h"
 #include "common/job_validation.h"
+#include "common/yaml_fields.h"
 
 namespace snn {
 namespace {
 
-Status CheckFields(const YAML::Node& node, const std::string& where,
-                   const std::set<std::string>& known) {
-  if (!node.IsMap()) return InvalidArgument(where + " must be a mapping");
-  for (const auto& kv : node) {
-    const std::string key = kv.first.as<std::string>();
-    if (!known.count(key)) {
-      std::string list;
-      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-      return InvalidArgument(where + " has an unknown field '" + key + "' (known: " + list + ")");
-    }
-  }
-  return Status::Ok();
-}
-
-Result<std::string> ReadString(const YAML::Node& node, const std::string& where) {
-  if (!node.IsScalar()) return InvalidArgument(where + " must be a string");
-  return node.as<std::string>();
-}
-
-// A whole number in [lo, hi]; the message names the field and the range.
-Result<int64_t> ReadInt(const YAML::Node& node, const std::string& where, int64_t lo, int64_t hi) {
-  int64_t v = 0;
-  try {
-    if (!node.IsScalar()) throw YAML::Exception(YAML::Mark::null_mark(), "");
-    v = node.as<int64_t>();
-  } catch (const YAML::Exception&) {
-    return InvalidArgument(where + " must be a whole number");
-  }
-  if (v < lo || v > hi) {
-    return InvalidArgument(where + " is " + std::to_string(v) + "; it must be between " +
-                           std::to_string(lo) + " and " + std::to_string(hi));
-  }
-  return v;
-}
-
 Status ParseResources(const YAML::Node& node, v1::Resources& r) {
   SNN_RETURN_IF_ERROR(
-      CheckFields(node, "task.resources", {"cores", "ksps", "streams", "board_type"}));
+      CheckKnownFields(node, "task.resources", {"cores", "ksps", "streams", "board_type"}));
   for (const char* required : {"cores", "ksps"}) {
     if (!node[required]) {
       return InvalidArgument(std::string("task.resources.") + required + " is required");
     }
   }
-  auto cores = ReadInt(node["cores"], "task.resources.cores", 1, JobLimits::kMaxCores);
+  auto cores = ReadWholeNumber(node["cores"], "task.resources.cores", 1, JobLimits::kMaxCores);
   if (!cores.ok()) return cores.status();
   r.set_cores(static_cast<uint32_t>(*cores));
-  auto ksps = ReadInt(node["ksps"], "task.resources.ksps", 1, JobLimits::kMaxKsps);
+  auto ksps = ReadWholeNumber(node["ksps"], "task.resources.ksps", 1, JobLimits::kMaxKsps);
   if (!ksps.ok()) return ksps.status();
   r.set_ksps(static_cast<uint32_t>(*ksps));
   if (node["streams"]) {
-    auto streams = ReadInt(node["streams"], "task.resources.streams", 1, JobLimits::kMaxStreams);
+    auto streams = ReadWholeNumber(node["streams"], "task.resources.streams", 1, JobLimits::kMaxStreams);
     if (!streams.ok()) return streams.status();
     r.set_streams(static_cast<uint32_t>(*streams));
   } else {
@@ -80,7 +46,7 @@ Status ParseResources(const YAML::Node& node, v1::Resources& r) {
 
 Status ParseTask(const YAML::Node& node, v1::TaskSpec& task) {
   SNN_RETURN_IF_ERROR(
-      CheckFields(node, "task", {"command", "args", "env", "workdir", "resources"}));
+      CheckKnownFields(node, "task", {"command", "args", "env", "workdir", "resources"}));
   if (!node["command"]) return InvalidArgument("task.command is required");
   auto command = ReadString(node["command"], "task.command");
   if (!command.ok()) return command.status();
@@ -115,17 +81,17 @@ Status ParseTask(const YAML::Node& node, v1::TaskSpec& task) {
 Status ParseReplicas(const YAML::Node& node, v1::JobSpec& spec) {
   const int64_t max = JobLimits::kMaxReplicas;
   if (node.IsScalar()) {
-    auto n = ReadInt(node, "replicas", 1, max);
+    auto n = ReadWholeNumber(node, "replicas", 1, max);
     if (!n.ok()) return n.status();
     spec.set_min_replicas(static_cast<uint32_t>(*n));
     spec.set_max_replicas(static_cast<uint32_t>(*n));
     return Status::Ok();
   }
-  SNN_RETURN_IF_ERROR(CheckFields(node, "replicas", {"min", "max"}));
+  SNN_RETURN_IF_ERROR(CheckKnownFields(node, "replicas", {"min", "max"}));
   if (!node["min"]) return InvalidArgument("replicas.min is required when replicas is a mapping");
-  auto lo = ReadInt(node["min"], "replicas.min", 1, max);
+  auto lo = ReadWholeNumber(node["min"], "replicas.min", 1, max);
   if (!lo.ok()) return lo.status();
-  auto hi = node["max"] ? ReadInt(node["max"], "replicas.max", 1, max) : lo;
+  auto hi = node["max"] ? ReadWholeNumber(node["max"], "replicas.max", 1, max) : lo;
   if (!hi.ok()) return hi.status();
   spec.set_min_replicas(static_cast<uint32_t>(*lo));
   spec.set_max_replicas(static_cast<uint32_t>(*hi));
@@ -139,7 +105,7 @@ Result<v1::JobSpec> ParseJobYaml(const std::string& text, const std::string& def
   try {
     YAML::Node root = YAML::Load(text);
     if (!root || root.IsNull()) return InvalidArgument("the job file is empty");
-    SNN_RETURN_IF_ERROR(CheckFields(root, "the job file",
+    SNN_RETURN_IF_ERROR(CheckKnownFields(root, "the job file",
                                     {"name", "tenant", "pool", "queue", "priority", "preemptible",
                                      "time_limit", "replicas", "task"}));
     spec.set_name(default_name);
@@ -154,7 +120,7 @@ Result<v1::JobSpec> ParseJobYaml(const std::string& text, const std::string& def
       if (f == "queue") spec.set_queue(*value);
     }
     if (root["priority"]) {
-      auto p = ReadInt(root["priority"], "priority", 0, JobLimits::kMaxPriority);
+      auto p = ReadWholeNumber(root["priority"], "priority", 0, JobLimits::kMaxPriority);
       if (!p.ok()) return p.status();
       spec.set_priority(static_cast<int32_t>(*p));
     }

@@ -6,6 +6,7 @@
 #include <glog/logging.h>
 
 #include "common/clock.h"
+#include "common/daemon_init.h"
 #include "master/master_server.h"
 #include "master/rocks_store.h"
 
@@ -21,22 +22,17 @@ DEFINE_uint64(default_time_limit_s, 3600, "time limit of jobs that set none, sec
 DEFINE_uint64(max_time_limit_s, 7 * 86400, "largest time limit a job may ask for, seconds");
 
 int main(int argc, char** argv) {
-  gflags::SetUsageMessage(
-      "snn-master --data_dir=DIR [--listen=HOST:PORT] [--flagfile=etc/snn-master.flags]\n"
-      "The master daemon of the SNN cluster resource manager.");
-  gflags::ParseCommandLineFlags(&argc, &argv, true);
-  FLAGS_logtostderr = true;
-  google::InitGoogleLogging(argv[0]);
+  snn::InitDaemon(&argc, &argv,
+                  "snn-master --data_dir=DIR [--listen=HOST:PORT] [--flagfile=FILE]\n"
+                  "The master daemon of the SNN cluster resource manager.");
 
   auto listen = snn::ParseHostPort(FLAGS_listen, /*allow_zero_port=*/true);
   if (!listen.ok()) {
     LOG(ERROR) << "--listen: " << listen.status().message();
     return 2;
   }
-  std::error_code ec;
-  std::filesystem::create_directories(FLAGS_data_dir, ec);
-  if (ec) {
-    LOG(ERROR) << "cannot create --data_dir " << FLAGS_data_dir << ": " << ec.message();
+  if (auto s = snn::CreateDataDir(FLAGS_data_dir); !s.ok()) {
+    LOG(ERROR) << s.message();
     return 1;
   }
   auto store = snn::RocksStore::Open(FLAGS_data_dir + "/state");
@@ -57,7 +53,6 @@ int main(int argc, char** argv) {
   config.controller.max_time_limit_s = FLAGS_max_time_limit_s;
 
   config.handle_signals = true;
-  std::signal(SIGPIPE, SIG_IGN);
 
   snn::SystemClock clock;
   snn::MasterServer master(config, clock, std::move(store).value());

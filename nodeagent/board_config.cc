@@ -6,22 +6,16 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "common/yaml_fields.h"
+
 namespace snn {
 namespace {
 
 Result<uint32_t> ReadUint(const YAML::Node& node, const std::string& where, uint32_t lo,
                           uint32_t hi) {
-  uint64_t v = 0;
-  try {
-    v = node.as<uint64_t>();
-  } catch (const YAML::Exception&) {
-    return InvalidArgument(where + " must be a whole number");
-  }
-  if (v < lo || v > hi) {
-    return InvalidArgument(where + " is " + std::to_string(v) + "; it must be between " +
-                           std::to_string(lo) + " and " + std::to_string(hi));
-  }
-  return static_cast<uint32_t>(v);
+  auto v = ReadWholeNumber(node, where, lo, hi);
+  if (!v.ok()) return v.status();
+  return static_cast<uint32_t>(*v);
 }
 
 Status ParseMesh(const std::string& text, const std::string& where, v1::BoardInfo& board) {
@@ -38,13 +32,8 @@ Status ParseMesh(const std::string& text, const std::string& where, v1::BoardInf
 
 Result<v1::BoardInfo> ParseBoard(const YAML::Node& node, size_t index) {
   const std::string where = "boards[" + std::to_string(index) + "]";
-  if (!node.IsMap()) return InvalidArgument(where + " must be a mapping");
-  static const std::set<std::string> kKnown = {"type",    "mesh",       "neurons_per_core",
-                                               "ksps",    "streams",    "dead_cores", "health"};
-  for (const auto& kv : node) {
-    const std::string key = kv.first.as<std::string>();
-    if (!kKnown.count(key)) return InvalidArgument(where + " has an unknown field '" + key + "'");
-  }
+  SNN_RETURN_IF_ERROR(CheckKnownFields(
+      node, where, {"type", "mesh", "neurons_per_core", "ksps", "streams", "dead_cores", "health"}));
   for (const char* required : {"type", "mesh", "ksps", "streams"}) {
     if (!node[required]) return InvalidArgument(where + " needs '" + required + "'");
   }
@@ -92,13 +81,7 @@ Result<BoardsFile> ParseBoardsYaml(const std::string& text) {
   BoardsFile file;
   try {
     YAML::Node root = YAML::Load(text);
-    if (!root.IsMap()) return InvalidArgument("boards file must be a mapping with 'boards:'");
-    for (const auto& kv : root) {
-      const std::string key = kv.first.as<std::string>();
-      if (key != "backend" && key != "boards") {
-        return InvalidArgument("boards file has an unknown field '" + key + "'");
-      }
-    }
+    SNN_RETURN_IF_ERROR(CheckKnownFields(root, "the boards file", {"backend", "boards"}));
     if (root["backend"]) file.backend = root["backend"].as<std::string>();
     if (file.backend != "sim") {
       return InvalidArgument("backend '" + file.backend + "' is not available (known: sim)");

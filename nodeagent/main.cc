@@ -9,6 +9,7 @@
 #include <glog/logging.h>
 
 #include "common/clock.h"
+#include "common/daemon_init.h"
 #include "nodeagent/agent.h"
 #include "nodeagent/board_config.h"
 #include "nodeagent/hal/sim_board.h"
@@ -25,12 +26,9 @@ DEFINE_int64(tick_ms, 100, "how often tasks are checked (time limits, exits)");
 DEFINE_uint64(max_frame_bytes, 4 << 20, "largest accepted frame");
 
 int main(int argc, char** argv) {
-  gflags::SetUsageMessage(
-      "snn-agent --master=HOST:PORT --boards_file=FILE [--flagfile=etc/snn-agent.flags]\n"
-      "The node agent of the SNN cluster resource manager.");
-  gflags::ParseCommandLineFlags(&argc, &argv, true);
-  FLAGS_logtostderr = true;
-  google::InitGoogleLogging(argv[0]);
+  snn::InitDaemon(&argc, &argv,
+                  "snn-agent --master=HOST:PORT --boards_file=FILE [--flagfile=FILE]\n"
+                  "The node agent of the SNN cluster resource manager.");
 
   auto master = snn::ParseHostPort(FLAGS_master);
   if (!master.ok()) {
@@ -57,10 +55,8 @@ int main(int argc, char** argv) {
     LOG(ERROR) << "--pools names no pool";
     return 2;
   }
-  std::error_code ec;
-  std::filesystem::create_directories(FLAGS_data_dir, ec);
-  if (ec) {
-    LOG(ERROR) << "cannot create --data_dir " << FLAGS_data_dir << ": " << ec.message();
+  if (auto s = snn::CreateDataDir(FLAGS_data_dir); !s.ok()) {
+    LOG(ERROR) << s.message();
     return 1;
   }
 
@@ -81,7 +77,6 @@ int main(int argc, char** argv) {
   config.tick_ms = FLAGS_tick_ms;
   config.handle_signals = true;
 
-  std::signal(SIGPIPE, SIG_IGN);
   snn::BecomeChildSubreaper();
   snn::SystemClock clock;
   snn::Agent agent(config, clock, std::move(boards));

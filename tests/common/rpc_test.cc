@@ -7,6 +7,7 @@
 #include "common/rpc_router.h"
 #include "common/rpc_server.h"
 #include "proto/job.pb.h"
+#include "tests/test_util/raw_socket.h"
 
 namespace snn {
 namespace {
@@ -48,19 +49,8 @@ class RpcTest : public ::testing::Test {
     return client.Call<v1::ShowJobResponse>("echo", req);
   }
 
-  // Sends raw bytes and reports whether the server closed the connection.
   bool ServerClosesAfter(const std::string& bytes) {
-    asio::io_context io;
-    tcp::socket s(io);
-    s.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), server_->port()));
-    // The server may close before everything is written: that is the answer, not an error.
-    boost::system::error_code write_ec;
-    asio::write(s, asio::buffer(bytes), write_ec);
-    s.shutdown(tcp::socket::shutdown_send, write_ec);
-    char buf[64];
-    boost::system::error_code ec;
-    while (!ec) s.read_some(asio::buffer(buf), ec);
-    return ec == asio::error::eof || ec == asio::error::connection_reset;
+    return testing::ServerClosesAfter(server_->port(), bytes);
   }
 
   asio::io_context io_;

@@ -8,6 +8,7 @@
 
 #include "common/frame.h"
 #include "tests/integration/cluster.h"
+#include "tests/test_util/raw_socket.h"
 
 namespace snn::testing {
 namespace {
@@ -46,19 +47,8 @@ class BadInputTest : public ::testing::Test {
     EXPECT_TRUE(run.out.empty()) << run.out;
   }
 
-  // Sends raw bytes to the master; true if it closed the connection.
   bool MasterCloses(const std::string& bytes) {
-    asio::io_context io;
-    tcp::socket s(io);
-    s.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), cluster_.master_port()));
-    // The server may close before everything is written: that is the answer, not an error.
-    boost::system::error_code write_ec;
-    asio::write(s, asio::buffer(bytes), write_ec);
-    s.shutdown(tcp::socket::shutdown_send, write_ec);
-    char buf[256];
-    boost::system::error_code ec;
-    while (!ec) s.read_some(asio::buffer(buf), ec);
-    return ec == asio::error::eof || ec == asio::error::connection_reset;
+    return ServerClosesAfter(cluster_.master_port(), bytes);
   }
 
   TestCluster cluster_;

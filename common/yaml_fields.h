@@ -1,0 +1,26 @@
+// Strict readers for YAML configuration and job files: every error names the field at fault.
+// Used by snnctl's job files and the agent's boards file. Pure; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+
+#include <yaml-cpp/yaml.h>
+
+#include "common/status.h"
+
+namespace snn {
+
+// `node` must be a mapping whose keys are all in `known`.
+Status CheckKnownFields(const YAML::Node& node, const std::string& where,
+                        const std::set<std::string>& known);
+
+// A whole number in [lo, hi].
+Result<int64_t> ReadWholeNumber(const YAML::Node& node, const std::string& where, int64_t lo,
+                                int64_t hi);
+
+// A scalar, as a string.
+Result<std::string> ReadString(const YAML::Node& node, const std::string& where);
+
+}  // namespace snn
