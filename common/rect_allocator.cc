@@ -1,0 +1,216 @@
+#include "common/rect_allocator.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdlib>
+#include <tuple>
+
+namespace snn {
+namespace {
+
+constexpr uint32_t kMaxSide = 256;
+
+uint32_t Contact(const CoreGrid& g, const Rect& r) {
+  uint32_t n = 0;
+  auto blocked = [&](int64_t x, int64_t y) {
+    return x < 0 || y < 0 || x >= int64_t{g.width()} || y >= int64_t{g.height()} ||
+           !g.free(static_cast<uint32_t>(x), static_cast<uint32_t>(y));
+  };
+  for (uint32_t x = r.x; x < r.x + r.w; ++x) {
+    n += blocked(x, int64_t{r.y} - 1);
+    n += blocked(x, int64_t{r.y} + r.h);
+  }
+  for (uint32_t y = r.y; y < r.y + r.h; ++y) {
+    n += blocked(int64_t{r.x} - 1, y);
+    n += blocked(int64_t{r.x} + r.w, y);
+  }
+  return n;
+}
+
+// The corners of `mer` where a w x h rectangle can sit.
+void Corners(const Rect& mer, uint32_t w, uint32_t h, Rect out[4]) {
+  const uint32_t right = mer.x + mer.w - w, bottom = mer.y + mer.h - h;
+  out[0] = Rect{mer.x, mer.y, w, h};
+  out[1] = Rect{right, mer.y, w, h};
+  out[2] = Rect{mer.x, bottom, w, h};
+  out[3] = Rect{right, bottom, w, h};
+}
+
+bool Before(const Rect& a, const Rect& b) { return a.y != b.y ? a.y < b.y : a.x < b.x; }
+
+// The best position for one shape (w, h), both orientations when `rotate`.
+std::optional<Placement> PlaceShape(const CoreGrid& grid, const std::vector<Rect>& mers,
+                                    uint32_t w, uint32_t h, bool rotate, FitPolicy policy) {
+  std::optional<Placement> best;
+  const int orientations = rotate && w != h ? 2 : 1;
+  if (policy == FitPolicy::kFirstFit) {
+    for (const Rect& m : mers) {
+      for (int o = 0; o < orientations; ++o) {
+        const uint32_t rw = o ? h : w, rh = o ? w : h;
+        if (m.w < rw || m.h < rh) continue;
+        const Rect r{m.x, m.y, rw, rh};
+        if (!best || Before(r, best->rect)) best = Placement{r, m.area() - r.area(), 0};
+      }
+    }
+    return best;
+  }
+  // Best fit: the tightest MERs first; among them, the corner with the most contact.
+  uint32_t least_waste = UINT32_MAX;
+  for (const Rect& m : mers) {
+    for (int o = 0; o < orientations; ++o) {
+      const uint32_t rw = o ? h : w, rh = o ? w : h;
+      if (m.w >= rw && m.h >= rh) least_waste = std::min(least_waste, m.area() - rw * rh);
+    }
+  }
+  if (least_waste == UINT32_MAX) return std::nullopt;
+  for (const Rect& m : mers) {
+    for (int o = 0; o < orientations; ++o) {
+      const uint32_t rw = o ? h : w, rh = o ? w : h;
+      if (m.w < rw || m.h < rh || m.area() - rw * rh != least_waste) continue;
+      Rect corners[4];
+      Corners(m, rw, rh, corners);
+      for (const Rect& r : corners) {
+        const uint32_t contact = Contact(grid, r);
+        if (!best || contact > best->contact ||
+            (contact == best->contact && Before(r, best->rect))) {
+          best = Placement{r, least_waste, contact};
+        }
+      }
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+std::string CoreRequest::ToString() const {
+  if (explicit_shape()) return std::to_string(width) + "x" + std::to_string(height);
+  return std::to_string(count) + " cores";
+}
+
+Result<CoreRequest> ParseCoreRequest(const std::string& text) {
+  const Status bad = InvalidArgument("cores '" + text +
+                                     "' is neither a count (16) nor a shape WxH (4x4)");
+  auto number = [](const std::string& s, uint32_t& out) {
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+    return ec == std::errc() && p == s.data() + s.size() && !s.empty();
+  };
+  CoreRequest req;
+  const size_t x = text.find_first_of("xX");
+  if (x == std::string::npos) {
+    if (!number(text, req.count)) return bad;
+    if (req.count == 0) return InvalidArgument("cores must be at least 1");
+    if (req.count > kMaxSide * kMaxSide) {
+      return InvalidArgument("cores " + text + " is more than a 256x256 board holds");
+    }
+    return req;
+  }
+  if (!number(text.substr(0, x), req.width) || !number(text.substr(x + 1), req.height)) return bad;
+  if (req.width == 0 || req.height == 0) {
+    return InvalidArgument("shape " + text + " has a zero side; each side must be at least 1");
+  }
+  if (req.width > kMaxSide || req.height > kMaxSide) {
+    return InvalidArgument("shape " + text + " has a side above 256, the largest mesh");
+  }
+  return req;
+}
+
+std::vector<Rect> MaximalEmptyRectangles(const CoreGrid& grid) {
+  const uint32_t W = grid.width(), H = grid.height();
+  std::vector<Rect> out;
+  std::vector<uint32_t> heights(W, 0);
+  std::vector<uint32_t> below(W + 1, 0);  // blocked cores of the next row, prefix sums
+  struct Step {
+    uint32_t start, height;
+  };
+  std::vector<Step> stack;
+  stack.reserve(W + 1);
+  for (uint32_t y = 0; y < H; ++y) {
+    for (uint32_t x = 0; x < W; ++x) heights[x] = grid.free(x, y) ? heights[x] + 1 : 0;
+    for (uint32_t x = 0; x < W; ++x) {
+      below[x + 1] = below[x] + (y + 1 == H ? 1 : !grid.free(x, y + 1));
+    }
+    stack.clear();
+    for (uint32_t x = 0; x <= W; ++x) {
+      const uint32_t h = x < W ? heights[x] : 0;
+      uint32_t start = x;
+      while (!stack.empty() && stack.back().height > h) {
+        const Step s = stack.back();
+        stack.pop_back();
+        // Maximal left, right and up by construction; down if the next row blocks it.
+        if (below[x] - below[s.start] > 0) {
+          out.push_back(Rect{s.start, y + 1 - s.height, x - s.start, s.height});
+        }
+        start = s.start;
+      }
+      if (h > 0 && (stack.empty() || stack.back().height < h)) stack.push_back(Step{start, h});
+    }
+  }
+  return out;
+}
+
+std::vector<std::pair<uint32_t, uint32_t>> CandidateShapes(uint32_t count, uint32_t max_w,
+                                                           uint32_t max_h) {
+  std::vector<std::pair<uint32_t, uint32_t>> shapes;
+  if (count == 0) return shapes;
+  for (uint32_t w = 1; w <= max_w && w <= count; ++w) {
+    const uint32_t h = (count + w - 1) / w;
+    if (h <= max_h) shapes.emplace_back(w, h);
+  }
+  // Near-square and little waste: cost = 2 * waste + |w - h|; ties: less waste, then wider.
+  auto cost = [count](const std::pair<uint32_t, uint32_t>& s) {
+    const uint32_t waste = s.first * s.second - count;
+    const uint32_t skew = s.first > s.second ? s.first - s.second : s.second - s.first;
+    return std::make_tuple(2 * waste + skew, waste, -int64_t{s.first});
+  };
+  std::sort(shapes.begin(), shapes.end(),
+            [&](const auto& a, const auto& b) { return cost(a) < cost(b); });
+  return shapes;
+}
+
+std::optional<Placement> PlaceCores(const CoreGrid& grid, const std::vector<Rect>& mers,
+                                    const CoreRequest& request, FitPolicy policy) {
+  if (request.cores() == 0 || request.cores() > grid.free_count()) return std::nullopt;
+  if (request.explicit_shape()) {
+    return PlaceShape(grid, mers, request.width, request.height, /*rotate=*/true, policy);
+  }
+  // The tallest MER for each width: a shape (w, h) fits somewhere iff tallest[w] >= h.
+  std::vector<uint32_t> tallest(grid.width() + 2, 0);
+  for (const Rect& m : mers) tallest[m.w] = std::max(tallest[m.w], m.h);
+  for (int w = static_cast<int>(grid.width()) - 1; w >= 1; --w) {
+    tallest[w] = std::max(tallest[w], tallest[w + 1]);
+  }
+  for (const auto& [w, h] : CandidateShapes(request.count, grid.width(), grid.height())) {
+    if (tallest[w] >= h) return PlaceShape(grid, mers, w, h, /*rotate=*/false, policy);
+  }
+  return std::nullopt;
+}
+
+std::optional<Placement> PlaceCores(const CoreGrid& grid, const CoreRequest& request,
+                                    FitPolicy policy) {
+  if (request.cores() == 0 || request.cores() > grid.free_count()) return std::nullopt;
+  return PlaceCores(grid, MaximalEmptyRectangles(grid), request, policy);
+}
+
+Rect LargestEmptyRectangle(const CoreGrid& grid) {
+  Rect best;
+  for (const Rect& m : MaximalEmptyRectangles(grid)) {
+    const uint32_t skew = m.w > m.h ? m.w - m.h : m.h - m.w;
+    const uint32_t best_skew = best.w > best.h ? best.w - best.h : best.h - best.w;
+    if (m.area() > best.area() || (m.area() == best.area() && skew < best_skew)) best = m;
+  }
+  return best;
+}
+
+bool RectCanHold(const Rect& space, const CoreRequest& request) {
+  if (request.explicit_shape()) {
+    return (space.w >= request.width && space.h >= request.height) ||
+           (space.w >= request.height && space.h >= request.width);
+  }
+  for (const auto& [w, h] : CandidateShapes(request.count, space.w, space.h)) {
+    if (w <= space.w && h <= space.h) return true;
+  }
+  return false;
+}
+
+}  // namespace snn
