@@ -27,6 +27,8 @@ class CoreGrid {
   uint32_t height() const { return height_; }
   Cell at(uint32_t x, uint32_t y) const { return static_cast<Cell>(cells_[y * width_ + x]); }
   bool free(uint32_t x, uint32_t y) const { return at(x, y) == kFree; }
+  // Row y's cells (kFree, kBusy or kDead), width() of them.
+  const uint8_t* row(uint32_t y) const { return &cells_[size_t{y} * width_]; }
 
   // Marks a core dead; a busy core stays busy until released, then becomes dead.
   void SetDead(uint32_t x, uint32_t y);

@@ -27,13 +27,17 @@ uint32_t Contact(const CoreGrid& g, const Rect& r) {
   return n;
 }
 
-// The corners of `mer` where a w x h rectangle can sit.
-void Corners(const Rect& mer, uint32_t w, uint32_t h, Rect out[4]) {
+// The distinct corners of `mer` where a w x h rectangle can sit; returns how many.
+int Corners(const Rect& mer, uint32_t w, uint32_t h, Rect out[4]) {
   const uint32_t right = mer.x + mer.w - w, bottom = mer.y + mer.h - h;
-  out[0] = Rect{mer.x, mer.y, w, h};
-  out[1] = Rect{right, mer.y, w, h};
-  out[2] = Rect{mer.x, bottom, w, h};
-  out[3] = Rect{right, bottom, w, h};
+  int n = 0;
+  out[n++] = Rect{mer.x, mer.y, w, h};
+  if (right != mer.x) out[n++] = Rect{right, mer.y, w, h};
+  if (bottom != mer.y) {
+    out[n++] = Rect{mer.x, bottom, w, h};
+    if (right != mer.x) out[n++] = Rect{right, bottom, w, h};
+  }
+  return n;
 }
 
 bool Before(const Rect& a, const Rect& b) { return a.y != b.y ? a.y < b.y : a.x < b.x; }
@@ -68,12 +72,15 @@ std::optional<Placement> PlaceShape(const CoreGrid& grid, const std::vector<Rect
       const uint32_t rw = o ? h : w, rh = o ? w : h;
       if (m.w < rw || m.h < rh || m.area() - rw * rh != least_waste) continue;
       Rect corners[4];
-      Corners(m, rw, rh, corners);
-      for (const Rect& r : corners) {
+      const int n = Corners(m, rw, rh, corners);
+      for (int i = 0; i < n; ++i) {
+        const Rect& r = corners[i];
         const uint32_t contact = Contact(grid, r);
         if (!best || contact > best->contact ||
             (contact == best->contact && Before(r, best->rect))) {
           best = Placement{r, least_waste, contact};
+          // Blocked on every side: nothing can do better.
+          if (contact == 2 * (rw + rh)) return best;
         }
       }
     }
@@ -117,35 +124,48 @@ Result<CoreRequest> ParseCoreRequest(const std::string& text) {
 
 std::vector<Rect> MaximalEmptyRectangles(const CoreGrid& grid) {
   const uint32_t W = grid.width(), H = grid.height();
-  std::vector<Rect> out;
-  std::vector<uint32_t> heights(W, 0);
-  std::vector<uint32_t> below(W + 1, 0);  // blocked cores of the next row, prefix sums
-  struct Step {
-    uint32_t start, height;
-  };
-  std::vector<Step> stack;
-  stack.reserve(W + 1);
+  // Each popped step is one candidate and a core is pushed at most once per row, so W*H + 1
+  // slots suffice; writing every candidate and advancing only for maximal ones avoids a branch.
+  std::vector<Rect> out(size_t{W} * H + 1);
+  size_t n = 0;
+  std::vector<uint32_t> heights(W + 1, 0);  // free cores above and at row y; a zero sentinel
+  std::vector<uint32_t> below(W + 1, 0);    // blocked cores of the next row, prefix sums
+  std::vector<uint32_t> stack_start(W + 1), stack_height(W + 1);
   for (uint32_t y = 0; y < H; ++y) {
-    for (uint32_t x = 0; x < W; ++x) heights[x] = grid.free(x, y) ? heights[x] + 1 : 0;
+    // Branch-free: on a busy board these tests are coin flips the CPU cannot predict.
+    const uint8_t* cells = grid.row(y);
     for (uint32_t x = 0; x < W; ++x) {
-      below[x + 1] = below[x] + (y + 1 == H ? 1 : !grid.free(x, y + 1));
+      heights[x] = (heights[x] + 1) * static_cast<uint32_t>(cells[x] == CoreGrid::kFree);
     }
-    stack.clear();
-    for (uint32_t x = 0; x <= W; ++x) {
-      const uint32_t h = x < W ? heights[x] : 0;
-      uint32_t start = x;
-      while (!stack.empty() && stack.back().height > h) {
-        const Step s = stack.back();
-        stack.pop_back();
-        // Maximal left, right and up by construction; down if the next row blocks it.
-        if (below[x] - below[s.start] > 0) {
-          out.push_back(Rect{s.start, y + 1 - s.height, x - s.start, s.height});
-        }
-        start = s.start;
+    if (y + 1 == H) {
+      for (uint32_t x = 0; x < W; ++x) below[x + 1] = x + 1;
+    } else {
+      const uint8_t* next = grid.row(y + 1);
+      for (uint32_t x = 0; x < W; ++x) {
+        below[x + 1] = below[x] + static_cast<uint32_t>(next[x] != CoreGrid::kFree);
       }
-      if (h > 0 && (stack.empty() || stack.back().height < h)) stack.push_back(Step{start, h});
+    }
+    // The staircase: open rectangles by start column, heights strictly increasing.
+    uint32_t top = 0;
+    for (uint32_t x = 0; x <= W; ++x) {
+      const uint32_t h = heights[x];  // heights[W] is a zero sentinel
+      uint32_t start = x;
+      while (top > 0 && stack_height[top - 1] > h) {
+        --top;
+        const uint32_t s = stack_start[top], sh = stack_height[top];
+        // Maximal left, right and up by construction; down if the next row blocks it.
+        out[n] = Rect{s, y + 1 - sh, x - s, sh};
+        n += below[x] != below[s];
+        start = s;
+      }
+      if (h > (top > 0 ? stack_height[top - 1] : 0)) {
+        stack_start[top] = start;
+        stack_height[top] = h;
+        ++top;
+      }
     }
   }
+  out.resize(n);
   return out;
 }
 
