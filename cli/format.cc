@@ -163,6 +163,7 @@ std::string FormatJobDetail(const v1::JobRecord& job, int64_t now_ms) {
 std::string FormatPoolStatus(const v1::PoolStatusResponse& pool) {
   std::vector<std::vector<std::string>> rows = {
       {"NODE", "STATE", "POOLS", "BOARD", "TYPE", "MESH", "HEALTH", "CORES_USED", "CORES_FREE",
+       "LARGEST_FREE",
        "KSPS_USED", "KSPS_FREE", "STREAMS_USED", "STREAMS_FREE", "TASKS"}};
   for (const auto& node : pool.nodes()) {
     std::string pools;
@@ -175,7 +176,10 @@ std::string FormatPoolStatus(const v1::PoolStatusResponse& pool) {
       rows.push_back({node.name(), node.state(), pools, std::to_string(info.index()), info.type(),
                       std::to_string(info.width()) + "x" + std::to_string(info.height()),
                       std::to_string(info.health()), std::to_string(b.cores_used()),
-                      free(b.cores_total(), b.cores_used()), std::to_string(b.ksps_used()),
+                      free(b.cores_total(), b.cores_used()),
+                      std::to_string(b.largest_free().width()) + "x" +
+                          std::to_string(b.largest_free().height()),
+                      std::to_string(b.ksps_used()),
                       free(info.ksps(), b.ksps_used()), std::to_string(b.streams_used()),
                       free(info.streams(), b.streams_used()), std::to_string(b.tasks())});
     }

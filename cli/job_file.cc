@@ -23,9 +23,19 @@ Status ParseResources(const YAML::Node& node, v1::Resources& r) {
       return InvalidArgument(std::string("task.resources.") + required + " is required");
     }
   }
-  auto cores = ReadWholeNumber(node["cores"], "task.resources.cores", 1, JobLimits::kMaxCores);
-  if (!cores.ok()) return cores.status();
-  r.set_cores(static_cast<uint32_t>(*cores));
+  const YAML::Node cores_node = node["cores"];
+  const std::string cores_text = cores_node.IsScalar() ? cores_node.as<std::string>() : "";
+  if (cores_text.find_first_of("xX") != std::string::npos) {
+    auto shape = ParseCoreRequest(cores_text);
+    if (!shape.ok()) return InvalidArgument("task.resources." + shape.status().message());
+    r.set_shape_width(shape->width);
+    r.set_shape_height(shape->height);
+    r.set_cores(shape->width * shape->height);
+  } else {
+    auto cores = ReadWholeNumber(cores_node, "task.resources.cores", 1, JobLimits::kMaxCores);
+    if (!cores.ok()) return cores.status();
+    r.set_cores(static_cast<uint32_t>(*cores));
+  }
   auto ksps = ReadWholeNumber(node["ksps"], "task.resources.ksps", 1, JobLimits::kMaxKsps);
   if (!ksps.ok()) return ksps.status();
   r.set_ksps(static_cast<uint32_t>(*ksps));

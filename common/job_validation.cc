@@ -23,6 +23,13 @@ bool ValidName(const std::string& s) {
 
 }  // namespace
 
+CoreRequest CoreRequestOf(const v1::Resources& r) {
+  if (r.shape_width() > 0 && r.shape_height() > 0) {
+    return CoreRequest{0, r.shape_width(), r.shape_height()};
+  }
+  return CoreRequest{r.cores(), 0, 0};
+}
+
 bool IsTerminalState(v1::JobState state) {
   return state == v1::COMPLETED || state == v1::FAILED || state == v1::CANCELLED ||
          state == v1::TIMEOUT;
@@ -76,6 +83,17 @@ Status ValidateJobSpec(const v1::JobSpec& spec) {
   SNN_RETURN_IF_ERROR(CheckRange("task.resources.ksps", r.ksps(), 1, JobLimits::kMaxKsps));
   SNN_RETURN_IF_ERROR(
       CheckRange("task.resources.streams", r.streams(), 1, JobLimits::kMaxStreams));
+  if ((r.shape_width() > 0) != (r.shape_height() > 0)) {
+    return InvalidArgument("task.resources shape needs both a width and a height");
+  }
+  if (r.shape_width() > 0) {
+    if (r.shape_width() > 256 || r.shape_height() > 256) {
+      return InvalidArgument("task.resources shape has a side above 256, the largest mesh");
+    }
+    if (r.shape_width() * r.shape_height() != r.cores()) {
+      return InvalidArgument("task.resources.cores must equal the shape's width x height");
+    }
+  }
   return Status::Ok();
 }
 

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "common/rect_allocator.h"
 #include "common/status.h"
 #include "proto/job.pb.h"
 
@@ -23,6 +24,9 @@ struct JobLimits {
 
 // Checks ranges and required fields; the message names the field and the allowed range.
 Status ValidateJobSpec(const v1::JobSpec& spec);
+
+// The core request a task's resources make: its explicit shape, or its core count.
+CoreRequest CoreRequestOf(const v1::Resources& r);
 
 // Whether a job in `state` has ended for good.
 bool IsTerminalState(v1::JobState state);

@@ -1,5 +1,7 @@
 #include "master/client_service.h"
 
+#include "common/rect_allocator.h"
+
 namespace snn {
 namespace {
 
@@ -129,6 +131,14 @@ void ClientService::PoolStatus(const CallContext& ctx, v1::PoolStatusRequest req
         bs->set_ksps_used(u.ksps);
         bs->set_streams_used(u.streams);
         bs->set_tasks(u.tasks);
+        if (u.grid) {
+          const Rect largest = LargestEmptyRectangle(*u.grid);
+          auto* lf = bs->mutable_largest_free();
+          lf->set_x(largest.x);
+          lf->set_y(largest.y);
+          lf->set_width(largest.w);
+          lf->set_height(largest.h);
+        }
       }
     }
   }

@@ -1,6 +1,7 @@
 #include "master/job_controller.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -42,7 +43,8 @@ void JobController::RecoverReservations() {
   for (const auto& [id, job] : jobs_.jobs()) {
     for (const auto& task : job.tasks()) {
       if (IsTaskActive(task.state())) {
-        nodes_.Reserve(task.node(), task.board(), job.spec().task().resources());
+        nodes_.Reserve(task.node(), task.board(), job.spec().task().resources(),
+                       RectOf(task.mapping().rect()));
       }
     }
   }
@@ -58,16 +60,17 @@ std::vector<BoardCapacity> JobController::SchedulableBoards(bool only_up) const 
       b.node = name;
       b.board = info.index();
       b.type = info.type();
+      b.health = info.health();
       b.pools.assign(entry.record.pools().begin(), entry.record.pools().end());
-      b.cores_total = LiveCores(info);
       b.ksps_total = info.ksps();
       b.streams_total = info.streams();
       BoardUsage used;
       if (info.index() < entry.usage.size()) used = entry.usage[info.index()];
       auto free = [](uint32_t total, uint32_t u) { return total > u ? total - u : 0; };
-      b.cores_free = free(b.cores_total, used.cores);
       b.ksps_free = free(b.ksps_total, used.ksps);
       b.streams_free = free(b.streams_total, used.streams);
+      b.largest_live = used.largest_live;
+      b.grid = used.grid;
       boards.push_back(std::move(b));
     }
   }
@@ -109,28 +112,41 @@ Result<const v1::JobRecord*> JobController::Submit(v1::JobSpec spec, const std::
                            (known.empty() ? " (no agent has registered yet)"
                                           : " (known pools: " + known + ")"));
   }
+  // Per board type, the healthiest board (then the one with the largest live rectangle)
+  // decides whether a task of this shape can ever run; every board counts toward replicas.
+  const CoreRequest request = CoreRequestOf(r);
+  std::map<std::string, const BoardCapacity*> healthiest;
   uint64_t replicas_possible = 0;
-  const BoardCapacity* largest = nullptr;
   for (const auto& b : pool_boards) {
     if (!AnyBoardType(r.board_type()) && b.type != r.board_type()) continue;
-    if (largest == nullptr || b.cores_total > largest->cores_total) largest = &b;
-    if (!BoardCanEverHold(b, r)) continue;
-    replicas_possible += std::min({b.cores_total / r.cores(), b.ksps_total / r.ksps(),
-                                   b.streams_total / r.streams()});
+    const BoardCapacity*& h = healthiest[b.type];
+    if (h == nullptr || b.health > h->health ||
+        (b.health == h->health && b.largest_live.area() > h->largest_live.area())) {
+      h = &b;
+    }
+    if (b.health == 0 || !BoardCanEverHold(b, r)) continue;
+    replicas_possible += std::min({b.ksps_total / r.ksps(), b.streams_total / r.streams(),
+                                   std::max(1u, b.largest_live.area() / request.cores())});
   }
-  if (largest == nullptr) {
+  if (healthiest.empty()) {
     return InvalidArgument("pool '" + spec.pool() + "' has no board of type '" + r.board_type() +
                            "'");
   }
-  if (replicas_possible == 0) {
-    return InvalidArgument(
-        "no board in pool '" + spec.pool() + "' can ever hold this task: it asks for " +
-        std::to_string(r.cores()) + " cores, " + std::to_string(r.ksps()) + " ksps, " +
-        std::to_string(r.streams()) + " streams; the largest board (" + largest->node + "/board" +
-        std::to_string(largest->board) + ", " + largest->type + ") has " +
-        std::to_string(largest->cores_total) + " live cores, " +
-        std::to_string(largest->ksps_total) + " ksps, " + std::to_string(largest->streams_total) +
-        " streams");
+  bool any_type_can = false;
+  std::string boards_said;
+  for (const auto& [type, b] : healthiest) {
+    if (b->health > 0 && BoardCanEverHold(*b, r)) any_type_can = true;
+    boards_said += (boards_said.empty() ? "" : "; ") + type + " (" + b->node + "/board" +
+                   std::to_string(b->board) + "): largest live rectangle " +
+                   std::to_string(b->largest_live.w) + "x" + std::to_string(b->largest_live.h) +
+                   ", " + std::to_string(b->ksps_total) + " ksps, " +
+                   std::to_string(b->streams_total) + " streams";
+  }
+  if (!any_type_can || replicas_possible == 0) {
+    return InvalidArgument("no board in pool '" + spec.pool() +
+                           "' can ever hold this task: it asks for " + request.ToString() + ", " +
+                           std::to_string(r.ksps()) + " ksps, " + std::to_string(r.streams()) +
+                           " streams; the healthiest board of each type has: " + boards_said);
   }
   if (replicas_possible < spec.min_replicas()) {
     return InvalidArgument("pool '" + spec.pool() + "' can hold at most " +
@@ -185,7 +201,12 @@ void JobController::StartJob(v1::JobRecord& job, const StartDecision& decision) 
     task->set_node(p.node);
     task->set_board(p.board);
     task->set_state(v1::TASK_LAUNCHING);
-    nodes_.Reserve(p.node, p.board, r);
+    v1::CoreRect* rect = task->mutable_mapping()->mutable_rect();
+    rect->set_x(p.rect.x);
+    rect->set_y(p.rect.y);
+    rect->set_width(p.rect.w);
+    rect->set_height(p.rect.h);
+    nodes_.Reserve(p.node, p.board, r, p.rect);
     if (i < 4) where += (where.empty() ? "" : ", ") + Where(*task);
   }
   if (decision.tasks.size() > 4) where += ", ...";
@@ -214,6 +235,7 @@ void JobController::SendLaunch(uint64_t job_id, uint32_t index, uint32_t attempt
   req.set_board(task.board());
   *req.mutable_task() = job->spec().task();
   req.set_time_limit_ms(job->spec().time_limit_s() * 1000);
+  *req.mutable_hint() = task.mapping().rect();
   const std::string node_name = task.node();
   node->session->Call("agent.launch", req, MasterCredential(),
                       [this, node_name, job_id, index, attempt](Result<v1::Envelope> reply) {
@@ -297,6 +319,7 @@ void JobController::ApplyTaskStatus(const std::string& node, const v1::TaskStatu
   v1::TaskRecord& task = *job->mutable_tasks(status.index());
   if (reported_active) {
     task.set_state(v1::TASK_RUNNING);
+    MoveReservation(*job, task, status.mapping());
     *task.mutable_mapping() = status.mapping();
     task.set_pid(status.pid());
     task.set_stdout_path(status.stdout_path());
@@ -309,16 +332,27 @@ void JobController::ApplyTaskStatus(const std::string& node, const v1::TaskStatu
   EndTask(*job, task, status);
 }
 
+void JobController::MoveReservation(const v1::JobRecord& job, const v1::TaskRecord& task,
+                                    const v1::TaskMapping& actual) {
+  const Rect held = RectOf(task.mapping().rect()), now = RectOf(actual.rect());
+  if (now.area() == 0 || held == now) return;
+  // The agent chose another rectangle (the hint was taken): hold what it really uses.
+  const v1::Resources& r = job.spec().task().resources();
+  nodes_.Release(task.node(), task.board(), r, held);
+  nodes_.Reserve(task.node(), task.board(), r, now);
+}
+
 void JobController::EndTask(v1::JobRecord& job, v1::TaskRecord& task,
                             const v1::TaskStatus& status) {
   task.set_state(status.state());
   task.set_exit_code(status.exit_code());
   task.set_term_signal(status.term_signal());
   task.set_detail(status.detail());
+  nodes_.Release(task.node(), task.board(), job.spec().task().resources(),
+                 RectOf(task.mapping().rect()));
   if (status.mapping().cores_size() > 0) *task.mutable_mapping() = status.mapping();
   if (status.start_ms() != 0) task.set_start_ms(status.start_ms());
   task.set_end_ms(status.end_ms() != 0 ? status.end_ms() : clock_.NowMs());
-  nodes_.Release(task.node(), task.board(), job.spec().task().resources());
   SettleJob(job, task);
   journal_.PutJob(job);
   request_schedule_();

@@ -60,6 +60,8 @@ class JobController {
   void SendKill(const std::string& node, uint64_t job_id, uint32_t index, uint32_t attempt,
                 const std::string& reason);
   void KillActiveTasks(const v1::JobRecord& job, const std::string& reason);
+  void MoveReservation(const v1::JobRecord& job, const v1::TaskRecord& task,
+                       const v1::TaskMapping& actual);
   void EndTask(v1::JobRecord& job, v1::TaskRecord& task, const v1::TaskStatus& status);
   void SettleJob(v1::JobRecord& job, const v1::TaskRecord& ended);
 

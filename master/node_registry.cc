@@ -1,6 +1,10 @@
 #include "master/node_registry.h"
 
+#include <algorithm>
+
 #include <glog/logging.h>
+
+#include "common/rect_allocator.h"
 
 namespace snn {
 
@@ -10,10 +14,25 @@ uint32_t LiveCores(const v1::BoardInfo& board) {
   return dead >= total ? 0 : total - dead;
 }
 
+Rect RectOf(const v1::CoreRect& r) { return Rect{r.x(), r.y(), r.width(), r.height()}; }
+
+void NodeRegistry::RebuildGrids(NodeEntry& entry) {
+  entry.usage.resize(std::max<size_t>(entry.usage.size(), entry.record.boards_size()));
+  for (const auto& info : entry.record.boards()) {
+    if (info.index() >= entry.usage.size()) continue;
+    BoardUsage& u = entry.usage[info.index()];
+    auto grid = std::make_shared<CoreGrid>(info.width(), info.height());
+    for (const auto& c : info.dead_cores()) grid->SetDead(c.x(), c.y());
+    u.largest_live = LargestEmptyRectangle(*grid);
+    for (const Rect& r : u.rects) grid->Occupy(r);
+    u.grid = std::move(grid);
+  }
+}
+
 void NodeRegistry::Restore(v1::NodeRecord record) {
   NodeEntry& entry = nodes_[record.name()];
-  entry.usage.resize(record.boards_size());
   entry.record = std::move(record);
+  RebuildGrids(entry);
   entry.down_reason = "agent has not registered since the master started";
 }
 
@@ -31,8 +50,8 @@ NodeEntry& NodeRegistry::Register(v1::NodeRecord record, std::shared_ptr<Connect
     LOG(WARNING) << "node " << record.name() << " now reports fewer boards ("
                  << record.boards_size() << ") than before (" << entry.usage.size() << ")";
   }
-  entry.usage.resize(std::max<size_t>(entry.usage.size(), record.boards_size()));
   entry.record = std::move(record);
+  RebuildGrids(entry);
   entry.session = std::move(session);
   entry.last_heartbeat_ms = now_ms;
   entry.down_reason.clear();
@@ -78,7 +97,8 @@ std::vector<std::string> NodeRegistry::ExpireHeartbeats(int64_t now_ms, int64_t 
   return expired;
 }
 
-void NodeRegistry::Reserve(const std::string& node, uint32_t board, const v1::Resources& r) {
+void NodeRegistry::Reserve(const std::string& node, uint32_t board, const v1::Resources& r,
+                           const Rect& rect) {
   NodeEntry* entry = Find(node);
   if (entry == nullptr) {
     LOG(WARNING) << "reservation on unknown node " << node;
@@ -86,21 +106,40 @@ void NodeRegistry::Reserve(const std::string& node, uint32_t board, const v1::Re
   }
   if (board >= entry->usage.size()) entry->usage.resize(board + 1);
   BoardUsage& u = entry->usage[board];
-  u.cores += r.cores();
+  u.cores += rect.area() > 0 ? rect.area() : r.cores();
   u.ksps += r.ksps();
   u.streams += r.streams();
   u.tasks += 1;
+  if (rect.area() > 0) {
+    u.rects.push_back(rect);
+    if (u.grid) {
+      // Copy on write: the scheduler may still hold the previous map.
+      auto grid = std::make_shared<CoreGrid>(*u.grid);
+      grid->Occupy(rect);
+      u.grid = std::move(grid);
+    }
+  }
 }
 
-void NodeRegistry::Release(const std::string& node, uint32_t board, const v1::Resources& r) {
+void NodeRegistry::Release(const std::string& node, uint32_t board, const v1::Resources& r,
+                           const Rect& rect) {
   NodeEntry* entry = Find(node);
   if (entry == nullptr || board >= entry->usage.size()) return;
   BoardUsage& u = entry->usage[board];
   auto sub = [](uint32_t& a, uint32_t b) { a = a >= b ? a - b : 0; };
-  sub(u.cores, r.cores());
+  sub(u.cores, rect.area() > 0 ? rect.area() : r.cores());
   sub(u.ksps, r.ksps());
   sub(u.streams, r.streams());
   sub(u.tasks, 1);
+  auto it = std::find(u.rects.begin(), u.rects.end(), rect);
+  if (rect.area() > 0 && it != u.rects.end()) {
+    u.rects.erase(it);
+    if (u.grid) {
+      auto grid = std::make_shared<CoreGrid>(*u.grid);
+      grid->Release(rect);
+      u.grid = std::move(grid);
+    }
+  }
 }
 
 }  // namespace snn

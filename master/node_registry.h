@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/connection.h"
+#include "common/core_grid.h"
 #include "proto/job.pb.h"
 #include "proto/node.pb.h"
 
@@ -20,6 +21,9 @@ struct BoardUsage {
   uint32_t ksps = 0;
   uint32_t streams = 0;
   uint32_t tasks = 0;
+  std::vector<Rect> rects;              // the rectangles tasks hold
+  std::shared_ptr<CoreGrid> grid;       // the free map: dead cores and those rectangles
+  Rect largest_live;                    // largest rectangle of live cores on the empty board
 };
 
 struct NodeEntry {
@@ -32,6 +36,7 @@ struct NodeEntry {
 };
 
 uint32_t LiveCores(const v1::BoardInfo& board);
+Rect RectOf(const v1::CoreRect& r);
 
 class NodeRegistry {
  public:
@@ -50,12 +55,17 @@ class NodeRegistry {
   // Marks DOWN every UP node whose last heartbeat is older than `timeout_ms`; returns them.
   std::vector<std::string> ExpireHeartbeats(int64_t now_ms, int64_t timeout_ms);
 
-  void Reserve(const std::string& node, uint32_t board, const v1::Resources& r);
-  void Release(const std::string& node, uint32_t board, const v1::Resources& r);
+  // Holds `rect` and the task's KSPS and streams on a board (the rectangle may be empty for a
+  // task whose place is not known yet).
+  void Reserve(const std::string& node, uint32_t board, const v1::Resources& r, const Rect& rect);
+  void Release(const std::string& node, uint32_t board, const v1::Resources& r, const Rect& rect);
 
   const std::map<std::string, NodeEntry>& nodes() const { return nodes_; }
 
  private:
+  // Rebuilds every board's free map from its description and the rectangles held on it.
+  static void RebuildGrids(NodeEntry& entry);
+
   std::map<std::string, NodeEntry> nodes_;
 };
 

@@ -1,12 +1,14 @@
-// The agent's authoritative bookkeeping of one board: which cores, routing channels, pulse
-// input queues and how much KSPS each task holds. Cores are taken in row-major order of free
-// live cores for now; contiguous rectangles come with the rectangle allocator.
+// The agent's authoritative bookkeeping of one board: which rectangle of cores, routing
+// channels, pulse input queue and how much KSPS each task holds. Cores come as one rectangle
+// of free live cores from the shared allocator (best fit); logical core i is the i-th core of
+// the rectangle in row-major order, with its relay paths from the board's I/O port.
 // Thread contract: agent io thread only.
 #pragma once
 
 #include <map>
 #include <vector>
 
+#include "common/core_grid.h"
 #include "nodeagent/hal/board.h"
 #include "proto/job.pb.h"
 
@@ -16,28 +18,32 @@ class BoardAllocator {
  public:
   explicit BoardAllocator(const v1::BoardInfo& info);
 
-  // Chooses cores, channels and a queue for `task`; kResourceExhausted if the board lacks them.
-  Result<v1::TaskMapping> Allocate(const TaskKey& task, const v1::Resources& r);
-  // Takes back exactly `mapping` (used when re-attaching); fails if any part is taken.
-  Status Claim(const TaskKey& task, const v1::Resources& r, const v1::TaskMapping& mapping);
+  // Chooses a rectangle (the master's `hint` if it is still free and fits), channels and a
+  // queue for `task`; kResourceExhausted, saying what is missing, if the board lacks them.
+  Result<v1::TaskMapping> Allocate(const TaskKey& task, const v1::Resources& r,
+                                   const v1::CoreRect* hint = nullptr);
   void Free(const TaskKey& task);
 
-  uint32_t free_cores() const { return free_cores_; }
+  // A core that died: never handed out again (a task holding it keeps it until it ends).
+  void MarkDead(uint32_t x, uint32_t y);
+
+  const CoreGrid& grid() const { return grid_; }
+  uint32_t free_cores() const { return grid_.free_count(); }
   uint32_t ksps_used() const { return ksps_used_; }
 
  private:
   struct Holding {
     v1::TaskMapping mapping;
+    Rect rect;
     uint32_t ksps = 0;
   };
-  size_t Cell(uint32_t x, uint32_t y) const { return size_t{y} * width_ + x; }
 
   // Constant after construction.
-  const uint32_t width_, height_, ksps_total_;
+  const uint32_t ksps_total_;
+  const v1::CoreXY io_port_;
 
-  std::vector<bool> busy_;     // by cell; dead cores are busy forever
+  CoreGrid grid_;
   std::vector<bool> channel_busy_;
-  uint32_t free_cores_ = 0;
   uint32_t ksps_used_ = 0;
   std::map<TaskKey, Holding> holdings_;
 };

@@ -30,10 +30,27 @@ Status ParseMesh(const std::string& text, const std::string& where, v1::BoardInf
   return Status::Ok();
 }
 
+// "x,y" inside the board's mesh.
+Result<v1::CoreXY> ParseCore(const YAML::Node& node, const std::string& where,
+                             const v1::BoardInfo& board) {
+  unsigned x = 0, y = 0;
+  char comma = 0, extra = 0;
+  const std::string text = node.IsScalar() ? node.as<std::string>() : "";
+  if (sscanf(text.c_str(), "%u%c%u%c", &x, &comma, &y, &extra) != 3 || comma != ',' ||
+      x >= board.width() || y >= board.height()) {
+    return InvalidArgument(where + " '" + text + "' is not \"x,y\" inside the mesh");
+  }
+  v1::CoreXY c;
+  c.set_x(x);
+  c.set_y(y);
+  return c;
+}
+
 Result<v1::BoardInfo> ParseBoard(const YAML::Node& node, size_t index) {
   const std::string where = "boards[" + std::to_string(index) + "]";
   SNN_RETURN_IF_ERROR(CheckKnownFields(
-      node, where, {"type", "mesh", "neurons_per_core", "ksps", "streams", "dead_cores", "health"}));
+      node, where,
+      {"type", "mesh", "neurons_per_core", "ksps", "streams", "dead_cores", "health", "io_port"}));
   for (const char* required : {"type", "mesh", "ksps", "streams"}) {
     if (!node[required]) return InvalidArgument(where + " needs '" + required + "'");
   }
@@ -59,18 +76,20 @@ Result<v1::BoardInfo> ParseBoard(const YAML::Node& node, size_t index) {
   if (const YAML::Node dead = node["dead_cores"]) {
     if (!dead.IsSequence()) return InvalidArgument(where + ".dead_cores must be a list of \"x,y\"");
     for (const auto& item : dead) {
-      unsigned x = 0, y = 0;
-      char comma = 0, extra = 0;
-      const std::string text = item.as<std::string>();
-      if (sscanf(text.c_str(), "%u%c%u%c", &x, &comma, &y, &extra) != 3 || comma != ',' ||
-          x >= board.width() || y >= board.height()) {
-        return InvalidArgument(where + ".dead_cores entry '" + text +
-                               "' is not \"x,y\" inside the mesh");
-      }
-      auto* c = board.add_dead_cores();
-      c->set_x(x);
-      c->set_y(y);
+      auto c = ParseCore(item, where + ".dead_cores entry", board);
+      if (!c.ok()) return c.status();
+      *board.add_dead_cores() = *c;
     }
+  }
+  if (node["io_port"]) {
+    auto port = ParseCore(node["io_port"], where + ".io_port", board);
+    if (!port.ok()) return port.status();
+    for (const auto& d : board.dead_cores()) {
+      if (d.x() == port->x() && d.y() == port->y()) {
+        return InvalidArgument(where + ".io_port is a dead core");
+      }
+    }
+    *board.mutable_io_port() = *port;
   }
   return board;
 }

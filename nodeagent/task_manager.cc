@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include <glog/logging.h>
@@ -17,6 +18,34 @@ std::string Join(const google::protobuf::RepeatedField<uint32_t>& values) {
   std::string s;
   for (uint32_t v : values) s += (s.empty() ? "" : ",") + std::to_string(v);
   return s;
+}
+
+std::string PointsJson(const google::protobuf::RepeatedPtrField<v1::CoreXY>& points) {
+  std::string s = "[";
+  for (const auto& p : points) {
+    s += (s.size() > 1 ? "," : "") + std::string("[") + std::to_string(p.x()) + "," +
+         std::to_string(p.y()) + "]";
+  }
+  return s + "]";
+}
+
+// The task's mapping for the task itself: logical core -> physical core and its relay paths.
+std::error_code WriteMappingFile(const v1::TaskMapping& m, const v1::BoardInfo& board) {
+  std::ofstream out(m.mapping_file());
+  out << "{\n  \"board_type\": \"" << board.type() << "\",\n  \"mesh\": [" << board.width()
+      << "," << board.height() << "],\n  \"io_port\": [" << board.io_port().x() << ","
+      << board.io_port().y() << "],\n  \"rect\": {\"x\": " << m.rect().x()
+      << ", \"y\": " << m.rect().y() << ", \"width\": " << m.rect().width()
+      << ", \"height\": " << m.rect().height() << "},\n  \"cores\": [\n";
+  for (int i = 0; i < m.cores_size(); ++i) {
+    out << "    {\"logical\": " << i << ", \"x\": " << m.cores(i).x() << ", \"y\": "
+        << m.cores(i).y() << ", \"config_path\": " << PointsJson(m.paths(i).config())
+        << ", \"spike_path\": " << PointsJson(m.paths(i).spike()) << "}"
+        << (i + 1 < m.cores_size() ? "," : "") << "\n";
+  }
+  out << "  ]\n}\n";
+  out.close();
+  return out ? std::error_code() : std::make_error_code(std::errc::io_error);
 }
 
 std::string CoresText(const v1::TaskMapping& mapping) {
@@ -62,6 +91,11 @@ std::map<std::string, std::string> TaskManager::TaskEnvironment(
   env["SNN_PULSE_INPUT_QUEUE_ID"] = std::to_string(mapping.pulse_input_queue());
   env["SNN_CORES"] = CoresText(mapping);
   env["SNN_NUM_CORES"] = std::to_string(mapping.cores_size());
+  const auto& r = mapping.rect();
+  env["SNN_CORE_RECT"] = std::to_string(r.width()) + "x" + std::to_string(r.height()) + "@" +
+                         std::to_string(r.x()) + "," + std::to_string(r.y());
+  env["SNN_MAPPING_FILE"] = mapping.mapping_file();
+  if (!req.task().resources().model().empty()) env["SNN_MODEL"] = req.task().resources().model();
   return env;
 }
 
@@ -72,7 +106,8 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
     return InvalidArgument("node " + options_.node_name + " has no board " +
                            std::to_string(req.board()));
   }
-  auto mapping = allocators_[req.board()].Allocate(key, req.task().resources());
+  auto mapping = allocators_[req.board()].Allocate(key, req.task().resources(),
+                                                   req.has_hint() ? &req.hint() : nullptr);
   if (!mapping.ok()) return mapping.status();
   std::vector<v1::CoreXY> cores(mapping->cores().begin(), mapping->cores().end());
   if (Status s = boards_[req.board()]->Configure(key, cores); !s.ok()) {
@@ -85,6 +120,8 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
                           std::to_string(req.attempt());
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
+  mapping->set_mapping_file(dir + "/mapping.json");
+  if (!ec) ec = WriteMappingFile(*mapping, boards_[req.board()]->Describe());
   ProcessSpec spec;
   spec.command = req.task().command();
   spec.args.assign(req.task().args().begin(), req.task().args().end());
@@ -223,6 +260,16 @@ void TaskManager::Acknowledge(const std::vector<TaskKey>& keys) {
     auto it = tasks_.find(key);
     if (it != tasks_.end() && it->second.ended) tasks_.erase(it);
   }
+}
+
+Status TaskManager::KillCore(uint32_t board, uint32_t x, uint32_t y) {
+  if (board >= boards_.size()) {
+    return InvalidArgument("node " + options_.node_name + " has no board " + std::to_string(board));
+  }
+  SNN_RETURN_IF_ERROR(boards_[board]->KillCore(x, y));
+  allocators_[board].MarkDead(x, y);
+  LOG(WARNING) << "board " << board << " core " << x << "," << y << " is dead";
+  return Status::Ok();
 }
 
 size_t TaskManager::active_count() const {

@@ -51,6 +51,10 @@ class TaskManager {
   // Kills every task's process group with SIGKILL and waits (up to `wait_ms`) for them to go.
   void StopAll(int64_t wait_ms);
 
+  // Fault injection (simulated boards): core (x, y) of `board` dies; it is never handed out
+  // again. A task already on it keeps running (moving it is the fault-handling work to come).
+  Status KillCore(uint32_t board, uint32_t x, uint32_t y);
+
   size_t active_count() const;
   std::vector<v1::BoardInfo> DescribeBoards() const;
   void set_on_ended(std::function<void()> fn) { on_ended_ = std::move(fn); }

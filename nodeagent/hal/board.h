@@ -30,6 +30,11 @@ class Board {
 
   // Resets the task's cores and frees them.
   virtual void Release(const TaskKey& task) = 0;
+
+  // Fault injection: makes core (x, y) fail. Only simulated boards support it.
+  virtual Status KillCore(uint32_t x, uint32_t y) {
+    return FailedPrecondition("this board's backend cannot inject faults");
+  }
 };
 
 }  // namespace snn

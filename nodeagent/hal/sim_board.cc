@@ -44,3 +44,21 @@ const TaskKey* SimBoard::Owner(uint32_t x, uint32_t y) const {
 }
 
 }  // namespace snn
+
+namespace snn {
+
+Status SimBoard::KillCore(uint32_t x, uint32_t y) {
+  if (x >= info_.width() || y >= info_.height()) {
+    return InvalidArgument("core " + std::to_string(x) + "," + std::to_string(y) +
+                           " is outside the " + std::to_string(info_.width()) + "x" +
+                           std::to_string(info_.height()) + " mesh");
+  }
+  if (dead_[Cell(x, y)]) return Status::Ok();
+  dead_[Cell(x, y)] = true;
+  auto* c = info_.add_dead_cores();
+  c->set_x(x);
+  c->set_y(y);
+  return Status::Ok();
+}
+
+}  // namespace snn

@@ -18,6 +18,7 @@ class SimBoard : public Board {
   v1::BoardInfo Describe() const override { return info_; }
   Status Configure(const TaskKey& task, const std::vector<v1::CoreXY>& cores) override;
   void Release(const TaskKey& task) override;
+  Status KillCore(uint32_t x, uint32_t y) override;
 
   // Which task owns (x, y), for tests; nullptr if none.
   const TaskKey* Owner(uint32_t x, uint32_t y) const;
@@ -25,8 +26,8 @@ class SimBoard : public Board {
  private:
   size_t Cell(uint32_t x, uint32_t y) const { return size_t{y} * info_.width() + x; }
 
-  const v1::BoardInfo info_;         // constant after construction
-  std::vector<bool> dead_;           // by cell; constant after construction
+  v1::BoardInfo info_;
+  std::vector<bool> dead_;  // by cell
   std::vector<std::optional<TaskKey>> owner_;  // by cell
   std::map<TaskKey, std::vector<size_t>> owners_;
 };

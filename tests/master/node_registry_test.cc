@@ -56,12 +56,19 @@ TEST_F(NodeRegistryTest, ReservationsSurviveReRegistration) {
   r.set_cores(3);
   r.set_ksps(10);
   r.set_streams(1);
-  nodes_.Reserve("n1", 0, r);
+  const Rect rect{1, 1, 3, 1};
+  nodes_.Reserve("n1", 0, r, rect);
   nodes_.Register(Node("n1"), Session(), 10);  // the agent reconnects
-  EXPECT_EQ(nodes_.Find("n1")->usage[0].cores, 3u);
-  nodes_.Release("n1", 0, r);
-  nodes_.Release("n1", 0, r);  // never below zero
+  const BoardUsage& u = nodes_.Find("n1")->usage[0];
+  EXPECT_EQ(u.cores, 3u);
+  ASSERT_TRUE(u.grid);
+  EXPECT_FALSE(u.grid->free(2, 1)) << "the free map lost a held rectangle";
+  EXPECT_EQ(u.grid->free_count(), 16u - 1 - 3);
+  EXPECT_EQ(u.largest_live.area(), 12u);  // the dead core (0,0) caps the empty board at 4x3
+  nodes_.Release("n1", 0, r, rect);
+  nodes_.Release("n1", 0, r, rect);  // never below zero
   EXPECT_EQ(nodes_.Find("n1")->usage[0].cores, 0u);
+  EXPECT_TRUE(nodes_.Find("n1")->usage[0].grid->free(2, 1));
   EXPECT_EQ(LiveCores(nodes_.Find("n1")->record.boards(0)), 15u);
 }
 

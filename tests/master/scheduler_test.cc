@@ -8,6 +8,7 @@ namespace snn {
 namespace {
 
 using testing_helpers::Board;
+using testing_helpers::MeshBoard;
 using testing_helpers::PendingJob;
 
 TEST(SchedulerTest, StartsInPriorityThenSubmitOrder) {
@@ -67,11 +68,46 @@ TEST(SchedulerTest, GangStartsTogetherOrNotAtAllWithoutHoldingAnything) {
 
 TEST(SchedulerTest, PoolsAreIndependent) {
   JobTable jobs;
-  jobs.Insert(PendingJob(jobs, "a", 100));  // blocks pool a
+  jobs.Insert(PendingJob(jobs, "a", 16));  // blocks pool a
   const uint64_t b = jobs.Insert(PendingJob(jobs, "b", 4)).id();
   SchedulePlan plan = PlanStarts(jobs, {Board("n1", 0, 8, "a"), Board("n2", 0, 8, "b")}, 0);
   ASSERT_EQ(plan.starts.size(), 1u);
   EXPECT_EQ(plan.starts[0].job_id, b);
+}
+
+TEST(SchedulerTest, PlacesRectanglesWithoutOverlapAndSaysWhenContiguityIsMissing) {
+  JobTable jobs;
+  auto job = [&](uint32_t w, uint32_t h) {
+    auto j = PendingJob(jobs, "default", w * h);
+    j.mutable_spec()->mutable_task()->mutable_resources()->set_shape_width(w);
+    j.mutable_spec()->mutable_task()->mutable_resources()->set_shape_height(h);
+    return jobs.Insert(j).id();
+  };
+  job(4, 2);
+  job(4, 2);
+  // Both fit on a 4x4 board only if the first goes to an edge.
+  SchedulePlan plan = PlanStarts(jobs, {MeshBoard("n1", 4, 4)}, 0);
+  ASSERT_EQ(plan.starts.size(), 2u);
+  const Rect a = plan.starts[0].tasks[0].rect, b = plan.starts[1].tasks[0].rect;
+  EXPECT_EQ(a.area(), 8u);
+  EXPECT_EQ(b.area(), 8u);
+  const bool overlap = a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+  EXPECT_FALSE(overlap) << a.ToString() << " " << b.ToString();
+
+  JobTable waiting;
+  auto five = PendingJob(waiting, "default", 25);
+  five.mutable_spec()->mutable_task()->mutable_resources()->set_shape_width(5);
+  five.mutable_spec()->mutable_task()->mutable_resources()->set_shape_height(5);
+  waiting.Insert(five);
+  // 8x8 with columns 1, 3, 5 and 7 held: 32 cores free, none of them in a 5x5 block.
+  std::vector<Rect> held;
+  for (uint32_t x = 1; x < 8; x += 2) held.push_back(Rect{x, 0, 1, 8});
+  plan = PlanStarts(waiting, {MeshBoard("n1", 8, 8, held)}, 0);
+  EXPECT_TRUE(plan.starts.empty());
+  ASSERT_EQ(plan.waits.size(), 1u);
+  EXPECT_NE(plan.waits[0].reason.find("waiting for a contiguous 5x5 region"), std::string::npos)
+      << plan.waits[0].reason;
+  EXPECT_NE(plan.waits[0].reason.find("32 free cores"), std::string::npos) << plan.waits[0].reason;
 }
 
 }  // namespace

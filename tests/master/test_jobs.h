@@ -6,6 +6,9 @@
 #include "master/job_table.h"
 #include "master/scheduler.h"
 
+#include <memory>
+#include <vector>
+
 namespace snn::testing_helpers {
 
 inline v1::JobRecord PendingJob(JobTable& table, const std::string& pool, uint32_t cores,
@@ -25,6 +28,7 @@ inline v1::JobRecord PendingJob(JobTable& table, const std::string& pool, uint32
   return job;
 }
 
+// A board of `cores` cores in one row (so any count up to it fits as a 1-high rectangle).
 inline BoardCapacity Board(const std::string& node, uint32_t index, uint32_t cores,
                            const std::string& pool = "default", const std::string& type = "sim") {
   BoardCapacity b;
@@ -32,9 +36,22 @@ inline BoardCapacity Board(const std::string& node, uint32_t index, uint32_t cor
   b.board = index;
   b.type = type;
   b.pools = {pool};
-  b.cores_total = b.cores_free = cores;
+  auto grid = std::make_shared<CoreGrid>(cores, 1);
+  b.largest_live = Rect{0, 0, cores, 1};
+  b.grid = grid;
   b.ksps_total = b.ksps_free = 1000;
   b.streams_total = b.streams_free = 8;
+  return b;
+}
+
+// A W x H board with some rectangles already held.
+inline BoardCapacity MeshBoard(const std::string& node, uint32_t w, uint32_t h,
+                               const std::vector<Rect>& held = {}) {
+  BoardCapacity b = Board(node, 0, 1);
+  auto grid = std::make_shared<CoreGrid>(w, h);
+  b.largest_live = Rect{0, 0, w, h};
+  for (const Rect& r : held) grid->Occupy(r);
+  b.grid = grid;
   return b;
 }
 
