@@ -21,20 +21,38 @@ std::string TaskStateName(v1::TaskState state) {
   return name.rfind("TASK_", 0) == 0 ? name.substr(5) : name;
 }
 
-std::string CoresText(const v1::TaskMapping& m) {
+std::string Route(const google::protobuf::RepeatedPtrField<v1::CoreXY>& points) {
+  if (points.empty()) return "none (cut off by dead cores)";
   std::string s;
-  for (int i = 0; i < m.cores_size(); ++i) {
-    if (i == 8) {
-      s += " ... (" + std::to_string(m.cores_size()) + " cores)";
-      break;
-    }
-    s += (s.empty() ? "" : " ") + std::string("(") + std::to_string(m.cores(i).x()) + "," +
-         std::to_string(m.cores(i).y()) + ")";
+  for (const auto& p : points) {
+    s += (s.empty() ? "" : " > ") + std::to_string(p.x()) + "," + std::to_string(p.y());
   }
   return s;
 }
 
 }  // namespace
+
+std::string FormatCoreMap(const v1::TaskMapping& m, int max_rows) {
+  std::string out = "    logical -> physical   config path (from the I/O port)   spike path (to it)\n";
+  for (int i = 0; i < m.cores_size(); ++i) {
+    if (i == max_rows) {
+      out += "    ... " + std::to_string(m.cores_size() - max_rows) +
+             " more in the mapping file\n";
+      break;
+    }
+    const std::string phys = "(" + std::to_string(m.cores(i).x()) + "," +
+                             std::to_string(m.cores(i).y()) + ")";
+    std::string line = "    " + std::to_string(i) + " -> " + phys;
+    line += std::string(line.size() < 26 ? 26 - line.size() : 1, ' ');
+    if (i < m.paths_size()) {
+      const std::string config = Route(m.paths(i).config());
+      line += config + std::string(config.size() < 34 ? 34 - config.size() : 1, ' ') +
+              Route(m.paths(i).spike());
+    }
+    out += line + "\n";
+  }
+  return out;
+}
 
 std::string StateName(v1::JobState state) { return v1::JobState_Name(state); }
 
@@ -138,12 +156,22 @@ std::string FormatJobDetail(const v1::JobRecord& job, int64_t now_ms) {
       if (!t.detail().empty()) out += "  (" + t.detail() + ")";
       out += "\n";
       if (t.mapping().cores_size() > 0) {
+        const auto& m = t.mapping();
         std::string channels;
-        for (uint32_t c : t.mapping().router_channels()) {
+        for (uint32_t c : m.router_channels()) {
           channels += (channels.empty() ? "" : ",") + std::to_string(c);
         }
-        out += "    cores " + CoresText(t.mapping()) + "  channels " + channels +
-               "  input queue " + std::to_string(t.mapping().pulse_input_queue()) + "\n";
+        out += "    rectangle " + std::to_string(m.rect().width()) + "x" +
+               std::to_string(m.rect().height()) + " at (" + std::to_string(m.rect().x()) + "," +
+               std::to_string(m.rect().y()) + ")  channels " + channels + "  input queue " +
+               std::to_string(m.pulse_input_queue()) + "\n";
+        out += FormatCoreMap(m, /*max_rows=*/8);
+        if (!m.mapping_file().empty()) out += "    mapping file " + m.mapping_file() + "\n";
+      } else if (t.mapping().rect().width() > 0) {
+        const auto& r = t.mapping().rect();
+        out += "    rectangle " + std::to_string(r.width()) + "x" + std::to_string(r.height()) +
+               " at (" + std::to_string(r.x()) + "," + std::to_string(r.y()) +
+               ") chosen by the master\n";
       }
       if (!t.stdout_path().empty()) {
         out += "    stdout " + t.stdout_path() + "\n    stderr " + t.stderr_path() + "\n";

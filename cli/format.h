@@ -17,6 +17,8 @@ std::string FormatTable(const std::vector<std::vector<std::string>>& rows);
 
 std::string FormatJobsTable(const v1::ListJobsResponse& jobs, bool show_tenant, int64_t now_ms);
 std::string FormatJobDetail(const v1::JobRecord& job, int64_t now_ms);
+// Logical -> physical cores with their relay paths, at most `max_rows` of them.
+std::string FormatCoreMap(const v1::TaskMapping& mapping, int max_rows);
 std::string FormatPoolStatus(const v1::PoolStatusResponse& pool);
 std::string FormatJson(const google::protobuf::Message& message);
 
