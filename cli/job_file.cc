@@ -15,15 +15,25 @@
 namespace snn {
 namespace {
 
+Status ParseEventResources(const YAML::Node& node, v1::Resources& r);
+
 Status ParseResources(const YAML::Node& node, v1::Resources& r) {
-  SNN_RETURN_IF_ERROR(
-      CheckKnownFields(node, "task.resources", {"cores", "ksps", "streams", "board_type"}));
-  for (const char* required : {"cores", "ksps"}) {
-    if (!node[required]) {
-      return InvalidArgument(std::string("task.resources.") + required + " is required");
+  SNN_RETURN_IF_ERROR(CheckKnownFields(node, "task.resources",
+                                       {"cores", "ksps", "streams", "board_type", "model"}));
+  if (node["model"]) {
+    if (node["cores"]) {
+      return InvalidArgument("task.resources: give cores or model, not both");
     }
+    auto model = ReadString(node["model"], "task.resources.model");
+    if (!model.ok()) return model.status();
+    if (model->empty()) return InvalidArgument("task.resources.model is empty");
+    r.set_model(*model);  // cores come from the model when the job is submitted
+  } else if (!node["cores"]) {
+    return InvalidArgument("task.resources.cores is required (or a model to derive it from)");
   }
+  if (!node["ksps"]) return InvalidArgument("task.resources.ksps is required");
   const YAML::Node cores_node = node["cores"];
+  if (!cores_node) return ParseEventResources(node, r);
   const std::string cores_text = cores_node.IsScalar() ? cores_node.as<std::string>() : "";
   if (cores_text.find_first_of("xX") != std::string::npos) {
     auto shape = ParseCoreRequest(cores_text);
@@ -36,6 +46,11 @@ Status ParseResources(const YAML::Node& node, v1::Resources& r) {
     if (!cores.ok()) return cores.status();
     r.set_cores(static_cast<uint32_t>(*cores));
   }
+  return ParseEventResources(node, r);
+}
+
+// ksps, streams and board type: what a task asks of the board besides cores.
+Status ParseEventResources(const YAML::Node& node, v1::Resources& r) {
   auto ksps = ReadWholeNumber(node["ksps"], "task.resources.ksps", 1, JobLimits::kMaxKsps);
   if (!ksps.ok()) return ksps.status();
   r.set_ksps(static_cast<uint32_t>(*ksps));
@@ -160,7 +175,8 @@ Result<v1::JobSpec> ParseJobYaml(const std::string& text, const std::string& def
     return InvalidArgument("the job file is not valid YAML: " + e.msg + " (line " +
                            std::to_string(e.mark.line + 1) + ")");
   }
-  SNN_RETURN_IF_ERROR(ValidateJobSpec(spec));
+  // A model's cores are known only once snnctl knows the board type's neurons per core.
+  if (spec.task().resources().model().empty()) SNN_RETURN_IF_ERROR(ValidateJobSpec(spec));
   return spec;
 }
 
@@ -175,6 +191,12 @@ Result<v1::JobSpec> LoadJobFile(const std::string& path) {
   if (!in && !in.eof()) return InvalidArgument(path + ": read error");
   auto spec = ParseJobYaml(buffer.str(), std::filesystem::path(path).stem().string());
   if (!spec.ok()) return Status(spec.status().code(), path + ": " + spec.status().message());
+  auto* r = spec->mutable_task()->mutable_resources();
+  if (!r->model().empty() && r->model()[0] != '/') {  // relative to the job file
+    r->set_model(std::filesystem::absolute(std::filesystem::path(path).parent_path() / r->model())
+                     .lexically_normal()
+                     .string());
+  }
   return spec;
 }
 

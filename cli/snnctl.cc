@@ -1,10 +1,14 @@
 #include "cli/snnctl.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
+#include <set>
 
 #include "cli/format.h"
 #include "cli/job_file.h"
+#include "common/job_validation.h"
+#include "common/model.h"
 #include "common/clock.h"
 #include "common/rpc_client.h"
 #include "proto/node.pb.h"
@@ -68,10 +72,56 @@ Result<Response> Call(const CliOptions& o, const std::string& method,
   return session.client().Call<Response>(method, request);
 }
 
+// Neurons per core of the boards a job could use: the given type's, or the smallest in the pool.
+Result<uint32_t> NeuronsPerCore(const CliOptions& o, const std::string& board_type,
+                                const std::string& pool) {
+  auto status = Call<v1::PoolStatusResponse>(o, "pool.status", v1::PoolStatusRequest());
+  if (!status.ok()) return status.status();
+  uint32_t npc = 0;
+  std::set<std::string> types;
+  for (const auto& node : status->nodes()) {
+    if (!pool.empty() &&
+        std::find(node.pools().begin(), node.pools().end(), pool) == node.pools().end()) {
+      continue;
+    }
+    for (const auto& b : node.boards()) {
+      types.insert(b.info().type());
+      if (!AnyBoardType(board_type) && b.info().type() != board_type) continue;
+      if (npc == 0 || b.info().neurons_per_core() < npc) npc = b.info().neurons_per_core();
+    }
+  }
+  if (npc == 0) {
+    std::string known;
+    for (const auto& t : types) known += (known.empty() ? "" : ", ") + t;
+    return InvalidArgument("no board of type '" + board_type + "'" +
+                           (pool.empty() ? "" : " in pool '" + pool + "'") +
+                           (known.empty() ? "" : " (types: " + known + ")"));
+  }
+  return npc;
+}
+
+// Replaces a job's model with the cores it needs on the boards it may use.
+Status ResolveModel(const CliOptions& o, v1::JobSpec& spec) {
+  auto* r = spec.mutable_task()->mutable_resources();
+  if (r->model().empty()) return Status::Ok();
+  auto model = LoadModelFile(r->model());
+  if (!model.ok()) return model.status();
+  auto npc = NeuronsPerCore(o, r->board_type(), spec.pool().empty() ? "default" : spec.pool());
+  if (!npc.ok()) return npc.status();
+  const ModelEstimate e = EstimateModel(*model, *npc, o.input_rate_hz);
+  if (e.cores > JobLimits::kMaxCores) {
+    return InvalidArgument("model " + r->model() + " needs " + std::to_string(e.cores) +
+                           " cores, more than any board has");
+  }
+  r->set_cores(e.cores);
+  return ValidateJobSpec(spec);
+}
+
 int Submit(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (o.args.size() != 2) return Fail(err, InvalidArgument("usage: snnctl submit FILE.yaml"));
   auto spec = LoadJobFile(o.args[1]);
   if (!spec.ok()) return Fail(err, spec.status());
+  if (Status s = ResolveModel(o, *spec); !s.ok()) return Fail(err, s);
   v1::SubmitRequest req;
   *req.mutable_spec() = std::move(spec).value();
   auto resp = Call<v1::SubmitResponse>(o, "job.submit", req);
@@ -145,6 +195,44 @@ int Cancel(const CliOptions& o, std::ostream& out, std::ostream& err) {
   return rc;
 }
 
+int Estimate(const CliOptions& o, std::ostream& out, std::ostream& err) {
+  if (o.args.size() != 2) {
+    return Fail(err, InvalidArgument("usage: snnctl estimate MODEL.json [--board-type T] "
+                                     "[--input-rate HZ] [--neurons-per-core N]"));
+  }
+  auto model = LoadModelFile(o.args[1]);
+  if (!model.ok()) return Fail(err, model.status());
+  uint32_t npc = o.neurons_per_core;
+  std::string where = std::to_string(npc) + " neurons per core";
+  if (npc == 0) {
+    auto asked = NeuronsPerCore(o, o.board_type, "");
+    if (!asked.ok()) {
+      return Fail(err, Status(asked.status().code(),
+                              asked.status().message() + " (or give --neurons-per-core)"));
+    }
+    npc = *asked;
+    where = (AnyBoardType(o.board_type) ? "the smallest board type, " : o.board_type + ", ") +
+            std::to_string(npc) + " neurons per core";
+  }
+  const ModelEstimate e = EstimateModel(*model, npc, o.input_rate_hz);
+  char rate[64];
+  snprintf(rate, sizeof rate, "%.1f", e.spikes_per_s / 1000.0);
+  if (o.output == "json") {
+    out << "{\"model\": \"" << model->name() << "\", \"neurons\": " << e.neurons
+        << ", \"neurons_per_core\": " << npc << ", \"cores\": " << e.cores
+        << ", \"shape\": \"" << e.shape_width << "x" << e.shape_height
+        << "\", \"input_rate_hz\": " << o.input_rate_hz << ", \"ksps\": " << rate << "}\n";
+    return 0;
+  }
+  out << "model:            " << (model->name().empty() ? o.args[1] : model->name()) << " ("
+      << model->populations_size() << " populations, " << e.neurons << " neurons, "
+      << model->projections_size() << " projections)\n";
+  out << "logical cores:    " << e.cores << " (" << where << ")\n";
+  out << "suggested shape:  " << e.shape_width << "x" << e.shape_height << "\n";
+  out << "spike rate:       " << rate << " ksps with inputs at " << o.input_rate_hz << " Hz\n";
+  return 0;
+}
+
 int Pool(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (o.args.size() != 2 || o.args[1] != "status") {
     return Fail(err, InvalidArgument("usage: snnctl pool status"));
@@ -166,6 +254,7 @@ Commands:
   show JOBID              show one job: state, reason, tasks, core mapping, history
   cancel JOBID...         cancel pending or running jobs
   pool status             nodes and boards: cores, KSPS and streams used and free; job counts
+  estimate MODEL.json     logical cores, a suggested shape and the spike rate of a model
 
 Options:
   --master HOST:PORT      the master (default: $SNN_MASTER, else 127.0.0.1:6817)
@@ -175,6 +264,9 @@ Options:
   --all-tenants           jobs: list every tenant's jobs
   --state S[,S...]        jobs: only these states (PENDING, RUNNING, COMPLETED, ...)
   --parsable              submit: print only the job ID
+  --board-type T          estimate: use this board type's neurons per core (asks the master)
+  --neurons-per-core N    estimate: use N, without asking the master
+  --input-rate HZ         estimate, submit with a model: input firing rate (default: 10)
   -h, --help              this help
 )";
 }
@@ -198,7 +290,8 @@ Result<CliOptions> ParseCliArgs(const std::vector<std::string>& argv) {
     if (arg == "-h" || arg == "--help") {
       o.help = true;
     } else if (arg == "--master" || arg == "--tenant" || arg == "-o" || arg == "--output" ||
-               arg == "--timeout" || arg == "--state") {
+               arg == "--timeout" || arg == "--state" || arg == "--board-type" ||
+               arg == "--input-rate" || arg == "--neurons-per-core") {
       auto v = take(arg);
       if (!v.ok()) return v.status();
       if (arg == "--master") o.master = *v;
@@ -216,6 +309,21 @@ Result<CliOptions> ParseCliArgs(const std::vector<std::string>& argv) {
           return InvalidArgument("--timeout must be 1 to 3600 seconds");
         }
         o.timeout_ms = seconds * 1000;
+      }
+      if (arg == "--board-type") o.board_type = *v;
+      if (arg == "--input-rate") {
+        char* end = nullptr;
+        o.input_rate_hz = std::strtod(v->c_str(), &end);
+        if (end == v->c_str() || *end != '\0' || !(o.input_rate_hz >= 0) ||
+            o.input_rate_hz > 100000) {
+          return InvalidArgument("--input-rate must be a rate in Hz from 0 to 100000");
+        }
+      }
+      if (arg == "--neurons-per-core") {
+        auto [p, ec] = std::from_chars(v->data(), v->data() + v->size(), o.neurons_per_core);
+        if (ec != std::errc() || p != v->data() + v->size() || o.neurons_per_core == 0) {
+          return InvalidArgument("--neurons-per-core must be a positive number");
+        }
       }
       if (arg == "--state") {
         size_t start = 0;
@@ -262,6 +370,7 @@ int RunCli(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (command == "show") return Show(o, out, err);
   if (command == "cancel") return Cancel(o, out, err);
   if (command == "pool") return Pool(o, out, err);
+  if (command == "estimate") return Estimate(o, out, err);
   err << "snnctl: unknown command '" << command << "' (see snnctl --help)\n";
   return 2;
 }

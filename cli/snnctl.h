@@ -20,6 +20,9 @@ struct CliOptions {
   bool parsable = false;
   bool help = false;
   std::vector<std::string> states;
+  std::string board_type;         // estimate
+  double input_rate_hz = 10;      // estimate
+  uint32_t neurons_per_core = 0;  // estimate: 0 asks the master
   std::vector<std::string> args;  // the command and its operands
 };
 

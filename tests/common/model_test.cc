@@ -1,0 +1,92 @@
+#include "common/model.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+
+namespace snn {
+namespace {
+
+constexpr char kChain[] = R"({
+  "populations": [
+    {"name": "in", "size": 10, "role": "input"},
+    {"name": "mid", "size": 10},
+    {"name": "out", "size": 10, "role": "output"}
+  ],
+  "projections": [
+    {"from": "in", "to": "mid", "connectivity": "one_to_one", "weight": 4.0},
+    {"from": "mid", "to": "out", "connectivity": "one_to_one", "weight": 4.0}
+  ]
+})";
+
+TEST(ModelTest, ParsesAndFillsDefaults) {
+  auto model = ParseModelJson(kChain);
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  EXPECT_EQ(model->populations(1).neuron().tau_m_ms(), 20);
+  EXPECT_EQ(model->populations(1).neuron().v_threshold(), 1);
+  EXPECT_EQ(model->timestep_ms(), 1);
+}
+
+TEST(ModelTest, EstimatesCoresShapeAndRate) {
+  auto model = ParseModelJson(kChain);
+  ASSERT_TRUE(model.ok());
+  ModelEstimate e = EstimateModel(*model, /*neurons_per_core=*/4, /*input_rate_hz=*/100);
+  EXPECT_EQ(e.neurons, 30u);
+  EXPECT_EQ(e.cores, 9u);  // ceil(10/4) per population
+  EXPECT_EQ(e.shape_width * e.shape_height, 9u);
+  // mid: drive 100 Hz x 4 = 400/s, tau 20 ms -> v_ss = 8; time to threshold 20 ms x ln(8/7).
+  const double mid = 1.0 / (0.020 * std::log(8.0 / 7.0) + 0.002);
+  const double out_vss = mid * 4 * 0.020;
+  const double out = 1.0 / (0.020 * std::log(out_vss / (out_vss - 1)) + 0.002);
+  EXPECT_NEAR(e.spikes_per_s, 10 * 100 + 10 * mid + 10 * out, 1e-6);
+  // No input, no spikes; a weak projection stays below threshold.
+  EXPECT_EQ(EstimateModel(*model, 4, 0).spikes_per_s, 0);
+}
+
+TEST(ModelTest, NamesEveryKindOfMistake) {
+  struct Case {
+    const char* json;
+    const char* expect;
+  } cases[] = {
+      {"{", "not valid"},
+      {R"({"populations": [], "colour": 1})", "not valid"},  // unknown field
+      {R"({"populations": []})", "no populations"},
+      {R"({"populations": [{"name": "a", "size": 0, "role": "input"}]})", "size 0"},
+      {R"({"populations": [{"name": "a", "size": -5, "role": "input"}]})", "size -5"},
+      {R"({"populations": [{"name": "a", "size": 1, "role": "input"}, {"name": "a", "size": 1}]})",
+       "appears twice"},
+      {R"({"populations": [{"name": "a", "size": 1, "role": "sideways"}]})", "role 'sideways'"},
+      {R"({"populations": [{"name": "a", "size": 1, "role": "input"}]})", "role 'output'"},
+      {R"({"populations": [{"name": "a", "size": 1, "role": "input"}, {"name": "b", "size": 1, "role": "output"}],
+          "projections": [{"from": "a", "to": "c"}]})",
+       "unknown population 'c'"},
+      {R"({"populations": [{"name": "a", "size": 2, "role": "input"}, {"name": "b", "size": 3, "role": "output"}],
+          "projections": [{"from": "a", "to": "b", "weights": [1, 2, 3]}]})",
+       "weights has 3 values; all_to_all needs 2 x 3 = 6"},
+      {R"({"populations": [{"name": "a", "size": 2, "role": "input"}, {"name": "b", "size": 3, "role": "output"}],
+          "projections": [{"from": "a", "to": "b", "connectivity": "one_to_one"}]})",
+       "equal size"},
+      {R"({"populations": [{"name": "a", "size": 2, "role": "input"}, {"name": "b", "size": 3, "role": "output"}],
+          "projections": [{"from": "a", "to": "b", "connectivity": "random", "probability": 1.5}]})",
+       "probability"},
+      {R"({"populations": [{"name": "a", "size": 1, "role": "input", "neuron": {"tau_m_ms": 0}}, {"name": "b", "size": 1, "role": "output"}]})",
+       "tau_m_ms"},
+  };
+  for (const auto& c : cases) {
+    auto model = ParseModelJson(c.json);
+    ASSERT_FALSE(model.ok()) << c.json;
+    EXPECT_NE(model.status().message().find(c.expect), std::string::npos)
+        << c.json << "\n  -> " << model.status().message();
+  }
+}
+
+TEST(ModelTest, TheExampleModelLoads) {
+  auto model = LoadModelFile(std::string(SNN_SOURCE_DIR) + "/etc/models/chain.json");
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  EXPECT_GT(EstimateModel(*model, 256, 10).spikes_per_s, 0);
+  EXPECT_FALSE(LoadModelFile("/no/such/model.json").ok());
+}
+
+}  // namespace
+}  // namespace snn
