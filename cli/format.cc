@@ -190,7 +190,7 @@ std::string FormatJobDetail(const v1::JobRecord& job, int64_t now_ms) {
 
 std::string FormatPoolStatus(const v1::PoolStatusResponse& pool) {
   std::vector<std::vector<std::string>> rows = {
-      {"NODE", "STATE", "POOLS", "BOARD", "TYPE", "MESH", "HEALTH", "CORES_USED", "CORES_FREE",
+      {"NODE", "STATE", "POOLS", "BOARD", "TYPE", "MESH", "HEALTH", "DEAD", "CORES_USED", "CORES_FREE",
        "LARGEST_FREE",
        "KSPS_USED", "KSPS_FREE", "STREAMS_USED", "STREAMS_FREE", "TASKS"}};
   for (const auto& node : pool.nodes()) {
@@ -203,7 +203,8 @@ std::string FormatPoolStatus(const v1::PoolStatusResponse& pool) {
       };
       rows.push_back({node.name(), node.state(), pools, std::to_string(info.index()), info.type(),
                       std::to_string(info.width()) + "x" + std::to_string(info.height()),
-                      std::to_string(info.health()), std::to_string(b.cores_used()),
+                      std::to_string(info.health()), std::to_string(info.dead_cores_size()),
+                      std::to_string(b.cores_used()),
                       free(b.cores_total(), b.cores_used()),
                       std::to_string(b.largest_free().width()) + "x" +
                           std::to_string(b.largest_free().height()),

@@ -233,6 +233,29 @@ int Estimate(const CliOptions& o, std::ostream& out, std::ostream& err) {
   return 0;
 }
 
+int Sim(const CliOptions& o, std::ostream& out, std::ostream& err) {
+  const Status usage = InvalidArgument("usage: snnctl sim kill-core NODE/BOARD X,Y");
+  if (o.args.size() != 4 || o.args[1] != "kill-core") return Fail(err, usage);
+  const std::string& where = o.args[2];
+  const size_t slash = where.rfind('/');
+  unsigned board = 0, x = 0, y = 0;
+  char comma = 0, extra = 0;
+  if (slash == std::string::npos || slash == 0 ||
+      sscanf(where.c_str() + slash + 1, "%u%c", &board, &extra) != 1 ||
+      sscanf(o.args[3].c_str(), "%u%c%u%c", &x, &comma, &y, &extra) != 3 || comma != ',') {
+    return Fail(err, usage);
+  }
+  v1::SimKillCoreRequest req;
+  req.set_node(where.substr(0, slash));
+  req.set_board(board);
+  req.set_x(x);
+  req.set_y(y);
+  auto resp = Call<v1::SimKillCoreResponse>(o, "admin.sim_kill_core", req);
+  if (!resp.ok()) return Fail(err, resp.status());
+  out << "Core " << x << "," << y << " of " << where << " is dead\n";
+  return 0;
+}
+
 int Pool(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (o.args.size() != 2 || o.args[1] != "status") {
     return Fail(err, InvalidArgument("usage: snnctl pool status"));
@@ -255,6 +278,8 @@ Commands:
   cancel JOBID...         cancel pending or running jobs
   pool status             nodes and boards: cores, KSPS and streams used and free; job counts
   estimate MODEL.json     logical cores, a suggested shape and the spike rate of a model
+  sim kill-core NODE/BOARD X,Y
+                          make a core of a simulated board fail (fault injection)
 
 Options:
   --master HOST:PORT      the master (default: $SNN_MASTER, else 127.0.0.1:6817)
@@ -371,6 +396,7 @@ int RunCli(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (command == "cancel") return Cancel(o, out, err);
   if (command == "pool") return Pool(o, out, err);
   if (command == "estimate") return Estimate(o, out, err);
+  if (command == "sim") return Sim(o, out, err);
   err << "snnctl: unknown command '" << command << "' (see snnctl --help)\n";
   return 2;
 }

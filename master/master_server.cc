@@ -15,6 +15,7 @@ MasterServer::MasterServer(MasterConfig config, const Clock& clock, std::unique_
                   [this] { RequestSchedule(); }),
       clients_(jobs_, nodes_, journal_, controller_, clock_),
       agents_(nodes_, journal_, controller_, clock_, config_.agents),
+      admin_(nodes_, journal_),
       server_(
           io_, config_.max_frame_bytes,
           [this](const std::shared_ptr<Connection>& c, v1::Envelope e) {
@@ -28,6 +29,7 @@ MasterServer::MasterServer(MasterConfig config, const Clock& clock, std::unique_
       signals_(io_) {
   clients_.Register(router_);
   agents_.Register(router_);
+  admin_.Register(router_);
 }
 
 MasterServer::~MasterServer() { store_->Close(); }

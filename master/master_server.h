@@ -10,6 +10,7 @@
 #include "common/address.h"
 #include "common/clock.h"
 #include "common/rpc_server.h"
+#include "master/admin_service.h"
 #include "master/agent_service.h"
 #include "master/client_service.h"
 #include "master/job_controller.h"
@@ -57,6 +58,7 @@ class MasterServer {
   JobController controller_;
   ClientService clients_;
   AgentService agents_;
+  AdminService admin_;
   MethodRouter router_;
   RpcServer server_;
   asio::steady_timer tick_timer_;

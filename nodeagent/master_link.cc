@@ -26,6 +26,13 @@ MasterLink::MasterLink(asio::io_context& io, const Clock& clock, TaskManager& ta
         tasks_.Kill(TaskKey{req.job_id(), req.index(), req.attempt()}, req.reason());
         r.Ok(v1::KillResponse());
       });
+  router_.Add<v1::SimKillCoreRequest, v1::SimKillCoreResponse>(
+      "agent.sim_kill_core", [this](const CallContext&, v1::SimKillCoreRequest req,
+                                    Responder<v1::SimKillCoreResponse> r) {
+        if (Status s = tasks_.KillCore(req.board(), req.x(), req.y()); !s.ok()) return r.Fail(s);
+        if (session_ && registered_) SendRegister();  // tell the master the board changed
+        r.Ok(v1::SimKillCoreResponse());
+      });
 }
 
 v1::Credential MasterLink::Credential() const {

@@ -83,6 +83,20 @@ TEST_F(BadInputTest, SnnctlRejectsBadJobFilesAndChangesNothing) {
       "no board in pool 'default' can ever hold this task");
   ExpectRejected({"submit", WriteJob("pool.yaml", "pool: nowhere\n" + ok_task)},
                  "pool 'nowhere' has no boards");
+  ExpectRejected({"submit", WriteJob("zeroshape.yaml", "task: {command: x, resources: {cores: 0x3, ksps: 1}}\n")},
+                 "shape 0x3 has a zero side");
+  ExpectRejected({"submit", WriteJob("bigshape.yaml", "task: {command: x, resources: {cores: 9x9, ksps: 1}}\n")},
+                 "no board in pool 'default' can ever hold this task: it asks for 9x9");
+  const std::string bad_model = cluster_.dir() + "/bad_model.json";
+  std::ofstream(bad_model) << R"({"populations": [{"name": "a", "size": 4, "role": "input"},
+      {"name": "b", "size": 4, "role": "output"}], "projections": [{"from": "a", "to": "zz"}]})";
+  ExpectRejected({"submit", WriteJob("badmodel.yaml", "task: {command: x, resources: {model: " +
+                                                          bad_model + ", ksps: 1}}\n")},
+                 "unknown population 'zz'");
+  ExpectRejected({"estimate", bad_model}, "unknown population 'zz'");
+  ExpectRejected({"submit", WriteJob("bothcores.yaml", "task: {command: x, resources: {model: " +
+                                                           bad_model + ", cores: 4, ksps: 1}}\n")},
+                 "give cores or model, not both");
   ExpectRejected({"show", "42"}, "job 42 not found for tenant 'alice'");
   ExpectRejected({"cancel", "42"}, "job 42 not found");
   ExpectRejected({"cancel", "1"}, "has already ended (COMPLETED)");

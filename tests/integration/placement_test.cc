@@ -116,5 +116,76 @@ TEST(PlacementTest, TheTaskGetsItsMappingFileAndShowListsPaths) {
   EXPECT_NE(show.out.find("0,0 > "), std::string::npos) << show.out;  // paths from the port
 }
 
+TEST(PlacementTest, ACoreKilledAtRunTimeIsNeverAllocated) {
+  TestCluster cluster;
+  cluster.StartMaster();
+  cluster.StartAgent("node1", SmallBoards(1, 4, 1000, 8));
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster.NodesUp() == 1; }));
+  const std::vector<std::string> base = {"--master", cluster.master_address(), "--tenant", "alice"};
+  auto with = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), base.begin(), base.end());
+    return cluster.RunSnnctl(args);
+  };
+  auto kill = with({"sim", "kill-core", "node1/0", "1,1"});
+  ASSERT_EQ(kill.exit_code, 0) << kill.err;
+  EXPECT_EQ(kill.out, "Core 1,1 of node1/0 is dead\n");
+  auto pool = cluster.Pool();
+  ASSERT_EQ(pool->nodes(0).boards(0).info().dead_cores_size(), 1);
+  EXPECT_EQ(pool->nodes(0).boards(0).cores_total(), 15u);
+  // The whole board can no longer be had, and says why.
+  auto whole = cluster.Submit(ShapedJob(4, 4));
+  ASSERT_FALSE(whole.ok());
+  const std::string& why = whole.status().message();
+  EXPECT_TRUE(why.find("largest live rectangle 4x2") != std::string::npos ||
+              why.find("largest live rectangle 2x4") != std::string::npos)
+      << why;
+  // Three 2x2 jobs fit around the dead core; none of them is given it.
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(cluster.Submit(ShapedJob(2, 2)).ok());
+  for (uint64_t id = 1; id <= 3; ++id) {
+    ASSERT_TRUE(TestCluster::WaitUntil([&] {
+      auto job = cluster.Show(id);
+      return job.ok() && job->tasks_size() == 1 && job->tasks(0).state() == v1::TASK_RUNNING;
+    }));
+    const auto& r = cluster.Show(id)->tasks(0).mapping().rect();
+    const bool covers = r.x() <= 1 && 1 < r.x() + r.width() && r.y() <= 1 && 1 < r.y() + r.height();
+    EXPECT_FALSE(covers) << "job " << id << " was given the dead core";
+  }
+  EXPECT_EQ(with({"sim", "kill-core", "node1/9", "1,1"}).exit_code, 1);
+  EXPECT_NE(with({"sim", "kill-core", "nobody/0", "1,1"}).err.find("no node named"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace snn::testing
+
+namespace snn::testing {
+namespace {
+
+TEST(PlacementTest, ModelDerivedCoresFollowTheBoardType) {
+  TestCluster cluster;
+  cluster.StartMaster();
+  cluster.StartAgent("node1", "boards:\n  - {type: small, mesh: 8x8, neurons_per_core: 100, "
+                              "ksps: 1000, streams: 4}\n");
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster.NodesUp() == 1; }));
+  const std::string job = cluster.dir() + "/model_job.yaml";
+  std::ofstream(job) << "task:\n  command: /bin/true\n  resources:\n    model: " SNN_SOURCE_DIR
+                        "/etc/models/chain.json\n    ksps: 100\n";
+  auto submit = cluster.RunSnnctl({"--master", cluster.master_address(), "--tenant", "alice",
+                                   "submit", job});
+  ASSERT_EQ(submit.exit_code, 0) << submit.err;
+  auto shown = cluster.Show(1);
+  ASSERT_TRUE(shown.ok());
+  // chain.json: 100 + 1000 + 10 neurons at 100 per core = 1 + 10 + 1 cores.
+  EXPECT_EQ(shown->spec().task().resources().cores(), 12u);
+  EXPECT_NE(shown->spec().task().resources().model().find("chain.json"), std::string::npos);
+  auto estimate = cluster.RunSnnctl({"--master", cluster.master_address(), "estimate",
+                                     SNN_SOURCE_DIR "/etc/models/chain.json", "--board-type",
+                                     "small"});
+  EXPECT_EQ(estimate.exit_code, 0) << estimate.err;
+  EXPECT_NE(estimate.out.find("logical cores:    12 (small, 100 neurons per core)"),
+            std::string::npos)
+      << estimate.out;
+}
+
 }  // namespace
 }  // namespace snn::testing

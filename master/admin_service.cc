@@ -1,0 +1,32 @@
+#include "master/admin_service.h"
+
+namespace snn {
+
+void AdminService::Register(MethodRouter& router) {
+  router.Add<v1::SimKillCoreRequest, v1::SimKillCoreResponse>(
+      "admin.sim_kill_core",
+      [this](const CallContext& ctx, v1::SimKillCoreRequest req,
+             Responder<v1::SimKillCoreResponse> r) { SimKillCore(ctx, std::move(req), r); });
+}
+
+void AdminService::SimKillCore(const CallContext& ctx, v1::SimKillCoreRequest req,
+                               Responder<v1::SimKillCoreResponse> r) {
+  if (ctx.credential.user().empty()) return r.Fail(Unauthenticated("request carries no user"));
+  NodeEntry* node = nodes_.Find(req.node());
+  if (node == nullptr) return r.Fail(NotFound("no node named '" + req.node() + "'"));
+  if (node->session == nullptr) {
+    return r.Fail(Unavailable("node " + req.node() + " is DOWN: " + node->down_reason));
+  }
+  v1::Credential master;
+  master.set_user("snn-master");
+  // The agent re-registers with the new board description before it answers, so once the
+  // answer is here (and the journal has synced it) the master's free map knows the core is dead.
+  node->session->Call("agent.sim_kill_core", req, master,
+                      [this, r](Result<v1::Envelope> reply) {
+                        auto resp = DecodeResponse<v1::SimKillCoreResponse>(reply);
+                        if (!resp.ok()) return r.Fail(resp.status());
+                        journal_.Commit([r] { r.Ok(v1::SimKillCoreResponse()); });
+                      });
+}
+
+}  // namespace snn
