@@ -41,6 +41,9 @@ done
 SNNCTL="$BIN/cli/snnctl"
 wait_for 20 "both agents to register" sh -c "'$SNNCTL' pool status | grep -c ' UP ' | grep -qx 3"
 
+echo "== snnctl estimate etc/models/chain.json --board-type sim-v1"
+"$SNNCTL" estimate etc/models/chain.json --board-type sim-v1
+
 echo "== submitting the example jobs"
 for job in etc/examples/*.yaml; do
   printf '   %-28s ' "$job"
@@ -59,3 +62,7 @@ echo "== snnctl show 1"
 "$SNNCTL" show 1
 echo "== output of job 1's task"
 cat "$WORK"/node*/tasks/job1.task0.try1/stdout 2>/dev/null || true
+
+echo "== a core fails: snnctl sim kill-core node2/0 8,8, then pool status"
+"$SNNCTL" sim kill-core node2/0 8,8
+"$SNNCTL" pool status

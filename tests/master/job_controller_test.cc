@@ -17,19 +17,24 @@ class JobControllerTest : public ::testing::Test {
 
   void SetUp() override { AddNode("n1", 2); }
 
-  void AddNode(const std::string& name, int boards) {
+  void AddNode(const std::string& name, int boards, const std::string& type = "sim-v1",
+               uint32_t side = 4, uint32_t health = 100, bool dead_middle = false) {
     v1::NodeRecord node;
     node.set_name(name);
     node.add_pools("default");
     for (int i = 0; i < boards; ++i) {
       auto* b = node.add_boards();
       b->set_index(i);
-      b->set_type("sim-v1");
-      b->set_width(4);
-      b->set_height(4);
+      b->set_type(type);
+      b->set_width(side);
+      b->set_height(side);
       b->set_ksps(1000);
       b->set_streams(4);
-      b->set_health(100);
+      b->set_health(health);
+      if (dead_middle) {
+        b->add_dead_cores()->set_x(side / 2);
+        b->mutable_dead_cores(0)->set_y(side / 2);
+      }
     }
     // An unconnected session: launches are queued on it, never answered; the test answers.
     auto session = Connection::Create(tcp::socket(io_), 1 << 20, nullptr, nullptr);
@@ -95,6 +100,24 @@ TEST_F(JobControllerTest, SubmitRejectsWhatNoBoardCanEverHold) {
   EXPECT_NE(controller_.Submit(pool, "alice").status().message().find("known pools: default"),
             std::string::npos);
   EXPECT_TRUE(jobs_.jobs().empty());
+}
+
+TEST_F(JobControllerTest, TheHealthiestBoardOfEachTypeDecidesWhatCanEverFit) {
+  AddNode("worn", 1, "sim-v9", 6, /*health=*/60);                         // whole 6x6
+  AddNode("fresh", 1, "sim-v9", 6, /*health=*/100, /*dead_middle=*/true);  // 6x3 at most
+  auto spec = Spec(25);
+  spec.mutable_task()->mutable_resources()->set_shape_width(5);
+  spec.mutable_task()->mutable_resources()->set_shape_height(5);
+  spec.mutable_task()->mutable_resources()->set_board_type("sim-v9");
+  auto five = controller_.Submit(spec, "alice");
+  ASSERT_FALSE(five.ok());
+  EXPECT_NE(five.status().message().find("sim-v9 (fresh/board0): largest live rectangle"),
+            std::string::npos)
+      << five.status().message();
+  spec.mutable_task()->mutable_resources()->set_shape_width(6);
+  spec.mutable_task()->mutable_resources()->set_shape_height(3);
+  spec.mutable_task()->mutable_resources()->set_cores(18);
+  EXPECT_TRUE(controller_.Submit(spec, "alice").ok());
 }
 
 TEST_F(JobControllerTest, RunsToCompletionAndReleasesResources) {
