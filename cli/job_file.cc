@@ -9,6 +9,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "common/duration.h"
+#include "common/file_util.h"
 #include "common/job_validation.h"
 #include "common/yaml_fields.h"
 
@@ -181,15 +182,9 @@ Result<v1::JobSpec> ParseJobYaml(const std::string& text, const std::string& def
 }
 
 Result<v1::JobSpec> LoadJobFile(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return NotFound(path + ": no such file");
-  if (std::filesystem::is_directory(path, ec)) return InvalidArgument(path + " is a directory");
-  std::ifstream in(path);
-  if (!in) return InvalidArgument(path + ": cannot be read (permission denied?)");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  if (!in && !in.eof()) return InvalidArgument(path + ": read error");
-  auto spec = ParseJobYaml(buffer.str(), std::filesystem::path(path).stem().string());
+  auto text = ReadWholeFile(path, "job file");
+  if (!text.ok()) return text.status();
+  auto spec = ParseJobYaml(*text, std::filesystem::path(path).stem().string());
   if (!spec.ok()) return Status(spec.status().code(), path + ": " + spec.status().message());
   auto* r = spec->mutable_task()->mutable_resources();
   if (!r->model().empty() && r->model()[0] != '/') {  // relative to the job file

@@ -1,13 +1,12 @@
 #include "common/model.h"
 
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include <google/protobuf/util/json_util.h>
 
+#include "common/file_util.h"
 #include "common/rect_allocator.h"
 
 namespace snn {
@@ -56,11 +55,9 @@ Result<v1::Model> ParseModelJson(const std::string& json) {
 }
 
 Result<v1::Model> LoadModelFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return NotFound("cannot read the model file " + path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  auto model = ParseModelJson(buffer.str());
+  auto text = ReadWholeFile(path, "the model file");
+  if (!text.ok()) return text.status();
+  auto model = ParseModelJson(*text);
   if (!model.ok()) return Status(model.status().code(), path + ": " + model.status().message());
   return model;
 }

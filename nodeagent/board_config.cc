@@ -1,11 +1,10 @@
 #include "nodeagent/board_config.h"
 
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include <yaml-cpp/yaml.h>
 
+#include "common/file_util.h"
 #include "common/yaml_fields.h"
 
 namespace snn {
@@ -121,11 +120,9 @@ Result<BoardsFile> ParseBoardsYaml(const std::string& text) {
 }
 
 Result<BoardsFile> LoadBoardsFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return NotFound("cannot read the boards file " + path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  auto file = ParseBoardsYaml(buffer.str());
+  auto text = ReadWholeFile(path, "the boards file");
+  if (!text.ok()) return text.status();
+  auto file = ParseBoardsYaml(*text);
   if (!file.ok()) return Status(file.status().code(), path + ": " + file.status().message());
   return file;
 }

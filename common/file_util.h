@@ -1,0 +1,14 @@
+// Reading small configuration files whole. Pure apart from the read; thread-safe.
+#pragma once
+
+#include <string>
+
+#include "common/status.h"
+
+namespace snn {
+
+// The file's contents; kNotFound if it does not exist, kInvalidArgument for a directory or a
+// file that cannot be read. `what` names the file in messages ("the boards file").
+Result<std::string> ReadWholeFile(const std::string& path, const std::string& what);
+
+}  // namespace snn
