@@ -133,7 +133,7 @@ Result<v1::JobSpec> ParseJobYaml(const std::string& text, const std::string& def
     if (!root || root.IsNull()) return InvalidArgument("the job file is empty");
     SNN_RETURN_IF_ERROR(CheckKnownFields(root, "the job file",
                                     {"name", "tenant", "pool", "queue", "priority", "preemptible",
-                                     "time_limit", "replicas", "task"}));
+                                     "requeue", "time_limit", "replicas", "task"}));
     spec.set_name(default_name);
     for (const char* field : {"name", "tenant", "pool", "queue"}) {
       if (!root[field]) continue;
@@ -150,12 +150,16 @@ Result<v1::JobSpec> ParseJobYaml(const std::string& text, const std::string& def
       if (!p.ok()) return p.status();
       spec.set_priority(static_cast<int32_t>(*p));
     }
-    if (root["preemptible"]) {
+    for (const char* flag : {"preemptible", "requeue"}) {
+      if (!root[flag]) continue;
+      bool value = false;
       try {
-        spec.set_preemptible(root["preemptible"].as<bool>());
+        value = root[flag].as<bool>();
       } catch (const YAML::Exception&) {
-        return InvalidArgument("preemptible must be true or false");
+        return InvalidArgument(std::string(flag) + " must be true or false");
       }
+      if (std::string(flag) == "preemptible") spec.set_preemptible(value);
+      if (std::string(flag) == "requeue") spec.set_no_requeue(!value);
     }
     if (root["time_limit"]) {
       auto text_limit = ReadString(root["time_limit"], "time_limit");

@@ -64,6 +64,7 @@ void AgentService::OnRegister(const CallContext& ctx, v1::RegisterRequest req,
             << req.node().boards_size() << " boards and " << req.tasks_size() << " tasks";
   v1::RegisterResponse resp;
   resp.set_heartbeat_interval_ms(options_.heartbeat_interval_ms);
+  resp.set_lease_ms(options_.lease_ms);
   journal_.Commit([r, resp] { r.Ok(resp); });
 }
 

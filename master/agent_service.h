@@ -11,6 +11,7 @@ namespace snn {
 
 struct AgentServiceOptions {
   int64_t heartbeat_interval_ms = 1000;
+  int64_t lease_ms = 7500;  // shorter than the heartbeat timeout
 };
 
 class AgentService {

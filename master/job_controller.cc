@@ -386,6 +386,10 @@ void JobController::SettleJob(v1::JobRecord& job, const v1::TaskRecord& ended) {
         failure = which + " was killed: " + ended.detail();
         break;
       case v1::TASK_LOST:
+        if (job.spec().no_requeue()) {
+          failure = which + " was lost (" + ended.detail() + ") and the job may not be requeued";
+          break;
+        }
         job.set_requeue_when_stopped(true);
         job.set_reason("to be requeued: " + which + " was lost (" + ended.detail() + ")");
         KillActiveTasks(job, "another task of the job was lost");
@@ -417,16 +421,27 @@ void JobController::SettleJob(v1::JobRecord& job, const v1::TaskRecord& ended) {
 }
 
 void JobController::ReconcileNode(const std::string& node, const v1::RegisterRequest& request) {
-  std::set<std::tuple<uint64_t, uint32_t, uint32_t>> reported;
+  std::set<TaskId> reported;
   for (const auto& status : request.tasks()) {
     reported.insert({status.job_id(), status.index(), status.attempt()});
     ApplyTaskStatus(node, status);
   }
+  LoseTasksOnNode(node, reported, "the agent on " + node + " registered without it");
+  request_schedule_();
+}
+
+void JobController::OnNodeDown(const std::string& node, const std::string& reason) {
+  LoseTasksOnNode(node, {}, "node " + node + " is DOWN: " + reason);
+  journal_.Commit();
+}
+
+void JobController::LoseTasksOnNode(const std::string& node, const std::set<TaskId>& except,
+                                    const std::string& detail) {
   std::vector<uint64_t> affected;
   for (const auto& [id, job] : jobs_.jobs()) {
     for (const auto& task : job.tasks()) {
       if (task.node() == node && IsTaskActive(task.state()) &&
-          !reported.count({id, task.index(), task.attempt()})) {
+          !except.count({id, task.index(), task.attempt()})) {
         affected.push_back(id);
         break;
       }
@@ -437,7 +452,7 @@ void JobController::ReconcileNode(const std::string& node, const v1::RegisterReq
     for (int i = 0; i < job.tasks_size(); ++i) {
       v1::TaskRecord& task = *job.mutable_tasks(i);
       if (task.node() != node || !IsTaskActive(task.state()) ||
-          reported.count({id, task.index(), task.attempt()})) {
+          except.count({id, task.index(), task.attempt()})) {
         continue;
       }
       v1::TaskStatus lost;
@@ -445,11 +460,10 @@ void JobController::ReconcileNode(const std::string& node, const v1::RegisterReq
       lost.set_index(task.index());
       lost.set_attempt(task.attempt());
       lost.set_state(v1::TASK_LOST);
-      lost.set_detail("the agent on " + node + " registered without it");
+      lost.set_detail(detail);
       EndTask(job, task, lost);
     }
   }
-  request_schedule_();
 }
 
 void JobController::RunSchedulingPass() {

@@ -5,7 +5,9 @@
 #pragma once
 
 #include <functional>
+#include <set>
 #include <string>
+#include <tuple>
 
 #include "common/clock.h"
 #include "master/job_table.h"
@@ -45,6 +47,10 @@ class JobController {
   // what the master expected on this node but the agent no longer has.
   void ReconcileNode(const std::string& node, const v1::RegisterRequest& request);
 
+  // A node missed its heartbeat timeout: every task on it is lost, and its jobs requeue (or
+  // fail, if they may not be requeued). Commits.
+  void OnNodeDown(const std::string& node, const std::string& reason);
+
   // Runs the scheduler over the current state, starts what it says, commits.
   void RunSchedulingPass();
 
@@ -60,6 +66,9 @@ class JobController {
   void SendKill(const std::string& node, uint64_t job_id, uint32_t index, uint32_t attempt,
                 const std::string& reason);
   void KillActiveTasks(const v1::JobRecord& job, const std::string& reason);
+  using TaskId = std::tuple<uint64_t, uint32_t, uint32_t>;  // job, index, attempt
+  void LoseTasksOnNode(const std::string& node, const std::set<TaskId>& except,
+                       const std::string& detail);
   void MoveReservation(const v1::JobRecord& job, const v1::TaskRecord& task,
                        const v1::TaskMapping& actual);
   void EndTask(v1::JobRecord& job, v1::TaskRecord& task, const v1::TaskStatus& status);

@@ -15,7 +15,11 @@ DEFINE_string(data_dir, "/var/lib/snn/master", "directory of the master's state 
 DEFINE_string(port_file, "", "write the bound port to this file once listening");
 DEFINE_uint64(max_frame_bytes, 4 << 20, "largest accepted frame; larger ones close the connection");
 DEFINE_int64(heartbeat_interval_ms, 1000, "how often agents are asked to send heartbeats");
-DEFINE_int64(heartbeat_timeout_ms, 15000, "a node without a heartbeat this long is DOWN");
+DEFINE_int64(heartbeat_timeout_ms, 15000,
+             "a node without a heartbeat this long is DOWN and its jobs are requeued");
+DEFINE_int64(agent_lease_ms, 0,
+             "an agent cut off from the master this long stops its tasks; must be shorter than "
+             "--heartbeat_timeout_ms (0: half of it)");
 DEFINE_string(default_pool, "default", "pool of jobs that name none");
 DEFINE_string(default_queue, "default", "queue of jobs that name none");
 DEFINE_uint64(default_time_limit_s, 3600, "time limit of jobs that set none, seconds");
@@ -47,6 +51,14 @@ int main(int argc, char** argv) {
   config.max_frame_bytes = FLAGS_max_frame_bytes;
   config.heartbeat_timeout_ms = FLAGS_heartbeat_timeout_ms;
   config.agents.heartbeat_interval_ms = FLAGS_heartbeat_interval_ms;
+  config.agents.lease_ms =
+      FLAGS_agent_lease_ms > 0 ? FLAGS_agent_lease_ms : FLAGS_heartbeat_timeout_ms / 2;
+  if (config.agents.lease_ms >= FLAGS_heartbeat_timeout_ms ||
+      FLAGS_heartbeat_interval_ms >= FLAGS_heartbeat_timeout_ms) {
+    LOG(ERROR) << "--agent_lease_ms and --heartbeat_interval_ms must be shorter than "
+                  "--heartbeat_timeout_ms, or a cut-off task could run twice";
+    return 2;
+  }
   config.controller.default_pool = FLAGS_default_pool;
   config.controller.default_queue = FLAGS_default_queue;
   config.controller.default_time_limit_s = FLAGS_default_time_limit_s;

@@ -42,7 +42,7 @@ Status MasterServer::Recover() {
     if (key.rfind(kNodeKeyPrefix, 0) == 0) {
       v1::NodeRecord node;
       if (!node.ParseFromString(value)) return Internal("corrupt node record " + key);
-      nodes_.Restore(std::move(node));
+      nodes_.Restore(std::move(node), clock_.NowMs());
     }
   }
   for (const auto& [key, value] : *records) {
@@ -96,8 +96,9 @@ void MasterServer::RequestSchedule() {
 
 void MasterServer::Tick() {
   for (const auto& node : nodes_.ExpireHeartbeats(clock_.NowMs(), config_.heartbeat_timeout_ms)) {
-    LOG(WARNING) << "node " << node << " is DOWN: no heartbeat within "
-                 << config_.heartbeat_timeout_ms << " ms";
+    const std::string reason = nodes_.Find(node)->down_reason;
+    LOG(WARNING) << "node " << node << " is DOWN: " << reason << "; requeueing its jobs";
+    controller_.OnNodeDown(node, reason);
   }
   tick_timer_.expires_after(std::chrono::milliseconds(config_.tick_ms));
   tick_timer_.async_wait([this](const boost::system::error_code& ec) {

@@ -29,8 +29,9 @@ void NodeRegistry::RebuildGrids(NodeEntry& entry) {
   }
 }
 
-void NodeRegistry::Restore(v1::NodeRecord record) {
+void NodeRegistry::Restore(v1::NodeRecord record, int64_t now_ms) {
   NodeEntry& entry = nodes_[record.name()];
+  entry.last_heartbeat_ms = now_ms;
   entry.record = std::move(record);
   RebuildGrids(entry);
   entry.down_reason = "agent has not registered since the master started";
@@ -55,6 +56,7 @@ NodeEntry& NodeRegistry::Register(v1::NodeRecord record, std::shared_ptr<Connect
   entry.session = std::move(session);
   entry.last_heartbeat_ms = now_ms;
   entry.down_reason.clear();
+  entry.expired = false;
   return entry;
 }
 
@@ -68,6 +70,9 @@ Status NodeRegistry::Heartbeat(const std::string& name, const Connection* sessio
   NodeEntry* entry = Find(name);
   if (entry == nullptr || entry->session.get() != session) {
     return FailedPrecondition("node '" + name + "' is not registered on this session");
+  }
+  if (entry->expired) {
+    return FailedPrecondition("node '" + name + "' was declared DOWN; register again");
   }
   entry->last_heartbeat_ms = now_ms;
   entry->down_reason.clear();
@@ -88,9 +93,11 @@ std::string NodeRegistry::OnSessionClosed(const Connection* session) {
 std::vector<std::string> NodeRegistry::ExpireHeartbeats(int64_t now_ms, int64_t timeout_ms) {
   std::vector<std::string> expired;
   for (auto& [name, entry] : nodes_) {
-    if (entry.up() && now_ms - entry.last_heartbeat_ms > timeout_ms) {
-      entry.down_reason = "no heartbeat for " + std::to_string((now_ms - entry.last_heartbeat_ms) /
-                                                               1000) + " s";
+    if (!entry.expired && now_ms - entry.last_heartbeat_ms > timeout_ms) {
+      entry.expired = true;
+      entry.down_reason = "no heartbeat for " +
+                          std::to_string((now_ms - entry.last_heartbeat_ms) / 1000) + " s" +
+                          (entry.session ? "" : " (agent disconnected)");
       expired.push_back(name);
     }
   }

@@ -32,6 +32,7 @@ struct NodeEntry {
   std::shared_ptr<Connection> session;
   int64_t last_heartbeat_ms = 0;
   std::string down_reason;  // empty while UP
+  bool expired = false;     // missed the heartbeat timeout; its tasks were given up
   bool up() const { return session != nullptr && down_reason.empty(); }
 };
 
@@ -40,8 +41,9 @@ Rect RectOf(const v1::CoreRect& r);
 
 class NodeRegistry {
  public:
-  // Adds a node read back from the store; it stays DOWN until its agent registers.
-  void Restore(v1::NodeRecord record);
+  // Adds a node read back from the store; it stays DOWN until its agent registers, and has one
+  // heartbeat timeout from `now_ms` to do so before its tasks are given up.
+  void Restore(v1::NodeRecord record, int64_t now_ms);
 
   // Registers (or re-registers) a node on `session`; keeps the master's reservations.
   NodeEntry& Register(v1::NodeRecord record, std::shared_ptr<Connection> session, int64_t now_ms);
@@ -52,7 +54,8 @@ class NodeRegistry {
   // Marks the node served by `session` DOWN; returns its name, or "" if none.
   std::string OnSessionClosed(const Connection* session);
 
-  // Marks DOWN every UP node whose last heartbeat is older than `timeout_ms`; returns them.
+  // Every node, connected or not, whose last heartbeat is older than `timeout_ms` and that has
+  // not expired yet: marks it DOWN and expired, and returns it.
   std::vector<std::string> ExpireHeartbeats(int64_t now_ms, int64_t timeout_ms);
 
   // Holds `rect` and the task's KSPS and streams on a board (the rectangle may be empty for a

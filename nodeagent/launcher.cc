@@ -40,6 +40,9 @@ Result<pid_t> SpawnProcess(const ProcessSpec& spec) {
   posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, spec.stderr_path.c_str(),
                                    O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (!spec.workdir.empty()) posix_spawn_file_actions_addchdir_np(&actions, spec.workdir.c_str());
+  // Nothing of the agent's leaks into the task: an inherited copy of the master session would
+  // keep that connection open after the agent dies, hiding the agent's death from the master.
+  posix_spawn_file_actions_addclosefrom_np(&actions, 3);
 
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);

@@ -23,7 +23,8 @@ struct ProcessSpec {
 };
 
 // Starts the process as the leader of a new process group (pgid == pid), stdin from /dev/null,
-// stdout and stderr to the given files, default signal dispositions. Fails with the reason
+// stdout and stderr to the given files, no other inherited descriptors, default signal
+// dispositions. Fails with the reason
 // (command not found, workdir missing) if it cannot be started.
 Result<pid_t> SpawnProcess(const ProcessSpec& spec);
 

@@ -42,8 +42,26 @@ v1::Credential MasterLink::Credential() const {
   return c;
 }
 
+void MasterLink::HeardFromMaster() {
+  last_contact_ms_ = clock_.NowMs();
+  lease_expired_ = false;
+}
+
+void MasterLink::CheckLease() {
+  if (lease_ms_ <= 0 || lease_expired_ || tasks_.active_count() == 0) return;
+  const int64_t silent = clock_.NowMs() - last_contact_ms_;
+  if (silent <= lease_ms_) return;
+  lease_expired_ = true;
+  const std::string reason = "the agent heard nothing from the master for " +
+                             std::to_string(silent / 1000) + " s (lease " +
+                             std::to_string(lease_ms_) + " ms)";
+  LOG(WARNING) << reason << "; stopping " << tasks_.active_count() << " tasks";
+  tasks_.LoseAll(reason);
+}
+
 void MasterLink::Tick() {
   if (stopped_) return;
+  CheckLease();
   const int64_t now = clock_.NowMs();
   if (!session_ && !connecting_ && now >= next_connect_ms_) Connect();
   if (registered_ && now >= next_heartbeat_ms_) SendHeartbeat();
@@ -113,6 +131,8 @@ void MasterLink::SendRegister() {
                    registered_ = true;
                    report_in_flight_ = false;
                    heartbeat_interval_ms_ = std::max<int64_t>(50, resp->heartbeat_interval_ms());
+                   lease_ms_ = static_cast<int64_t>(resp->lease_ms());
+                   HeardFromMaster();
                    next_heartbeat_ms_ = clock_.NowMs() + heartbeat_interval_ms_;
                    tasks_.Acknowledge(ended);  // the master recorded them before answering
                    LOG(INFO) << "registered with master " << options_.master.ToString();
@@ -126,8 +146,9 @@ void MasterLink::SendHeartbeat() {
   req.set_node(options_.node_name);
   session_->Call("master.heartbeat", req, Credential(), [this](Result<v1::Envelope> reply) {
     auto resp = DecodeResponse<v1::HeartbeatResponse>(reply);
+    if (resp.ok()) HeardFromMaster();
     if (!resp.ok() && resp.status().code() == Code::kFailedPrecondition && session_) {
-      session_->Close(resp.status());  // the master lost us: register afresh
+      session_->Close(resp.status());  // the master gave us up: register afresh
     }
   });
 }
@@ -147,6 +168,7 @@ void MasterLink::ReportEnded() {
                    report_in_flight_ = false;
                    auto ack = DecodeResponse<v1::TaskStatusAck>(reply);
                    if (!ack.ok()) return;  // kept; sent again after re-registering
+                   HeardFromMaster();
                    tasks_.Acknowledge(keys);
                    ReportEnded();
                  });

@@ -43,6 +43,8 @@ class MasterLink {
   void OnClosed(const Status& why);
   void SendRegister();
   void SendHeartbeat();
+  void HeardFromMaster();
+  void CheckLease();
   v1::Credential Credential() const;
 
   // Constant after construction.
@@ -61,6 +63,9 @@ class MasterLink {
   int64_t next_connect_ms_ = 0;
   int64_t next_heartbeat_ms_ = 0;
   int64_t heartbeat_interval_ms_ = 1000;
+  int64_t lease_ms_ = 0;          // from the master; 0 until the first registration
+  int64_t last_contact_ms_ = 0;   // the last answer from the master
+  bool lease_expired_ = false;
 };
 
 }  // namespace snn

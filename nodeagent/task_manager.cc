@@ -278,6 +278,16 @@ size_t TaskManager::active_count() const {
   return n;
 }
 
+void TaskManager::LoseAll(const std::string& reason) {
+  for (auto& [key, task] : tasks_) {
+    if (task.ended) continue;
+    if (!task.stopping) BeginStop(task, v1::TASK_LOST, reason);
+    task.stop_as = v1::TASK_LOST;
+    task.stop_reason = reason;
+    SignalGroup(task.pid, SIGKILL);
+  }
+}
+
 void TaskManager::StopAll(int64_t wait_ms) {
   for (auto& [key, task] : tasks_) {
     if (task.ended) continue;

@@ -48,6 +48,10 @@ class TaskManager {
   std::vector<v1::TaskStatus> EndedUnacknowledged() const;
   void Acknowledge(const std::vector<TaskKey>& keys);
 
+  // Cut off from the master past the lease: kills every task's group at once and reports the
+  // tasks lost (the master requeues them), so no task runs on beside its requeued copy.
+  void LoseAll(const std::string& reason);
+
   // Kills every task's process group with SIGKILL and waits (up to `wait_ms`) for them to go.
   void StopAll(int64_t wait_ms);
 

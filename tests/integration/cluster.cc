@@ -38,6 +38,7 @@ pid_t Spawn(const std::vector<std::string>& argv, const std::string& out_path,
                                    O_WRONLY | O_CREAT | O_APPEND, 0644);
   posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path.c_str(),
                                    O_WRONLY | O_CREAT | O_APPEND, 0644);
+  posix_spawn_file_actions_addclosefrom_np(&actions, 3);  // no test sockets leak into daemons
   pid_t pid = -1;
   const int rc = posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
@@ -142,6 +143,10 @@ void TestCluster::StartAgent(const std::string& node, const std::string& boards_
 }
 
 void TestCluster::StopAgent(const std::string& node) { agents_.erase(node); }
+
+void TestCluster::SignalAgent(const std::string& node, int sig) {
+  if (agents_.count(node)) agents_[node]->Signal(sig);
+}
 
 std::unique_ptr<RpcClient> TestCluster::Client(const std::string& user, const std::string& tenant) {
   auto client = std::make_unique<RpcClient>(std::chrono::milliseconds(5000));

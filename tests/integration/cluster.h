@@ -51,6 +51,7 @@ class TestCluster {
   void StartAgent(const std::string& node, const std::string& boards_yaml,
                   const std::vector<std::string>& extra_flags = {});
   void StopAgent(const std::string& node);
+  void SignalAgent(const std::string& node, int sig);
 
   const std::string& dir() const { return dir_; }
   uint16_t master_port() const { return port_; }

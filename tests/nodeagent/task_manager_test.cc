@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "nodeagent/hal/sim_board.h"
+#include "common/asio.h"
 #include "nodeagent/launcher.h"
 
 namespace snn {
@@ -109,6 +110,18 @@ TEST_F(TaskManagerTest, RunsWithTheSnnEnvironmentAndReportsExit) {
   EXPECT_EQ(env.find("SNN_STALE"), std::string::npos) << "agent's own SNN_* leaked";
   tasks_->Acknowledge({TaskKey{7, 0, 1}});
   EXPECT_TRUE(tasks_->EndedUnacknowledged().empty());
+}
+
+TEST_F(TaskManagerTest, TasksInheritNoDescriptorsOfTheAgent) {
+  // An open socket of "the agent": the task must not get a copy of it.
+  asio::io_context io;
+  tcp::acceptor listening(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+  auto status = tasks_->Launch(Request(11, "ls /proc/self/fd"));
+  ASSERT_TRUE(status.ok());
+  ASSERT_TRUE(PollUntil([&] { return Ended(); }));
+  // ls itself opens one directory descriptor; beyond that only stdin, stdout and stderr.
+  const std::string fds = ReadFile(tasks_->EndedUnacknowledged()[0].stdout_path());
+  EXPECT_EQ(fds, "0\n1\n2\n3\n") << fds;
 }
 
 TEST_F(TaskManagerTest, NonZeroExitIsReported) {

@@ -1,0 +1,115 @@
+// Node loss with real daemons: a partitioned agent stops its tasks when its lease runs out, the
+// master declares the node DOWN and requeues the job elsewhere, and a node that comes back with
+// a task the master gave up has it killed (fencing). No task runs twice at once.
+#include <signal.h>
+
+#include <gtest/gtest.h>
+
+#include "nodeagent/launcher.h"
+#include "tests/integration/cluster.h"
+#include "tests/test_util/tcp_proxy.h"
+
+namespace snn::testing {
+namespace {
+
+const std::vector<std::string> kFastFailure = {
+    "--heartbeat_interval_ms=100", "--heartbeat_timeout_ms=1500", "--agent_lease_ms=600"};
+
+class FaultsTest : public ::testing::Test {
+ protected:
+  // The job's first task once it runs: its node and process group.
+  std::pair<std::string, pid_t> Running(uint64_t id, uint32_t attempt) {
+    std::pair<std::string, pid_t> where;
+    EXPECT_TRUE(TestCluster::WaitUntil([&] {
+      auto job = cluster_.Show(id);
+      if (!job.ok() || job->attempt() != attempt || job->tasks_size() == 0 ||
+          job->tasks(0).state() != v1::TASK_RUNNING) {
+        return false;
+      }
+      where = {job->tasks(0).node(), static_cast<pid_t>(job->tasks(0).pid())};
+      return true;
+    })) << "job " << id << " attempt " << attempt << " never ran";
+    return where;
+  }
+
+  std::string NodeState(const std::string& node) {
+    auto pool = cluster_.Pool();
+    if (!pool.ok()) return "";
+    for (const auto& n : pool->nodes()) {
+      if (n.name() == node) return n.state();
+    }
+    return "";
+  }
+
+  TestCluster cluster_;
+};
+
+TEST_F(FaultsTest, PartitionedNodeGoesDownItsJobRequeuesAndNothingRunsTwice) {
+  cluster_.StartMaster(kFastFailure);
+  TcpProxy link(cluster_.master_port());
+  cluster_.StartAgent("node1", SmallBoards(), {"--master=127.0.0.1:" + std::to_string(link.port())});
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster_.NodesUp() == 1; }));
+  ASSERT_TRUE(cluster_.Submit(ShellJob("sleep 600")).ok());
+  const auto [first_node, first_pgid] = Running(1, 1);
+  ASSERT_EQ(first_node, "node1");
+  cluster_.StartAgent("node2", SmallBoards());
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster_.NodesUp() == 2; }));
+
+  link.Cut();
+  // The agent, cut off, stops the task when its lease runs out...
+  ASSERT_TRUE(TestCluster::WaitUntil([&, pgid = first_pgid] { return !GroupExists(pgid); }, 10000));
+  // ...and only then does the master give the node up and start the job again elsewhere.
+  const auto [second_node, second_pgid] = Running(1, 2);
+  EXPECT_EQ(second_node, "node2");
+  EXPECT_FALSE(GroupExists(first_pgid)) << "two copies of the task ran at once";
+  EXPECT_NE(NodeState("node1").find("DOWN"), std::string::npos) << NodeState("node1");
+  auto job = cluster_.Show(1);
+  EXPECT_EQ(job->requeue_count(), 1u);
+  EXPECT_EQ(job->state(), v1::RUNNING);
+
+  link.Heal();
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return NodeState("node1") == "UP"; }));
+  job = cluster_.Show(1);
+  EXPECT_EQ(job->attempt(), 2u) << "the returning node must not take the job back";
+  EXPECT_EQ(job->tasks(0).node(), "node2");
+  EXPECT_TRUE(GroupExists(second_pgid));
+}
+
+TEST_F(FaultsTest, AFrozenNodeThatComesBackHasItsStaleTaskKilled) {
+  cluster_.StartMaster(kFastFailure);
+  cluster_.StartAgent("node1", SmallBoards());
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster_.NodesUp() == 1; }));
+  ASSERT_TRUE(cluster_.Submit(ShellJob("sleep 600")).ok());
+  const auto [node, pgid] = Running(1, 1);
+  cluster_.StartAgent("node2", SmallBoards());
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster_.NodesUp() == 2; }));
+  // A frozen agent cannot stop anything: its task runs on while the master requeues the job.
+  cluster_.SignalAgent(node, SIGSTOP);
+  const auto [other, new_pgid] = Running(1, 2);
+  EXPECT_NE(other, node);
+  EXPECT_TRUE(GroupExists(pgid));
+  cluster_.SignalAgent(node, SIGCONT);
+  // Back, it reports the old attempt; the master fences it.
+  ASSERT_TRUE(TestCluster::WaitUntil([&, old = pgid] { return !GroupExists(old); }, 10000))
+      << "the stale task was not killed";
+  EXPECT_TRUE(GroupExists(new_pgid));
+  EXPECT_EQ(cluster_.Show(1)->attempt(), 2u);
+}
+
+TEST_F(FaultsTest, AJobThatMayNotRequeueFailsWithTheReason) {
+  cluster_.StartMaster(kFastFailure);
+  TcpProxy link(cluster_.master_port());
+  cluster_.StartAgent("node1", SmallBoards(), {"--master=127.0.0.1:" + std::to_string(link.port())});
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster_.NodesUp() == 1; }));
+  auto spec = ShellJob("sleep 600");
+  spec.set_no_requeue(true);
+  ASSERT_TRUE(cluster_.Submit(spec).ok());
+  Running(1, 1);
+  link.Cut();
+  ASSERT_TRUE(cluster_.WaitForState(1, v1::FAILED, 10000));
+  EXPECT_NE(cluster_.Show(1)->reason().find("may not be requeued"), std::string::npos)
+      << cluster_.Show(1)->reason();
+}
+
+}  // namespace
+}  // namespace snn::testing
