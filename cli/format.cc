@@ -201,7 +201,8 @@ std::string FormatPoolStatus(const v1::PoolStatusResponse& pool) {
       auto free = [](uint32_t total, uint32_t used) {
         return std::to_string(total > used ? total - used : 0);
       };
-      rows.push_back({node.name(), node.state(), pools, std::to_string(info.index()), info.type(),
+      rows.push_back({node.name(), b.state().empty() ? node.state() : b.state(), pools,
+                      std::to_string(info.index()), info.type(),
                       std::to_string(info.width()) + "x" + std::to_string(info.height()),
                       std::to_string(info.health()), std::to_string(info.dead_cores_size()),
                       std::to_string(b.cores_used()),

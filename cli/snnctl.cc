@@ -256,6 +256,39 @@ int Sim(const CliOptions& o, std::ostream& out, std::ostream& err) {
   return 0;
 }
 
+// snnctl node drain|resume NODE, snnctl board drain|resume NODE/BOARD.
+int Drain(const CliOptions& o, std::ostream& out, std::ostream& err) {
+  const bool board = o.args[0] == "board";
+  const Status usage = InvalidArgument(
+      board ? "usage: snnctl board drain|resume NODE/BOARD [--reason TEXT]"
+            : "usage: snnctl node drain|resume NODE [--reason TEXT]");
+  if (o.args.size() != 3 || (o.args[1] != "drain" && o.args[1] != "resume")) {
+    return Fail(err, usage);
+  }
+  v1::DrainRequest req;
+  req.set_drain(o.args[1] == "drain");
+  req.set_reason(o.reason);
+  req.set_board(-1);
+  std::string target = o.args[2];
+  if (board) {
+    const size_t slash = target.rfind('/');
+    unsigned index = 0;
+    char extra = 0;
+    if (slash == std::string::npos || slash == 0 ||
+        sscanf(target.c_str() + slash + 1, "%u%c", &index, &extra) != 1) {
+      return Fail(err, usage);
+    }
+    req.set_board(static_cast<int32_t>(index));
+    target = target.substr(0, slash);
+  }
+  req.set_node(target);
+  auto resp = Call<v1::DrainResponse>(o, "admin.drain", req);
+  if (!resp.ok()) return Fail(err, resp.status());
+  out << (board ? "Board " : "Node ") << o.args[2]
+      << (req.drain() ? " drained: no new work; running jobs finish" : " resumed") << "\n";
+  return 0;
+}
+
 int Pool(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (o.args.size() != 2 || o.args[1] != "status") {
     return Fail(err, InvalidArgument("usage: snnctl pool status"));
@@ -278,6 +311,9 @@ Commands:
   cancel JOBID...         cancel pending or running jobs
   pool status             nodes and boards: cores, KSPS and streams used and free; job counts
   estimate MODEL.json     logical cores, a suggested shape and the spike rate of a model
+  node drain|resume NODE  stop (or restart) sending new work to a node; running jobs finish
+  board drain|resume NODE/BOARD
+                          the same for one board
   sim kill-core NODE/BOARD X,Y
                           make a core of a simulated board fail (fault injection)
 
@@ -289,6 +325,7 @@ Options:
   --all-tenants           jobs: list every tenant's jobs
   --state S[,S...]        jobs: only these states (PENDING, RUNNING, COMPLETED, ...)
   --parsable              submit: print only the job ID
+  --reason TEXT           node/board drain: why (shown in pool status)
   --board-type T          estimate: use this board type's neurons per core (asks the master)
   --neurons-per-core N    estimate: use N, without asking the master
   --input-rate HZ         estimate, submit with a model: input firing rate (default: 10)
@@ -316,7 +353,7 @@ Result<CliOptions> ParseCliArgs(const std::vector<std::string>& argv) {
       o.help = true;
     } else if (arg == "--master" || arg == "--tenant" || arg == "-o" || arg == "--output" ||
                arg == "--timeout" || arg == "--state" || arg == "--board-type" ||
-               arg == "--input-rate" || arg == "--neurons-per-core") {
+               arg == "--input-rate" || arg == "--neurons-per-core" || arg == "--reason") {
       auto v = take(arg);
       if (!v.ok()) return v.status();
       if (arg == "--master") o.master = *v;
@@ -336,6 +373,7 @@ Result<CliOptions> ParseCliArgs(const std::vector<std::string>& argv) {
         o.timeout_ms = seconds * 1000;
       }
       if (arg == "--board-type") o.board_type = *v;
+      if (arg == "--reason") o.reason = *v;
       if (arg == "--input-rate") {
         char* end = nullptr;
         o.input_rate_hz = std::strtod(v->c_str(), &end);
@@ -397,6 +435,7 @@ int RunCli(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (command == "pool") return Pool(o, out, err);
   if (command == "estimate") return Estimate(o, out, err);
   if (command == "sim") return Sim(o, out, err);
+  if (command == "node" || command == "board") return Drain(o, out, err);
   err << "snnctl: unknown command '" << command << "' (see snnctl --help)\n";
   return 2;
 }

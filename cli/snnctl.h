@@ -20,6 +20,7 @@ struct CliOptions {
   bool parsable = false;
   bool help = false;
   std::vector<std::string> states;
+  std::string reason;             // node/board drain
   std::string board_type;         // estimate
   double input_rate_hz = 10;      // estimate
   uint32_t neurons_per_core = 0;  // estimate: 0 asks the master

@@ -3,10 +3,27 @@
 namespace snn {
 
 void AdminService::Register(MethodRouter& router) {
+  router.Add<v1::DrainRequest, v1::DrainResponse>(
+      "admin.drain", [this](const CallContext& ctx, v1::DrainRequest req,
+                            Responder<v1::DrainResponse> r) { Drain(ctx, std::move(req), r); });
   router.Add<v1::SimKillCoreRequest, v1::SimKillCoreResponse>(
       "admin.sim_kill_core",
       [this](const CallContext& ctx, v1::SimKillCoreRequest req,
              Responder<v1::SimKillCoreResponse> r) { SimKillCore(ctx, std::move(req), r); });
+}
+
+void AdminService::Drain(const CallContext& ctx, v1::DrainRequest req,
+                         Responder<v1::DrainResponse> r) {
+  if (ctx.credential.user().empty()) return r.Fail(Unauthenticated("request carries no user"));
+  std::string reason;
+  if (req.drain()) {
+    reason = req.reason().empty() ? "drained by " + ctx.credential.user() : req.reason();
+    if (reason.size() > 256) return r.Fail(InvalidArgument("the reason is longer than 256 bytes"));
+  }
+  if (Status s = nodes_.SetDrain(req.node(), req.board(), reason); !s.ok()) return r.Fail(s);
+  journal_.PutNode(nodes_.Find(req.node())->record);
+  if (!req.drain()) request_schedule_();  // resumed boards may start waiting jobs
+  journal_.Commit([r] { r.Ok(v1::DrainResponse()); });
 }
 
 void AdminService::SimKillCore(const CallContext& ctx, v1::SimKillCoreRequest req,

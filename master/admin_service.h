@@ -1,7 +1,10 @@
-// Operator methods that act on nodes through their agents: `admin.sim_kill_core` makes a core
-// of a simulated board fail (fault injection for tests and demos).
+// Operator methods on nodes: `admin.drain` drains or resumes a node or a board (durably);
+// `admin.sim_kill_core` makes a core of a simulated board fail (fault injection), through the
+// node's agent.
 // Thread contract: only on the master's io thread.
 #pragma once
+
+#include <functional>
 
 #include "common/rpc_router.h"
 #include "master/journal.h"
@@ -11,15 +14,18 @@ namespace snn {
 
 class AdminService {
  public:
-  AdminService(NodeRegistry& nodes, Journal& journal) : nodes_(nodes), journal_(journal) {}
+  AdminService(NodeRegistry& nodes, Journal& journal, std::function<void()> request_schedule)
+      : nodes_(nodes), journal_(journal), request_schedule_(std::move(request_schedule)) {}
   void Register(MethodRouter& router);
 
  private:
+  void Drain(const CallContext& ctx, v1::DrainRequest req, Responder<v1::DrainResponse> r);
   void SimKillCore(const CallContext& ctx, v1::SimKillCoreRequest req,
                    Responder<v1::SimKillCoreResponse> r);
 
   NodeRegistry& nodes_;
   Journal& journal_;
+  std::function<void()> request_schedule_;
 };
 
 }  // namespace snn

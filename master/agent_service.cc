@@ -56,8 +56,8 @@ void AgentService::OnRegister(const CallContext& ctx, v1::RegisterRequest req,
   }
   const std::string name = req.node().name();
   req.mutable_node()->set_registered_ms(clock_.NowMs());
-  journal_.PutNode(req.node());
-  nodes_.Register(req.node(), ctx.connection, clock_.NowMs());
+  NodeEntry& entry = nodes_.Register(req.node(), ctx.connection, clock_.NowMs());
+  journal_.PutNode(entry.record);
   ctx.connection->set_label(name);
   controller_.ReconcileNode(name, req);
   LOG(INFO) << "node " << name << " registered from " << ctx.connection->peer() << " with "

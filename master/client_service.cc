@@ -124,6 +124,12 @@ void ClientService::PoolStatus(const CallContext& ctx, v1::PoolStatusRequest req
     for (const auto& info : entry.record.boards()) {
       v1::BoardStatus* bs = ns->add_boards();
       *bs->mutable_info() = info;
+      const std::string drain = entry.DrainReason(info.index());
+      const bool busy =
+          info.index() < entry.usage.size() && entry.usage[info.index()].tasks > 0;
+      bs->set_state(!entry.up()        ? ns->state()
+                    : !drain.empty()   ? (busy ? "DRAINING (" : "DRAINED (") + drain + ")"
+                                       : "UP");
       bs->set_cores_total(LiveCores(info));
       if (info.index() < entry.usage.size()) {
         const BoardUsage& u = entry.usage[info.index()];

@@ -55,7 +55,7 @@ std::vector<BoardCapacity> JobController::SchedulableBoards(bool only_up) const 
   for (const auto& [name, entry] : nodes_.nodes()) {
     if (only_up && !entry.up()) continue;
     for (const auto& info : entry.record.boards()) {
-      if (only_up && info.health() == 0) continue;
+      if (only_up && (info.health() == 0 || !entry.DrainReason(info.index()).empty())) continue;
       BoardCapacity b;
       b.node = name;
       b.board = info.index();

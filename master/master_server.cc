@@ -15,7 +15,7 @@ MasterServer::MasterServer(MasterConfig config, const Clock& clock, std::unique_
                   [this] { RequestSchedule(); }),
       clients_(jobs_, nodes_, journal_, controller_, clock_),
       agents_(nodes_, journal_, controller_, clock_, config_.agents),
-      admin_(nodes_, journal_),
+      admin_(nodes_, journal_, [this] { RequestSchedule(); }),
       server_(
           io_, config_.max_frame_bytes,
           [this](const std::shared_ptr<Connection>& c, v1::Envelope e) {

@@ -37,9 +37,38 @@ void NodeRegistry::Restore(v1::NodeRecord record, int64_t now_ms) {
   entry.down_reason = "agent has not registered since the master started";
 }
 
+std::string NodeEntry::DrainReason(uint32_t board) const {
+  if (!record.drain_reason().empty()) return record.drain_reason();
+  auto it = record.board_drain_reasons().find(board);
+  return it == record.board_drain_reasons().end() ? "" : it->second;
+}
+
+Status NodeRegistry::SetDrain(const std::string& node, int board, const std::string& reason) {
+  NodeEntry* entry = Find(node);
+  if (entry == nullptr) return NotFound("no node named '" + node + "'");
+  if (board < 0) {
+    entry->record.set_drain_reason(reason);
+    return Status::Ok();
+  }
+  if (board >= entry->record.boards_size()) {
+    return NotFound("node " + node + " has no board " + std::to_string(board) + " (it has " +
+                    std::to_string(entry->record.boards_size()) + ")");
+  }
+  auto& boards = *entry->record.mutable_board_drain_reasons();
+  if (reason.empty()) {
+    boards.erase(static_cast<uint32_t>(board));
+  } else {
+    boards[static_cast<uint32_t>(board)] = reason;
+  }
+  return Status::Ok();
+}
+
 NodeEntry& NodeRegistry::Register(v1::NodeRecord record, std::shared_ptr<Connection> session,
                                   int64_t now_ms) {
   NodeEntry& entry = nodes_[record.name()];
+  // Drains belong to the operators, not to the agent's description: keep them.
+  record.set_drain_reason(entry.record.drain_reason());
+  *record.mutable_board_drain_reasons() = entry.record.board_drain_reasons();
   if (entry.session && entry.session != session) {
     LOG(WARNING) << "node " << record.name() << " registered again on a new session; "
                  << "closing the old one from " << entry.session->peer();

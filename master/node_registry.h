@@ -34,6 +34,8 @@ struct NodeEntry {
   std::string down_reason;  // empty while UP
   bool expired = false;     // missed the heartbeat timeout; its tasks were given up
   bool up() const { return session != nullptr && down_reason.empty(); }
+  // Why new work may not go to `board` ("" if it may): the node's or the board's drain.
+  std::string DrainReason(uint32_t board) const;
 };
 
 uint32_t LiveCores(const v1::BoardInfo& board);
@@ -49,6 +51,9 @@ class NodeRegistry {
   NodeEntry& Register(v1::NodeRecord record, std::shared_ptr<Connection> session, int64_t now_ms);
 
   NodeEntry* Find(const std::string& name);
+
+  // Drains (non-empty reason) or resumes a node, or one board if `board` >= 0.
+  Status SetDrain(const std::string& node, int board, const std::string& reason);
   Status Heartbeat(const std::string& name, const Connection* session, int64_t now_ms);
 
   // Marks the node served by `session` DOWN; returns its name, or "" if none.

@@ -79,7 +79,7 @@ std::string WaitReason(const std::string& pool, const std::vector<BoardCapacity*
   }
   if (!any_could) {
     return "waiting for a board in pool '" + pool + "' that can hold " + Describe(r) +
-           " (none is up now)";
+           " (none is available now: down or drained)";
   }
   const std::string gang =
       replicas > 1 ? std::to_string(replicas) + " replicas of " : std::string();

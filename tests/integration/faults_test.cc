@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "nodeagent/launcher.h"
 #include "tests/integration/cluster.h"
 #include "tests/test_util/tcp_proxy.h"
@@ -109,6 +111,64 @@ TEST_F(FaultsTest, AJobThatMayNotRequeueFailsWithTheReason) {
   ASSERT_TRUE(cluster_.WaitForState(1, v1::FAILED, 10000));
   EXPECT_NE(cluster_.Show(1)->reason().find("may not be requeued"), std::string::npos)
       << cluster_.Show(1)->reason();
+}
+
+}  // namespace
+}  // namespace snn::testing
+
+namespace snn::testing {
+namespace {
+
+TEST(DrainTest, DrainedNodesAndBoardsTakeNoNewWorkAndRunningJobsFinish) {
+  TestCluster cluster;
+  cluster.StartMaster();
+  cluster.StartAgent("node1", SmallBoards(2, 4, 1000, 4));
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster.NodesUp() == 1; }));
+  auto ctl = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {"--master", cluster.master_address(), "--tenant", "alice"});
+    return cluster.RunSnnctl(args);
+  };
+  const std::string release = cluster.dir() + "/release";
+  ASSERT_TRUE(cluster.Submit(ShellJob("while [ ! -e " + release + " ]; do sleep 0.05; done", 16)).ok());
+  ASSERT_TRUE(cluster.WaitForState(1, v1::RUNNING));
+  const uint32_t busy_board = cluster.Show(1)->tasks(0).board();
+  const uint32_t other = 1 - busy_board;
+
+  auto drain = ctl({"board", "drain", "node1/" + std::to_string(other), "--reason", "fan noise"});
+  ASSERT_EQ(drain.exit_code, 0) << drain.err;
+  EXPECT_EQ(drain.out, "Board node1/" + std::to_string(other) +
+                           " drained: no new work; running jobs finish\n");
+  ASSERT_TRUE(cluster.Submit(ShellJob("true", 16)).ok());  // only the drained board is free
+  ASSERT_TRUE(TestCluster::WaitUntil([&] {
+    auto job = cluster.Show(2);
+    return job.ok() && job->reason().find("waiting") != std::string::npos;
+  }));
+  EXPECT_EQ(cluster.Show(2)->state(), v1::PENDING);
+  auto pool = ctl({"pool", "status"});
+  EXPECT_NE(pool.out.find("DRAINED (fan noise)"), std::string::npos) << pool.out;
+
+  // Drain the whole node: the running job goes on; the node shows DRAINING.
+  ASSERT_EQ(ctl({"node", "drain", "node1", "--reason", "maintenance"}).exit_code, 0);
+  pool = ctl({"pool", "status"});
+  EXPECT_NE(pool.out.find("DRAINING (maintenance)"), std::string::npos) << pool.out;
+  EXPECT_EQ(cluster.Show(1)->state(), v1::RUNNING);
+  std::ofstream(release) << "go";
+  ASSERT_TRUE(cluster.WaitForState(1, v1::COMPLETED));
+  EXPECT_EQ(cluster.Show(2)->state(), v1::PENDING) << "a drained node took new work";
+
+  // The drain survives a master restart and an agent re-registration.
+  cluster.StopMaster();
+  cluster.StartMaster();
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster.NodesUp() == 1; }));
+  pool = ctl({"pool", "status"});
+  EXPECT_NE(pool.out.find("DRAINED (maintenance)"), std::string::npos) << pool.out;
+  EXPECT_EQ(cluster.Show(2)->state(), v1::PENDING);
+
+  ASSERT_EQ(ctl({"node", "resume", "node1"}).exit_code, 0);
+  ASSERT_EQ(ctl({"board", "resume", "node1/" + std::to_string(other)}).exit_code, 0);
+  EXPECT_TRUE(cluster.WaitForState(2, v1::COMPLETED));
+  EXPECT_NE(ctl({"board", "drain", "node1/7"}).err.find("has no board 7"), std::string::npos);
+  EXPECT_NE(ctl({"node", "drain", "ghost"}).err.find("no node named 'ghost'"), std::string::npos);
 }
 
 }  // namespace

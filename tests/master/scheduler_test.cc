@@ -47,7 +47,7 @@ TEST(SchedulerTest, HonoursPoolsAndBoardTypes) {
       PlanStarts(jobs, {Board("n1", 0, 64, "default", "sim-v2"), Board("n2", 0, 64, "gpuish")}, 0);
   EXPECT_TRUE(plan.starts.empty());
   ASSERT_EQ(plan.waits.size(), 1u);
-  EXPECT_NE(plan.waits[0].reason.find("none is up"), std::string::npos);
+  EXPECT_NE(plan.waits[0].reason.find("none is available"), std::string::npos);
   plan = PlanStarts(jobs, {Board("n3", 0, 64, "gpuish", "sim-v2")}, 0);
   ASSERT_EQ(plan.starts.size(), 1u);
 }
