@@ -127,7 +127,7 @@ int main(int argc, char** argv) {
         << "boards:\n  - {type: sim-v1, mesh: 4x4, ksps: 1000, streams: 4}\n";
     agent_pid = Start({SNN_AGENT_BIN, "--master=" + address, "--node_name=bench-node",
                        "--boards_file=" + dir + "/boards.yaml", "--data_dir=" + dir + "/agent",
-                       "--minloglevel=1"},
+                       "--stop_tasks_on_exit=true", "--minloglevel=1"},
                       dir + "/agent.log");
   }
   auto master = snn::ParseHostPort(address);

@@ -15,6 +15,7 @@ Agent::Agent(AgentConfig config, const Clock& clock, std::vector<std::unique_ptr
 }
 
 void Agent::Start() {
+  tasks_.Recover();
   if (config_.handle_signals) {
     stop_signals_.add(SIGTERM);
     stop_signals_.add(SIGINT);
@@ -48,8 +49,13 @@ void Agent::Run() { io_.run(); }
 void Agent::Stop() {
   asio::post(io_, [this] {
     if (stopping_.exchange(true)) return;
-    LOG(INFO) << "snn-agent stopping; stopping " << tasks_.active_count() << " tasks";
-    tasks_.StopAll(config_.stop_wait_ms);
+    if (config_.stop_tasks_on_exit) {
+      LOG(INFO) << "snn-agent stopping; stopping " << tasks_.active_count() << " tasks";
+      tasks_.StopAll(config_.stop_wait_ms);
+    } else {
+      LOG(INFO) << "snn-agent stopping; " << tasks_.active_count()
+                << " tasks keep running for the next agent to re-attach";
+    }
     link_.Stop();
     tick_timer_.cancel();
     child_signals_.cancel();

@@ -18,7 +18,8 @@ struct AgentConfig {
   TaskManagerOptions tasks;
   int64_t tick_ms = 100;
   bool handle_signals = false;
-  int64_t stop_wait_ms = 3000;  // how long Stop waits for killed tasks to go
+  bool stop_tasks_on_exit = false;  // else tasks outlive the agent and a new one re-attaches
+  int64_t stop_wait_ms = 3000;      // how long Stop waits for killed tasks to go
 };
 
 class Agent {
@@ -26,7 +27,7 @@ class Agent {
   Agent(AgentConfig config, const Clock& clock, std::vector<std::unique_ptr<Board>> boards);
 
   void Start();
-  // Serves until Stop; every task is stopped before it returns.
+  // Serves until Stop. Tasks keep running unless stop_tasks_on_exit.
   void Run();
   void Stop();
 

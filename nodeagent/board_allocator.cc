@@ -87,6 +87,23 @@ Result<v1::TaskMapping> BoardAllocator::Allocate(const TaskKey& task, const v1::
   return mapping;
 }
 
+Status BoardAllocator::Claim(const TaskKey& task, const v1::Resources& r,
+                             const v1::TaskMapping& mapping) {
+  const Rect rect{mapping.rect().x(), mapping.rect().y(), mapping.rect().width(),
+                  mapping.rect().height()};
+  if (!grid_.IsFree(rect)) return FailedPrecondition("its cores " + rect.ToString() + " are taken");
+  for (uint32_t ch : mapping.router_channels()) {
+    if (ch >= channel_busy_.size() || channel_busy_[ch]) {
+      return FailedPrecondition("its routing channel " + std::to_string(ch) + " is taken");
+    }
+  }
+  grid_.Occupy(rect);
+  for (uint32_t ch : mapping.router_channels()) channel_busy_[ch] = true;
+  ksps_used_ += r.ksps();
+  holdings_[task] = Holding{mapping, rect, r.ksps()};
+  return Status::Ok();
+}
+
 void BoardAllocator::Free(const TaskKey& task) {
   auto it = holdings_.find(task);
   if (it == holdings_.end()) return;

@@ -22,6 +22,8 @@ class BoardAllocator {
   // queue for `task`; kResourceExhausted, saying what is missing, if the board lacks them.
   Result<v1::TaskMapping> Allocate(const TaskKey& task, const v1::Resources& r,
                                    const v1::CoreRect* hint = nullptr);
+  // Takes back exactly `mapping` for a task found running after an agent restart.
+  Status Claim(const TaskKey& task, const v1::Resources& r, const v1::TaskMapping& mapping);
   void Free(const TaskKey& task);
 
   // A core that died: never handed out again (a task holding it keeps it until it ends).

@@ -8,7 +8,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <dirent.h>
+
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 extern char** environ;
@@ -20,12 +24,6 @@ Result<pid_t> SpawnProcess(const ProcessSpec& spec) {
   if (!spec.workdir.empty() && (stat(spec.workdir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))) {
     return InvalidArgument("working directory '" + spec.workdir + "' does not exist");
   }
-  std::vector<std::string> argv_storage;
-  argv_storage.push_back(spec.command);
-  argv_storage.insert(argv_storage.end(), spec.args.begin(), spec.args.end());
-  std::vector<char*> argv;
-  for (auto& a : argv_storage) argv.push_back(a.data());
-  argv.push_back(nullptr);
   std::vector<std::string> env_storage;
   for (const auto& [k, v] : spec.env) env_storage.push_back(k + "=" + v);
   std::vector<char*> envp;
@@ -79,8 +77,22 @@ Result<pid_t> SpawnProcess(const ProcessSpec& spec) {
     }
   }
 
+  if (access(resolved.c_str(), X_OK) != 0) {
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attr);
+    return InvalidArgument("command '" + spec.command + "' does not exist or is not executable");
+  }
+  // The shepherd leads the group and runs the command: argv = shepherd EXIT_FILE COMMAND ARGS.
+  std::vector<std::string> argv_storage;
+  if (!spec.shepherd.empty()) argv_storage = {spec.shepherd, spec.exit_file};
+  argv_storage.push_back(resolved);
+  argv_storage.insert(argv_storage.end(), spec.args.begin(), spec.args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_storage) argv.push_back(a.data());
+  argv.push_back(nullptr);
   pid_t pid = 0;
-  const int rc = posix_spawn(&pid, resolved.c_str(), &actions, &attr, argv.data(), envp.data());
+  const int rc = posix_spawn(&pid, argv_storage[0].c_str(), &actions, &attr, argv.data(),
+                             envp.data());
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   if (rc != 0) {
@@ -96,6 +108,79 @@ void SignalGroup(pid_t pgid, int sig) {
 bool GroupExists(pid_t pgid) {
   if (pgid <= 1) return false;
   return ::kill(-pgid, 0) == 0 || errno == EPERM;
+}
+
+namespace {
+
+// The fields of /proc/PID/stat after the command name: state, ppid, pgrp, ... starttime (22).
+bool ReadStat(pid_t pid, char* state, pid_t* pgrp, uint64_t* start_time) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/stat", pid);
+  FILE* f = fopen(path, "r");
+  if (f == nullptr) return false;
+  char buf[1024];
+  const size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  const char* p = strrchr(buf, ')');
+  if (p == nullptr) return false;
+  int ppid = 0, group = 0;
+  unsigned long long start = 0;
+  char st = 0;
+  // state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime cutime
+  // cstime priority nice threads itrealvalue starttime
+  if (sscanf(p + 2, "%c %d %d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+             &st, &ppid, &group, &start) != 4) {
+    return false;
+  }
+  if (state) *state = st;
+  if (pgrp) *pgrp = group;
+  if (start_time) *start_time = start;
+  return true;
+}
+
+}  // namespace
+
+bool ProcessAlive(pid_t pid, uint64_t* start_time) {
+  char state = 0;
+  return pid > 1 && ReadStat(pid, &state, nullptr, start_time) && state != 'Z' && state != 'X';
+}
+
+bool GroupAlive(pid_t pgid) {
+  if (pgid <= 1) return false;
+  DIR* dir = opendir("/proc");
+  if (dir == nullptr) return GroupExists(pgid);
+  bool alive = false;
+  while (dirent* entry = readdir(dir)) {
+    const pid_t pid = static_cast<pid_t>(atoi(entry->d_name));
+    if (pid <= 0) continue;
+    char state = 0;
+    pid_t group = 0;
+    if (ReadStat(pid, &state, &group, nullptr) && group == pgid && state != 'Z' && state != 'X') {
+      alive = true;
+      break;
+    }
+  }
+  closedir(dir);
+  return alive;
+}
+
+ShepherdReport ReadExitFile(const std::string& path) {
+  ShepherdReport report;
+  FILE* f = fopen(path.c_str(), "r");
+  if (f == nullptr) return report;
+  char how[16] = {};
+  int value = 0;
+  if (fscanf(f, "%15s %d", how, &value) == 2) {
+    report.known = true;
+    if (std::strcmp(how, "signaled") == 0) {
+      report.term_signal = value;
+    } else {
+      report.exit_code = value;
+    }
+  }
+  fclose(f);
+  return report;
 }
 
 std::vector<ExitedChild> ReapChildren() {

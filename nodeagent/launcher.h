@@ -20,6 +20,9 @@ struct ProcessSpec {
   std::string workdir;
   std::string stdout_path;
   std::string stderr_path;
+  // The snn-shepherd binary that runs the command and records its end in `exit_file`.
+  std::string shepherd;
+  std::string exit_file;
 };
 
 // Starts the process as the leader of a new process group (pgid == pid), stdin from /dev/null,
@@ -33,6 +36,20 @@ void SignalGroup(pid_t pgid, int sig);
 
 // Whether any process of the group still exists (zombies not yet reaped count).
 bool GroupExists(pid_t pgid);
+
+// Whether any process of the group is alive (zombies do not count). Scans /proc: for processes
+// this agent did not start and so cannot reap.
+bool GroupAlive(pid_t pgid);
+
+// Whether `pid` runs and is not a zombie; its start time (from /proc) when it does.
+bool ProcessAlive(pid_t pid, uint64_t* start_time = nullptr);
+
+struct ShepherdReport {
+  bool known = false;   // the shepherd wrote the file
+  int exit_code = 0;
+  int term_signal = 0;
+};
+ShepherdReport ReadExitFile(const std::string& path);
 
 struct ExitedChild {
   pid_t pid = 0;

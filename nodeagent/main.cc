@@ -24,6 +24,10 @@ DEFINE_int64(kill_grace_ms, 5000, "time between SIGTERM and SIGKILL when stoppin
 DEFINE_int64(reconnect_ms, 1000, "delay before reconnecting to the master");
 DEFINE_int64(tick_ms, 100, "how often tasks are checked (time limits, exits)");
 DEFINE_uint64(max_frame_bytes, 4 << 20, "largest accepted frame");
+DEFINE_string(shepherd, "", "the snn-shepherd binary (default: beside snn-agent)");
+DEFINE_bool(stop_tasks_on_exit, false,
+            "stop every task when the agent stops; by default tasks keep running and the next "
+            "agent on this data dir re-attaches to them");
 
 int main(int argc, char** argv) {
   snn::InitDaemon(&argc, &argv,
@@ -55,6 +59,7 @@ int main(int argc, char** argv) {
     LOG(ERROR) << "--pools names no pool";
     return 2;
   }
+  std::error_code ec;
   if (auto s = snn::CreateDataDir(FLAGS_data_dir); !s.ok()) {
     LOG(ERROR) << s.message();
     return 1;
@@ -74,6 +79,16 @@ int main(int argc, char** argv) {
   config.tasks.node_name = node_name;
   config.tasks.kill_grace_ms = FLAGS_kill_grace_ms;
   config.tasks.base_env = snn::CurrentEnvironment();
+  config.tasks.shepherd = FLAGS_shepherd;
+  if (config.tasks.shepherd.empty()) {
+    config.tasks.shepherd =
+        (std::filesystem::read_symlink("/proc/self/exe", ec).parent_path() / "snn-shepherd").string();
+  }
+  if (access(config.tasks.shepherd.c_str(), X_OK) != 0) {
+    LOG(ERROR) << "cannot run the shepherd " << config.tasks.shepherd << " (set --shepherd)";
+    return 2;
+  }
+  config.stop_tasks_on_exit = FLAGS_stop_tasks_on_exit;
   config.tick_ms = FLAGS_tick_ms;
   config.handle_signals = true;
 

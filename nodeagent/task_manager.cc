@@ -129,6 +129,10 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
   spec.workdir = req.task().workdir().empty() ? dir : req.task().workdir();
   spec.stdout_path = dir + "/stdout";
   spec.stderr_path = dir + "/stderr";
+  spec.shepherd = options_.shepherd;
+  spec.exit_file = dir + "/exit_status";
+  std::filesystem::remove(spec.exit_file, ec);
+  ec.clear();
   auto pid = ec ? Result<pid_t>(Internal("cannot create " + dir + ": " + ec.message()))
                 : SpawnProcess(spec);
 
@@ -140,6 +144,8 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
   task.start_ms = clock_.NowMs();
   task.stdout_path = spec.stdout_path;
   task.stderr_path = spec.stderr_path;
+  task.exit_file = spec.exit_file;
+  task.record_file = dir + "/task.pb";
   if (!pid.ok()) {
     allocators_[req.board()].Free(key);
     boards_[req.board()]->Release(key);
@@ -154,10 +160,92 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
   task.pid = *pid;
   if (req.time_limit_ms() > 0) task.deadline_ms = task.start_ms + req.time_limit_ms();
   by_pid_[task.pid] = key;
+  SaveRecord(task, req);
   LOG(INFO) << "started job " << req.job_id() << " task " << req.index() << " attempt "
             << req.attempt() << " as pid " << task.pid << " on board " << req.board();
   auto& stored = tasks_[key] = std::move(task);
   return StatusOf(stored);
+}
+
+void TaskManager::SaveRecord(const Task& task, const v1::LaunchRequest& req) {
+  v1::AgentTaskRecord record;
+  *record.mutable_request() = req;
+  *record.mutable_mapping() = task.mapping;
+  record.set_pid(static_cast<uint32_t>(task.pid));
+  uint64_t start_time = 0;
+  ProcessAlive(task.pid, &start_time);
+  record.set_proc_start_time(start_time);
+  record.set_start_ms(task.start_ms);
+  record.set_deadline_ms(task.deadline_ms);
+  record.set_exit_file(task.exit_file);
+  record.set_stdout_path(task.stdout_path);
+  record.set_stderr_path(task.stderr_path);
+  const std::string tmp = task.record_file + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    record.SerializeToOstream(&out);
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, task.record_file, ec);
+  if (ec) LOG(ERROR) << "cannot save " << task.record_file << ": " << ec.message();
+}
+
+void TaskManager::Recover() {
+  std::error_code ec;
+  const std::string root = options_.data_dir + "/tasks";
+  if (!std::filesystem::is_directory(root, ec)) return;
+  int adopted = 0;
+  for (const auto& dir : std::filesystem::directory_iterator(root, ec)) {
+    const std::string file = (dir.path() / "task.pb").string();
+    if (!std::filesystem::exists(file, ec)) continue;
+    std::ifstream in(file, std::ios::binary);
+    v1::AgentTaskRecord record;
+    if (!record.ParseFromIstream(&in)) {
+      LOG(ERROR) << "ignoring unreadable task record " << file;
+      continue;
+    }
+    Adopt(record, file);
+    ++adopted;
+  }
+  if (adopted > 0) LOG(INFO) << "re-attached to " << adopted << " tasks left by an earlier agent";
+}
+
+void TaskManager::Adopt(const v1::AgentTaskRecord& record, const std::string& record_file) {
+  const v1::LaunchRequest& req = record.request();
+  const TaskKey key{req.job_id(), req.index(), req.attempt()};
+  Task task;
+  task.key = key;
+  task.board = req.board();
+  task.resources = req.task().resources();
+  task.mapping = record.mapping();
+  task.pid = static_cast<pid_t>(record.pid());
+  task.start_ms = record.start_ms();
+  task.deadline_ms = record.deadline_ms();
+  task.stdout_path = record.stdout_path();
+  task.stderr_path = record.stderr_path();
+  task.exit_file = record.exit_file();
+  task.record_file = record_file;
+  task.attached = true;
+  uint64_t start_time = 0;
+  const bool alive = ProcessAlive(task.pid, &start_time) && start_time == record.proc_start_time();
+  if (req.board() < boards_.size()) {
+    Status s = allocators_[req.board()].Claim(key, task.resources, task.mapping);
+    if (s.ok()) {
+      std::vector<v1::CoreXY> cores(task.mapping.cores().begin(), task.mapping.cores().end());
+      (void)boards_[req.board()]->Configure(key, cores);
+    } else {
+      LOG(ERROR) << "job " << key.job_id << " task " << key.index << ": " << s.message();
+    }
+  }
+  if (!alive) {  // it ended while no agent watched: the shepherd's file says how
+    task.main_exited = true;
+    const ShepherdReport report = ReadExitFile(task.exit_file);
+    task.exit_code = report.exit_code;
+    task.term_signal = report.known ? report.term_signal : SIGKILL;
+  }
+  LOG(INFO) << "job " << key.job_id << " task " << key.index << " (pid " << task.pid << ") "
+            << (alive ? "still runs: re-attached" : "ended while the agent was away");
+  tasks_[key] = std::move(task);
 }
 
 void TaskManager::Kill(const TaskKey& key, const std::string& reason) {
@@ -190,6 +278,14 @@ void TaskManager::Poll() {
   const int64_t now = clock_.NowMs();
   for (auto& [key, task] : tasks_) {
     if (task.ended) continue;
+    if (task.attached && !task.main_exited && !ProcessAlive(task.pid)) {
+      // Not our child: its end shows as the shepherd's absence, its status in the shepherd's file.
+      const ShepherdReport report = ReadExitFile(task.exit_file);
+      task.main_exited = true;
+      task.exit_code = report.exit_code;
+      task.term_signal = report.known ? report.term_signal : SIGKILL;
+      SignalGroup(task.pid, SIGKILL);
+    }
     if (!task.main_exited) {
       if (!task.stopping && task.deadline_ms > 0 && now >= task.deadline_ms) {
         BeginStop(task, v1::TASK_TIMED_OUT, "time limit reached");
@@ -198,7 +294,7 @@ void TaskManager::Poll() {
       }
       continue;
     }
-    if (GroupExists(task.pid)) {
+    if (task.attached ? GroupAlive(task.pid) : GroupExists(task.pid)) {
       SignalGroup(task.pid, SIGKILL);
       continue;
     }
@@ -258,7 +354,10 @@ std::vector<v1::TaskStatus> TaskManager::EndedUnacknowledged() const {
 void TaskManager::Acknowledge(const std::vector<TaskKey>& keys) {
   for (const TaskKey& key : keys) {
     auto it = tasks_.find(key);
-    if (it != tasks_.end() && it->second.ended) tasks_.erase(it);
+    if (it == tasks_.end() || !it->second.ended) continue;
+    std::error_code ec;
+    std::filesystem::remove(it->second.record_file, ec);  // the master has it now
+    tasks_.erase(it);
   }
 }
 

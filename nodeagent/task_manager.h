@@ -21,7 +21,8 @@
 namespace snn {
 
 struct TaskManagerOptions {
-  std::string data_dir;   // task output goes under data_dir/tasks/
+  std::string data_dir;   // task output and records go under data_dir/tasks/
+  std::string shepherd;   // the snn-shepherd binary
   std::string node_name;
   int64_t kill_grace_ms = 5000;
   std::map<std::string, std::string> base_env;  // what every task inherits
@@ -31,6 +32,10 @@ class TaskManager {
  public:
   TaskManager(const Clock& clock, std::vector<std::unique_ptr<Board>> boards,
               TaskManagerOptions options);
+
+  // Re-attaches to the tasks a previous agent left running (or that ended meanwhile), from the
+  // records in the data dir. Call once, before the first launch.
+  void Recover();
 
   // Starts a task; launching one that exists already answers with its status. A task that
   // cannot be started answers TASK_LAUNCH_FAILED; a board without room, kResourceExhausted.
@@ -83,9 +88,13 @@ class TaskManager {
     v1::TaskState final_state = v1::TASK_RUNNING;
     int64_t end_ms = 0;
     std::string stdout_path, stderr_path;
+    bool attached = false;  // started by an earlier agent: not our child
+    std::string exit_file, record_file;
   };
 
   void BeginStop(Task& task, v1::TaskState as, const std::string& reason);
+  void SaveRecord(const Task& task, const v1::LaunchRequest& req);
+  void Adopt(const v1::AgentTaskRecord& record, const std::string& record_file);
   void Finish(Task& task);
   v1::TaskStatus StatusOf(const Task& task) const;
   std::map<std::string, std::string> TaskEnvironment(const v1::LaunchRequest& req,

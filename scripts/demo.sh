@@ -34,7 +34,7 @@ echo "   master at $SNN_MASTER"
 for node in node1 node2; do
   echo "== starting snn-agent $node (boards from etc/boards/$node.yaml)"
   "$BIN/nodeagent/snn-agent" --master="$SNN_MASTER" --node_name="$node" \
-    --boards_file="etc/boards/$node.yaml" --data_dir="$WORK/$node" --kill_grace_ms=1000 \
+    --boards_file="etc/boards/$node.yaml" --data_dir="$WORK/$node" --kill_grace_ms=1000 --stop_tasks_on_exit=true \
     >"$WORK/$node.log" 2>&1 &
   PIDS+=($!)
 done

@@ -137,7 +137,9 @@ void TestCluster::StartAgent(const std::string& node, const std::string& boards_
                                    "--data_dir=" + dir_ + "/" + node,
                                    "--kill_grace_ms=500",
                                    "--reconnect_ms=100",
-                                   "--tick_ms=20"};
+                                   "--tick_ms=20",
+                                   // Tests leave nothing behind; re-attach tests override this.
+                                   "--stop_tasks_on_exit=true"};
   argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
   agents_[node] = std::make_unique<Daemon>(argv, dir_ + "/" + node + ".log");
 }

@@ -35,6 +35,7 @@ class TaskManagerTest : public ::testing::Test {
     TaskManagerOptions options;
     options.data_dir = dir_;
     options.node_name = "n1";
+    options.shepherd = SNN_SHEPHERD_BIN;
     options.kill_grace_ms = 2000;
     options.base_env = {{"PATH", "/usr/bin:/bin"}, {"SNN_STALE", "from the agent"}};
     tasks_ = std::make_unique<TaskManager>(clock_, std::move(boards), options);
