@@ -11,7 +11,7 @@ PACKAGES=(
   libgflags-dev libgoogle-glog-dev
   libgtest-dev libgmock-dev
   libyaml-cpp-dev libbenchmark-dev
-  systemd procps
+  systemd procps iproute2
 )
 
 missing=()

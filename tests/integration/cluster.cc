@@ -94,14 +94,14 @@ TestCluster::~TestCluster() {
 }
 
 std::string TestCluster::master_address() const {
-  return "127.0.0.1:" + std::to_string(port_);
+  return host_ + ":" + std::to_string(port_);
 }
 
 void TestCluster::StartMaster(const std::vector<std::string>& extra_flags) {
   const std::string port_file = dir_ + "/master.port";
   std::filesystem::remove(port_file);
   std::vector<std::string> argv = {SNN_MASTER_BIN,
-                                   "--listen=127.0.0.1:" + std::to_string(port_),
+                                   "--listen=" + host_ + ":" + std::to_string(port_),
                                    "--data_dir=" + dir_ + "/master",
                                    "--port_file=" + port_file,
                                    "--heartbeat_interval_ms=200"};
@@ -127,7 +127,8 @@ void TestCluster::StopMaster() {
 }
 
 void TestCluster::StartAgent(const std::string& node, const std::string& boards_yaml,
-                             const std::vector<std::string>& extra_flags) {
+                             const std::vector<std::string>& extra_flags,
+                             const std::vector<std::string>& prefix) {
   const std::string boards = dir_ + "/" + node + ".boards.yaml";
   std::ofstream(boards) << boards_yaml;
   std::vector<std::string> argv = {SNN_AGENT_BIN,
@@ -141,6 +142,7 @@ void TestCluster::StartAgent(const std::string& node, const std::string& boards_
                                    // Tests leave nothing behind; re-attach tests override this.
                                    "--stop_tasks_on_exit=true"};
   argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
+  argv.insert(argv.begin(), prefix.begin(), prefix.end());
   agents_[node] = std::make_unique<Daemon>(argv, dir_ + "/" + node + ".log");
 }
 
@@ -152,7 +154,7 @@ void TestCluster::SignalAgent(const std::string& node, int sig) {
 
 std::unique_ptr<RpcClient> TestCluster::Client(const std::string& user, const std::string& tenant) {
   auto client = std::make_unique<RpcClient>(std::chrono::milliseconds(5000));
-  Status s = client->Connect(HostPort{"127.0.0.1", port_});
+  Status s = client->Connect(HostPort{host_, port_});
   EXPECT_TRUE(s.ok()) << s.ToString();
   v1::Credential cred;
   cred.set_user(user);

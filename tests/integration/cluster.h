@@ -48,12 +48,16 @@ class TestCluster {
   void StartMaster(const std::vector<std::string>& extra_flags = {});
   void KillMaster();  // SIGKILL: no chance to flush anything
   void StopMaster();  // SIGTERM: clean stop
+  // `prefix` runs the agent under another command (e.g. ip netns exec NS).
   void StartAgent(const std::string& node, const std::string& boards_yaml,
-                  const std::vector<std::string>& extra_flags = {});
+                  const std::vector<std::string>& extra_flags = {},
+                  const std::vector<std::string>& prefix = {});
   void StopAgent(const std::string& node);
   void SignalAgent(const std::string& node, int sig);
 
   const std::string& dir() const { return dir_; }
+  // The address the master listens on and clients use (default 127.0.0.1); set before starting.
+  void set_master_host(const std::string& host) { host_ = host; }
   uint16_t master_port() const { return port_; }
   std::string master_address() const;
 
@@ -73,6 +77,7 @@ class TestCluster {
 
  private:
   std::string dir_;
+  std::string host_ = "127.0.0.1";
   uint16_t port_ = 0;
   std::unique_ptr<Daemon> master_;
   std::map<std::string, std::unique_ptr<Daemon>> agents_;
