@@ -85,6 +85,10 @@ Result<pid_t> SpawnProcess(const ProcessSpec& spec) {
   // The shepherd leads the group and runs the command: argv = shepherd EXIT_FILE COMMAND ARGS.
   std::vector<std::string> argv_storage;
   if (!spec.shepherd.empty()) argv_storage = {spec.shepherd, spec.exit_file};
+  if (!spec.shepherd.empty() && spec.lease_ms > 0) {
+    argv_storage.insert(argv_storage.end(),
+                        {"--lease", spec.lease_file, std::to_string(spec.lease_ms)});
+  }
   argv_storage.push_back(resolved);
   argv_storage.insert(argv_storage.end(), spec.args.begin(), spec.args.end());
   std::vector<char*> argv;
@@ -173,7 +177,10 @@ ShepherdReport ReadExitFile(const std::string& path) {
   int value = 0;
   if (fscanf(f, "%15s %d", how, &value) == 2) {
     report.known = true;
-    if (std::strcmp(how, "signaled") == 0) {
+    if (std::strcmp(how, "lost") == 0) {
+      report.lost = true;
+      report.term_signal = SIGKILL;
+    } else if (std::strcmp(how, "signaled") == 0) {
       report.term_signal = value;
     } else {
       report.exit_code = value;

@@ -23,6 +23,9 @@ struct ProcessSpec {
   // The snn-shepherd binary that runs the command and records its end in `exit_file`.
   std::string shepherd;
   std::string exit_file;
+  // The shepherd kills the task if `lease_file` goes `lease_ms` untouched (0: no lease).
+  std::string lease_file;
+  int64_t lease_ms = 0;
 };
 
 // Starts the process as the leader of a new process group (pgid == pid), stdin from /dev/null,
@@ -46,6 +49,7 @@ bool ProcessAlive(pid_t pid, uint64_t* start_time = nullptr);
 
 struct ShepherdReport {
   bool known = false;   // the shepherd wrote the file
+  bool lost = false;    // it stopped the task itself: the agent's lease ran out
   int exit_code = 0;
   int term_signal = 0;
 };

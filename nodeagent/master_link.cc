@@ -45,6 +45,7 @@ v1::Credential MasterLink::Credential() const {
 void MasterLink::HeardFromMaster() {
   last_contact_ms_ = clock_.NowMs();
   lease_expired_ = false;
+  tasks_.RenewLease();
 }
 
 void MasterLink::CheckLease() {
@@ -132,6 +133,7 @@ void MasterLink::SendRegister() {
                    report_in_flight_ = false;
                    heartbeat_interval_ms_ = std::max<int64_t>(50, resp->heartbeat_interval_ms());
                    lease_ms_ = static_cast<int64_t>(resp->lease_ms());
+                   tasks_.set_lease_ms(lease_ms_);
                    HeardFromMaster();
                    next_heartbeat_ms_ = clock_.NowMs() + heartbeat_interval_ms_;
                    tasks_.Acknowledge(ended);  // the master recorded them before answering

@@ -1,14 +1,22 @@
-// snn-shepherd EXIT_FILE COMMAND [ARGS...]: runs one task's command for the agent and records
-// how it ended, so that an agent started later (after a restart) can still learn the exit
-// status of a task it did not start. The shepherd leads the task's process group, ignores the
-// termination signals sent to the group (the command gets them), waits for the command, writes
-// "exited CODE" or "signaled SIG" to EXIT_FILE atomically, and exits the same way.
+// snn-shepherd EXIT_FILE [--lease FILE MS] COMMAND [ARGS...]: runs one task's command for the
+// agent and records how it ended, so that an agent started later (after a restart) can still
+// learn the exit status of a task it did not start. The shepherd leads the task's process group,
+// ignores the termination signals sent to the group (the command gets them), waits for the
+// command, writes "exited CODE" or "signaled SIG" to EXIT_FILE atomically, and exits the same way.
+//
+// With --lease, the agent touches FILE whenever it hears from the master. If FILE goes MS
+// without a touch (the agent is dead or cut off), the shepherd writes "lost MS" and kills the
+// whole group: the master requeues the job after its heartbeat timeout, which is longer, so the
+// task never runs on beside its requeued copy even when no agent is left to stop it.
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -25,22 +33,47 @@ void Record(const std::string& path, const std::string& text) {
   }
 }
 
+int64_t NowMs() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return int64_t{ts.tv_sec} * 1000 + ts.tv_nsec / 1000000;
+}
+
+// When FILE was last touched (ms since the epoch), or `fallback` if it cannot be read.
+int64_t TouchedMs(const std::string& file, int64_t fallback) {
+  struct stat st {};
+  if (stat(file.c_str(), &st) != 0) return fallback;
+  return int64_t{st.st_mtim.tv_sec} * 1000 + st.st_mtim.tv_nsec / 1000000;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    fprintf(stderr, "usage: snn-shepherd EXIT_FILE COMMAND [ARGS...]\n");
+    fprintf(stderr, "usage: snn-shepherd EXIT_FILE [--lease FILE MS] COMMAND [ARGS...]\n");
     return 2;
   }
   const std::string exit_file = argv[1];
+  std::string lease_file;
+  int64_t lease_ms = 0;
+  int command = 2;
+  if (std::string(argv[2]) == "--lease") {
+    if (argc < 6) {
+      fprintf(stderr, "usage: snn-shepherd EXIT_FILE [--lease FILE MS] COMMAND [ARGS...]\n");
+      return 2;
+    }
+    lease_file = argv[3];
+    lease_ms = atoll(argv[4]);
+    command = 5;
+  }
   const pid_t child = fork();
   if (child < 0) {
     Record(exit_file, "exited 127\n");
     return 127;
   }
   if (child == 0) {
-    execv(argv[2], argv + 2);
-    fprintf(stderr, "snn-shepherd: cannot run %s: %s\n", argv[2], strerror(errno));
+    execv(argv[command], argv + command);
+    fprintf(stderr, "snn-shepherd: cannot run %s: %s\n", argv[command], strerror(errno));
     _exit(127);
   }
   // Only the command should die of a group-wide SIGTERM; the shepherd reports it.
@@ -48,7 +81,18 @@ int main(int argc, char** argv) {
   signal(SIGINT, SIG_IGN);
   signal(SIGHUP, SIG_IGN);
   int status = 0;
-  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  const int64_t started = NowMs();
+  while (true) {
+    const pid_t done = waitpid(child, &status, lease_ms > 0 ? WNOHANG : 0);
+    if (done == child) break;
+    if (done < 0 && errno != EINTR) break;
+    if (lease_ms > 0) {
+      if (NowMs() - TouchedMs(lease_file, started) > lease_ms) {
+        Record(exit_file, "lost " + std::to_string(lease_ms) + "\n");
+        killpg(getpgrp(), SIGKILL);  // the command, its children, and this shepherd
+      }
+      usleep(100 * 1000);
+    }
   }
   if (WIFSIGNALED(status)) {
     Record(exit_file, "signaled " + std::to_string(WTERMSIG(status)) + "\n");

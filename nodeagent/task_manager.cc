@@ -131,6 +131,8 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
   spec.stderr_path = dir + "/stderr";
   spec.shepherd = options_.shepherd;
   spec.exit_file = dir + "/exit_status";
+  spec.lease_file = LeaseFile();
+  spec.lease_ms = lease_ms_;
   std::filesystem::remove(spec.exit_file, ec);
   ec.clear();
   auto pid = ec ? Result<pid_t>(Internal("cannot create " + dir + ": " + ec.message()))
@@ -239,13 +241,30 @@ void TaskManager::Adopt(const v1::AgentTaskRecord& record, const std::string& re
   }
   if (!alive) {  // it ended while no agent watched: the shepherd's file says how
     task.main_exited = true;
-    const ShepherdReport report = ReadExitFile(task.exit_file);
-    task.exit_code = report.exit_code;
-    task.term_signal = report.known ? report.term_signal : SIGKILL;
+    TakeShepherdReport(task);
   }
   LOG(INFO) << "job " << key.job_id << " task " << key.index << " (pid " << task.pid << ") "
             << (alive ? "still runs: re-attached" : "ended while the agent was away");
   tasks_[key] = std::move(task);
+}
+
+void TaskManager::RenewLease() {
+  const std::string file = LeaseFile();
+  const std::string tmp = file + ".tmp";
+  { std::ofstream(tmp) << lease_ms_ << "\n"; }
+  std::error_code ec;
+  std::filesystem::rename(tmp, file, ec);  // a fresh mtime, atomically
+}
+
+void TaskManager::TakeShepherdReport(Task& task) {
+  const ShepherdReport report = ReadExitFile(task.exit_file);
+  task.exit_code = report.exit_code;
+  task.term_signal = report.known ? report.term_signal : SIGKILL;
+  if (report.lost) {
+    task.stopping = true;
+    task.stop_as = v1::TASK_LOST;
+    task.stop_reason = "its shepherd stopped it: the agent's lease on the master ran out";
+  }
 }
 
 void TaskManager::Kill(const TaskKey& key, const std::string& reason) {
@@ -273,6 +292,7 @@ void TaskManager::Poll() {
     task.main_exited = true;
     task.exit_code = child.exit_code;
     task.term_signal = child.term_signal;
+    if (!task.stopping && ReadExitFile(task.exit_file).lost) TakeShepherdReport(task);
     SignalGroup(task.pid, SIGKILL);  // the task ends with its leader: no stragglers
   }
   const int64_t now = clock_.NowMs();
@@ -280,10 +300,8 @@ void TaskManager::Poll() {
     if (task.ended) continue;
     if (task.attached && !task.main_exited && !ProcessAlive(task.pid)) {
       // Not our child: its end shows as the shepherd's absence, its status in the shepherd's file.
-      const ShepherdReport report = ReadExitFile(task.exit_file);
       task.main_exited = true;
-      task.exit_code = report.exit_code;
-      task.term_signal = report.known ? report.term_signal : SIGKILL;
+      TakeShepherdReport(task);
       SignalGroup(task.pid, SIGKILL);
     }
     if (!task.main_exited) {

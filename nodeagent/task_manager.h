@@ -53,6 +53,11 @@ class TaskManager {
   std::vector<v1::TaskStatus> EndedUnacknowledged() const;
   void Acknowledge(const std::vector<TaskKey>& keys);
 
+  // The lease the master granted: every task's shepherd stops it if the agent does not renew
+  // the lease file for this long. RenewLease() is called whenever the master answers.
+  void set_lease_ms(int64_t lease_ms) { lease_ms_ = lease_ms; }
+  void RenewLease();
+
   // Cut off from the master past the lease: kills every task's group at once and reports the
   // tasks lost (the master requeues them), so no task runs on beside its requeued copy.
   void LoseAll(const std::string& reason);
@@ -96,6 +101,8 @@ class TaskManager {
   void SaveRecord(const Task& task, const v1::LaunchRequest& req);
   void Adopt(const v1::AgentTaskRecord& record, const std::string& record_file);
   void Finish(Task& task);
+  void TakeShepherdReport(Task& task);
+  std::string LeaseFile() const { return options_.data_dir + "/lease"; }
   v1::TaskStatus StatusOf(const Task& task) const;
   std::map<std::string, std::string> TaskEnvironment(const v1::LaunchRequest& req,
                                                      const v1::TaskMapping& mapping) const;
@@ -108,6 +115,7 @@ class TaskManager {
   std::vector<BoardAllocator> allocators_;  // by board index
   std::map<TaskKey, Task> tasks_;
   std::map<pid_t, TaskKey> by_pid_;
+  int64_t lease_ms_ = 0;
   std::function<void()> on_ended_;
 };
 

@@ -77,7 +77,7 @@ TEST_F(FaultsTest, PartitionedNodeGoesDownItsJobRequeuesAndNothingRunsTwice) {
   EXPECT_TRUE(GroupExists(second_pgid));
 }
 
-TEST_F(FaultsTest, AFrozenNodeThatComesBackHasItsStaleTaskKilled) {
+TEST_F(FaultsTest, AFrozenNodesTaskIsStoppedByItsShepherdAndTheNodeDoesNotTakeItBack) {
   cluster_.StartMaster(kFastFailure);
   cluster_.StartAgent("node1", SmallBoards());
   ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster_.NodesUp() == 1; }));
@@ -85,17 +85,58 @@ TEST_F(FaultsTest, AFrozenNodeThatComesBackHasItsStaleTaskKilled) {
   const auto [node, pgid] = Running(1, 1);
   cluster_.StartAgent("node2", SmallBoards());
   ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster_.NodesUp() == 2; }));
-  // A frozen agent cannot stop anything: its task runs on while the master requeues the job.
+  // A frozen agent stops nothing itself; the shepherd stops the task when the lease lapses.
   cluster_.SignalAgent(node, SIGSTOP);
+  ASSERT_TRUE(TestCluster::WaitUntil([&, old = pgid] { return !GroupAlive(old); }, 10000));
   const auto [other, new_pgid] = Running(1, 2);
   EXPECT_NE(other, node);
-  EXPECT_TRUE(GroupExists(pgid));
   cluster_.SignalAgent(node, SIGCONT);
-  // Back, it reports the old attempt; the master fences it.
-  ASSERT_TRUE(TestCluster::WaitUntil([&, old = pgid] { return !GroupExists(old); }, 10000))
-      << "the stale task was not killed";
-  EXPECT_TRUE(GroupExists(new_pgid));
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster_.NodesUp() == 2; }, 10000));
+  EXPECT_TRUE(GroupAlive(new_pgid));
   EXPECT_EQ(cluster_.Show(1)->attempt(), 2u);
+  EXPECT_EQ(cluster_.Show(1)->tasks(0).node(), other);
+}
+
+TEST_F(FaultsTest, ATaskCancelledWhileItsNodeWasCutOffIsKilledWhenTheNodeReturns) {
+  // A long lease: the cut is over before anyone gives up on anything.
+  cluster_.StartMaster({"--heartbeat_interval_ms=100", "--heartbeat_timeout_ms=20000",
+                        "--agent_lease_ms=10000"});
+  TcpProxy link(cluster_.master_port());
+  cluster_.StartAgent("node1", SmallBoards(), {"--master=127.0.0.1:" + std::to_string(link.port())});
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster_.NodesUp() == 1; }));
+  ASSERT_TRUE(cluster_.Submit(ShellJob("sleep 600")).ok());
+  const auto [node, pgid] = Running(1, 1);
+  link.Cut();
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster_.NodesUp() == 0; }));
+  auto cancel = cluster_.RunSnnctl(
+      {"--master", cluster_.master_address(), "--tenant", "alice", "cancel", "1"});
+  ASSERT_EQ(cancel.exit_code, 0) << cancel.err;
+  EXPECT_TRUE(GroupAlive(pgid)) << "nothing can reach the node yet";
+  link.Heal();
+  // Back, the agent reports the task running; the master knows the job is over: fenced.
+  ASSERT_TRUE(TestCluster::WaitUntil([&, old = pgid] { return !GroupAlive(old); }, 10000));
+  ASSERT_TRUE(TestCluster::WaitUntil([&] {
+    auto job = cluster_.Show(1);
+    return job.ok() && job->tasks(0).state() == v1::TASK_KILLED;
+  }));
+  EXPECT_EQ(cluster_.Show(1)->state(), v1::CANCELLED);
+}
+
+TEST_F(FaultsTest, ADeadAgentsTasksStopOnTheirOwnBeforeTheJobRunsElsewhere) {
+  cluster_.StartMaster(kFastFailure);
+  cluster_.StartAgent("node1", SmallBoards(), {"--stop_tasks_on_exit=false"});
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster_.NodesUp() == 1; }));
+  ASSERT_TRUE(cluster_.Submit(ShellJob("sleep 600")).ok());
+  const auto [node, pgid] = Running(1, 1);
+  cluster_.StartAgent("node2", SmallBoards());
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster_.NodesUp() == 2; }));
+  cluster_.SignalAgent("node1", SIGKILL);  // nobody is left on node1 to stop the task...
+  // ...but its shepherd does, once the lease file goes stale.
+  ASSERT_TRUE(TestCluster::WaitUntil([&, old = pgid] { return !GroupAlive(old); }, 10000));
+  const auto [other, new_pgid] = Running(1, 2);
+  EXPECT_EQ(other, "node2");
+  EXPECT_FALSE(GroupAlive(pgid)) << "two copies of the task ran at once";
+  EXPECT_TRUE(GroupAlive(new_pgid));
 }
 
 TEST_F(FaultsTest, AJobThatMayNotRequeueFailsWithTheReason) {
