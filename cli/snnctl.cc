@@ -234,25 +234,40 @@ int Estimate(const CliOptions& o, std::ostream& out, std::ostream& err) {
 }
 
 int Sim(const CliOptions& o, std::ostream& out, std::ostream& err) {
-  const Status usage = InvalidArgument("usage: snnctl sim kill-core NODE/BOARD X,Y");
-  if (o.args.size() != 4 || o.args[1] != "kill-core") return Fail(err, usage);
+  const Status usage = InvalidArgument(
+      "usage: snnctl sim kill-core NODE/BOARD X,Y | sim fail-board NODE/BOARD | "
+      "sim heal-board NODE/BOARD");
+  if (o.args.size() < 3) return Fail(err, usage);
+  v1::SimFaultRequest req;
+  const std::string& what = o.args[1];
+  if (what == "kill-core" && o.args.size() == 4) {
+    req.set_kind(v1::SimFaultRequest::KILL_CORE);
+  } else if (what == "fail-board" && o.args.size() == 3) {
+    req.set_kind(v1::SimFaultRequest::FAIL_BOARD);
+  } else if (what == "heal-board" && o.args.size() == 3) {
+    req.set_kind(v1::SimFaultRequest::HEAL_BOARD);
+  } else {
+    return Fail(err, usage);
+  }
   const std::string& where = o.args[2];
   const size_t slash = where.rfind('/');
   unsigned board = 0, x = 0, y = 0;
   char comma = 0, extra = 0;
   if (slash == std::string::npos || slash == 0 ||
-      sscanf(where.c_str() + slash + 1, "%u%c", &board, &extra) != 1 ||
-      sscanf(o.args[3].c_str(), "%u%c%u%c", &x, &comma, &y, &extra) != 3 || comma != ',') {
+      sscanf(where.c_str() + slash + 1, "%u%c", &board, &extra) != 1) {
     return Fail(err, usage);
   }
-  v1::SimKillCoreRequest req;
+  if (req.kind() == v1::SimFaultRequest::KILL_CORE &&
+      (sscanf(o.args[3].c_str(), "%u%c%u%c", &x, &comma, &y, &extra) != 3 || comma != ',')) {
+    return Fail(err, usage);
+  }
   req.set_node(where.substr(0, slash));
   req.set_board(board);
   req.set_x(x);
   req.set_y(y);
-  auto resp = Call<v1::SimKillCoreResponse>(o, "admin.sim_kill_core", req);
+  auto resp = Call<v1::SimFaultResponse>(o, "admin.sim_fault", req);
   if (!resp.ok()) return Fail(err, resp.status());
-  out << "Core " << x << "," << y << " of " << where << " is dead\n";
+  out << resp->outcome() << "\n";
   return 0;
 }
 
@@ -314,8 +329,8 @@ Commands:
   node drain|resume NODE  stop (or restart) sending new work to a node; running jobs finish
   board drain|resume NODE/BOARD
                           the same for one board
-  sim kill-core NODE/BOARD X,Y
-                          make a core of a simulated board fail (fault injection)
+  sim kill-core NODE/BOARD X,Y | sim fail-board NODE/BOARD | sim heal-board NODE/BOARD
+                          fault injection on simulated boards
 
 Options:
   --master HOST:PORT      the master (default: $SNN_MASTER, else 127.0.0.1:6817)

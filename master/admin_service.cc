@@ -6,10 +6,10 @@ void AdminService::Register(MethodRouter& router) {
   router.Add<v1::DrainRequest, v1::DrainResponse>(
       "admin.drain", [this](const CallContext& ctx, v1::DrainRequest req,
                             Responder<v1::DrainResponse> r) { Drain(ctx, std::move(req), r); });
-  router.Add<v1::SimKillCoreRequest, v1::SimKillCoreResponse>(
-      "admin.sim_kill_core",
-      [this](const CallContext& ctx, v1::SimKillCoreRequest req,
-             Responder<v1::SimKillCoreResponse> r) { SimKillCore(ctx, std::move(req), r); });
+  router.Add<v1::SimFaultRequest, v1::SimFaultResponse>(
+      "admin.sim_fault",
+      [this](const CallContext& ctx, v1::SimFaultRequest req,
+             Responder<v1::SimFaultResponse> r) { SimFault(ctx, std::move(req), r); });
 }
 
 void AdminService::Drain(const CallContext& ctx, v1::DrainRequest req,
@@ -26,8 +26,8 @@ void AdminService::Drain(const CallContext& ctx, v1::DrainRequest req,
   journal_.Commit([r] { r.Ok(v1::DrainResponse()); });
 }
 
-void AdminService::SimKillCore(const CallContext& ctx, v1::SimKillCoreRequest req,
-                               Responder<v1::SimKillCoreResponse> r) {
+void AdminService::SimFault(const CallContext& ctx, v1::SimFaultRequest req,
+                               Responder<v1::SimFaultResponse> r) {
   if (ctx.credential.user().empty()) return r.Fail(Unauthenticated("request carries no user"));
   NodeEntry* node = nodes_.Find(req.node());
   if (node == nullptr) return r.Fail(NotFound("no node named '" + req.node() + "'"));
@@ -38,11 +38,11 @@ void AdminService::SimKillCore(const CallContext& ctx, v1::SimKillCoreRequest re
   master.set_user("snn-master");
   // The agent re-registers with the new board description before it answers, so once the
   // answer is here (and the journal has synced it) the master's free map knows the core is dead.
-  node->session->Call("agent.sim_kill_core", req, master,
+  node->session->Call("agent.sim_fault", req, master,
                       [this, r](Result<v1::Envelope> reply) {
-                        auto resp = DecodeResponse<v1::SimKillCoreResponse>(reply);
+                        auto resp = DecodeResponse<v1::SimFaultResponse>(reply);
                         if (!resp.ok()) return r.Fail(resp.status());
-                        journal_.Commit([r] { r.Ok(v1::SimKillCoreResponse()); });
+                        journal_.Commit([r, out = *resp] { r.Ok(out); });
                       });
 }
 

@@ -57,6 +57,7 @@ void AgentService::OnRegister(const CallContext& ctx, v1::RegisterRequest req,
   const std::string name = req.node().name();
   req.mutable_node()->set_registered_ms(clock_.NowMs());
   NodeEntry& entry = nodes_.Register(req.node(), ctx.connection, clock_.NowMs());
+  AutoDrain(entry);
   journal_.PutNode(entry.record);
   ctx.connection->set_label(name);
   controller_.ReconcileNode(name, req);
@@ -66,6 +67,27 @@ void AgentService::OnRegister(const CallContext& ctx, v1::RegisterRequest req,
   resp.set_heartbeat_interval_ms(options_.heartbeat_interval_ms);
   resp.set_lease_ms(options_.lease_ms);
   journal_.Commit([r, resp] { r.Ok(resp); });
+}
+
+void AgentService::AutoDrain(NodeEntry& entry) {
+  if (options_.auto_drain_health_below == 0) return;
+  static const std::string kAuto = "automatic: health ";
+  auto& drains = *entry.record.mutable_board_drain_reasons();
+  for (const auto& b : entry.record.boards()) {
+    auto it = drains.find(b.index());
+    const bool automatic = it != drains.end() && it->second.rfind(kAuto, 0) == 0;
+    if (b.health() < options_.auto_drain_health_below) {
+      if (it == drains.end() || automatic) {  // never overwrite an operator's drain
+        drains[b.index()] = kAuto + std::to_string(b.health()) + " is below " +
+                            std::to_string(options_.auto_drain_health_below);
+        LOG(WARNING) << "board " << entry.record.name() << "/" << b.index() << " drained: "
+                     << drains[b.index()];
+      }
+    } else if (automatic) {
+      drains.erase(it);
+      LOG(INFO) << "board " << entry.record.name() << "/" << b.index() << " healthy again";
+    }
+  }
 }
 
 void AgentService::OnHeartbeat(const CallContext& ctx, v1::HeartbeatRequest req,

@@ -12,6 +12,7 @@ namespace snn {
 struct AgentServiceOptions {
   int64_t heartbeat_interval_ms = 1000;
   int64_t lease_ms = 7500;  // shorter than the heartbeat timeout
+  uint32_t auto_drain_health_below = 50;  // 0: never drain automatically
 };
 
 class AgentService {
@@ -27,6 +28,9 @@ class AgentService {
  private:
   void OnRegister(const CallContext& ctx, v1::RegisterRequest req,
                   Responder<v1::RegisterResponse> r);
+  // Drains boards whose health fell below the threshold, and resumes those it drained once
+  // they are healthy again.
+  void AutoDrain(NodeEntry& entry);
   void OnHeartbeat(const CallContext& ctx, v1::HeartbeatRequest req,
                    Responder<v1::HeartbeatResponse> r);
   void OnTaskStatus(const CallContext& ctx, v1::TaskStatusReport req,

@@ -20,6 +20,9 @@ DEFINE_int64(heartbeat_timeout_ms, 15000,
 DEFINE_int64(agent_lease_ms, 0,
              "an agent cut off from the master this long stops its tasks; must be shorter than "
              "--heartbeat_timeout_ms (0: half of it)");
+DEFINE_uint32(auto_drain_health_below, 50,
+              "drain boards whose health falls below this (0-100; 0: never), resume them when "
+              "healthy again");
 DEFINE_string(default_pool, "default", "pool of jobs that name none");
 DEFINE_string(default_queue, "default", "queue of jobs that name none");
 DEFINE_uint64(default_time_limit_s, 3600, "time limit of jobs that set none, seconds");
@@ -59,6 +62,7 @@ int main(int argc, char** argv) {
                   "--heartbeat_timeout_ms, or a cut-off task could run twice";
     return 2;
   }
+  config.agents.auto_drain_health_below = FLAGS_auto_drain_health_below;
   config.controller.default_pool = FLAGS_default_pool;
   config.controller.default_queue = FLAGS_default_queue;
   config.controller.default_time_limit_s = FLAGS_default_time_limit_s;

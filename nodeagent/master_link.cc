@@ -26,12 +26,17 @@ MasterLink::MasterLink(asio::io_context& io, const Clock& clock, TaskManager& ta
         tasks_.Kill(TaskKey{req.job_id(), req.index(), req.attempt()}, req.reason());
         r.Ok(v1::KillResponse());
       });
-  router_.Add<v1::SimKillCoreRequest, v1::SimKillCoreResponse>(
-      "agent.sim_kill_core", [this](const CallContext&, v1::SimKillCoreRequest req,
-                                    Responder<v1::SimKillCoreResponse> r) {
-        if (Status s = tasks_.KillCore(req.board(), req.x(), req.y()); !s.ok()) return r.Fail(s);
-        if (session_ && registered_) SendRegister();  // tell the master the board changed
-        r.Ok(v1::SimKillCoreResponse());
+  router_.Add<v1::SimFaultRequest, v1::SimFaultResponse>(
+      "agent.sim_fault", [this](const CallContext&, v1::SimFaultRequest req,
+                                    Responder<v1::SimFaultResponse> r) {
+        auto outcome = tasks_.InjectFault(req);
+        if (!outcome.ok()) return r.Fail(outcome.status());
+        tasks_.Poll();  // settle tasks stopped by the fault before describing the node
+        // Re-register: the master learns the board's new state and the tasks' new mappings.
+        if (session_ && registered_) SendRegister();
+        v1::SimFaultResponse resp;
+        resp.set_outcome(*outcome);
+        r.Ok(resp);
       });
 }
 

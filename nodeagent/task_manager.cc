@@ -148,6 +148,7 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
   task.stderr_path = spec.stderr_path;
   task.exit_file = spec.exit_file;
   task.record_file = dir + "/task.pb";
+  task.launch = req;
   if (!pid.ok()) {
     allocators_[req.board()].Free(key);
     boards_[req.board()]->Release(key);
@@ -227,6 +228,7 @@ void TaskManager::Adopt(const v1::AgentTaskRecord& record, const std::string& re
   task.stderr_path = record.stderr_path();
   task.exit_file = record.exit_file();
   task.record_file = record_file;
+  task.launch = req;
   task.attached = true;
   uint64_t start_time = 0;
   const bool alive = ProcessAlive(task.pid, &start_time) && start_time == record.proc_start_time();
@@ -379,14 +381,76 @@ void TaskManager::Acknowledge(const std::vector<TaskKey>& keys) {
   }
 }
 
-Status TaskManager::KillCore(uint32_t board, uint32_t x, uint32_t y) {
+Result<std::string> TaskManager::InjectFault(const v1::SimFaultRequest& fault) {
+  const uint32_t board = fault.board();
   if (board >= boards_.size()) {
     return InvalidArgument("node " + options_.node_name + " has no board " + std::to_string(board));
   }
+  const std::string where = options_.node_name + "/" + std::to_string(board);
+  if (fault.kind() == v1::SimFaultRequest::HEAL_BOARD) {
+    SNN_RETURN_IF_ERROR(boards_[board]->SetFailed(false));
+    return "board " + where + " works again";
+  }
+  if (fault.kind() == v1::SimFaultRequest::FAIL_BOARD) {
+    SNN_RETURN_IF_ERROR(boards_[board]->SetFailed(true));
+    int stopped = 0;
+    for (auto& [key, task] : tasks_) {
+      if (task.board != board || task.ended) continue;
+      BeginStop(task, v1::TASK_LOST, "board " + where + " failed");
+      SignalGroup(task.pid, SIGKILL);
+      ++stopped;
+    }
+    LOG(WARNING) << "board " << where << " failed; " << stopped << " tasks stopped";
+    return "board " + where + " failed; " + std::to_string(stopped) + " tasks on it stopped";
+  }
+  const uint32_t x = fault.x(), y = fault.y();
   SNN_RETURN_IF_ERROR(boards_[board]->KillCore(x, y));
   allocators_[board].MarkDead(x, y);
-  LOG(WARNING) << "board " << board << " core " << x << "," << y << " is dead";
-  return Status::Ok();
+  std::string outcome = "core " + std::to_string(x) + "," + std::to_string(y) + " of " + where +
+                        " is dead";
+  LOG(WARNING) << outcome;
+  for (auto& [key, task] : tasks_) {
+    const auto& r = task.mapping.rect();
+    if (task.board != board || task.ended || task.stopping || x < r.x() ||
+        x >= r.x() + r.width() || y < r.y() || y >= r.y() + r.height()) {
+      continue;
+    }
+    const std::string which =
+        "job " + std::to_string(key.job_id) + " task " + std::to_string(key.index);
+    if (Remap(task)) {
+      const auto& n = task.mapping.rect();
+      outcome += "; " + which + " moved to " + std::to_string(n.width()) + "x" +
+                 std::to_string(n.height()) + "@" + std::to_string(n.x()) + "," +
+                 std::to_string(n.y()) + " with the same logical cores";
+    } else {
+      BeginStop(task, v1::TASK_LOST,
+                "core " + std::to_string(x) + "," + std::to_string(y) + " died under it and " +
+                    where + " has no room to move it");
+      SignalGroup(task.pid, SIGKILL);
+      outcome += "; no room to move " + which + ": stopped, its job will be requeued";
+    }
+  }
+  return outcome;
+}
+
+bool TaskManager::Remap(Task& task) {
+  BoardAllocator& alloc = allocators_[task.board];
+  alloc.Free(task.key);
+  boards_[task.board]->Release(task.key);
+  const std::string mapping_file = task.mapping.mapping_file();
+  auto mapping = alloc.Allocate(task.key, task.resources);
+  if (!mapping.ok()) return false;
+  mapping->set_mapping_file(mapping_file);
+  std::vector<v1::CoreXY> cores(mapping->cores().begin(), mapping->cores().end());
+  (void)boards_[task.board]->Configure(task.key, cores);
+  task.mapping = *mapping;
+  // Logical core i is still logical core i; the task finds where it now lives in its file.
+  if (WriteMappingFile(task.mapping, boards_[task.board]->Describe())) {
+    LOG(ERROR) << "cannot rewrite " << mapping_file;
+  }
+  SaveRecord(task, task.launch);
+  LOG(INFO) << "job " << task.key.job_id << " task " << task.key.index << " moved off a dead core";
+  return true;
 }
 
 size_t TaskManager::active_count() const {

@@ -65,9 +65,13 @@ class TaskManager {
   // Kills every task's process group with SIGKILL and waits (up to `wait_ms`) for them to go.
   void StopAll(int64_t wait_ms);
 
-  // Fault injection (simulated boards): core (x, y) of `board` dies; it is never handed out
-  // again. A task already on it keeps running (moving it is the fault-handling work to come).
-  Status KillCore(uint32_t board, uint32_t x, uint32_t y);
+  // Fault injection on simulated boards; returns what happened, in words.
+  //  KILL_CORE: the core is never handed out again; a task holding it is moved to other free live
+  //    cores of the board with the same logical core IDs (new mapping file), or, if the board has
+  //    no room, stopped and reported lost so that its job is requeued elsewhere.
+  //  FAIL_BOARD: health 0; every task on the board is stopped and reported lost.
+  //  HEAL_BOARD: the board works again.
+  Result<std::string> InjectFault(const v1::SimFaultRequest& fault);
 
   size_t active_count() const;
   std::vector<v1::BoardInfo> DescribeBoards() const;
@@ -95,10 +99,13 @@ class TaskManager {
     std::string stdout_path, stderr_path;
     bool attached = false;  // started by an earlier agent: not our child
     std::string exit_file, record_file;
+    v1::LaunchRequest launch;
   };
 
   void BeginStop(Task& task, v1::TaskState as, const std::string& reason);
   void SaveRecord(const Task& task, const v1::LaunchRequest& req);
+  // Moves a task off a dead core; false if the board has no room for it.
+  bool Remap(Task& task);
   void Adopt(const v1::AgentTaskRecord& record, const std::string& record_file);
   void Finish(Task& task);
   void TakeShepherdReport(Task& task);

@@ -31,8 +31,12 @@ class Board {
   // Resets the task's cores and frees them.
   virtual void Release(const TaskKey& task) = 0;
 
-  // Fault injection: makes core (x, y) fail. Only simulated boards support it.
+  // Fault injection: makes core (x, y) fail, or the whole board fail (or work again). Only
+  // simulated boards support it.
   virtual Status KillCore(uint32_t x, uint32_t y) {
+    return FailedPrecondition("this board's backend cannot inject faults");
+  }
+  virtual Status SetFailed(bool failed) {
     return FailedPrecondition("this board's backend cannot inject faults");
   }
 };

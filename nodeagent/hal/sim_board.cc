@@ -1,5 +1,7 @@
 #include "nodeagent/hal/sim_board.h"
 
+#include <algorithm>
+
 namespace snn {
 
 SimBoard::SimBoard(v1::BoardInfo info)
@@ -55,9 +57,22 @@ Status SimBoard::KillCore(uint32_t x, uint32_t y) {
   }
   if (dead_[Cell(x, y)]) return Status::Ok();
   dead_[Cell(x, y)] = true;
+  ++cores_killed_;
   auto* c = info_.add_dead_cores();
   c->set_x(x);
   c->set_y(y);
+  return Status::Ok();
+}
+
+v1::BoardInfo SimBoard::Describe() const {
+  v1::BoardInfo info = info_;
+  const uint32_t penalty = std::min<uint32_t>(info.health(), 10 * cores_killed_);
+  info.set_health(failed_ ? 0 : info.health() - penalty);
+  return info;
+}
+
+Status SimBoard::SetFailed(bool failed) {
+  failed_ = failed;
   return Status::Ok();
 }
 

@@ -15,10 +15,12 @@ class SimBoard : public Board {
  public:
   explicit SimBoard(v1::BoardInfo info);
 
-  v1::BoardInfo Describe() const override { return info_; }
+  // Health falls by 10 for each core that died at run time, and is 0 while the board is failed.
+  v1::BoardInfo Describe() const override;
   Status Configure(const TaskKey& task, const std::vector<v1::CoreXY>& cores) override;
   void Release(const TaskKey& task) override;
   Status KillCore(uint32_t x, uint32_t y) override;
+  Status SetFailed(bool failed) override;
 
   // Which task owns (x, y), for tests; nullptr if none.
   const TaskKey* Owner(uint32_t x, uint32_t y) const;
@@ -28,6 +30,8 @@ class SimBoard : public Board {
 
   v1::BoardInfo info_;
   std::vector<bool> dead_;  // by cell
+  uint32_t cores_killed_ = 0;
+  bool failed_ = false;
   std::vector<std::optional<TaskKey>> owner_;  // by cell
   std::map<TaskKey, std::vector<size_t>> owners_;
 };

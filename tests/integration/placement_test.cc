@@ -128,7 +128,7 @@ TEST(PlacementTest, ACoreKilledAtRunTimeIsNeverAllocated) {
   };
   auto kill = with({"sim", "kill-core", "node1/0", "1,1"});
   ASSERT_EQ(kill.exit_code, 0) << kill.err;
-  EXPECT_EQ(kill.out, "Core 1,1 of node1/0 is dead\n");
+  EXPECT_EQ(kill.out, "core 1,1 of node1/0 is dead\n");
   auto pool = cluster.Pool();
   ASSERT_EQ(pool->nodes(0).boards(0).info().dead_cores_size(), 1);
   EXPECT_EQ(pool->nodes(0).boards(0).cores_total(), 15u);
