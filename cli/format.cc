@@ -191,7 +191,7 @@ std::string FormatJobDetail(const v1::JobRecord& job, int64_t now_ms) {
 std::string FormatPoolStatus(const v1::PoolStatusResponse& pool) {
   std::vector<std::vector<std::string>> rows = {
       {"NODE", "STATE", "POOLS", "BOARD", "TYPE", "MESH", "HEALTH", "DEAD", "CORES_USED", "CORES_FREE",
-       "LARGEST_FREE",
+       "LARGEST_FREE", "KSPS_MEASURED",
        "KSPS_USED", "KSPS_FREE", "STREAMS_USED", "STREAMS_FREE", "TASKS"}};
   for (const auto& node : pool.nodes()) {
     std::string pools;
@@ -209,6 +209,7 @@ std::string FormatPoolStatus(const v1::PoolStatusResponse& pool) {
                       free(b.cores_total(), b.cores_used()),
                       std::to_string(b.largest_free().width()) + "x" +
                           std::to_string(b.largest_free().height()),
+                      std::to_string(info.measured_ksps()),
                       std::to_string(b.ksps_used()),
                       free(info.ksps(), b.ksps_used()), std::to_string(b.streams_used()),
                       free(info.streams(), b.streams_used()), std::to_string(b.tasks())});

@@ -236,7 +236,7 @@ int Estimate(const CliOptions& o, std::ostream& out, std::ostream& err) {
 int Sim(const CliOptions& o, std::ostream& out, std::ostream& err) {
   const Status usage = InvalidArgument(
       "usage: snnctl sim kill-core NODE/BOARD X,Y | sim fail-board NODE/BOARD | "
-      "sim heal-board NODE/BOARD");
+      "sim slow-board NODE/BOARD PERCENT | sim heal-board NODE/BOARD");
   if (o.args.size() < 3) return Fail(err, usage);
   v1::SimFaultRequest req;
   const std::string& what = o.args[1];
@@ -246,6 +246,12 @@ int Sim(const CliOptions& o, std::ostream& out, std::ostream& err) {
     req.set_kind(v1::SimFaultRequest::FAIL_BOARD);
   } else if (what == "heal-board" && o.args.size() == 3) {
     req.set_kind(v1::SimFaultRequest::HEAL_BOARD);
+  } else if (what == "slow-board" && o.args.size() == 4) {
+    req.set_kind(v1::SimFaultRequest::SLOW_BOARD);
+    unsigned percent = 0;
+    char extra = 0;
+    if (sscanf(o.args[3].c_str(), "%u%c", &percent, &extra) != 1) return Fail(err, usage);
+    req.set_speed_percent(percent);
   } else {
     return Fail(err, usage);
   }
@@ -329,7 +335,8 @@ Commands:
   node drain|resume NODE  stop (or restart) sending new work to a node; running jobs finish
   board drain|resume NODE/BOARD
                           the same for one board
-  sim kill-core NODE/BOARD X,Y | sim fail-board NODE/BOARD | sim heal-board NODE/BOARD
+  sim kill-core NODE/BOARD X,Y | sim fail-board NODE/BOARD |
+  sim slow-board NODE/BOARD PERCENT | sim heal-board NODE/BOARD
                           fault injection on simulated boards
 
 Options:

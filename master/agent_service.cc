@@ -1,5 +1,8 @@
 #include "master/agent_service.h"
 
+#include <algorithm>
+#include <vector>
+
 #include <glog/logging.h>
 
 namespace snn {
@@ -57,6 +60,7 @@ void AgentService::OnRegister(const CallContext& ctx, v1::RegisterRequest req,
   const std::string name = req.node().name();
   req.mutable_node()->set_registered_ms(clock_.NowMs());
   NodeEntry& entry = nodes_.Register(req.node(), ctx.connection, clock_.NowMs());
+  JudgeThroughput(entry);
   AutoDrain(entry);
   journal_.PutNode(entry.record);
   ctx.connection->set_label(name);
@@ -67,6 +71,33 @@ void AgentService::OnRegister(const CallContext& ctx, v1::RegisterRequest req,
   resp.set_heartbeat_interval_ms(options_.heartbeat_interval_ms);
   resp.set_lease_ms(options_.lease_ms);
   journal_.Commit([r, resp] { r.Ok(resp); });
+}
+
+void AgentService::JudgeThroughput(NodeEntry& entry) {
+  for (auto& b : *entry.record.mutable_boards()) {
+    if (b.measured_ksps() == 0 || b.health() == 0) continue;
+    // The peers: every other board of this type the master knows, by their measured throughput.
+    std::vector<uint32_t> peers;
+    for (const auto& [name, other] : nodes_.nodes()) {
+      for (const auto& p : other.record.boards()) {
+        if (p.type() != b.type() || p.measured_ksps() == 0 ||
+            (name == entry.record.name() && p.index() == b.index())) {
+          continue;
+        }
+        peers.push_back(p.measured_ksps());
+      }
+    }
+    if (peers.empty()) continue;
+    std::nth_element(peers.begin(), peers.begin() + peers.size() / 2, peers.end());
+    const uint32_t median = peers[peers.size() / 2];
+    if (median == 0 || b.measured_ksps() * 2 >= median) continue;  // within half of its peers
+    const uint32_t share = static_cast<uint32_t>(uint64_t{100} * b.measured_ksps() / median);
+    if (share < b.health()) {
+      LOG(WARNING) << "board " << entry.record.name() << "/" << b.index() << " measures "
+                   << b.measured_ksps() << " ksps against " << median << " for its peers";
+      b.set_health(share);
+    }
+  }
 }
 
 void AgentService::AutoDrain(NodeEntry& entry) {

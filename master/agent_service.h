@@ -28,6 +28,9 @@ class AgentService {
  private:
   void OnRegister(const CallContext& ctx, v1::RegisterRequest req,
                   Responder<v1::RegisterResponse> r);
+  // Lowers the health of a board whose measured throughput is under half the median of the
+  // other boards of its type: health = its share of that median, in percent.
+  void JudgeThroughput(NodeEntry& entry);
   // Drains boards whose health fell below the threshold, and resumes those it drained once
   // they are healthy again.
   void AutoDrain(NodeEntry& entry);

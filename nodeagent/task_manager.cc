@@ -389,7 +389,13 @@ Result<std::string> TaskManager::InjectFault(const v1::SimFaultRequest& fault) {
   const std::string where = options_.node_name + "/" + std::to_string(board);
   if (fault.kind() == v1::SimFaultRequest::HEAL_BOARD) {
     SNN_RETURN_IF_ERROR(boards_[board]->SetFailed(false));
+    SNN_RETURN_IF_ERROR(boards_[board]->SetSpeedPercent(100));
     return "board " + where + " works again";
+  }
+  if (fault.kind() == v1::SimFaultRequest::SLOW_BOARD) {
+    SNN_RETURN_IF_ERROR(boards_[board]->SetSpeedPercent(fault.speed_percent()));
+    return "board " + where + " now runs at " + std::to_string(fault.speed_percent()) +
+           "% of its capacity";
   }
   if (fault.kind() == v1::SimFaultRequest::FAIL_BOARD) {
     SNN_RETURN_IF_ERROR(boards_[board]->SetFailed(true));

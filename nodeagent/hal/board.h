@@ -39,6 +39,9 @@ class Board {
   virtual Status SetFailed(bool failed) {
     return FailedPrecondition("this board's backend cannot inject faults");
   }
+  virtual Status SetSpeedPercent(uint32_t percent) {
+    return FailedPrecondition("this board's backend cannot inject faults");
+  }
 };
 
 }  // namespace snn

@@ -68,7 +68,14 @@ v1::BoardInfo SimBoard::Describe() const {
   v1::BoardInfo info = info_;
   const uint32_t penalty = std::min<uint32_t>(info.health(), 10 * cores_killed_);
   info.set_health(failed_ ? 0 : info.health() - penalty);
+  info.set_measured_ksps(failed_ ? 0 : static_cast<uint32_t>(uint64_t{info.ksps()} * speed_percent_ / 100));
   return info;
+}
+
+Status SimBoard::SetSpeedPercent(uint32_t percent) {
+  if (percent < 1 || percent > 100) return InvalidArgument("speed must be 1 to 100 percent");
+  speed_percent_ = percent;
+  return Status::Ok();
 }
 
 Status SimBoard::SetFailed(bool failed) {

@@ -21,6 +21,8 @@ class SimBoard : public Board {
   void Release(const TaskKey& task) override;
   Status KillCore(uint32_t x, uint32_t y) override;
   Status SetFailed(bool failed) override;
+  // The simulator models a slow board: its measured throughput is this share of its capacity.
+  Status SetSpeedPercent(uint32_t percent) override;
 
   // Which task owns (x, y), for tests; nullptr if none.
   const TaskKey* Owner(uint32_t x, uint32_t y) const;
@@ -32,6 +34,7 @@ class SimBoard : public Board {
   std::vector<bool> dead_;  // by cell
   uint32_t cores_killed_ = 0;
   bool failed_ = false;
+  uint32_t speed_percent_ = 100;
   std::vector<std::optional<TaskKey>> owner_;  // by cell
   std::map<TaskKey, std::vector<size_t>> owners_;
 };

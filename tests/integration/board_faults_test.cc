@@ -127,3 +127,36 @@ TEST_F(BoardFaultsTest, AFailedBoardIsDrainedAutomaticallyAndComesBackWhenHealed
 
 }  // namespace
 }  // namespace snn::testing
+
+namespace snn::testing {
+namespace {
+
+TEST(SlowBoardTest, ABoardFarSlowerThanItsPeersLosesHealthIsDrainedAndComesBack) {
+  TestCluster cluster;
+  cluster.StartMaster();
+  cluster.StartAgent("node1", SmallBoards(3, 4, 1000, 4));
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster.NodesUp() == 1; }));
+  auto ctl = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {"--master", cluster.master_address()});
+    return cluster.RunSnnctl(args);
+  };
+  auto slow = ctl({"sim", "slow-board", "node1/2", "20"});
+  ASSERT_EQ(slow.exit_code, 0) << slow.err;
+  EXPECT_EQ(slow.out, "board node1/2 now runs at 20% of its capacity\n");
+  auto pool = cluster.Pool();
+  const auto& board = pool->nodes(0).boards(2);
+  EXPECT_EQ(board.info().measured_ksps(), 200u);
+  EXPECT_EQ(board.info().health(), 20u);  // 200 against its peers' 1000
+  EXPECT_EQ(board.state(), "DRAINED (automatic: health 20 is below 50)");
+  EXPECT_EQ(pool->nodes(0).boards(0).state(), "UP");
+  // A mild slowdown (60%) is within half of the peers: no change.
+  ASSERT_EQ(ctl({"sim", "slow-board", "node1/1", "60"}).exit_code, 0);
+  EXPECT_EQ(cluster.Pool()->nodes(0).boards(1).info().health(), 100u);
+  ASSERT_EQ(ctl({"sim", "heal-board", "node1/2"}).exit_code, 0);
+  pool = cluster.Pool();
+  EXPECT_EQ(pool->nodes(0).boards(2).info().health(), 100u);
+  EXPECT_EQ(pool->nodes(0).boards(2).state(), "UP");
+}
+
+}  // namespace
+}  // namespace snn::testing
