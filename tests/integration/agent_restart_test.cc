@@ -28,15 +28,8 @@ class AgentRestartTest : public ::testing::Test {
     EXPECT_TRUE(cluster_.Submit(ShellJob("while [ ! -e " + release + " ]; do sleep 0.05; done; " +
                                          "exit " + std::to_string(code)))
                     .ok());
-    pid_t pgid = 0;
-    EXPECT_TRUE(TestCluster::WaitUntil([&] {
-      auto job = cluster_.Show(1);
-      if (!job.ok() || job->tasks_size() == 0 || job->tasks(0).state() != v1::TASK_RUNNING) {
-        return false;
-      }
-      pgid = static_cast<pid_t>(job->tasks(0).pid());
-      return true;
-    }));
+    const pid_t pgid = static_cast<pid_t>(cluster_.WaitForRunningTask(1).pid());
+    EXPECT_NE(pgid, 0) << "the job never ran";
     return pgid;
   }
 
@@ -80,8 +73,7 @@ TEST_F(AgentRestartTest, ARejoinedTaskCanStillBeCancelled) {
   cluster_.StopAgent("node1");
   cluster_.StartAgent("node1", SmallBoards());
   ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster_.NodesUp() == 1; }));
-  auto run = cluster_.RunSnnctl(
-      {"--master", cluster_.master_address(), "--tenant", "alice", "cancel", "1"});
+  auto run = cluster_.Snnctl({"cancel", "1"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   ASSERT_TRUE(TestCluster::WaitUntil([&] {
     auto job = cluster_.Show(1);

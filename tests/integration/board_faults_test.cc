@@ -26,21 +26,10 @@ bool Contains(const v1::CoreRect& r, uint32_t x, uint32_t y) {
 
 class BoardFaultsTest : public ::testing::Test {
  protected:
-  CliRun Ctl(std::vector<std::string> args) {
-    args.insert(args.begin(), {"--master", cluster_.master_address(), "--tenant", "alice"});
-    return cluster_.RunSnnctl(args);
-  }
+  CliRun Ctl(const std::vector<std::string>& args) { return cluster_.Snnctl(args); }
   v1::TaskRecord RunningTask(uint64_t id, uint32_t attempt) {
-    v1::TaskRecord task;
-    EXPECT_TRUE(TestCluster::WaitUntil([&] {
-      auto job = cluster_.Show(id);
-      if (!job.ok() || job->attempt() != attempt || job->tasks_size() == 0 ||
-          job->tasks(0).state() != v1::TASK_RUNNING) {
-        return false;
-      }
-      task = job->tasks(0);
-      return true;
-    }));
+    v1::TaskRecord task = cluster_.WaitForRunningTask(id, attempt);
+    EXPECT_NE(task.pid(), 0u) << "job " << id << " attempt " << attempt << " never ran";
     return task;
   }
   TestCluster cluster_;
@@ -136,10 +125,7 @@ TEST(SlowBoardTest, ABoardFarSlowerThanItsPeersLosesHealthIsDrainedAndComesBack)
   cluster.StartMaster();
   cluster.StartAgent("node1", SmallBoards(3, 4, 1000, 4));
   ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster.NodesUp() == 1; }));
-  auto ctl = [&](std::vector<std::string> args) {
-    args.insert(args.begin(), {"--master", cluster.master_address()});
-    return cluster.RunSnnctl(args);
-  };
+  auto ctl = [&](const std::vector<std::string>& args) { return cluster.Snnctl(args); };
   auto slow = ctl({"sim", "slow-board", "node1/2", "20"});
   ASSERT_EQ(slow.exit_code, 0) << slow.err;
   EXPECT_EQ(slow.out, "board node1/2 now runs at 20% of its capacity\n");

@@ -218,6 +218,28 @@ CliRun TestCluster::RunSnnctl(const std::vector<std::string>& args) {
   return result;
 }
 
+CliRun TestCluster::Snnctl(const std::vector<std::string>& args, const std::string& tenant) {
+  std::vector<std::string> full = {"--master", master_address(), "--tenant", tenant};
+  full.insert(full.end(), args.begin(), args.end());
+  return RunSnnctl(full);
+}
+
+v1::TaskRecord TestCluster::WaitForRunningTask(uint64_t id, uint32_t attempt, int timeout_ms) {
+  v1::TaskRecord task;
+  WaitUntil(
+      [&] {
+        auto job = Show(id);
+        if (!job.ok() || job->attempt() != attempt || job->tasks_size() == 0 ||
+            job->tasks(0).state() != v1::TASK_RUNNING) {
+          return false;
+        }
+        task = job->tasks(0);
+        return true;
+      },
+      timeout_ms);
+  return task;
+}
+
 v1::JobSpec ShellJob(const std::string& script, uint32_t cores, uint64_t time_limit_s) {
   v1::JobSpec spec;
   spec.set_name("it");

@@ -74,6 +74,12 @@ class TestCluster {
   bool WaitForState(uint64_t tenant_job_id, v1::JobState state, int timeout_ms = 20000);
 
   CliRun RunSnnctl(const std::vector<std::string>& args);
+  // snnctl against this cluster's master, acting for `tenant`.
+  CliRun Snnctl(const std::vector<std::string>& args, const std::string& tenant = "alice");
+
+  // Waits until job `id` (alice's) runs attempt `attempt` with its first task RUNNING, and
+  // returns that task; a default TaskRecord (pid 0) if it never does.
+  v1::TaskRecord WaitForRunningTask(uint64_t id, uint32_t attempt = 1, int timeout_ms = 20000);
 
  private:
   std::string dir_;

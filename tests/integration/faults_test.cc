@@ -21,17 +21,9 @@ class FaultsTest : public ::testing::Test {
  protected:
   // The job's first task once it runs: its node and process group.
   std::pair<std::string, pid_t> Running(uint64_t id, uint32_t attempt) {
-    std::pair<std::string, pid_t> where;
-    EXPECT_TRUE(TestCluster::WaitUntil([&] {
-      auto job = cluster_.Show(id);
-      if (!job.ok() || job->attempt() != attempt || job->tasks_size() == 0 ||
-          job->tasks(0).state() != v1::TASK_RUNNING) {
-        return false;
-      }
-      where = {job->tasks(0).node(), static_cast<pid_t>(job->tasks(0).pid())};
-      return true;
-    })) << "job " << id << " attempt " << attempt << " never ran";
-    return where;
+    const v1::TaskRecord task = cluster_.WaitForRunningTask(id, attempt);
+    EXPECT_NE(task.pid(), 0u) << "job " << id << " attempt " << attempt << " never ran";
+    return {task.node(), static_cast<pid_t>(task.pid())};
   }
 
   std::string NodeState(const std::string& node) {
@@ -108,8 +100,7 @@ TEST_F(FaultsTest, ATaskCancelledWhileItsNodeWasCutOffIsKilledWhenTheNodeReturns
   const auto [node, pgid] = Running(1, 1);
   link.Cut();
   ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster_.NodesUp() == 0; }));
-  auto cancel = cluster_.RunSnnctl(
-      {"--master", cluster_.master_address(), "--tenant", "alice", "cancel", "1"});
+  auto cancel = cluster_.Snnctl({"cancel", "1"});
   ASSERT_EQ(cancel.exit_code, 0) << cancel.err;
   EXPECT_TRUE(GroupAlive(pgid)) << "nothing can reach the node yet";
   link.Heal();
@@ -165,10 +156,7 @@ TEST(DrainTest, DrainedNodesAndBoardsTakeNoNewWorkAndRunningJobsFinish) {
   cluster.StartMaster();
   cluster.StartAgent("node1", SmallBoards(2, 4, 1000, 4));
   ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster.NodesUp() == 1; }));
-  auto ctl = [&](std::vector<std::string> args) {
-    args.insert(args.begin(), {"--master", cluster.master_address(), "--tenant", "alice"});
-    return cluster.RunSnnctl(args);
-  };
+  auto ctl = [&](const std::vector<std::string>& args) { return cluster.Snnctl(args); };
   const std::string release = cluster.dir() + "/release";
   ASSERT_TRUE(cluster.Submit(ShellJob("while [ ! -e " + release + " ]; do sleep 0.05; done", 16)).ok());
   ASSERT_TRUE(cluster.WaitForState(1, v1::RUNNING));

@@ -113,8 +113,7 @@ TEST_F(LifecycleTest, CancelEndsARunningJobAndItsWholeProcessGroup) {
   ASSERT_TRUE(cluster_.Submit(ShellJob("sleep 600 & sleep 600")).ok());
   const pid_t pgid = RunningPgid(1);
   ASSERT_GT(pgid, 0);
-  auto run = cluster_.RunSnnctl({"--master", cluster_.master_address(), "--tenant", "alice",
-                                 "cancel", "1"});
+  auto run = cluster_.Snnctl({"cancel", "1"});
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_EQ(run.out, "Cancelled job 1\n");
   ASSERT_TRUE(cluster_.WaitForState(1, v1::CANCELLED));
@@ -147,15 +146,14 @@ TEST_F(LifecycleTest, TenantsHaveTheirOwnJobIds) {
 TEST_F(LifecycleTest, SnnctlShowsJobsAndPool) {
   ASSERT_TRUE(cluster_.Submit(ShellJob("exit 0")).ok());
   ASSERT_TRUE(cluster_.WaitForState(1, v1::COMPLETED));
-  auto jobs = cluster_.RunSnnctl({"--master", cluster_.master_address(), "--tenant", "alice", "jobs"});
+  auto jobs = cluster_.Snnctl({"jobs"});
   EXPECT_EQ(jobs.exit_code, 0) << jobs.err;
   EXPECT_NE(jobs.out.find("COMPLETED"), std::string::npos) << jobs.out;
   auto pool = cluster_.RunSnnctl({"--master", cluster_.master_address(), "pool", "status"});
   EXPECT_EQ(pool.exit_code, 0) << pool.err;
   EXPECT_NE(pool.out.find("node1"), std::string::npos);
   EXPECT_NE(pool.out.find("COMPLETED 1"), std::string::npos) << pool.out;
-  auto json = cluster_.RunSnnctl(
-      {"--master", cluster_.master_address(), "--tenant", "alice", "jobs", "-o", "json"});
+  auto json = cluster_.Snnctl({"jobs", "-o", "json"});
   EXPECT_NE(json.out.find("\"state\": \"COMPLETED\""), std::string::npos) << json.out;
 }
 

@@ -60,32 +60,16 @@ TEST(NetnsPartitionTest, CutLinkMeansDownRequeueAndFencingWithoutTwoCopies) {
   cluster.StartAgent("node1", SmallBoards(), {}, net.Exec());
   ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster.NodesUp() == 1; }));
   ASSERT_TRUE(cluster.Submit(ShellJob("sleep 600")).ok());
-  pid_t first = 0;
-  ASSERT_TRUE(TestCluster::WaitUntil([&] {
-    auto job = cluster.Show(1);
-    if (!job.ok() || job->tasks_size() == 0 || job->tasks(0).state() != v1::TASK_RUNNING) {
-      return false;
-    }
-    first = static_cast<pid_t>(job->tasks(0).pid());
-    return true;
-  }));
+  const pid_t first = static_cast<pid_t>(cluster.WaitForRunningTask(1).pid());
+  ASSERT_NE(first, 0) << "the job never ran";
   cluster.StartAgent("node2", SmallBoards());
   ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster.NodesUp() == 2; }));
 
   net.Cut();
   ASSERT_TRUE(TestCluster::WaitUntil([&] { return !GroupExists(first); }, 10000))
       << "the cut-off agent did not stop its task";
-  pid_t second = 0;
-  ASSERT_TRUE(TestCluster::WaitUntil(
-      [&] {
-        auto job = cluster.Show(1);
-        if (!job.ok() || job->attempt() != 2 || job->tasks(0).state() != v1::TASK_RUNNING) {
-          return false;
-        }
-        second = static_cast<pid_t>(job->tasks(0).pid());
-        return true;
-      },
-      10000));
+  const pid_t second = static_cast<pid_t>(cluster.WaitForRunningTask(1, 2, 10000).pid());
+  ASSERT_NE(second, 0) << "the job never ran again elsewhere";
   EXPECT_EQ(cluster.Show(1)->tasks(0).node(), "node2");
   EXPECT_FALSE(GroupExists(first)) << "two copies of the task ran at once";
 

@@ -71,8 +71,7 @@ TEST(PlacementTest, ScatteredFreeCoresLeaveAFiveByFiveJobPendingWithTheReason) {
   }));
   ASSERT_EQ(to_cancel.size(), 8u) << "the 2x2 jobs should tile the board";
   for (uint64_t id : to_cancel) {
-    auto run = cluster.RunSnnctl({"--master", cluster.master_address(), "--tenant", "alice",
-                                  "cancel", std::to_string(id)});
+    auto run = cluster.Snnctl({"cancel", std::to_string(id)});
     ASSERT_EQ(run.exit_code, 0) << run.err;
   }
   ASSERT_TRUE(TestCluster::WaitUntil([&] {
@@ -87,7 +86,7 @@ TEST(PlacementTest, ScatteredFreeCoresLeaveAFiveByFiveJobPendingWithTheReason) {
     reason = job.ok() ? job->reason() : "";
     return reason.find("contiguous") != std::string::npos;
   })) << reason;
-  auto show = cluster.RunSnnctl({"--master", cluster.master_address(), "--tenant", "alice", "show",
+  auto show = cluster.Snnctl({"show",
                                  std::to_string(big->tenant_job_id())});
   EXPECT_NE(show.out.find("State:       PENDING"), std::string::npos) << show.out;
   EXPECT_NE(show.out.find("waiting for a contiguous 5x5 region"), std::string::npos) << show.out;
@@ -109,8 +108,7 @@ TEST(PlacementTest, TheTaskGetsItsMappingFileAndShowListsPaths) {
   text << in.rdbuf();
   EXPECT_NE(text.str().find("\"config_path\""), std::string::npos) << text.str();
   EXPECT_NE(text.str().find("\"logical\": 5"), std::string::npos) << text.str();
-  auto show = cluster.RunSnnctl(
-      {"--master", cluster.master_address(), "--tenant", "alice", "show", "1"});
+  auto show = cluster.Snnctl({"show", "1"});
   EXPECT_NE(show.out.find("rectangle "), std::string::npos) << show.out;
   EXPECT_NE(show.out.find("5 -> ("), std::string::npos) << show.out;
   EXPECT_NE(show.out.find("0,0 > "), std::string::npos) << show.out;  // paths from the port
@@ -121,11 +119,7 @@ TEST(PlacementTest, ACoreKilledAtRunTimeIsNeverAllocated) {
   cluster.StartMaster();
   cluster.StartAgent("node1", SmallBoards(1, 4, 1000, 8));
   ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster.NodesUp() == 1; }));
-  const std::vector<std::string> base = {"--master", cluster.master_address(), "--tenant", "alice"};
-  auto with = [&](std::vector<std::string> args) {
-    args.insert(args.begin(), base.begin(), base.end());
-    return cluster.RunSnnctl(args);
-  };
+  auto with = [&](const std::vector<std::string>& args) { return cluster.Snnctl(args); };
   auto kill = with({"sim", "kill-core", "node1/0", "1,1"});
   ASSERT_EQ(kill.exit_code, 0) << kill.err;
   EXPECT_EQ(kill.out, "core 1,1 of node1/0 is dead\n");
@@ -170,8 +164,7 @@ TEST(PlacementTest, ModelDerivedCoresFollowTheBoardType) {
   const std::string job = cluster.dir() + "/model_job.yaml";
   std::ofstream(job) << "task:\n  command: /bin/true\n  resources:\n    model: " SNN_SOURCE_DIR
                         "/etc/models/chain.json\n    ksps: 100\n";
-  auto submit = cluster.RunSnnctl({"--master", cluster.master_address(), "--tenant", "alice",
-                                   "submit", job});
+  auto submit = cluster.Snnctl({"submit", job});
   ASSERT_EQ(submit.exit_code, 0) << submit.err;
   auto shown = cluster.Show(1);
   ASSERT_TRUE(shown.ok());
