@@ -145,12 +145,21 @@ int Jobs(const CliOptions& o, std::ostream& out, std::ostream& err) {
     if (!state.ok()) return Fail(err, state.status());
     req.add_states(*state);
   }
-  auto resp = Call<v1::ListJobsResponse>(o, "job.list", req);
-  if (!resp.ok()) return Fail(err, resp.status());
+  req.set_limit(o.page_size);
+  Session session(o);
+  if (Status s = session.Open(); !s.ok()) return Fail(err, s);
+  v1::ListJobsResponse all;
+  while (true) {  // page through, however many jobs there are
+    auto page = session.client().Call<v1::ListJobsResponse>("job.list", req);
+    if (!page.ok()) return Fail(err, page.status());
+    for (auto& job : *page->mutable_jobs()) *all.add_jobs() = std::move(job);
+    if (!page->more() || all.jobs_size() == 0) break;
+    req.set_after_id(all.jobs(all.jobs_size() - 1).id());
+  }
   if (o.output == "json") {
-    out << FormatJson(*resp) << "\n";
+    out << FormatJson(all) << "\n";
   } else {
-    out << FormatJobsTable(*resp, o.all_tenants, SystemClock().NowMs());
+    out << FormatJobsTable(all, o.all_tenants, SystemClock().NowMs());
   }
   return 0;
 }
@@ -347,6 +356,7 @@ Options:
   --all-tenants           jobs: list every tenant's jobs
   --state S[,S...]        jobs: only these states (PENDING, RUNNING, COMPLETED, ...)
   --parsable              submit: print only the job ID
+  --page-size N           jobs: jobs fetched per request (default: 1000)
   --reason TEXT           node/board drain: why (shown in pool status)
   --board-type T          estimate: use this board type's neurons per core (asks the master)
   --neurons-per-core N    estimate: use N, without asking the master
@@ -375,7 +385,8 @@ Result<CliOptions> ParseCliArgs(const std::vector<std::string>& argv) {
       o.help = true;
     } else if (arg == "--master" || arg == "--tenant" || arg == "-o" || arg == "--output" ||
                arg == "--timeout" || arg == "--state" || arg == "--board-type" ||
-               arg == "--input-rate" || arg == "--neurons-per-core" || arg == "--reason") {
+               arg == "--input-rate" || arg == "--neurons-per-core" || arg == "--reason" ||
+               arg == "--page-size") {
       auto v = take(arg);
       if (!v.ok()) return v.status();
       if (arg == "--master") o.master = *v;
@@ -396,6 +407,13 @@ Result<CliOptions> ParseCliArgs(const std::vector<std::string>& argv) {
       }
       if (arg == "--board-type") o.board_type = *v;
       if (arg == "--reason") o.reason = *v;
+      if (arg == "--page-size") {
+        auto [p, ec] = std::from_chars(v->data(), v->data() + v->size(), o.page_size);
+        if (ec != std::errc() || p != v->data() + v->size() || o.page_size < 1 ||
+            o.page_size > 10000) {
+          return InvalidArgument("--page-size must be 1 to 10000");
+        }
+      }
       if (arg == "--input-rate") {
         char* end = nullptr;
         o.input_rate_hz = std::strtod(v->c_str(), &end);

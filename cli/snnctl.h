@@ -21,6 +21,7 @@ struct CliOptions {
   bool help = false;
   std::vector<std::string> states;
   std::string reason;             // node/board drain
+  uint32_t page_size = 1000;      // jobs: jobs per request
   std::string board_type;         // estimate
   double input_rate_hz = 10;      // estimate
   uint32_t neurons_per_core = 0;  // estimate: 0 asks the master

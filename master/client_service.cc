@@ -98,12 +98,19 @@ void ClientService::List(const CallContext& ctx, v1::ListJobsRequest req,
                          Responder<v1::ListJobsResponse> r) {
   if (Status s = CheckClient(ctx.credential); !s.ok()) return r.Fail(s);
   const std::string tenant = req.tenant().empty() ? CallerTenant(ctx.credential) : req.tenant();
+  // Pages keep every answer far below the frame limit however many jobs the cluster has seen.
+  const uint32_t limit = req.limit() == 0 ? 1000 : std::min<uint32_t>(req.limit(), 10000);
   auto resp = std::make_shared<v1::ListJobsResponse>();
-  for (const auto& [id, job] : jobs_.jobs()) {
+  for (auto it = jobs_.jobs().upper_bound(req.after_id()); it != jobs_.jobs().end(); ++it) {
+    const v1::JobRecord& job = it->second;
     if (!req.all_tenants() && job.tenant() != tenant) continue;
     if (req.states_size() > 0 &&
         std::find(req.states().begin(), req.states().end(), job.state()) == req.states().end()) {
       continue;
+    }
+    if (static_cast<uint32_t>(resp->jobs_size()) == limit) {
+      resp->set_more(true);
+      break;
     }
     *resp->add_jobs() = ForDisplay(job);
   }

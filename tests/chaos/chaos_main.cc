@@ -220,14 +220,20 @@ int main(int argc, char** argv) {
 
   // Let everything settle and finish.
   c.WaitFor([&] { return c.NodesUp() == FLAGS_agents; }, 60);
-  snn::v1::ListJobsRequest list_req;
-  list_req.set_all_tenants(true);
   snn::v1::ListJobsResponse jobs;
   c.WaitFor(
       [&] {
-        auto list = c.Call<snn::v1::ListJobsResponse>("job.list", list_req);
-        if (!list.ok()) return false;
-        jobs = *list;
+        snn::v1::ListJobsRequest list_req;
+        list_req.set_all_tenants(true);
+        snn::v1::ListJobsResponse all;
+        while (true) {  // every job, page by page
+          auto page = c.Call<snn::v1::ListJobsResponse>("job.list", list_req);
+          if (!page.ok()) return false;
+          for (auto& j : *page->mutable_jobs()) *all.add_jobs() = std::move(j);
+          if (!page->more() || all.jobs_size() == 0) break;
+          list_req.set_after_id(all.jobs(all.jobs_size() - 1).id());
+        }
+        jobs = all;
         for (const auto& j : jobs.jobs()) {
           if (j.state() == snn::v1::PENDING || j.state() == snn::v1::RUNNING) return false;
         }

@@ -166,7 +166,15 @@ Result<v1::JobRecord> TestCluster::Show(uint64_t tenant_job_id, const std::strin
 Result<v1::ListJobsResponse> TestCluster::ListAll() {
   v1::ListJobsRequest req;
   req.set_all_tenants(true);
-  return Client()->Call<v1::ListJobsResponse>("job.list", req);
+  auto client = Client();
+  v1::ListJobsResponse all;
+  while (true) {
+    auto page = client->Call<v1::ListJobsResponse>("job.list", req);
+    if (!page.ok()) return page.status();
+    for (auto& job : *page->mutable_jobs()) *all.add_jobs() = std::move(job);
+    if (!page->more() || all.jobs_size() == 0) return all;
+    req.set_after_id(all.jobs(all.jobs_size() - 1).id());
+  }
 }
 
 Result<v1::PoolStatusResponse> TestCluster::Pool() {

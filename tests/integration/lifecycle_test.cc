@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -141,6 +142,25 @@ TEST_F(LifecycleTest, TenantsHaveTheirOwnJobIds) {
   auto bobs = cluster_.Show(1, "bob");
   ASSERT_TRUE(bobs.ok());
   EXPECT_EQ(bobs->id(), b->job_id());
+}
+
+TEST_F(LifecycleTest, ListingsArePagedAndSnnctlGetsEveryPage) {
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(cluster_.Submit(ShellJob("true")).ok());
+  v1::ListJobsRequest req;
+  req.set_limit(2);
+  auto first = cluster_.Client()->Call<v1::ListJobsResponse>("job.list", req);
+  ASSERT_TRUE(first.ok());
+  ASSERT_EQ(first->jobs_size(), 2);
+  EXPECT_TRUE(first->more());
+  req.set_after_id(first->jobs(1).id());
+  req.set_limit(10);
+  auto rest = cluster_.Client()->Call<v1::ListJobsResponse>("job.list", req);
+  ASSERT_EQ(rest->jobs_size(), 3);
+  EXPECT_FALSE(rest->more());
+  EXPECT_EQ(rest->jobs(0).tenant_job_id(), 3u);
+  auto jobs = cluster_.Snnctl({"jobs", "--page-size", "2"});
+  ASSERT_EQ(jobs.exit_code, 0) << jobs.err;
+  EXPECT_EQ(std::count(jobs.out.begin(), jobs.out.end(), '\n'), 6) << jobs.out;  // header + 5
 }
 
 TEST_F(LifecycleTest, SnnctlShowsJobsAndPool) {

@@ -68,7 +68,9 @@ TEST(RelayPathsTest, RandomDeadCoresAlwaysGiveValidRoutes) {
     for (int i = 0; i < 30; ++i) g.SetDead(rng() % 16, rng() % 16);
     const v1::CoreXY a = XY(rng() % 16, rng() % 16), b = XY(rng() % 16, rng() % 16);
     auto route = RouteAround(g, a, b);
-    if (!route.empty()) EXPECT_TRUE(ValidRoute(g, route, a, b)) << "trial " << trial;
+    if (!route.empty()) {
+      EXPECT_TRUE(ValidRoute(g, route, a, b)) << "trial " << trial;
+    }
   }
 }
 
