@@ -8,6 +8,12 @@ int64_t SystemClock::NowMs() const {
       .count();
 }
 
+int64_t SystemClock::NowUs() const {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 std::chrono::steady_clock::time_point MonotonicNow() { return std::chrono::steady_clock::now(); }
 
 }  // namespace snn

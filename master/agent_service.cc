@@ -125,7 +125,9 @@ void AgentService::OnHeartbeat(const CallContext& ctx, v1::HeartbeatRequest req,
                                Responder<v1::HeartbeatResponse> r) {
   Status s = nodes_.Heartbeat(req.node(), ctx.connection.get(), clock_.NowMs());
   if (!s.ok()) return r.Fail(s);
-  r.Ok(v1::HeartbeatResponse());
+  if (req.usage_size() == 0) return r.Ok(v1::HeartbeatResponse());
+  for (const auto& usage : req.usage()) controller_.ApplyUsage(req.node(), usage);
+  journal_.Commit([r] { r.Ok(v1::HeartbeatResponse()); });
 }
 
 void AgentService::OnTaskStatus(const CallContext& ctx, v1::TaskStatusReport req,

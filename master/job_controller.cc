@@ -8,6 +8,7 @@
 #include <glog/logging.h>
 
 #include "common/duration.h"
+#include "master/usage_accounting.h"
 #include "common/job_validation.h"
 
 namespace snn {
@@ -317,6 +318,7 @@ void JobController::ApplyTaskStatus(const std::string& node, const v1::TaskStatu
     return;
   }
   v1::TaskRecord& task = *job->mutable_tasks(status.index());
+  if (status.has_usage()) AddTaskUsage(*job, task, status.usage());
   if (reported_active) {
     task.set_state(v1::TASK_RUNNING);
     MoveReservation(*job, task, status.mapping());
@@ -330,6 +332,17 @@ void JobController::ApplyTaskStatus(const std::string& node, const v1::TaskStatu
     return;
   }
   EndTask(*job, task, status);
+}
+
+void JobController::ApplyUsage(const std::string& node, const v1::TaskUsage& usage) {
+  v1::JobRecord* job = jobs_.Find(usage.job_id());
+  if (job == nullptr || usage.attempt() != job->attempt() ||
+      usage.index() >= uint32_t(job->tasks_size())) {
+    return;  // a stale attempt's counters: its final ones came with its end
+  }
+  v1::TaskRecord& task = *job->mutable_tasks(usage.index());
+  if (task.node() != node || !IsTaskActive(task.state())) return;
+  if (AddTaskUsage(*job, task, usage.usage())) journal_.PutJob(*job);
 }
 
 void JobController::MoveReservation(const v1::JobRecord& job, const v1::TaskRecord& task,
@@ -353,6 +366,10 @@ void JobController::EndTask(v1::JobRecord& job, v1::TaskRecord& task,
   if (status.mapping().cores_size() > 0) *task.mutable_mapping() = status.mapping();
   if (status.start_ms() != 0) task.set_start_ms(status.start_ms());
   task.set_end_ms(status.end_ms() != 0 ? status.end_ms() : clock_.NowMs());
+  if (task.usage().rate_ksps() != 0) {  // an ended task injects nothing
+    job.mutable_usage()->set_rate_ksps(job.usage().rate_ksps() - task.usage().rate_ksps());
+    task.mutable_usage()->set_rate_ksps(0);
+  }
   SettleJob(job, task);
   journal_.PutJob(job);
   request_schedule_();

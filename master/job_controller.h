@@ -43,6 +43,9 @@ class JobController {
   // Applies one task report from `node` (register, status report, launch answer).
   void ApplyTaskStatus(const std::string& node, const v1::TaskStatus& status);
 
+  // Spike counters of a running task on `node`, from its heartbeat.
+  void ApplyUsage(const std::string& node, const v1::TaskUsage& usage);
+
   // On (re-)registration: applies every reported task, kills what must not run, and marks lost
   // what the master expected on this node but the agent no longer has.
   void ReconcileNode(const std::string& node, const v1::RegisterRequest& request);

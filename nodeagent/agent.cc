@@ -6,7 +6,10 @@ namespace snn {
 
 Agent::Agent(AgentConfig config, const Clock& clock, std::vector<std::unique_ptr<Board>> boards)
     : config_(std::move(config)),
-      tasks_(clock, std::move(boards), config_.tasks),
+      gateway_(config_.gateway_socket.empty()
+                   ? nullptr
+                   : std::make_unique<SpikeGateway>(clock, config_.gateway_socket)),
+      tasks_(clock, std::move(boards), config_.tasks, gateway_.get()),
       link_(io_, clock, tasks_, config_.link),
       tick_timer_(io_),
       child_signals_(io_, SIGCHLD),
@@ -14,7 +17,9 @@ Agent::Agent(AgentConfig config, const Clock& clock, std::vector<std::unique_ptr
   tasks_.set_on_ended([this] { link_.ReportEnded(); });
 }
 
-void Agent::Start() {
+Status Agent::Start() {
+  if (gateway_) SNN_RETURN_IF_ERROR(gateway_->Start());
+  if (config_.fingerprint_boards) tasks_.FingerprintBoards();
   tasks_.Recover();
   if (config_.handle_signals) {
     stop_signals_.add(SIGTERM);
@@ -25,6 +30,7 @@ void Agent::Start() {
   }
   WatchChildren();
   Tick();
+  return Status::Ok();
 }
 
 void Agent::WatchChildren() {
@@ -57,6 +63,7 @@ void Agent::Stop() {
                 << " tasks keep running for the next agent to re-attach";
     }
     link_.Stop();
+    if (gateway_) gateway_->Stop();
     tick_timer_.cancel();
     child_signals_.cancel();
     stop_signals_.cancel();

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "common/clock.h"
@@ -20,13 +21,16 @@ struct AgentConfig {
   bool handle_signals = false;
   bool stop_tasks_on_exit = false;  // else tasks outlive the agent and a new one re-attaches
   int64_t stop_wait_ms = 3000;      // how long Stop waits for killed tasks to go
+  std::string gateway_socket;       // the spike gateway's Unix socket; empty: no gateway
+  bool fingerprint_boards = true;   // measure each board at start
 };
 
 class Agent {
  public:
   Agent(AgentConfig config, const Clock& clock, std::vector<std::unique_ptr<Board>> boards);
 
-  void Start();
+  // Opens the spike gateway, measures the boards, re-attaches to earlier tasks.
+  Status Start();
   // Serves until Stop. Tasks keep running unless stop_tasks_on_exit.
   void Run();
   void Stop();
@@ -37,6 +41,7 @@ class Agent {
 
   const AgentConfig config_;  // constant after construction
   asio::io_context io_;
+  std::unique_ptr<SpikeGateway> gateway_;
   TaskManager tasks_;
   MasterLink link_;
   asio::steady_timer tick_timer_;

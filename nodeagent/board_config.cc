@@ -58,7 +58,7 @@ Result<v1::BoardInfo> ParseBoard(const YAML::Node& node, size_t index) {
   board.set_type(node["type"].as<std::string>());
   SNN_RETURN_IF_ERROR(ParseMesh(node["mesh"].as<std::string>(), where + ".mesh", board));
   auto npc = node["neurons_per_core"]
-                 ? ReadUint(node["neurons_per_core"], where + ".neurons_per_core", 1, 1 << 20)
+                 ? ReadUint(node["neurons_per_core"], where + ".neurons_per_core", 1, 65536)
                  : Result<uint32_t>(256u);
   if (!npc.ok()) return npc.status();
   board.set_neurons_per_core(*npc);
@@ -93,13 +93,45 @@ Result<v1::BoardInfo> ParseBoard(const YAML::Node& node, size_t index) {
   return board;
 }
 
+Result<BoardRuntime> ParseRuntime(const YAML::Node& node, const std::string& where) {
+  if (!node.IsMap()) return InvalidArgument(where + " must be a map with env and library_paths");
+  SNN_RETURN_IF_ERROR(CheckKnownFields(node, where, {"env", "library_paths"}));
+  BoardRuntime runtime;
+  if (const YAML::Node env = node["env"]) {
+    if (!env.IsMap()) return InvalidArgument(where + ".env must map names to values");
+    for (const auto& kv : env) {
+      const std::string name = kv.first.as<std::string>();
+      if (name.empty() || name.find('=') != std::string::npos || name.rfind("SNN_", 0) == 0) {
+        return InvalidArgument(where + ".env: '" + name +
+                               "' is not allowed (empty, has '=', or a reserved SNN_ name)");
+      }
+      auto value = ReadString(kv.second, where + ".env." + name);
+      if (!value.ok()) return value.status();
+      runtime.env[name] = *value;
+    }
+  }
+  if (const YAML::Node paths = node["library_paths"]) {
+    if (!paths.IsSequence()) return InvalidArgument(where + ".library_paths must be a list");
+    for (const auto& item : paths) {
+      auto path = ReadString(item, where + ".library_paths entry");
+      if (!path.ok()) return path.status();
+      if (path->empty() || (*path)[0] != '/' || path->find(':') != std::string::npos) {
+        return InvalidArgument(where + ".library_paths: '" + *path +
+                               "' must be an absolute directory without ':'");
+      }
+      runtime.library_paths.push_back(*path);
+    }
+  }
+  return runtime;
+}
+
 }  // namespace
 
 Result<BoardsFile> ParseBoardsYaml(const std::string& text) {
   BoardsFile file;
   try {
     YAML::Node root = YAML::Load(text);
-    SNN_RETURN_IF_ERROR(CheckKnownFields(root, "the boards file", {"backend", "boards"}));
+    SNN_RETURN_IF_ERROR(CheckKnownFields(root, "the boards file", {"backend", "boards", "runtimes"}));
     if (root["backend"]) file.backend = root["backend"].as<std::string>();
     if (file.backend != "sim") {
       return InvalidArgument("backend '" + file.backend + "' is not available (known: sim)");
@@ -112,6 +144,15 @@ Result<BoardsFile> ParseBoardsYaml(const std::string& text) {
       auto board = ParseBoard(boards[i], i);
       if (!board.ok()) return board.status();
       file.boards.push_back(std::move(board).value());
+    }
+    if (const YAML::Node runtimes = root["runtimes"]) {
+      if (!runtimes.IsMap()) return InvalidArgument("runtimes must map board types to a setup");
+      for (const auto& kv : runtimes) {
+        const std::string type = kv.first.as<std::string>();
+        auto runtime = ParseRuntime(kv.second, "runtimes." + type);
+        if (!runtime.ok()) return runtime.status();
+        file.runtimes[type] = std::move(runtime).value();
+      }
     }
   } catch (const YAML::Exception& e) {
     return InvalidArgument("boards file is not valid YAML: " + std::string(e.what()));

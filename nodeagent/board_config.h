@@ -2,6 +2,7 @@
 // Pure apart from reading the file; thread-safe.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -10,9 +11,17 @@
 
 namespace snn {
 
+// What a task on a board of one type needs from the host: environment variables, and library
+// directories put in front of its LD_LIBRARY_PATH.
+struct BoardRuntime {
+  std::map<std::string, std::string> env;
+  std::vector<std::string> library_paths;
+};
+
 struct BoardsFile {
   std::string backend = "sim";
   std::vector<v1::BoardInfo> boards;
+  std::map<std::string, BoardRuntime> runtimes;  // by board type
 };
 
 // Every problem is reported with the board's position and the field at fault.

@@ -29,6 +29,12 @@ DEFINE_bool(stop_tasks_on_exit, false,
             "stop every task when the agent stops; by default tasks keep running and the next "
             "agent on this data dir re-attaches to them");
 
+DEFINE_string(gateway_socket, "",
+              "the spike gateway's Unix socket, given to tasks as SNN_GATEWAY "
+              "(default: DATA_DIR/gateway.sock)");
+DEFINE_uint32(gateway_burst_ms, 20,
+              "each task's KSPS token bucket holds this many milliseconds of its budget");
+
 int main(int argc, char** argv) {
   snn::InitDaemon(&argc, &argv,
                   "snn-agent --master=HOST:PORT --boards_file=FILE [--flagfile=FILE]\n"
@@ -89,6 +95,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   config.stop_tasks_on_exit = FLAGS_stop_tasks_on_exit;
+  config.tasks.runtimes = boards_file->runtimes;
+  config.tasks.gateway_burst_ms = static_cast<uint32_t>(FLAGS_gateway_burst_ms);
+  config.gateway_socket = FLAGS_gateway_socket.empty()
+                              ? config.tasks.data_dir + "/gateway.sock"
+                              : FLAGS_gateway_socket;
   config.tick_ms = FLAGS_tick_ms;
   config.handle_signals = true;
 
@@ -97,7 +108,10 @@ int main(int argc, char** argv) {
   snn::Agent agent(config, clock, std::move(boards));
   LOG(INFO) << "snn-agent " << node_name << " with " << boards_file->boards.size()
             << " boards, master " << master->ToString();
-  agent.Start();
+  if (auto s = agent.Start(); !s.ok()) {
+    LOG(ERROR) << s.message();
+    return 1;
+  }
   agent.Run();
   LOG(INFO) << "snn-agent stopped";
   return 0;

@@ -151,6 +151,7 @@ void MasterLink::SendHeartbeat() {
   next_heartbeat_ms_ = clock_.NowMs() + heartbeat_interval_ms_;
   v1::HeartbeatRequest req;
   req.set_node(options_.node_name);
+  for (auto& u : tasks_.UsageChanges()) *req.add_usage() = std::move(u);
   session_->Call("master.heartbeat", req, Credential(), [this](Result<v1::Envelope> reply) {
     auto resp = DecodeResponse<v1::HeartbeatResponse>(reply);
     if (resp.ok()) HeardFromMaster();

@@ -5,10 +5,12 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <thread>
 
 #include <glog/logging.h>
 
+#include "common/model.h"
 #include "nodeagent/launcher.h"
 
 namespace snn {
@@ -56,12 +58,103 @@ std::string CoresText(const v1::TaskMapping& mapping) {
   return s;
 }
 
+// 128 random bits, in hex: what a task shows the gateway to prove which task it is.
+std::string NewGatewayToken() {
+  std::random_device urandom;
+  std::string token;
+  for (int i = 0; i < 4; ++i) {
+    char part[9];
+    snprintf(part, sizeof part, "%08x", urandom());
+    token += part;
+  }
+  return token;
+}
+
+v1::SpikeUsage ToProto(const wire::UsageCounters& c, double rate_ksps) {
+  v1::SpikeUsage u;
+  u.set_injected(c.injected);
+  u.set_delivered(c.delivered);
+  u.set_delayed(c.delayed);
+  u.set_dropped(c.dropped);
+  u.set_throttled(c.throttled);
+  u.set_refused(c.refused);
+  u.set_outputs(c.outputs);
+  u.set_rate_ksps(rate_ksps);
+  return u;
+}
+
+bool SameCounts(const v1::SpikeUsage& a, const v1::SpikeUsage& b) {
+  return a.injected() == b.injected() && a.delivered() == b.delivered() &&
+         a.delayed() == b.delayed() && a.dropped() == b.dropped() &&
+         a.throttled() == b.throttled() && a.refused() == b.refused() &&
+         a.outputs() == b.outputs() && a.rate_ksps() == b.rate_ksps();
+}
+
 }  // namespace
 
 TaskManager::TaskManager(const Clock& clock, std::vector<std::unique_ptr<Board>> boards,
-                         TaskManagerOptions options)
-    : clock_(clock), options_(std::move(options)), boards_(std::move(boards)) {
+                         TaskManagerOptions options, SpikeGateway* gateway)
+    : clock_(clock), options_(std::move(options)), gateway_(gateway), boards_(std::move(boards)) {
   for (const auto& b : boards_) allocators_.emplace_back(b->Describe());
+}
+
+void TaskManager::FingerprintBoards() {
+  for (size_t i = 0; i < boards_.size(); ++i) {
+    boards_[i]->Fingerprint();
+    const v1::BoardInfo info = boards_[i]->Describe();
+    LOG(INFO) << "board " << i << " (" << info.type() << "): capacity " << info.ksps()
+              << " KSPS, measured " << info.measured_ksps() << " KSPS, latency "
+              << info.latency_us() << " us";
+  }
+}
+
+Status TaskManager::OpenSpikePlane(const Task& task) {
+  if (gateway_ == nullptr) return Status::Ok();
+  std::optional<v1::Model> model;
+  if (!task.resources.model().empty()) {
+    auto loaded = LoadModelFile(task.resources.model());
+    if (!loaded.ok()) return loaded.status();
+    model = std::move(loaded).value();
+  }
+  Board& board = *boards_[task.board];
+  auto network = board.LoadNetwork(model ? &*model : nullptr,
+                                   static_cast<uint32_t>(task.mapping.cores_size()));
+  if (!network.ok()) {
+    return Status(network.status().code(), "cannot load the network: " + network.status().message());
+  }
+  SpikePlaneConfig config;
+  config.key = task.key;
+  config.token = task.gateway_token;
+  config.ksps = task.resources.ksps();
+  config.burst_ms = options_.gateway_burst_ms;
+  config.num_cores = static_cast<uint32_t>(task.mapping.cores_size());
+  config.neurons_per_core = board.Describe().neurons_per_core();
+  gateway_->AddTask(std::move(config), std::move(network).value());
+  return Status::Ok();
+}
+
+v1::SpikeUsage TaskManager::CountedUsage(const Task& task) const {
+  if (task.ended || gateway_ == nullptr) return task.usage;
+  auto plane = gateway_->Find(task.key);
+  if (!plane) return task.usage;
+  return ToProto(plane->Usage(), plane->RateKsps(clock_.NowUs()));
+}
+
+std::vector<v1::TaskUsage> TaskManager::UsageChanges() {
+  std::vector<v1::TaskUsage> out;
+  for (auto& [key, task] : tasks_) {
+    if (task.ended) continue;
+    v1::SpikeUsage now = CountedUsage(task);
+    if (SameCounts(now, task.usage)) continue;
+    task.usage = now;
+    v1::TaskUsage u;
+    u.set_job_id(key.job_id);
+    u.set_index(key.index);
+    u.set_attempt(key.attempt);
+    *u.mutable_usage() = std::move(now);
+    out.push_back(std::move(u));
+  }
+  return out;
 }
 
 std::vector<v1::BoardInfo> TaskManager::DescribeBoards() const {
@@ -71,13 +164,24 @@ std::vector<v1::BoardInfo> TaskManager::DescribeBoards() const {
 }
 
 std::map<std::string, std::string> TaskManager::TaskEnvironment(
-    const v1::LaunchRequest& req, const v1::TaskMapping& mapping) const {
+    const v1::LaunchRequest& req, const v1::TaskMapping& mapping, const std::string& token) const {
   std::map<std::string, std::string> env = options_.base_env;
   for (auto it = env.begin(); it != env.end();) {
     it = it->first.rfind("SNN_", 0) == 0 ? env.erase(it) : std::next(it);
   }
-  for (const auto& [k, v] : req.task().env()) env[k] = v;
   const v1::BoardInfo info = boards_[req.board()]->Describe();
+  // The board type's runtime set-up first, so that the job's own env can override it.
+  const auto runtime = options_.runtimes.find(info.type());
+  if (runtime != options_.runtimes.end()) {
+    for (const auto& [k, v] : runtime->second.env) env[k] = v;
+  }
+  for (const auto& [k, v] : req.task().env()) env[k] = v;
+  if (runtime != options_.runtimes.end() && !runtime->second.library_paths.empty()) {
+    std::string paths;
+    for (const auto& dir : runtime->second.library_paths) paths += (paths.empty() ? "" : ":") + dir;
+    const std::string rest = env["LD_LIBRARY_PATH"];
+    env["LD_LIBRARY_PATH"] = rest.empty() ? paths : paths + ":" + rest;
+  }
   env["SNN_JOB_ID"] = std::to_string(req.tenant_job_id());
   env["SNN_GLOBAL_JOB_ID"] = std::to_string(req.job_id());
   env["SNN_TENANT"] = req.tenant();
@@ -96,6 +200,10 @@ std::map<std::string, std::string> TaskManager::TaskEnvironment(
                          std::to_string(r.x()) + "," + std::to_string(r.y());
   env["SNN_MAPPING_FILE"] = mapping.mapping_file();
   if (!req.task().resources().model().empty()) env["SNN_MODEL"] = req.task().resources().model();
+  if (gateway_ != nullptr) {
+    env["SNN_GATEWAY"] = gateway_->socket_path();
+    env["SNN_GATEWAY_TOKEN"] = token;
+  }
   return env;
 }
 
@@ -122,10 +230,20 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
   std::filesystem::create_directories(dir, ec);
   mapping->set_mapping_file(dir + "/mapping.json");
   if (!ec) ec = WriteMappingFile(*mapping, boards_[req.board()]->Describe());
+  Task task;
+  task.key = key;
+  task.board = req.board();
+  task.resources = req.task().resources();
+  task.mapping = *mapping;
+  task.start_ms = clock_.NowMs();
+  task.record_file = dir + "/task.pb";
+  task.launch = req;
+  task.gateway_token = NewGatewayToken();
+
   ProcessSpec spec;
   spec.command = req.task().command();
   spec.args.assign(req.task().args().begin(), req.task().args().end());
-  spec.env = TaskEnvironment(req, *mapping);
+  spec.env = TaskEnvironment(req, *mapping, task.gateway_token);
   spec.workdir = req.task().workdir().empty() ? dir : req.task().workdir();
   spec.stdout_path = dir + "/stdout";
   spec.stderr_path = dir + "/stderr";
@@ -133,22 +251,15 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
   spec.exit_file = dir + "/exit_status";
   spec.lease_file = LeaseFile();
   spec.lease_ms = lease_ms_;
-  std::filesystem::remove(spec.exit_file, ec);
-  ec.clear();
-  auto pid = ec ? Result<pid_t>(Internal("cannot create " + dir + ": " + ec.message()))
-                : SpawnProcess(spec);
-
-  Task task;
-  task.key = key;
-  task.board = req.board();
-  task.resources = req.task().resources();
-  task.mapping = *mapping;
-  task.start_ms = clock_.NowMs();
   task.stdout_path = spec.stdout_path;
   task.stderr_path = spec.stderr_path;
   task.exit_file = spec.exit_file;
-  task.record_file = dir + "/task.pb";
-  task.launch = req;
+  std::error_code stale;
+  std::filesystem::remove(spec.exit_file, stale);
+  Status plane = ec ? Internal("cannot create " + dir + ": " + ec.message()) : OpenSpikePlane(task);
+  auto pid = plane.ok() ? SpawnProcess(spec) : Result<pid_t>(plane);
+  if (!pid.ok() && gateway_ != nullptr) gateway_->RemoveTask(key);
+
   if (!pid.ok()) {
     allocators_[req.board()].Free(key);
     boards_[req.board()]->Release(key);
@@ -183,6 +294,7 @@ void TaskManager::SaveRecord(const Task& task, const v1::LaunchRequest& req) {
   record.set_exit_file(task.exit_file);
   record.set_stdout_path(task.stdout_path);
   record.set_stderr_path(task.stderr_path);
+  record.set_gateway_token(task.gateway_token);
   const std::string tmp = task.record_file + ".tmp";
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
@@ -229,6 +341,7 @@ void TaskManager::Adopt(const v1::AgentTaskRecord& record, const std::string& re
   task.exit_file = record.exit_file();
   task.record_file = record_file;
   task.launch = req;
+  task.gateway_token = record.gateway_token();
   task.attached = true;
   uint64_t start_time = 0;
   const bool alive = ProcessAlive(task.pid, &start_time) && start_time == record.proc_start_time();
@@ -244,6 +357,9 @@ void TaskManager::Adopt(const v1::AgentTaskRecord& record, const std::string& re
   if (!alive) {  // it ended while no agent watched: the shepherd's file says how
     task.main_exited = true;
     TakeShepherdReport(task);
+  } else if (Status s = OpenSpikePlane(task); !s.ok()) {
+    // The task keeps running; only its spike plane is gone.
+    LOG(ERROR) << "job " << key.job_id << " task " << key.index << ": " << s.message();
   }
   LOG(INFO) << "job " << key.job_id << " task " << key.index << " (pid " << task.pid << ") "
             << (alive ? "still runs: re-attached" : "ended while the agent was away");
@@ -326,6 +442,8 @@ void TaskManager::Finish(Task& task) {
   task.ended = true;
   task.end_ms = clock_.NowMs();
   task.final_state = task.stopping ? task.stop_as : v1::TASK_EXITED;
+  task.usage = CountedUsage(task);
+  if (gateway_ != nullptr) gateway_->RemoveTask(task.key);
   allocators_[task.board].Free(task.key);
   boards_[task.board]->Release(task.key);
   LOG(INFO) << "job " << task.key.job_id << " task " << task.key.index << " ended: "
@@ -345,6 +463,7 @@ v1::TaskStatus TaskManager::StatusOf(const Task& task) const {
   s.set_start_ms(task.start_ms);
   s.set_stdout_path(task.stdout_path);
   s.set_stderr_path(task.stderr_path);
+  *s.mutable_usage() = CountedUsage(task);
   if (!task.ended) {
     s.set_state(v1::TASK_RUNNING);
     return s;

@@ -15,7 +15,9 @@
 
 #include "common/clock.h"
 #include "nodeagent/board_allocator.h"
+#include "nodeagent/board_config.h"
 #include "nodeagent/hal/board.h"
+#include "nodeagent/spike_gateway.h"
 #include "proto/node.pb.h"
 
 namespace snn {
@@ -26,12 +28,18 @@ struct TaskManagerOptions {
   std::string node_name;
   int64_t kill_grace_ms = 5000;
   std::map<std::string, std::string> base_env;  // what every task inherits
+  std::map<std::string, BoardRuntime> runtimes;  // by board type: set up for its tasks
+  uint32_t gateway_burst_ms = 20;  // each task's token bucket holds this much of its budget
 };
 
 class TaskManager {
  public:
+  // `gateway` (not owned; may be null: tasks then get no SNN_GATEWAY) carries the tasks' spikes.
   TaskManager(const Clock& clock, std::vector<std::unique_ptr<Board>> boards,
-              TaskManagerOptions options);
+              TaskManagerOptions options, SpikeGateway* gateway = nullptr);
+
+  // Measures every board through the HAL (throughput, latency); see Board::Fingerprint.
+  void FingerprintBoards();
 
   // Re-attaches to the tasks a previous agent left running (or that ended meanwhile), from the
   // records in the data dir. Call once, before the first launch.
@@ -51,6 +59,8 @@ class TaskManager {
   // Running tasks and ended ones the master has not acknowledged.
   std::vector<v1::TaskStatus> Snapshot() const;
   std::vector<v1::TaskStatus> EndedUnacknowledged() const;
+  // The spike usage of running tasks whose counters moved since the last call.
+  std::vector<v1::TaskUsage> UsageChanges();
   void Acknowledge(const std::vector<TaskKey>& keys);
 
   // The lease the master granted: every task's shepherd stops it if the agent does not renew
@@ -100,6 +110,8 @@ class TaskManager {
     bool attached = false;  // started by an earlier agent: not our child
     std::string exit_file, record_file;
     v1::LaunchRequest launch;
+    std::string gateway_token;
+    v1::SpikeUsage usage;  // the last counted (final once ended)
   };
 
   void BeginStop(Task& task, v1::TaskState as, const std::string& reason);
@@ -108,15 +120,20 @@ class TaskManager {
   bool Remap(Task& task);
   void Adopt(const v1::AgentTaskRecord& record, const std::string& record_file);
   void Finish(Task& task);
+  // Loads the task's network on its board and opens its plane in the gateway.
+  Status OpenSpikePlane(const Task& task);
+  v1::SpikeUsage CountedUsage(const Task& task) const;
   void TakeShepherdReport(Task& task);
   std::string LeaseFile() const { return options_.data_dir + "/lease"; }
   v1::TaskStatus StatusOf(const Task& task) const;
   std::map<std::string, std::string> TaskEnvironment(const v1::LaunchRequest& req,
-                                                     const v1::TaskMapping& mapping) const;
+                                                     const v1::TaskMapping& mapping,
+                                                     const std::string& token) const;
 
   // Constant after construction.
   const Clock& clock_;
   const TaskManagerOptions options_;
+  SpikeGateway* const gateway_;
   std::vector<std::unique_ptr<Board>> boards_;
 
   std::vector<BoardAllocator> allocators_;  // by board index

@@ -4,9 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "common/status.h"
+#include "nodeagent/hal/spike_network.h"
+#include "proto/model.pb.h"
 #include "proto/node.pb.h"
 
 namespace snn {
@@ -30,6 +33,15 @@ class Board {
 
   // Resets the task's cores and frees them.
   virtual void Release(const TaskKey& task) = 0;
+
+  // Loads a task's network onto its `num_cores` logical cores: `model` (validated), or none
+  // (the cores take spikes and produce none). The handle is driven by the spike gateway.
+  virtual Result<std::unique_ptr<SpikeNetwork>> LoadNetwork(const v1::Model* model,
+                                                            uint32_t num_cores) = 0;
+
+  // Measures spike throughput and latency; Describe() reports them from then on
+  // (measured_ksps, latency_us) beside the configured capacity.
+  virtual void Fingerprint() {}
 
   // Fault injection: makes core (x, y) fail, or the whole board fail (or work again). Only
   // simulated boards support it.

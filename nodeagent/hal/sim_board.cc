@@ -1,6 +1,10 @@
 #include "nodeagent/hal/sim_board.h"
 
 #include <algorithm>
+#include <chrono>
+
+#include "common/clock.h"
+#include "nodeagent/hal/lif_network.h"
 
 namespace snn {
 
@@ -68,8 +72,98 @@ v1::BoardInfo SimBoard::Describe() const {
   v1::BoardInfo info = info_;
   const uint32_t penalty = std::min<uint32_t>(info.health(), 10 * cores_killed_);
   info.set_health(failed_ ? 0 : info.health() - penalty);
-  info.set_measured_ksps(failed_ ? 0 : static_cast<uint32_t>(uint64_t{info.ksps()} * speed_percent_ / 100));
+  const uint64_t capacity = host_ksps_ > 0 ? std::min<uint64_t>(host_ksps_, info.ksps()) : info.ksps();
+  info.set_measured_ksps(failed_ ? 0 : static_cast<uint32_t>(capacity * speed_percent_ / 100));
+  info.set_latency_us(latency_us_);
   return info;
+}
+
+Result<std::unique_ptr<SpikeNetwork>> SimBoard::LoadNetwork(const v1::Model* model,
+                                                            uint32_t num_cores) {
+  if (failed_) return FailedPrecondition("the board has failed");
+  SimNetworkLimits limits;
+  limits.num_cores = num_cores;
+  limits.neurons_per_core = info_.neurons_per_core();
+  if (model == nullptr) return std::unique_ptr<SpikeNetwork>(new SinkNetwork(limits));
+  // ksps is spikes per millisecond.
+  const double per_step = static_cast<double>(info_.ksps()) * speed_percent_ / 100 * model->timestep_ms();
+  limits.spikes_per_step = std::max<uint64_t>(1, static_cast<uint64_t>(per_step));
+  auto net = LifNetwork::Build(*model, limits);
+  if (!net.ok()) return net.status();
+  return std::unique_ptr<SpikeNetwork>(std::move(*net));
+}
+
+namespace {
+
+// Sources that each drive one output neuron: every step S spikes in and S out.
+v1::Model CalibrationModel(uint32_t size) {
+  v1::Model m;
+  m.set_timestep_ms(1);
+  for (const char* name : {"src", "dst"}) {
+    auto* p = m.add_populations();
+    p->set_name(name);
+    p->set_size(size);
+    p->set_role(std::string(name) == "src" ? "input" : "output");
+    auto* n = p->mutable_neuron();
+    n->set_tau_m_ms(20);
+    n->set_v_rest(0);
+    n->set_v_reset(0);
+    n->set_v_threshold(1);
+    n->set_refractory_ms(0);
+  }
+  auto* pr = m.add_projections();
+  pr->set_from("src");
+  pr->set_to("dst");
+  pr->set_connectivity("one_to_one");
+  pr->set_weight(2);
+  return m;
+}
+
+double SecondsSince(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(MonotonicNow() - t).count();
+}
+
+}  // namespace
+
+void SimBoard::Fingerprint() {
+  const uint32_t npc = std::max<uint32_t>(1, info_.neurons_per_core());
+  const uint32_t size = std::min<uint32_t>(4096, npc * 8);
+  const v1::Model model = CalibrationModel(size);
+  SimNetworkLimits limits;
+  limits.num_cores = 2 * ((size + npc - 1) / npc);
+  limits.neurons_per_core = npc;
+  auto built = LifNetwork::Build(model, limits);
+  if (!built.ok()) return;
+  LifNetwork& net = **built;
+  std::vector<wire::Spike> in(size), out(size);
+  for (uint32_t i = 0; i < size; ++i) {
+    in[i] = wire::Spike{static_cast<uint16_t>(i / npc), static_cast<uint16_t>(i % npc), 0};
+  }
+  double best = 0;  // spikes a second; the best of three short runs resists a busy host
+  for (int run = 0; run < 3; ++run) {
+    const uint64_t before = net.counters().delivered;
+    const auto start = MonotonicNow();
+    do {
+      for (auto& s : in) s.step = net.now_step();
+      net.Inject(in.data(), in.size());
+      net.Step(1);
+      while (net.ReadOutput(out.data(), out.size()) > 0) {}
+    } while (SecondsSince(start) < 0.01);
+    best = std::max(best, static_cast<double>(net.counters().delivered - before) / SecondsSince(start));
+  }
+  std::vector<double> rounds;
+  for (int i = 0; i < 101; ++i) {
+    const auto start = MonotonicNow();
+    wire::Spike one = in[0];
+    one.step = net.now_step();
+    net.Inject(&one, 1);
+    net.Step(2);
+    while (net.ReadOutput(out.data(), out.size()) > 0) {}
+    rounds.push_back(SecondsSince(start));
+  }
+  std::nth_element(rounds.begin(), rounds.begin() + 50, rounds.end());
+  host_ksps_ = static_cast<uint64_t>(best / 1000);
+  latency_us_ = std::max<uint32_t>(1, static_cast<uint32_t>(rounds[50] * 1e6));
 }
 
 Status SimBoard::SetSpeedPercent(uint32_t percent) {

@@ -19,6 +19,13 @@ class SimBoard : public Board {
   v1::BoardInfo Describe() const override;
   Status Configure(const TaskKey& task, const std::vector<v1::CoreXY>& cores) override;
   void Release(const TaskKey& task) override;
+  // A LifNetwork for a model (or a SinkNetwork), processing at most the board's KSPS (at its
+  // current speed) times the model's timestep in spikes a step.
+  Result<std::unique_ptr<SpikeNetwork>> LoadNetwork(const v1::Model* model,
+                                                    uint32_t num_cores) override;
+  // Runs a calibration network flat out: the spikes a second this host simulates (the board
+  // reports the smaller of that and its capacity), and one hop's latency.
+  void Fingerprint() override;
   Status KillCore(uint32_t x, uint32_t y) override;
   Status SetFailed(bool failed) override;
   // The simulator models a slow board: its measured throughput is this share of its capacity.
@@ -35,6 +42,8 @@ class SimBoard : public Board {
   uint32_t cores_killed_ = 0;
   bool failed_ = false;
   uint32_t speed_percent_ = 100;
+  uint64_t host_ksps_ = 0;  // from Fingerprint; 0: not measured
+  uint32_t latency_us_ = 0;
   std::vector<std::optional<TaskKey>> owner_;  // by cell
   std::map<TaskKey, std::vector<size_t>> owners_;
 };

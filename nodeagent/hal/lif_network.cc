@@ -1,0 +1,253 @@
+#include "nodeagent/hal/lif_network.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+namespace snn {
+namespace {
+
+uint64_t CeilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+// Calls fn(source, target, weight) for every connection of projection `index`. Random
+// connectivity is seeded by the projection's position, so a model always wires the same way.
+template <typename Fn>
+void ForEachConnection(const v1::Projection& p, int index, uint32_t from_size, uint32_t to_size,
+                       Fn&& fn) {
+  auto weight = [&](uint64_t i) {
+    return static_cast<float>(p.weights_size() > 0 ? p.weights(static_cast<int>(i)) : p.weight());
+  };
+  if (p.connectivity() == "one_to_one") {
+    for (uint32_t i = 0; i < std::min(from_size, to_size); ++i) fn(i, i, weight(i));
+  } else if (p.connectivity() == "random") {
+    std::mt19937_64 rng(0x5eed0000u + static_cast<uint64_t>(index));
+    std::bernoulli_distribution coin(p.probability());
+    for (uint32_t s = 0; s < from_size; ++s) {
+      for (uint32_t t = 0; t < to_size; ++t) {
+        if (coin(rng)) fn(s, t, static_cast<float>(p.weight()));
+      }
+    }
+  } else {  // all_to_all
+    for (uint32_t s = 0; s < from_size; ++s) {
+      for (uint32_t t = 0; t < to_size; ++t) fn(s, t, weight(uint64_t{s} * to_size + t));
+    }
+  }
+}
+
+double ExpectedConnections(const v1::Projection& p, double from_size, double to_size) {
+  if (p.connectivity() == "one_to_one") return std::min(from_size, to_size);
+  if (p.connectivity() == "random") return p.probability() * from_size * to_size;
+  return from_size * to_size;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<LifNetwork>> LifNetwork::Build(const v1::Model& model,
+                                                      const SimNetworkLimits& limits) {
+  if (limits.neurons_per_core == 0) return InvalidArgument("the board has 0 neurons per core");
+  std::unique_ptr<LifNetwork> net(new LifNetwork(limits));
+  const double dt = model.timestep_ms();
+  uint32_t gid = 0, core = 0;
+  for (const auto& p : model.populations()) {
+    PopulationLayout layout;
+    layout.name = p.name();
+    layout.first_gid = gid;
+    layout.size = static_cast<uint32_t>(p.size());
+    layout.first_core = core;
+    layout.decay = static_cast<float>(std::exp(-dt / p.neuron().tau_m_ms()));
+    layout.v_rest = static_cast<float>(p.neuron().v_rest());
+    layout.v_reset = static_cast<float>(p.neuron().v_reset());
+    layout.v_threshold = static_cast<float>(p.neuron().v_threshold());
+    layout.refractory_steps = static_cast<uint32_t>(std::lround(p.neuron().refractory_ms() / dt));
+    layout.output = p.role() == "output";
+    const uint64_t cores = CeilDiv(layout.size, limits.neurons_per_core);
+    if (core + cores > limits.num_cores) {
+      uint64_t needed = 0;
+      for (const auto& q : model.populations()) {
+        needed += CeilDiv(static_cast<uint64_t>(q.size()), limits.neurons_per_core);
+      }
+      return InvalidArgument("the model needs " + std::to_string(needed) + " cores at " +
+                             std::to_string(limits.neurons_per_core) +
+                             " neurons per core; the task has " +
+                             std::to_string(limits.num_cores));
+    }
+    for (uint64_t c = 0; c < cores; ++c) {
+      net->core_first_gid_.push_back(gid + static_cast<uint32_t>(c * limits.neurons_per_core));
+      net->core_neurons_.push_back(static_cast<uint32_t>(
+          std::min<uint64_t>(limits.neurons_per_core, layout.size - c * limits.neurons_per_core)));
+    }
+    core += static_cast<uint32_t>(cores);
+    gid += layout.size;
+    net->population_of_.insert(net->population_of_.end(), layout.size,
+                               static_cast<uint32_t>(net->populations_.size()));
+    net->populations_.push_back(layout);
+  }
+  net->core_first_gid_.resize(limits.num_cores, 0);
+  net->core_neurons_.resize(limits.num_cores, 0);
+  net->neurons_.resize(gid);
+  for (uint32_t i = 0; i < gid; ++i) {
+    net->neurons_[i].v = net->populations_[net->population_of_[i]].v_rest;
+  }
+  net->fired_.assign(gid, 0);
+  SNN_RETURN_IF_ERROR(net->Connect(model));
+  return net;
+}
+
+Status LifNetwork::Connect(const v1::Model& model) {
+  auto layout_of = [&](const std::string& name) -> const PopulationLayout& {
+    return *std::find_if(populations_.begin(), populations_.end(),
+                         [&](const PopulationLayout& l) { return l.name == name; });
+  };
+  double expected = 0;
+  uint32_t max_delay = 1;
+  for (const auto& p : model.projections()) {
+    expected += ExpectedConnections(p, layout_of(p.from()).size, layout_of(p.to()).size);
+    max_delay = std::max(max_delay, p.delay_steps());
+  }
+  if (expected > static_cast<double>(limits_.max_synapses)) {
+    return InvalidArgument("the model has about " + std::to_string(static_cast<uint64_t>(expected)) +
+                           " synapses; the simulator holds at most " +
+                           std::to_string(limits_.max_synapses));
+  }
+  // Two passes over the same (seeded) connections: count per source, then fill.
+  synapse_begin_.assign(neurons_.size() + 1, 0);
+  for (int i = 0; i < model.projections_size(); ++i) {
+    const auto& p = model.projections(i);
+    const auto &from = layout_of(p.from()), &to = layout_of(p.to());
+    ForEachConnection(p, i, from.size, to.size,
+                      [&](uint32_t s, uint32_t, float) { ++synapse_begin_[from.first_gid + s + 1]; });
+  }
+  for (size_t i = 1; i < synapse_begin_.size(); ++i) synapse_begin_[i] += synapse_begin_[i - 1];
+  synapses_.resize(synapse_begin_.back());
+  std::vector<uint64_t> fill(synapse_begin_.begin(), synapse_begin_.end() - 1);
+  for (int i = 0; i < model.projections_size(); ++i) {
+    const auto& p = model.projections(i);
+    const auto &from = layout_of(p.from()), &to = layout_of(p.to());
+    const uint32_t delay = std::max<uint32_t>(1, p.delay_steps());
+    ForEachConnection(p, i, from.size, to.size, [&](uint32_t s, uint32_t t, float w) {
+      synapses_[fill[from.first_gid + s]++] = Synapse{to.first_gid + t, delay, w};
+    });
+  }
+  input_ring_.assign(max_delay + 1, std::vector<float>(neurons_.size(), 0.0f));
+  return Status::Ok();
+}
+
+bool LifNetwork::Addressable(uint16_t core, uint16_t neuron) const {
+  return core < core_neurons_.size() && neuron < core_neurons_[core];
+}
+
+void LifNetwork::Inject(const wire::Spike* spikes, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    if (injected_waiting_ >= limits_.input_limit) {
+      counters_.dropped += n - i;
+      return;
+    }
+    const wire::Spike& s = spikes[i];
+    injected_[std::max(s.step, step_)].push_back(core_first_gid_[s.core] + s.neuron);
+    ++injected_waiting_;
+  }
+}
+
+void LifNetwork::Step(uint32_t steps) {
+  for (uint32_t i = 0; i < steps; ++i) StepOnce();
+}
+
+void LifNetwork::StepOnce() {
+  std::vector<float>& input = input_ring_[step_ % input_ring_.size()];
+  std::vector<uint32_t> fired;
+  auto fire = [&](uint32_t gid, const PopulationLayout& p) {
+    Neuron& n = neurons_[gid];
+    n.v = p.v_reset;
+    n.refractory_left = p.refractory_steps;
+    fired_[gid] = 1;
+    fired.push_back(gid);
+  };
+  for (const PopulationLayout& p : populations_) {
+    for (uint32_t gid = p.first_gid; gid < p.first_gid + p.size; ++gid) {
+      Neuron& n = neurons_[gid];
+      const float in = input[gid];
+      input[gid] = 0;
+      if (n.refractory_left > 0) {
+        --n.refractory_left;
+        n.v = p.v_reset;
+        continue;
+      }
+      n.v = p.v_rest + (n.v - p.v_rest) * p.decay + in;
+      if (n.v >= p.v_threshold) fire(gid, p);
+    }
+  }
+  // Injected spikes force their neuron to fire now (once, even if it fired on its own).
+  while (!injected_.empty() && injected_.begin()->first <= step_) {
+    for (uint32_t gid : injected_.begin()->second) {
+      --injected_waiting_;
+      if (!fired_[gid]) fire(gid, populations_[population_of_[gid]]);
+    }
+    injected_.erase(injected_.begin());
+  }
+  for (uint32_t gid : fired) fired_[gid] = 0;
+
+  // The board processes the oldest spikes first, up to its capacity.
+  const size_t waiting_before = backlog_.size();
+  for (uint32_t gid : fired) {
+    if (backlog_.size() >= limits_.backlog_limit) {
+      ++counters_.dropped;
+      continue;
+    }
+    backlog_.push_back(gid);
+  }
+  uint64_t budget = limits_.spikes_per_step == 0 ? UINT64_MAX : limits_.spikes_per_step;
+  size_t processed = 0;
+  while (!backlog_.empty() && budget > 0) {
+    if (processed < waiting_before) ++counters_.delayed;
+    Route(backlog_.front());
+    backlog_.pop_front();
+    ++processed;
+    --budget;
+  }
+  ++step_;
+}
+
+void LifNetwork::Route(uint32_t gid) {
+  ++counters_.delivered;
+  for (uint64_t i = synapse_begin_[gid]; i < synapse_begin_[gid + 1]; ++i) {
+    const Synapse& s = synapses_[i];
+    input_ring_[(step_ + s.delay) % input_ring_.size()][s.target] += s.weight;
+  }
+  if (!populations_[population_of_[gid]].output) return;
+  if (outputs_.size() >= limits_.output_limit) {
+    ++counters_.dropped;
+    return;
+  }
+  wire::Spike out = Address(gid);
+  out.step = step_;
+  outputs_.push_back(out);
+  ++counters_.outputs;
+}
+
+wire::Spike LifNetwork::Address(uint32_t gid) const {
+  const PopulationLayout& p = populations_[population_of_[gid]];
+  const uint32_t local = gid - p.first_gid;
+  wire::Spike s;
+  s.core = static_cast<uint16_t>(p.first_core + local / limits_.neurons_per_core);
+  s.neuron = static_cast<uint16_t>(local % limits_.neurons_per_core);
+  return s;
+}
+
+size_t LifNetwork::ReadOutput(wire::Spike* out, size_t max) {
+  const size_t n = std::min(max, outputs_.size());
+  std::copy_n(outputs_.begin(), n, out);
+  outputs_.erase(outputs_.begin(), outputs_.begin() + static_cast<std::ptrdiff_t>(n));
+  return n;
+}
+
+Result<wire::Spike> LifNetwork::AddressOf(const std::string& population, uint32_t i) const {
+  for (const auto& p : populations_) {
+    if (p.name != population) continue;
+    if (i >= p.size) return InvalidArgument("population '" + population + "' has no neuron " +
+                                            std::to_string(i));
+    return Address(p.first_gid + i);
+  }
+  return NotFound("no population '" + population + "'");
+}
+
+}  // namespace snn
