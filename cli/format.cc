@@ -111,6 +111,18 @@ std::string FormatJobsTable(const v1::ListJobsResponse& jobs, bool show_tenant, 
   return FormatTable(rows);
 }
 
+// "injected 8, delivered 24, ..., rate 0.0 KSPS", or "" when nothing was counted.
+std::string FormatSpikeUsage(const v1::SpikeUsage& u) {
+  if (u.ByteSizeLong() == 0) return "";
+  char rate[32];
+  snprintf(rate, sizeof rate, "%.1f", u.rate_ksps());
+  return "injected " + std::to_string(u.injected()) + ", delivered " +
+         std::to_string(u.delivered()) + ", delayed " + std::to_string(u.delayed()) +
+         ", dropped " + std::to_string(u.dropped()) + ", throttled " +
+         std::to_string(u.throttled()) + ", refused " + std::to_string(u.refused()) +
+         ", outputs " + std::to_string(u.outputs()) + "; rate " + rate + " KSPS";
+}
+
 std::string FormatJobDetail(const v1::JobRecord& job, int64_t now_ms) {
   const auto& spec = job.spec();
   const auto& r = spec.task().resources();
@@ -143,6 +155,8 @@ std::string FormatJobDetail(const v1::JobRecord& job, int64_t now_ms) {
                         std::to_string(spec.max_replicas()));
   line("Attempts:", std::to_string(job.attempt()) + "   Requeues: " +
                         std::to_string(job.requeue_count()));
+  const std::string spikes = FormatSpikeUsage(job.usage());
+  line("Spikes:", spikes.empty() ? "none counted" : spikes + " (all attempts)");
   if (job.tasks_size() > 0) {
     out += "Tasks:\n";
     for (const auto& t : job.tasks()) {
@@ -173,6 +187,9 @@ std::string FormatJobDetail(const v1::JobRecord& job, int64_t now_ms) {
                " at (" + std::to_string(r.x()) + "," + std::to_string(r.y()) +
                ") chosen by the master\n";
       }
+      if (const std::string u = FormatSpikeUsage(t.usage()); !u.empty()) {
+        out += "    spikes " + u + "\n";
+      }
       if (!t.stdout_path().empty()) {
         out += "    stdout " + t.stdout_path() + "\n    stderr " + t.stderr_path() + "\n";
       }
@@ -191,7 +208,7 @@ std::string FormatJobDetail(const v1::JobRecord& job, int64_t now_ms) {
 std::string FormatPoolStatus(const v1::PoolStatusResponse& pool) {
   std::vector<std::vector<std::string>> rows = {
       {"NODE", "STATE", "POOLS", "BOARD", "TYPE", "MESH", "HEALTH", "DEAD", "CORES_USED", "CORES_FREE",
-       "LARGEST_FREE", "KSPS_MEASURED",
+       "LARGEST_FREE", "KSPS_CAP", "KSPS_MEASURED", "LATENCY_US",
        "KSPS_USED", "KSPS_FREE", "STREAMS_USED", "STREAMS_FREE", "TASKS"}};
   for (const auto& node : pool.nodes()) {
     std::string pools;
@@ -209,7 +226,8 @@ std::string FormatPoolStatus(const v1::PoolStatusResponse& pool) {
                       free(b.cores_total(), b.cores_used()),
                       std::to_string(b.largest_free().width()) + "x" +
                           std::to_string(b.largest_free().height()),
-                      std::to_string(info.measured_ksps()),
+                      std::to_string(info.ksps()), std::to_string(info.measured_ksps()),
+                      info.latency_us() ? std::to_string(info.latency_us()) : "-",
                       std::to_string(b.ksps_used()),
                       free(info.ksps(), b.ksps_used()), std::to_string(b.streams_used()),
                       free(info.streams(), b.streams_used()), std::to_string(b.tasks())});

@@ -439,10 +439,11 @@ void TaskManager::Poll() {
 }
 
 void TaskManager::Finish(Task& task) {
+  task.usage = CountedUsage(task);  // the final counts, before the plane closes
+  task.usage.set_rate_ksps(0);
   task.ended = true;
   task.end_ms = clock_.NowMs();
   task.final_state = task.stopping ? task.stop_as : v1::TASK_EXITED;
-  task.usage = CountedUsage(task);
   if (gateway_ != nullptr) gateway_->RemoveTask(task.key);
   allocators_[task.board].Free(task.key);
   boards_[task.board]->Release(task.key);
