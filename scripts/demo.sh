@@ -31,6 +31,8 @@ wait_for 20 "the master's port" test -s "$WORK/master.port"
 export SNN_MASTER="127.0.0.1:$(cat "$WORK/master.port")"
 echo "   master at $SNN_MASTER"
 
+# Tasks find the example programs (snn-example-relay) on the agents' PATH.
+export PATH="$PWD/$BIN/examples:$PATH"
 for node in node1 node2; do
   echo "== starting snn-agent $node (boards from etc/boards/$node.yaml)"
   "$BIN/nodeagent/snn-agent" --master="$SNN_MASTER" --node_name="$node" \
@@ -45,9 +47,12 @@ echo "== snnctl estimate etc/models/chain.json --board-type sim-v1"
 "$SNNCTL" estimate etc/models/chain.json --board-type sim-v1
 
 echo "== submitting the example jobs"
+RELAY_ID=""
 for job in etc/examples/*.yaml; do
   printf '   %-28s ' "$job"
-  "$SNNCTL" submit "$job"
+  answer="$("$SNNCTL" submit "$job")"
+  echo "$answer"
+  if [ "$job" = etc/examples/relay.yaml ]; then RELAY_ID="$(echo "$answer" | grep -o '[0-9]\+' | head -1)"; fi
 done
 
 echo "== snnctl pool status (jobs running)"
@@ -62,6 +67,10 @@ echo "== snnctl show 1"
 "$SNNCTL" show 1
 echo "== output of job 1's task"
 cat "$WORK"/node*/tasks/job1.task0.try1/stdout 2>/dev/null || true
+
+echo "== the spike plane: job $RELAY_ID ran snn-example-relay against etc/models/relay.json"
+"$SNNCTL" show "$RELAY_ID" | grep -E "^(State|Spikes):|task 0 on|spikes "
+cat "$WORK"/node*/tasks/job"$RELAY_ID".task0.try1/stdout 2>/dev/null || true
 
 echo "== a core fails: snnctl sim kill-core node2/0 8,8, then pool status"
 "$SNNCTL" sim kill-core node2/0 8,8
