@@ -14,6 +14,7 @@ bool IsTaskActive(v1::TaskState state) {
 
 void JobTable::Index(const v1::JobRecord& job) {
   ++counts_[job.state()];
+  if (job.state() == v1::RUNNING) running_.insert(job.id());
   if (job.state() == v1::PENDING) {
     pending_[job.spec().pool()].insert(PendingKey{-int64_t{job.spec().priority()}, job.id()});
   }
@@ -21,6 +22,7 @@ void JobTable::Index(const v1::JobRecord& job) {
 
 void JobTable::Unindex(const v1::JobRecord& job) {
   --counts_[job.state()];
+  running_.erase(job.id());
   if (job.state() == v1::PENDING) {
     auto it = pending_.find(job.spec().pool());
     if (it != pending_.end()) {

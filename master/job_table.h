@@ -46,6 +46,8 @@ class JobTable {
   const std::map<uint64_t, v1::JobRecord>& jobs() const { return jobs_; }
   // Pending jobs per pool, in scheduling order.
   const std::map<std::string, PendingQueue>& pending() const { return pending_; }
+  // Ids of the running jobs.
+  const std::set<uint64_t>& running() const { return running_; }
   uint64_t CountInState(v1::JobState state) const;
 
  private:
@@ -56,6 +58,7 @@ class JobTable {
   std::map<std::pair<std::string, uint64_t>, uint64_t> by_tenant_;
   std::unordered_map<std::string, uint64_t> next_tenant_id_;
   std::map<std::string, PendingQueue> pending_;
+  std::set<uint64_t> running_;
   std::map<v1::JobState, uint64_t> counts_;
   uint64_t next_job_id_ = 1;
 };

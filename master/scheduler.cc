@@ -1,6 +1,7 @@
 #include "master/scheduler.h"
 
 #include <algorithm>
+#include <set>
 #include <tuple>
 
 #include "common/job_validation.h"
@@ -8,13 +9,8 @@
 namespace snn {
 namespace {
 
-bool InPool(const BoardCapacity& b, const std::string& pool) {
-  return std::find(b.pools.begin(), b.pools.end(), pool) != b.pools.end();
-}
-
-bool TypeMatches(const BoardCapacity& b, const v1::Resources& r) {
-  return AnyBoardType(r.board_type()) || b.type == r.board_type();
-}
+using Gang = std::vector<std::pair<size_t, Rect>>;  // (board index, rectangle) per replica
+using Holds = std::vector<std::optional<BoardHold>>;
 
 std::string Describe(const v1::Resources& r) {
   std::string s = CoreRequestOf(r).ToString() + ", " + std::to_string(r.ksps()) + " ksps, " +
@@ -23,67 +19,204 @@ std::string Describe(const v1::Resources& r) {
   return s;
 }
 
-struct Candidate {
-  BoardCapacity* board = nullptr;
-  Placement placement;
+struct PoolState {
+  PoolBoards boards;
+  std::vector<const SchedJob*> running;
+  bool blocked = false;      // FCFS: the first job that could not start holds the rest back
+  bool reserved = false;     // EASY: one job holds a reservation
+  uint64_t holder = 0;
+  int64_t shadow_ms = 0;     // when the reservation starts
+  Holds holds;
+  std::vector<const SchedJob*> backfill;  // later jobs, tried once the order is known
+  // What could not start this pass -> why: a job asking the same waits without a new search.
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, std::string, uint32_t, bool>,
+           std::string>
+      failed;
 };
 
-// The best board for one replica: least waste, most contact, healthiest, first listed.
-std::optional<Candidate> ChooseBoard(const std::vector<BoardCapacity*>& boards,
-                                     const v1::Resources& r, const CoreRequest& request) {
-  std::optional<Candidate> best;
-  for (BoardCapacity* b : boards) {
-    if (!TypeMatches(*b, r) || b->ksps_free < r.ksps() || b->streams_free < r.streams() ||
-        b->current().free_count() < request.cores()) {
-      continue;
+// Places every replica, or none (no partial holds).
+std::optional<Gang> PlaceGang(PoolBoards& boards, const SchedJob& job, const Holds* holds,
+                              const std::vector<char>* prefer_not) {
+  if (boards.free_cores() < job.cores()) return std::nullopt;
+  const v1::Resources& r = *job.resources;
+  const CoreRequest request = CoreRequestOf(r);
+  Gang gang;
+  for (uint32_t i = 0; i < job.replicas; ++i) {
+    auto choice = boards.Choose(r, request, holds, prefer_not);
+    if (!choice) {
+      for (const auto& [index, rect] : gang) boards.GiveBack(index, r, rect);
+      return std::nullopt;
     }
-    if (!b->mers) b->mers = MaximalEmptyRectangles(b->current());
-    auto p = PlaceCores(b->current(), *b->mers, request, FitPolicy::kBestFit);
-    if (!p) continue;
-    auto key = [](const Candidate& c) {
-      return std::make_tuple(c.placement.waste, -int64_t{c.placement.contact},
-                             -int64_t{c.board->health});
-    };
-    Candidate c{b, *p};
-    if (!best || key(c) < key(*best)) best = c;
+    boards.Take(choice->index, r, choice->placement.rect);
+    gang.emplace_back(choice->index, choice->placement.rect);
   }
-  return best;
+  return gang;
 }
 
-void Take(BoardCapacity& b, const v1::Resources& r, const Rect& rect, bool give_back) {
-  if (!b.own) b.own = std::make_shared<CoreGrid>(*b.grid);
-  if (give_back) {
-    b.own->Release(rect);
-    b.ksps_free += r.ksps();
-    b.streams_free += r.streams();
-  } else {
-    b.own->Occupy(rect);
-    b.ksps_free -= r.ksps();
-    b.streams_free -= r.streams();
-  }
-  b.mers.reset();
+int64_t ExpectedEnd(const SchedJob& job, int64_t now_ms) {
+  return std::max(now_ms, job.start_ms + job.time_limit_ms);
 }
 
-std::string WaitReason(const std::string& pool, const std::vector<BoardCapacity*>& boards,
-                       const v1::Resources& r, const CoreRequest& request, uint32_t replicas) {
+void Release(PoolBoards& boards, const SchedJob& job) {
+  for (const TaskPlacement& t : job.tasks) {
+    const size_t i = boards.Find(t.node, t.board);
+    if (i != PoolBoards::npos) boards.GiveBack(i, *job.resources, t.rect);
+  }
+}
+
+// The hold a placed gang leaves on each board it uses, as `boards` are then.
+Holds HoldsOf(const PoolBoards& boards, const Gang& gang) {
+  Holds holds(boards.size());
+  for (const auto& [index, rect] : gang) {
+    auto& h = holds[index];
+    if (!h) h = BoardHold{{}, boards.board(index).ksps_free, boards.board(index).streams_free};
+    h->rects.push_back(rect);
+  }
+  return holds;
+}
+
+// EASY: the earliest time the job fits as the running jobs end by their time limits. The
+// reservation prefers boards that are busy now, which leaves the free ones to backfill.
+bool Reserve(PoolState& pool, const SchedJob& job, int64_t now_ms) {
+  PoolBoards what_if = pool.boards.Fork();
+  const uint32_t per_task = CoreRequestOf(*job.resources).cores();
+  std::vector<char> free_now(what_if.size(), 0);
+  for (size_t i = 0; i < what_if.size(); ++i) {
+    free_now[i] = what_if.board(i).current().free_count() >= per_task;
+  }
+  std::vector<const SchedJob*> ending = pool.running;
+  std::sort(ending.begin(), ending.end(), [now_ms](const SchedJob* a, const SchedJob* b) {
+    return std::make_pair(ExpectedEnd(*a, now_ms), a->id) < std::make_pair(ExpectedEnd(*b, now_ms), b->id);
+  });
+  for (size_t k = 0; k < ending.size();) {
+    const int64_t end = ExpectedEnd(*ending[k], now_ms);
+    while (k < ending.size() && ExpectedEnd(*ending[k], now_ms) == end) Release(what_if, *ending[k++]);
+    auto gang = PlaceGang(what_if, job, nullptr, &free_now);
+    if (!gang) continue;
+    pool.reserved = true;
+    pool.holder = job.id;
+    pool.shadow_ms = end;
+    pool.holds = HoldsOf(what_if, *gang);
+    return true;
+  }
+  return false;
+}
+
+std::string QuotaKey(const std::string& a, const std::string& b) { return a + '\0' + b; }
+
+class Pass {
+ public:
+  Pass(SchedulerInput& in, const SchedulerPolicy& policy) : in_(in), policy_(policy) {}
+
+  SchedulePlan Run();
+
+ private:
+  void BuildPools();
+  void Consider(const SchedJob& job, bool as_backfill);
+  bool OverQuota(const SchedJob& job);
+  void Start(PoolState& pool, const SchedJob& job, const Gang& gang, bool long_job);
+  bool TryPreempt(PoolState& pool, const SchedJob& job);
+  void Wait(const SchedJob& job, std::string reason, int64_t expected = 0) {
+    plan_.waits.push_back(WaitDecision{job.id, std::move(reason), expected});
+  }
+  std::string WaitReason(PoolState& pool, const SchedJob& job);
+  uint64_t& TenantUse(const SchedJob& j) { return tenant_use_[QuotaKey(j.tenant, j.pool)]; }
+  uint64_t& QueueUse(const SchedJob& j) { return queue_use_[QuotaKey(j.queue, j.pool)]; }
+
+  SchedulerInput& in_;
+  const SchedulerPolicy& policy_;
+  SchedulePlan plan_;
+  std::map<std::string, PoolState> pools_;
+  // Boards in several pools: a placement in one is mirrored in the others.
+  std::map<std::pair<std::string, uint32_t>, std::vector<std::pair<PoolState*, size_t>>> shared_;
+  std::map<std::string, uint64_t> tenant_use_, queue_use_;
+  std::set<uint64_t> preempted_;
+};
+
+void Pass::BuildPools() {
+  std::set<std::string> wanted;
+  for (const SchedJob& j : in_.pending) wanted.insert(j.pool);
+  std::map<std::string, std::vector<BoardCapacity>> boards;
+  for (const BoardCapacity& b : in_.boards) {
+    if (!b.grid) continue;
+    for (const std::string& p : b.pools) {
+      if (wanted.count(p)) boards[p].push_back(b);
+    }
+  }
+  for (const std::string& p : wanted) {
+    PoolState& pool = pools_[p];
+    pool.boards = PoolBoards(std::move(boards[p]));
+    for (size_t i = 0; i < pool.boards.size(); ++i) {
+      const auto& b = pool.boards.board(i);
+      shared_[{b.node, b.board}].emplace_back(&pool, i);
+    }
+  }
+  for (const SchedJob& j : in_.running) {
+    TenantUse(j) += j.cores();
+    QueueUse(j) += j.cores();
+    auto it = pools_.find(j.pool);
+    if (it != pools_.end()) it->second.running.push_back(&j);
+  }
+}
+
+bool Pass::OverQuota(const SchedJob& job) {
+  auto q = policy_.tenant_quotas.find({job.tenant, job.pool});
+  if (q != policy_.tenant_quotas.end() && TenantUse(job) + job.cores() > q->second.limit) {
+    Wait(job, "tenant " + job.tenant + " is at its limit in pool '" + job.pool + "': " +
+                  std::to_string(TenantUse(job)) + " of " + std::to_string(q->second.limit) +
+                  " cores in use, and this job needs " + std::to_string(job.cores()));
+    return true;
+  }
+  auto l = policy_.queue_limits.find({job.queue, job.pool});
+  if (l != policy_.queue_limits.end() && QueueUse(job) + job.cores() > l->second) {
+    Wait(job, "queue " + job.queue + " is at its limit in pool '" + job.pool + "': " +
+                  std::to_string(QueueUse(job)) + " of " + std::to_string(l->second) +
+                  " cores in use, and this job needs " + std::to_string(job.cores()));
+    return true;
+  }
+  return false;
+}
+
+void Pass::Start(PoolState& pool, const SchedJob& job, const Gang& gang, bool long_job) {
+  StartDecision start{job.id, {}};
+  const v1::Resources& r = *job.resources;
+  for (const auto& [index, rect] : gang) {
+    const BoardCapacity& b = pool.boards.board(index);
+    start.tasks.push_back(TaskPlacement{b.node, b.board, rect});
+    for (auto& [other, i] : shared_[{b.node, b.board}]) {
+      if (other != &pool) other->boards.Take(i, r, rect);
+    }
+    if (long_job && pool.holds[index]) {  // still running when the reservation starts
+      auto& h = *pool.holds[index];
+      h.ksps_left -= std::min(h.ksps_left, r.ksps());
+      h.streams_left -= std::min(h.streams_left, r.streams());
+    }
+  }
+  TenantUse(job) += job.cores();
+  QueueUse(job) += job.cores();
+  plan_.starts.push_back(std::move(start));
+}
+
+std::string Pass::WaitReason(PoolState& pool, const SchedJob& job) {
+  const v1::Resources& r = *job.resources;
+  const CoreRequest request = CoreRequestOf(r);
   const BoardCapacity* roomiest = nullptr;  // enough of everything but a contiguous region
   bool any_could = false;
-  for (const BoardCapacity* b : boards) {
-    if (!BoardCanEverHold(*b, r)) continue;
+  for (size_t i = 0; i < pool.boards.size(); ++i) {
+    const BoardCapacity& b = pool.boards.board(i);
+    if (!BoardCanEverHold(b, r)) continue;
     any_could = true;
-    if (b->ksps_free >= r.ksps() && b->streams_free >= r.streams() &&
-        b->current().free_count() >= request.cores() &&
-        (!roomiest || b->current().free_count() > roomiest->current().free_count())) {
-      roomiest = b;
+    if (b.ksps_free >= r.ksps() && b.streams_free >= r.streams() &&
+        b.current().free_count() >= request.cores() &&
+        (!roomiest || b.current().free_count() > roomiest->current().free_count())) {
+      roomiest = &b;
     }
   }
   if (!any_could) {
-    return "waiting for a board in pool '" + pool + "' that can hold " + Describe(r) +
+    return "waiting for a board in pool '" + job.pool + "' that can hold " + Describe(r) +
            " (none is available now: down or drained)";
   }
-  const std::string gang =
-      replicas > 1 ? std::to_string(replicas) + " replicas of " : std::string();
-  if (roomiest != nullptr && replicas == 1) {
+  if (roomiest != nullptr && job.replicas == 1) {
     const Rect largest = LargestEmptyRectangle(roomiest->current());
     return "waiting for a contiguous " +
            (request.explicit_shape() ? request.ToString() + " region"
@@ -93,55 +226,130 @@ std::string WaitReason(const std::string& pool, const std::vector<BoardCapacity*
            " free cores, but its largest free rectangle is " + std::to_string(largest.w) + "x" +
            std::to_string(largest.h);
   }
+  const std::string gang =
+      job.replicas > 1 ? std::to_string(job.replicas) + " replicas of " : std::string();
   return "waiting for resources: " + gang + Describe(r) + " on one board each";
+}
+
+bool Pass::TryPreempt(PoolState& pool, const SchedJob& job) {
+  if (!policy_.preemption) return false;
+  auto guarantee = [&](const std::string& tenant) {
+    auto q = policy_.tenant_quotas.find({tenant, job.pool});
+    return q == policy_.tenant_quotas.end() ? uint64_t{0} : q->second.guaranteed;
+  };
+  const bool under_guarantee = TenantUse(job) + job.cores() <= guarantee(job.tenant);
+  std::vector<const SchedJob*> victims;
+  for (const SchedJob* r : pool.running) {
+    if (!r->preemptible || preempted_.count(r->id) ||
+        in_.now_ms - r->start_ms < policy_.preempt_grace_ms) {
+      continue;
+    }
+    const bool lower_tier = r->tier < job.tier;
+    const bool reclaim = under_guarantee && r->tenant != job.tenant &&
+                         tenant_use_[QuotaKey(r->tenant, r->pool)] > guarantee(r->tenant);
+    if (lower_tier || reclaim) victims.push_back(r);
+  }
+  if (victims.empty()) return false;
+  std::sort(victims.begin(), victims.end(), [](const SchedJob* a, const SchedJob* b) {
+    return std::make_tuple(a->tier, -a->start_ms, a->id) < std::make_tuple(b->tier, -b->start_ms, b->id);
+  });
+  PoolBoards what_if = pool.boards.Fork();
+  for (size_t n = 0; n < victims.size(); ++n) {
+    Release(what_if, *victims[n]);
+    PoolBoards trial = what_if.Fork();
+    auto gang = PlaceGang(trial, job, nullptr, nullptr);
+    if (!gang) continue;
+    std::string ids;
+    for (size_t k = 0; k <= n; ++k) {
+      preempted_.insert(victims[k]->id);
+      ids += (ids.empty() ? "" : ", ") + std::to_string(victims[k]->id);
+      tenant_use_[QuotaKey(victims[k]->tenant, victims[k]->pool)] -= victims[k]->cores();
+      plan_.preemptions.push_back(
+          PreemptDecision{victims[k]->id, job.id, "preempted by job " + std::to_string(job.id)});
+    }
+    // Its room is held from now on: nothing else may take it while the victims stop.
+    pool.reserved = true;
+    pool.holder = job.id;
+    pool.shadow_ms = in_.now_ms;
+    pool.holds = HoldsOf(trial, *gang);
+    Wait(job, "preempting job(s) " + ids + " to start", in_.now_ms);
+    return true;
+  }
+  return false;
+}
+
+void Pass::Consider(const SchedJob& job, bool as_backfill) {
+  auto it = pools_.find(job.pool);
+  PoolState& pool = it->second;
+  if (pool.boards.size() == 0) {
+    return Wait(job, "no board is available in pool '" + job.pool + "'");
+  }
+  if (pool.blocked) {
+    return Wait(job, "waiting behind job " + std::to_string(pool.holder) + " (first come, first served)");
+  }
+  if (pool.reserved && !as_backfill) {
+    pool.backfill.push_back(&job);
+    return;
+  }
+  if (OverQuota(job)) return;
+  const bool long_job = pool.reserved && in_.now_ms + job.time_limit_ms > pool.shadow_ms;
+  const v1::Resources& r = *job.resources;
+  const auto signature = std::make_tuple(r.cores(), r.shape_width(), r.shape_height(), r.ksps(),
+                                         r.streams(), r.board_type(), job.replicas, long_job);
+  if (pool.reserved) {
+    if (auto f = pool.failed.find(signature); f != pool.failed.end()) return Wait(job, f->second);
+  }
+  if (auto gang = PlaceGang(pool.boards, job, long_job ? &pool.holds : nullptr, nullptr)) {
+    return Start(pool, job, *gang, long_job);
+  }
+  if (pool.reserved) {
+    std::string why = WaitReason(pool, job);
+    if (long_job) why += "; starting now would delay job " + std::to_string(pool.holder);
+    pool.failed[signature] = why;
+    return Wait(job, why);
+  }
+  if (TryPreempt(pool, job)) return;
+  if (policy_.backfill && Reserve(pool, job, in_.now_ms)) {
+    return Wait(job, WaitReason(pool, job) + "; reserved to start by its time-limit estimate",
+                pool.shadow_ms);
+  }
+  if (!policy_.backfill) {
+    pool.blocked = true;
+    pool.holder = job.id;
+  }
+  Wait(job, WaitReason(pool, job));
+}
+
+SchedulePlan Pass::Run() {
+  BuildPools();
+  for (const SchedJob& job : in_.pending) Consider(job, false);
+  for (auto& [name, pool] : pools_) {
+    std::vector<const SchedJob*> later = std::move(pool.backfill);
+    if (policy_.backfill_shortest_first) {
+      std::stable_sort(later.begin(), later.end(), [](const SchedJob* a, const SchedJob* b) {
+        return a->time_limit_ms < b->time_limit_ms;
+      });
+    }
+    for (const SchedJob* job : later) Consider(*job, true);
+  }
+  return std::move(plan_);
 }
 
 }  // namespace
 
+uint64_t SchedJob::cores() const {
+  return uint64_t{replicas} * CoreRequestOf(*resources).cores();
+}
+
 bool BoardCanEverHold(const BoardCapacity& b, const v1::Resources& r) {
-  return TypeMatches(b, r) && b.ksps_total >= r.ksps() && b.streams_total >= r.streams() &&
+  return (AnyBoardType(r.board_type()) || b.type == r.board_type()) &&
+         b.ksps_total >= r.ksps() && b.streams_total >= r.streams() &&
          RectCanHold(b.largest_live, CoreRequestOf(r));
 }
 
-SchedulePlan PlanStarts(const JobTable& jobs, std::vector<BoardCapacity> boards, int64_t now_ms) {
-  SchedulePlan plan;
-  for (const auto& [pool, queue] : jobs.pending()) {
-    std::vector<BoardCapacity*> pool_boards;
-    for (auto& b : boards) {
-      if (InPool(b, pool) && b.grid) pool_boards.push_back(&b);
-    }
-    for (const PendingKey& key : queue) {
-      auto it = jobs.jobs().find(key.job_id);
-      if (it == jobs.jobs().end()) continue;
-      const v1::JobRecord& job = it->second;
-      const v1::Resources& r = job.spec().task().resources();
-      const CoreRequest request = CoreRequestOf(r);
-      const uint32_t replicas = std::max(1u, job.spec().min_replicas());
-
-      StartDecision start{job.id(), {}};
-      for (uint32_t i = 0; i < replicas; ++i) {
-        auto chosen = ChooseBoard(pool_boards, r, request);
-        if (!chosen) break;
-        Take(*chosen->board, r, chosen->placement.rect, /*give_back=*/false);
-        start.tasks.push_back(
-            TaskPlacement{chosen->board->node, chosen->board->board, chosen->placement.rect});
-      }
-      if (start.tasks.size() == replicas) {
-        plan.starts.push_back(std::move(start));
-        continue;
-      }
-      for (const TaskPlacement& t : start.tasks) {  // gang: no partial holds
-        for (BoardCapacity* b : pool_boards) {
-          if (b->node == t.node && b->board == t.board) Take(*b, r, t.rect, /*give_back=*/true);
-        }
-      }
-      plan.waits.push_back(
-          WaitDecision{job.id(), WaitReason(pool, pool_boards, r, request, replicas)});
-      break;  // the head of this pool waits, and so does everything behind it
-    }
-  }
-  (void)now_ms;
-  return plan;
+SchedulePlan PlanPass(SchedulerInput input, const SchedulerPolicy& policy) {
+  Pass pass(input, policy);
+  return pass.Run();
 }
 
 }  // namespace snn

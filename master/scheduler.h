@@ -1,49 +1,77 @@
-// The scheduler core: pure. It takes the pending jobs, every schedulable board's free capacity
-// and free-core map, and `now`, and returns which jobs start where (down to the rectangle of
-// cores) and why the others wait. No I/O, no clock, no daemon state: the master and tests (and
-// later the trace simulator) call it the same way.
+// The scheduler core: pure. It takes the pending jobs (in priority order), the running jobs,
+// every schedulable board's free capacity and free-core map, the policy and `now`, and returns
+// which jobs start where (down to the rectangle of cores), which running jobs are preempted,
+// and why the others wait (with the expected start of a job holding a reservation). No I/O, no
+// clock, no daemon state: the master, the tests and the trace simulator (snn-sim) call it the
+// same way.
 //
-// Policy: within each pool, jobs in priority order, then submit order. Each replica goes to the
-// board where the shared rectangle allocator finds the best fit (least waste, most contact),
-// then the healthier board. A job's `min` replicas are placed together or not at all. When a
-// pool's head job cannot start, later jobs of that pool wait too (no backfill yet), so a large
-// job is never starved by small ones.
+// Policy, per pool:
+//  - Jobs in the given order. A job that would put its tenant or its queue over its limit in
+//    the pool waits (and says so); it holds nothing back.
+//  - Each replica goes to the board where the rectangle allocator fits best (least waste, most
+//    contact), then the healthier board. A job's `min` replicas start together or not at all.
+//  - FCFS: the first job that cannot start blocks the rest of its pool.
+//  - EASY backfill: the first job that cannot start gets a reservation: the earliest time, from
+//    the running jobs' time limits, at which it fits, on given boards. Later jobs start now only
+//    if they end (by their time limit) before it, or stay off what it reserved.
+//  - Preemption: a job that cannot start may stop preemptible running jobs of a lower tier
+//    (queue priority, then job priority), or, while its tenant is under its guarantee in the
+//    pool, preemptible jobs of tenants over theirs; never a job younger than the grace period.
+//    The fewest such jobs, lowest tier and youngest first, whose room lets it start.
 #pragma once
 
 #include <cstdint>
-#include <memory>
-#include <optional>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "common/core_grid.h"
-#include "common/rect_allocator.h"
-#include "master/job_table.h"
+#include "master/pool_boards.h"
 
 namespace snn {
-
-struct BoardCapacity {
-  std::string node;
-  uint32_t board = 0;
-  std::string type;
-  std::vector<std::string> pools;
-  uint32_t health = 100;
-  uint32_t ksps_total = 0, streams_total = 0;
-  uint32_t ksps_free = 0, streams_free = 0;
-  Rect largest_live;                     // on the empty board: bounds what can ever fit
-  std::shared_ptr<const CoreGrid> grid;  // the free map now (shared, never modified here)
-
-  // Scratch for one pass: a private copy of the map once something is placed on it, and its
-  // maximal empty rectangles while unchanged.
-  std::shared_ptr<CoreGrid> own;
-  std::optional<std::vector<Rect>> mers;
-  const CoreGrid& current() const { return own ? *own : *grid; }
-};
 
 struct TaskPlacement {
   std::string node;
   uint32_t board = 0;
   Rect rect;
+};
+
+struct SchedJob {
+  uint64_t id = 0;
+  std::string pool, tenant, queue;
+  const v1::Resources* resources = nullptr;  // one replica's; must outlive the pass
+  uint32_t replicas = 1;
+  int64_t submit_ms = 0;
+  int64_t time_limit_ms = 0;  // the estimate reservations and backfill rely on
+  bool preemptible = false;
+  std::pair<int32_t, int32_t> tier{0, 0};  // (queue priority, job priority): who may preempt
+  // Running jobs only.
+  int64_t start_ms = 0;
+  std::vector<TaskPlacement> tasks;
+
+  uint64_t cores() const;  // over every replica
+};
+
+// Caps in cores over every task in one pool; `guaranteed` may be reclaimed by preemption.
+struct Quota {
+  uint64_t limit = UINT64_MAX;
+  uint64_t guaranteed = 0;
+};
+
+struct SchedulerPolicy {
+  bool backfill = true;             // EASY; false: FCFS
+  bool backfill_shortest_first = false;  // try backfill candidates shortest time limit first
+  bool preemption = true;
+  int64_t preempt_grace_ms = 60'000;
+  std::map<std::pair<std::string, std::string>, Quota> tenant_quotas;  // (tenant, pool)
+  std::map<std::pair<std::string, std::string>, uint64_t> queue_limits;  // (queue, pool): max
+};
+
+struct SchedulerInput {
+  std::vector<SchedJob> pending;  // in priority order
+  std::vector<SchedJob> running;
+  std::vector<BoardCapacity> boards;
+  int64_t now_ms = 0;
 };
 
 struct StartDecision {
@@ -54,14 +82,22 @@ struct StartDecision {
 struct WaitDecision {
   uint64_t job_id = 0;
   std::string reason;
+  int64_t expected_start_ms = 0;  // set for the job holding its pool's reservation
+};
+
+struct PreemptDecision {
+  uint64_t job_id = 0;
+  uint64_t for_job = 0;
+  std::string reason;
 };
 
 struct SchedulePlan {
   std::vector<StartDecision> starts;
-  std::vector<WaitDecision> waits;  // the head of each blocked pool
+  std::vector<WaitDecision> waits;
+  std::vector<PreemptDecision> preemptions;
 };
 
-SchedulePlan PlanStarts(const JobTable& jobs, std::vector<BoardCapacity> boards, int64_t now_ms);
+SchedulePlan PlanPass(SchedulerInput input, const SchedulerPolicy& policy);
 
 // Whether this board, empty, could hold one task with resources `r`.
 bool BoardCanEverHold(const BoardCapacity& board, const v1::Resources& r);

@@ -1,0 +1,128 @@
+#include "master/pool_boards.h"
+
+#include <algorithm>
+#include <numeric>
+#include <tuple>
+
+#include "common/job_validation.h"
+
+namespace snn {
+namespace {
+
+constexpr int kCandidates = 4;  // feasible boards compared before choosing
+
+}  // namespace
+
+PoolBoards::PoolBoards(std::vector<BoardCapacity> boards) : boards_(std::move(boards)) {
+  auto keys = std::make_shared<std::vector<std::pair<std::string, uint32_t>>>();
+  auto order = std::make_shared<std::vector<size_t>>(boards_.size());
+  std::iota(order->begin(), order->end(), 0);
+  std::sort(order->begin(), order->end(), [&](size_t a, size_t b) {
+    return std::tie(boards_[a].node, boards_[a].board) < std::tie(boards_[b].node, boards_[b].board);
+  });
+  for (size_t i : *order) keys->emplace_back(boards_[i].node, boards_[i].board);
+  keys_ = keys;
+  key_order_ = order;
+  for (size_t i = 0; i < boards_.size(); ++i) {
+    const uint32_t free = boards_[i].current().free_count();
+    by_free_.emplace(free, static_cast<uint32_t>(i));
+    free_cores_ += free;
+  }
+}
+
+PoolBoards PoolBoards::Fork() const {
+  PoolBoards copy = *this;
+  for (auto& b : copy.boards_) {
+    if (b.own) {  // share the current map read-only; the copy writes its own
+      b.grid = b.own;
+      b.own.reset();
+    }
+  }
+  return copy;
+}
+
+size_t PoolBoards::Find(const std::string& node, uint32_t board) const {
+  const auto key = std::make_pair(node, board);
+  auto it = std::lower_bound(keys_->begin(), keys_->end(), key);
+  if (it == keys_->end() || *it != key) return npos;
+  return (*key_order_)[static_cast<size_t>(it - keys_->begin())];
+}
+
+std::optional<Placement> PoolBoards::TryBoard(
+    size_t i, const v1::Resources& r, const CoreRequest& request,
+    const std::vector<std::optional<BoardHold>>* holds) {
+  BoardCapacity& b = boards_[i];
+  if (!AnyBoardType(r.board_type()) && b.type != r.board_type()) return std::nullopt;
+  if (b.ksps_free < r.ksps() || b.streams_free < r.streams()) return std::nullopt;
+  const BoardHold* hold = holds && (*holds)[i] ? &*(*holds)[i] : nullptr;
+  if (hold == nullptr) {
+    if (!b.mers) b.mers = MaximalEmptyRectangles(b.current());
+    return PlaceCores(b.current(), *b.mers, request, FitPolicy::kBestFit);
+  }
+  if (hold->ksps_left < r.ksps() || hold->streams_left < r.streams()) return std::nullopt;
+  CoreGrid held = b.current();  // the reserved rectangle counts as taken
+  for (const Rect& rect : hold->rects) {
+    for (uint32_t y = rect.y; y < rect.y + rect.h; ++y) {
+      for (uint32_t x = rect.x; x < rect.x + rect.w; ++x) {
+        if (held.free(x, y)) held.Occupy(Rect{x, y, 1, 1});
+      }
+    }
+  }
+  if (held.free_count() < request.cores()) return std::nullopt;
+  return PlaceCores(held, request, FitPolicy::kBestFit);
+}
+
+std::optional<BoardChoice> PoolBoards::Choose(const v1::Resources& r, const CoreRequest& request,
+                                              const std::vector<std::optional<BoardHold>>* holds,
+                                              const std::vector<char>* prefer_not) {
+  std::optional<BoardChoice> best, fallback;
+  auto key = [&](const BoardChoice& c) {
+    return std::make_tuple(c.placement.waste, -int64_t{c.placement.contact},
+                           -int64_t{boards_[c.index].health}, c.index);
+  };
+  int found = 0;
+  for (auto it = by_free_.lower_bound({request.cores(), 0}); it != by_free_.end(); ++it) {
+    const size_t i = it->second;
+    auto p = TryBoard(i, r, request, holds);
+    if (!p) continue;
+    BoardChoice c{i, *p};
+    if (prefer_not && (*prefer_not)[i]) {
+      if (!fallback || key(c) < key(*fallback)) fallback = c;
+      continue;
+    }
+    if (!best || key(c) < key(*best)) best = c;
+    if (++found >= kCandidates || p->waste == 0) break;
+  }
+  return best ? best : fallback;
+}
+
+void PoolBoards::Reindex(size_t index, uint32_t old_free) {
+  by_free_.erase({old_free, static_cast<uint32_t>(index)});
+  const uint32_t now = boards_[index].current().free_count();
+  by_free_.emplace(now, static_cast<uint32_t>(index));
+  free_cores_ = free_cores_ - old_free + now;
+}
+
+void PoolBoards::Take(size_t index, const v1::Resources& r, const Rect& rect) {
+  BoardCapacity& b = boards_[index];
+  const uint32_t old_free = b.current().free_count();
+  if (!b.own) b.own = std::make_shared<CoreGrid>(*b.grid);
+  b.own->Occupy(rect);
+  b.ksps_free -= std::min(b.ksps_free, r.ksps());
+  b.streams_free -= std::min(b.streams_free, r.streams());
+  b.mers.reset();
+  Reindex(index, old_free);
+}
+
+void PoolBoards::GiveBack(size_t index, const v1::Resources& r, const Rect& rect) {
+  BoardCapacity& b = boards_[index];
+  const uint32_t old_free = b.current().free_count();
+  if (!b.own) b.own = std::make_shared<CoreGrid>(*b.grid);
+  b.own->Release(rect);
+  b.ksps_free = std::min(b.ksps_total, b.ksps_free + r.ksps());
+  b.streams_free = std::min(b.streams_total, b.streams_free + r.streams());
+  b.mers.reset();
+  Reindex(index, old_free);
+}
+
+}  // namespace snn

@@ -1,0 +1,91 @@
+// The boards of one pool as one scheduling pass sees them: each board's free capacity and
+// free-core map (copy on write), indexed by free cores so that finding a board for a task looks
+// at the boards with room first instead of every board. Used for the pass itself and for the
+// what-if copies that reservations and preemption need.
+// Thread contract: one pass, one thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/core_grid.h"
+#include "common/rect_allocator.h"
+#include "proto/job.pb.h"
+
+namespace snn {
+
+struct BoardCapacity {
+  std::string node;
+  uint32_t board = 0;
+  std::string type;
+  std::vector<std::string> pools;
+  uint32_t health = 100;
+  uint32_t ksps_total = 0, streams_total = 0;
+  uint32_t ksps_free = 0, streams_free = 0;
+  Rect largest_live;                     // on the empty board: bounds what can ever fit
+  std::shared_ptr<const CoreGrid> grid;  // the free map now (shared, never modified here)
+
+  // Scratch for one pass: a private copy of the map once something is placed on it, and its
+  // maximal empty rectangles while unchanged.
+  std::shared_ptr<CoreGrid> own;
+  std::optional<std::vector<Rect>> mers;
+  const CoreGrid& current() const { return own ? *own : *grid; }
+};
+
+// Part of a board held back for a reservation: a job that would still run when the reservation
+// starts may not use the rectangle, and only what is left of ksps and streams then.
+struct BoardHold {
+  std::vector<Rect> rects;
+  uint32_t ksps_left = 0, streams_left = 0;  // at the reservation's start, after it
+};
+
+struct BoardChoice {
+  size_t index = 0;  // in the pool
+  Placement placement;
+};
+
+class PoolBoards {
+ public:
+  PoolBoards() = default;
+  explicit PoolBoards(std::vector<BoardCapacity> boards);
+
+  // A what-if copy: the same state, changed independently (maps stay shared until written).
+  PoolBoards Fork() const;
+
+  // The best board for one task: least waste, most contact, healthiest; among the first few
+  // boards that can take it, scanning from the fewest free cores up. `holds` (by board index,
+  // may be null) keeps reserved rectangles out. `prefer_not` (by index, may be null) are
+  // boards to use only if no other fits.
+  std::optional<BoardChoice> Choose(const v1::Resources& r, const CoreRequest& request,
+                                    const std::vector<std::optional<BoardHold>>* holds,
+                                    const std::vector<char>* prefer_not);
+
+  void Take(size_t index, const v1::Resources& r, const Rect& rect);
+  void GiveBack(size_t index, const v1::Resources& r, const Rect& rect);
+  // Finds a board by node and index (for releasing a running job's tasks); npos if absent.
+  size_t Find(const std::string& node, uint32_t board) const;
+
+  size_t size() const { return boards_.size(); }
+  const BoardCapacity& board(size_t i) const { return boards_[i]; }
+  uint64_t free_cores() const { return free_cores_; }
+
+  static constexpr size_t npos = SIZE_MAX;
+
+ private:
+  void Reindex(size_t index, uint32_t old_free);
+  std::optional<Placement> TryBoard(size_t i, const v1::Resources& r, const CoreRequest& request,
+                                    const std::vector<std::optional<BoardHold>>* holds);
+
+  std::vector<BoardCapacity> boards_;
+  std::set<std::pair<uint32_t, uint32_t>> by_free_;  // (free cores, index)
+  std::shared_ptr<const std::vector<std::pair<std::string, uint32_t>>> keys_;  // sorted lookups
+  std::shared_ptr<const std::vector<size_t>> key_order_;
+  uint64_t free_cores_ = 0;
+};
+
+}  // namespace snn
