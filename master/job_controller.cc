@@ -483,15 +483,73 @@ void JobController::LoseTasksOnNode(const std::string& node, const std::set<Task
   }
 }
 
+SchedJob JobController::ToSchedJob(const v1::JobRecord& job) const {
+  SchedJob j;
+  j.id = job.id();
+  j.pool = job.spec().pool();
+  j.tenant = job.tenant();
+  j.queue = job.spec().queue();
+  j.resources = &job.spec().task().resources();
+  j.replicas = std::max(1u, job.spec().min_replicas());
+  j.submit_ms = job.submit_ms();
+  j.time_limit_ms = static_cast<int64_t>(job.spec().time_limit_s()) * 1000;
+  j.preemptible = job.spec().preemptible();
+  j.tier = {0, job.spec().priority()};
+  if (job.state() == v1::RUNNING) {
+    j.start_ms = job.start_ms();
+    for (const auto& t : job.tasks()) {
+      if (!IsTaskActive(t.state())) continue;
+      j.tasks.push_back(TaskPlacement{t.node(), t.board(), RectOf(t.mapping().rect())});
+    }
+  }
+  return j;
+}
+
 void JobController::RunSchedulingPass() {
-  SchedulePlan plan = PlanStarts(jobs_, SchedulableBoards(true), clock_.NowMs());
+  const int64_t now = clock_.NowMs();
+  std::vector<SchedJob> pending, running;
+  pending.reserve(jobs_.CountInState(v1::PENDING));
+  for (const auto& [pool, queue] : jobs_.pending()) {
+    for (const PendingKey& key : queue) {
+      if (const v1::JobRecord* job = jobs_.Find(key.job_id)) pending.push_back(ToSchedJob(*job));
+    }
+  }
+  for (uint64_t id : jobs_.running()) {
+    if (const v1::JobRecord* job = jobs_.Find(id)) running.push_back(ToSchedJob(*job));
+  }
+  SchedulerInput in;
+  in.now_ms = now;
+  in.boards = SchedulableBoards(true);
+  for (const SchedJob& j : pending) in.pending.push_back(&j);
+  for (const SchedJob& j : running) in.running.push_back(&j);
+  SchedulePlan plan = PlanPass(std::move(in), options_.policy);
+  for (const auto& p : plan.preemptions) {
+    if (v1::JobRecord* job = jobs_.Find(p.job_id)) Preempt(*job, p.reason);
+  }
   for (const auto& start : plan.starts) {
     if (v1::JobRecord* job = jobs_.Find(start.job_id)) StartJob(*job, start);
   }
   for (const auto& wait : plan.waits) {
-    if (v1::JobRecord* job = jobs_.Find(wait.job_id)) job->set_reason(wait.reason);
+    if (v1::JobRecord* job = jobs_.Find(wait.job_id)) {
+      job->set_reason(wait.reason);
+      job->set_expected_start_ms(wait.expected_start_ms);
+    }
   }
-  if (!plan.starts.empty()) journal_.Commit();
+  if (!plan.starts.empty() || !plan.preemptions.empty()) journal_.Commit();
+}
+
+void JobController::Preempt(v1::JobRecord& job, const std::string& reason) {
+  if (job.state() != v1::RUNNING || job.requeue_when_stopped()) return;
+  LOG(INFO) << "job " << job.id() << " " << reason;
+  job.set_preempt_count(job.preempt_count() + 1);
+  if (job.spec().no_requeue()) {
+    jobs_.SetState(job, v1::FAILED, clock_.NowMs(), reason + ", and the job may not be requeued");
+  } else {
+    job.set_requeue_when_stopped(true);
+    job.set_reason("to be requeued: " + reason);
+  }
+  KillActiveTasks(job, reason);
+  journal_.PutJob(job);
 }
 
 std::string JobController::PendingReason(const v1::JobRecord& job) const {

@@ -23,6 +23,7 @@ struct ControllerOptions {
   std::string default_queue = "default";
   uint64_t default_time_limit_s = 3600;
   uint64_t max_time_limit_s = 7 * 86400;
+  SchedulerPolicy policy;
 };
 
 class JobController {
@@ -63,6 +64,10 @@ class JobController {
  private:
   std::vector<BoardCapacity> SchedulableBoards(bool only_up) const;
   void StartJob(v1::JobRecord& job, const StartDecision& decision);
+  SchedJob ToSchedJob(const v1::JobRecord& job) const;
+  // Stops a running job for another: requeued (counted, with the reason) or, if it may not be
+  // requeued, failed.
+  void Preempt(v1::JobRecord& job, const std::string& reason);
   void SendLaunch(uint64_t job_id, uint32_t index, uint32_t attempt);
   void OnLaunchAnswer(const std::string& node, uint64_t job_id, uint32_t index, uint32_t attempt,
                       const Result<v1::LaunchResponse>& answer);

@@ -13,7 +13,7 @@ constexpr int kCandidates = 4;  // feasible boards compared before choosing
 
 }  // namespace
 
-PoolBoards::PoolBoards(std::vector<BoardCapacity> boards) : boards_(std::move(boards)) {
+void PoolBoards::IndexKeys() const {
   auto keys = std::make_shared<std::vector<std::pair<std::string, uint32_t>>>();
   auto order = std::make_shared<std::vector<size_t>>(boards_.size());
   std::iota(order->begin(), order->end(), 0);
@@ -23,9 +23,15 @@ PoolBoards::PoolBoards(std::vector<BoardCapacity> boards) : boards_(std::move(bo
   for (size_t i : *order) keys->emplace_back(boards_[i].node, boards_[i].board);
   keys_ = keys;
   key_order_ = order;
+}
+
+PoolBoards::PoolBoards(std::vector<BoardCapacity> boards) : boards_(std::move(boards)) {
+  slot_.resize(boards_.size());
   for (size_t i = 0; i < boards_.size(); ++i) {
     const uint32_t free = boards_[i].current().free_count();
-    by_free_.emplace(free, static_cast<uint32_t>(i));
+    if (by_free_.size() <= free) by_free_.resize(free + 1);
+    slot_[i] = static_cast<uint32_t>(by_free_[free].size());
+    by_free_[free].push_back(static_cast<uint32_t>(i));
     free_cores_ += free;
   }
 }
@@ -42,6 +48,7 @@ PoolBoards PoolBoards::Fork() const {
 }
 
 size_t PoolBoards::Find(const std::string& node, uint32_t board) const {
+  if (!keys_) IndexKeys();
   const auto key = std::make_pair(node, board);
   auto it = std::lower_bound(keys_->begin(), keys_->end(), key);
   if (it == keys_->end() || *it != key) return npos;
@@ -55,6 +62,11 @@ std::optional<Placement> PoolBoards::TryBoard(
   if (!AnyBoardType(r.board_type()) && b.type != r.board_type()) return std::nullopt;
   if (b.ksps_free < r.ksps() || b.streams_free < r.streams()) return std::nullopt;
   const BoardHold* hold = holds && (*holds)[i] ? &*(*holds)[i] : nullptr;
+  const CoreGrid& grid = b.current();
+  if (hold == nullptr && grid.width() * grid.height() == 1) {  // a one-core board
+    if (grid.free_count() == 0 || request.cores() != 1) return std::nullopt;
+    return Placement{Rect{0, 0, 1, 1}, 0, 4};
+  }
   if (hold == nullptr) {
     if (!b.mers) b.mers = MaximalEmptyRectangles(b.current());
     return PlaceCores(b.current(), *b.mers, request, FitPolicy::kBestFit);
@@ -81,25 +93,35 @@ std::optional<BoardChoice> PoolBoards::Choose(const v1::Resources& r, const Core
                            -int64_t{boards_[c.index].health}, c.index);
   };
   int found = 0;
-  for (auto it = by_free_.lower_bound({request.cores(), 0}); it != by_free_.end(); ++it) {
-    const size_t i = it->second;
-    auto p = TryBoard(i, r, request, holds);
-    if (!p) continue;
-    BoardChoice c{i, *p};
-    if (prefer_not && (*prefer_not)[i]) {
-      if (!fallback || key(c) < key(*fallback)) fallback = c;
-      continue;
+  for (size_t free = request.cores(); free < by_free_.size(); ++free) {
+    for (uint32_t i : by_free_[free]) {
+      const bool avoid = prefer_not && (*prefer_not)[i];
+      if (avoid && fallback) continue;  // one fallback is enough
+      auto p = TryBoard(i, r, request, holds);
+      if (!p) continue;
+      BoardChoice c{i, *p};
+      if (avoid) {
+        fallback = c;
+        continue;
+      }
+      if (!best || key(c) < key(*best)) best = c;
+      if (++found >= kCandidates || p->waste == 0) return best;
     }
-    if (!best || key(c) < key(*best)) best = c;
-    if (++found >= kCandidates || p->waste == 0) break;
   }
   return best ? best : fallback;
 }
 
 void PoolBoards::Reindex(size_t index, uint32_t old_free) {
-  by_free_.erase({old_free, static_cast<uint32_t>(index)});
   const uint32_t now = boards_[index].current().free_count();
-  by_free_.emplace(now, static_cast<uint32_t>(index));
+  if (now == old_free) return;
+  auto& from = by_free_[old_free];  // swap-remove, then append to the new bucket
+  const uint32_t moved = from.back();
+  from[slot_[index]] = moved;
+  slot_[moved] = slot_[index];
+  from.pop_back();
+  if (by_free_.size() <= now) by_free_.resize(now + 1);
+  slot_[index] = static_cast<uint32_t>(by_free_[now].size());
+  by_free_[now].push_back(static_cast<uint32_t>(index));
   free_cores_ = free_cores_ - old_free + now;
 }
 

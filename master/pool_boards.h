@@ -78,13 +78,17 @@ class PoolBoards {
 
  private:
   void Reindex(size_t index, uint32_t old_free);
+  void IndexKeys() const;  // on the first Find
   std::optional<Placement> TryBoard(size_t i, const v1::Resources& r, const CoreRequest& request,
                                     const std::vector<std::optional<BoardHold>>* holds);
 
   std::vector<BoardCapacity> boards_;
-  std::set<std::pair<uint32_t, uint32_t>> by_free_;  // (free cores, index)
-  std::shared_ptr<const std::vector<std::pair<std::string, uint32_t>>> keys_;  // sorted lookups
-  std::shared_ptr<const std::vector<size_t>> key_order_;
+  // Board indices by free cores (bucket per count), and each board's slot in its bucket.
+  std::vector<std::vector<uint32_t>> by_free_;
+  std::vector<uint32_t> slot_;
+  // (node, board) sorted, and the index of each: built on the first Find, shared by forks.
+  mutable std::shared_ptr<const std::vector<std::pair<std::string, uint32_t>>> keys_;
+  mutable std::shared_ptr<const std::vector<size_t>> key_order_;
   uint64_t free_cores_ = 0;
 };
 

@@ -27,6 +27,7 @@ struct PoolState {
   uint64_t holder = 0;
   int64_t shadow_ms = 0;     // when the reservation starts
   Holds holds;
+  std::vector<char> unheld;  // by board: no hold on it
   std::vector<const SchedJob*> backfill;  // later jobs, tried once the order is known
   // What could not start this pass -> why: a job asking the same waits without a new search.
   std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, std::string, uint32_t, bool>,
@@ -97,6 +98,8 @@ bool Reserve(PoolState& pool, const SchedJob& job, int64_t now_ms) {
     pool.holder = job.id;
     pool.shadow_ms = end;
     pool.holds = HoldsOf(what_if, *gang);
+    pool.unheld.resize(pool.holds.size());
+    for (size_t i = 0; i < pool.holds.size(); ++i) pool.unheld[i] = !pool.holds[i];
     return true;
   }
   return false;
@@ -106,7 +109,9 @@ std::string QuotaKey(const std::string& a, const std::string& b) { return a + '\
 
 class Pass {
  public:
-  Pass(SchedulerInput& in, const SchedulerPolicy& policy) : in_(in), policy_(policy) {}
+  Pass(SchedulerInput& in, const SchedulerPolicy& policy)
+      : in_(in), policy_(policy),
+        track_use_(!policy.tenant_quotas.empty() || !policy.queue_limits.empty()) {}
 
   SchedulePlan Run();
 
@@ -118,6 +123,9 @@ class Pass {
   bool TryPreempt(PoolState& pool, const SchedJob& job);
   void Wait(const SchedJob& job, std::string reason, int64_t expected = 0) {
     plan_.waits.push_back(WaitDecision{job.id, std::move(reason), expected});
+  }
+  std::string Explain(PoolState& pool, const SchedJob& job) {
+    return policy_.explain ? WaitReason(pool, job) : std::string();
   }
   std::string WaitReason(PoolState& pool, const SchedJob& job);
   uint64_t& TenantUse(const SchedJob& j) { return tenant_use_[QuotaKey(j.tenant, j.pool)]; }
@@ -131,14 +139,20 @@ class Pass {
   std::map<std::pair<std::string, uint32_t>, std::vector<std::pair<PoolState*, size_t>>> shared_;
   std::map<std::string, uint64_t> tenant_use_, queue_use_;
   std::set<uint64_t> preempted_;
+  const bool track_use_;  // quotas or queue limits to keep
+  size_t open_pools_ = 0;  // pools not blocked (FCFS)
 };
 
 void Pass::BuildPools() {
   std::set<std::string> wanted;
-  for (const SchedJob& j : in_.pending) wanted.insert(j.pool);
+  for (const SchedJob* j : in_.pending) wanted.insert(j->pool);
   std::map<std::string, std::vector<BoardCapacity>> boards;
-  for (const BoardCapacity& b : in_.boards) {
+  for (BoardCapacity& b : in_.boards) {
     if (!b.grid) continue;
+    if (b.pools.size() == 1) {
+      if (wanted.count(b.pools[0])) boards[b.pools[0]].push_back(std::move(b));
+      continue;
+    }
     for (const std::string& p : b.pools) {
       if (wanted.count(p)) boards[p].push_back(b);
     }
@@ -148,18 +162,22 @@ void Pass::BuildPools() {
     pool.boards = PoolBoards(std::move(boards[p]));
     for (size_t i = 0; i < pool.boards.size(); ++i) {
       const auto& b = pool.boards.board(i);
-      shared_[{b.node, b.board}].emplace_back(&pool, i);
+      if (b.pools.size() > 1) shared_[{b.node, b.board}].emplace_back(&pool, i);
     }
   }
-  for (const SchedJob& j : in_.running) {
-    TenantUse(j) += j.cores();
-    QueueUse(j) += j.cores();
-    auto it = pools_.find(j.pool);
-    if (it != pools_.end()) it->second.running.push_back(&j);
+  for (const SchedJob* j : in_.running) {
+    if (track_use_) {
+      TenantUse(*j) += j->cores();
+      QueueUse(*j) += j->cores();
+    }
+    auto it = pools_.find(j->pool);
+    if (it != pools_.end()) it->second.running.push_back(j);
   }
+  open_pools_ = pools_.size();
 }
 
 bool Pass::OverQuota(const SchedJob& job) {
+  if (!track_use_) return false;
   auto q = policy_.tenant_quotas.find({job.tenant, job.pool});
   if (q != policy_.tenant_quotas.end() && TenantUse(job) + job.cores() > q->second.limit) {
     Wait(job, "tenant " + job.tenant + " is at its limit in pool '" + job.pool + "': " +
@@ -183,8 +201,10 @@ void Pass::Start(PoolState& pool, const SchedJob& job, const Gang& gang, bool lo
   for (const auto& [index, rect] : gang) {
     const BoardCapacity& b = pool.boards.board(index);
     start.tasks.push_back(TaskPlacement{b.node, b.board, rect});
-    for (auto& [other, i] : shared_[{b.node, b.board}]) {
-      if (other != &pool) other->boards.Take(i, r, rect);
+    if (b.pools.size() > 1) {
+      for (auto& [other, i] : shared_[{b.node, b.board}]) {
+        if (other != &pool) other->boards.Take(i, r, rect);
+      }
     }
     if (long_job && pool.holds[index]) {  // still running when the reservation starts
       auto& h = *pool.holds[index];
@@ -192,8 +212,10 @@ void Pass::Start(PoolState& pool, const SchedJob& job, const Gang& gang, bool lo
       h.streams_left -= std::min(h.streams_left, r.streams());
     }
   }
-  TenantUse(job) += job.cores();
-  QueueUse(job) += job.cores();
+  if (track_use_) {
+    TenantUse(job) += job.cores();
+    QueueUse(job) += job.cores();
+  }
   plan_.starts.push_back(std::move(start));
 }
 
@@ -237,7 +259,8 @@ bool Pass::TryPreempt(PoolState& pool, const SchedJob& job) {
     auto q = policy_.tenant_quotas.find({tenant, job.pool});
     return q == policy_.tenant_quotas.end() ? uint64_t{0} : q->second.guaranteed;
   };
-  const bool under_guarantee = TenantUse(job) + job.cores() <= guarantee(job.tenant);
+  const bool under_guarantee =
+      track_use_ && TenantUse(job) + job.cores() <= guarantee(job.tenant);
   std::vector<const SchedJob*> victims;
   for (const SchedJob* r : pool.running) {
     if (!r->preemptible || preempted_.count(r->id) ||
@@ -263,7 +286,7 @@ bool Pass::TryPreempt(PoolState& pool, const SchedJob& job) {
     for (size_t k = 0; k <= n; ++k) {
       preempted_.insert(victims[k]->id);
       ids += (ids.empty() ? "" : ", ") + std::to_string(victims[k]->id);
-      tenant_use_[QuotaKey(victims[k]->tenant, victims[k]->pool)] -= victims[k]->cores();
+      if (track_use_) tenant_use_[QuotaKey(victims[k]->tenant, victims[k]->pool)] -= victims[k]->cores();
       plan_.preemptions.push_back(
           PreemptDecision{victims[k]->id, job.id, "preempted by job " + std::to_string(job.id)});
     }
@@ -272,6 +295,8 @@ bool Pass::TryPreempt(PoolState& pool, const SchedJob& job) {
     pool.holder = job.id;
     pool.shadow_ms = in_.now_ms;
     pool.holds = HoldsOf(trial, *gang);
+    pool.unheld.resize(pool.holds.size());
+    for (size_t i = 0; i < pool.holds.size(); ++i) pool.unheld[i] = !pool.holds[i];
     Wait(job, "preempting job(s) " + ids + " to start", in_.now_ms);
     return true;
   }
@@ -284,14 +309,14 @@ void Pass::Consider(const SchedJob& job, bool as_backfill) {
   if (pool.boards.size() == 0) {
     return Wait(job, "no board is available in pool '" + job.pool + "'");
   }
-  if (pool.blocked) {
-    return Wait(job, "waiting behind job " + std::to_string(pool.holder) + " (first come, first served)");
-  }
+  if (pool.blocked) return;  // behind the job that holds its pool (first come, first served)
   if (pool.reserved && !as_backfill) {
     pool.backfill.push_back(&job);
     return;
   }
   if (OverQuota(job)) return;
+  // A full pool starts nothing; without words to give, nothing more to work out.
+  if (pool.boards.free_cores() == 0 && (pool.reserved || !policy_.explain)) return;
   const bool long_job = pool.reserved && in_.now_ms + job.time_limit_ms > pool.shadow_ms;
   const v1::Resources& r = *job.resources;
   const auto signature = std::make_tuple(r.cores(), r.shape_width(), r.shape_height(), r.ksps(),
@@ -299,30 +324,38 @@ void Pass::Consider(const SchedJob& job, bool as_backfill) {
   if (pool.reserved) {
     if (auto f = pool.failed.find(signature); f != pool.failed.end()) return Wait(job, f->second);
   }
-  if (auto gang = PlaceGang(pool.boards, job, long_job ? &pool.holds : nullptr, nullptr)) {
+  // A job that ends before the reservation starts uses its room first, leaving the rest to
+  // jobs that may not touch it.
+  if (auto gang = PlaceGang(pool.boards, job, long_job ? &pool.holds : nullptr,
+                            pool.reserved && !long_job ? &pool.unheld : nullptr)) {
     return Start(pool, job, *gang, long_job);
   }
   if (pool.reserved) {
-    std::string why = WaitReason(pool, job);
-    if (long_job) why += "; starting now would delay job " + std::to_string(pool.holder);
+    std::string why = Explain(pool, job);
+    if (long_job && policy_.explain) {
+      why += "; starting now could delay job " + std::to_string(pool.holder);
+    }
     pool.failed[signature] = why;
     return Wait(job, why);
   }
   if (TryPreempt(pool, job)) return;
   if (policy_.backfill && Reserve(pool, job, in_.now_ms)) {
-    return Wait(job, WaitReason(pool, job) + "; reserved to start by its time-limit estimate",
-                pool.shadow_ms);
+    return Wait(job, Explain(pool, job) + "; it holds its pool's reservation", pool.shadow_ms);
   }
   if (!policy_.backfill) {
     pool.blocked = true;
     pool.holder = job.id;
+    --open_pools_;
   }
-  Wait(job, WaitReason(pool, job));
+  Wait(job, Explain(pool, job));
 }
 
 SchedulePlan Pass::Run() {
   BuildPools();
-  for (const SchedJob& job : in_.pending) Consider(job, false);
+  for (const SchedJob* job : in_.pending) {
+    if (open_pools_ == 0) break;  // every pool waits behind its first job
+    Consider(*job, false);
+  }
   for (auto& [name, pool] : pools_) {
     std::vector<const SchedJob*> later = std::move(pool.backfill);
     if (policy_.backfill_shortest_first) {

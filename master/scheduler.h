@@ -60,6 +60,7 @@ struct Quota {
 
 struct SchedulerPolicy {
   bool backfill = true;             // EASY; false: FCFS
+  bool explain = true;              // say why each job waits (the simulator needs no words)
   bool backfill_shortest_first = false;  // try backfill candidates shortest time limit first
   bool preemption = true;
   int64_t preempt_grace_ms = 60'000;
@@ -68,8 +69,8 @@ struct SchedulerPolicy {
 };
 
 struct SchedulerInput {
-  std::vector<SchedJob> pending;  // in priority order
-  std::vector<SchedJob> running;
+  std::vector<const SchedJob*> pending;  // in priority order; must outlive the pass
+  std::vector<const SchedJob*> running;
   std::vector<BoardCapacity> boards;
   int64_t now_ms = 0;
 };

@@ -10,7 +10,7 @@ PACKAGES=(
   librocksdb-dev
   libgflags-dev libgoogle-glog-dev
   libgtest-dev libgmock-dev
-  libyaml-cpp-dev libbenchmark-dev
+  libyaml-cpp-dev zlib1g-dev libbenchmark-dev
   systemd procps iproute2
 )
 

@@ -1,0 +1,61 @@
+#include "master/priority.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace snn {
+
+void FairShareLedger::AdvanceTo(int64_t now_ms) {
+  if (last_ms_ != INT64_MIN && now_ms > last_ms_ && half_life_ms_ > 0) {
+    const double f = std::exp2(-static_cast<double>(now_ms - last_ms_) / static_cast<double>(half_life_ms_));
+    for (auto& [tenant, u] : usage_) u *= f;
+  }
+  if (last_ms_ == INT64_MIN || now_ms > last_ms_) last_ms_ = now_ms;
+}
+
+double FairShareLedger::usage(const std::string& tenant) const {
+  auto it = usage_.find(tenant);
+  return it == usage_.end() ? 0 : it->second;
+}
+
+double FairShareLedger::total() const {
+  double sum = 0;
+  for (const auto& [tenant, u] : usage_) sum += u;
+  return sum;
+}
+
+PriorityFactors ComputePriority(const PriorityInputs& in, const PriorityWeights& w) {
+  PriorityFactors f;
+  f.age = w.max_age_ms > 0 ? std::min(1.0, static_cast<double>(std::max<int64_t>(0, in.wait_ms)) /
+                                               static_cast<double>(w.max_age_ms))
+                           : 0;
+  const double share = std::max(1e-9, in.tenant_weight_share);
+  f.fairshare = std::exp2(-in.tenant_usage_share / share);
+  const double size = std::min(1.0, static_cast<double>(in.cores) /
+                                        static_cast<double>(std::max<uint64_t>(1, in.pool_cores)));
+  f.size = w.favor_small ? 1.0 - size : size;
+  f.queue = in.max_queue_priority > 0
+                ? std::clamp(static_cast<double>(in.queue_priority) / in.max_queue_priority, 0.0, 1.0)
+                : 0;
+  f.job = (std::clamp(in.job_priority, -1000, 1000) + 1000) / 2000.0;
+  f.total = w.age * f.age + w.fairshare * f.fairshare + w.size * f.size + w.queue * f.queue +
+            w.job * f.job;
+  return f;
+}
+
+}  // namespace snn
+
+namespace snn {
+
+bool GoesFirst(int64_t wait_a, double priority_a, uint64_t id_a, int64_t wait_b,
+               double priority_b, uint64_t id_b, const PriorityWeights& w) {
+  if (w.starve_after_ms > 0) {
+    const bool starving_a = wait_a > w.starve_after_ms, starving_b = wait_b > w.starve_after_ms;
+    if (starving_a != starving_b) return starving_a;
+    if (starving_a) return wait_a != wait_b ? wait_a > wait_b : id_a < id_b;
+  }
+  if (priority_a != priority_b) return priority_a > priority_b;
+  return id_a < id_b;
+}
+
+}  // namespace snn

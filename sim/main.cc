@@ -1,0 +1,102 @@
+// snn-sim: replays an SWF workload trace through the master's scheduler core in virtual time and
+// prints the figures one a line, for scripts to compare runs.
+#include <chrono>
+#include <cstdio>
+
+#include <gflags/gflags.h>
+
+#include "sim/replay.h"
+
+DEFINE_string(trace, "", "the SWF trace (plain or .gz)");
+DEFINE_string(policy, "default", "fcfs, easy, or default (the master's default policy)");
+DEFINE_string(on_bad_line, "stop", "a malformed trace line: stop (an error) or skip");
+DEFINE_string(mesh, "", "map each job to one rectangle of cores on WxH boards (default: a gang "
+                        "of one-core tasks on MaxProcs one-core boards)");
+DEFINE_double(age_weight, -1, "default policy: weight of the age factor (-1: the default)");
+DEFINE_double(fairshare_weight, -1, "default policy: weight of the fair-share factor");
+DEFINE_double(size_weight, -1, "default policy: weight of the job-size factor (favoring small jobs)");
+DEFINE_double(max_age_h, -1, "default policy: hours of waiting that earn the full age factor");
+DEFINE_double(starve_after_h, -1, "default policy: hours after which a job goes ahead of younger ones");
+DEFINE_bool(per_user, false, "also print each user's job count and mean bounded slowdown");
+
+int main(int argc, char** argv) {
+  gflags::SetUsageMessage(
+      "snn-sim --trace=FILE.swf[.gz] [--policy=fcfs|easy|default] [--mesh=WxH]\n"
+      "Replays a workload trace through the scheduler and prints mean wait, mean bounded "
+      "slowdown, utilization, maximum wait and per-user fairness.");
+  gflags::ParseCommandLineFlags(&argc, &argv, true);
+  if (FLAGS_trace.empty()) {
+    std::fprintf(stderr, "snn-sim: --trace is required\n");
+    return 2;
+  }
+  snn::ReplayOptions options;
+  if (FLAGS_policy == "fcfs") {
+    options.policy = snn::SimPolicy::kFcfs;
+  } else if (FLAGS_policy == "easy") {
+    options.policy = snn::SimPolicy::kEasy;
+  } else if (FLAGS_policy == "default") {
+    options.policy = snn::SimPolicy::kDefault;
+  } else {
+    std::fprintf(stderr, "snn-sim: --policy is '%s'; use fcfs, easy or default\n", FLAGS_policy.c_str());
+    return 2;
+  }
+  options.weights = snn::DefaultWeights();
+  if (FLAGS_age_weight >= 0) options.weights.age = FLAGS_age_weight;
+  if (FLAGS_fairshare_weight >= 0) options.weights.fairshare = FLAGS_fairshare_weight;
+  if (FLAGS_size_weight >= 0) options.weights.size = FLAGS_size_weight;
+  if (FLAGS_starve_after_h >= 0) options.weights.starve_after_ms = static_cast<int64_t>(FLAGS_starve_after_h * 3600e3);
+  if (FLAGS_max_age_h > 0) options.weights.max_age_ms = static_cast<int64_t>(FLAGS_max_age_h * 3600e3);
+  if (!FLAGS_mesh.empty()) {
+    char x = 0;
+    if (std::sscanf(FLAGS_mesh.c_str(), "%u%c%u", &options.mesh_width, &x, &options.mesh_height) != 3 ||
+        x != 'x' || options.mesh_width == 0 || options.mesh_height == 0) {
+      std::fprintf(stderr, "snn-sim: --mesh is '%s'; write WxH\n", FLAGS_mesh.c_str());
+      return 2;
+    }
+  }
+  if (FLAGS_on_bad_line != "stop" && FLAGS_on_bad_line != "skip") {
+    std::fprintf(stderr, "snn-sim: --on_bad_line is '%s'; use stop or skip\n", FLAGS_on_bad_line.c_str());
+    return 2;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  auto trace = snn::ReadSwf(FLAGS_trace, FLAGS_on_bad_line == "skip");
+  if (!trace.ok()) {
+    std::fprintf(stderr, "snn-sim: %s\n", trace.status().message().c_str());
+    return 1;
+  }
+  auto outcome = snn::Replay(*trace, options);
+  if (!outcome.ok()) {
+    std::fprintf(stderr, "snn-sim: %s\n", outcome.status().message().c_str());
+    return 1;
+  }
+  const snn::ReplayMetrics m = snn::Summarize(*outcome, trace->max_procs);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (FLAGS_per_user) {
+    std::map<int64_t, std::pair<double, uint64_t>> users;
+    for (const auto& j : *outcome) {
+      const double run = static_cast<double>(j.run_s);
+      auto& u = users[j.user];
+      u.first += std::max(1.0, (static_cast<double>(j.start_s - j.submit_s) + run) / std::max(run, 10.0));
+      ++u.second;
+    }
+    for (const auto& [user, v] : users) {
+      std::printf("user %lld: %llu jobs, mean bounded slowdown %.1f\n", static_cast<long long>(user),
+                  static_cast<unsigned long long>(v.second), v.first / static_cast<double>(v.second));
+    }
+  }
+  std::printf("policy: %s\n", FLAGS_policy.c_str());
+  std::printf("jobs: %llu (dropped by the conventions: %llu, bad lines skipped: %llu)\n",
+              static_cast<unsigned long long>(m.jobs), static_cast<unsigned long long>(trace->dropped),
+              static_cast<unsigned long long>(trace->bad_lines));
+  std::printf("replay s: %.2f\n", seconds);
+  std::printf("users: %llu\n", static_cast<unsigned long long>(m.users));
+  std::printf("user fairness (Jain index of per-user mean bounded slowdown): %.3f\n", m.fairness);
+  std::printf("worst user mean bounded slowdown: %.1f (user %lld)\n", m.worst_user_slowdown,
+              static_cast<long long>(m.worst_user));
+  std::printf("mean wait s: %.0f\n", m.mean_wait_s);
+  std::printf("mean bounded slowdown: %.1f\n", m.mean_bounded_slowdown);
+  std::printf("utilization: %.3f\n", m.utilization);
+  std::printf("max wait s: %.0f\n", m.max_wait_s);
+  return 0;
+}

@@ -1,0 +1,253 @@
+#include "sim/replay.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <queue>
+
+#include "common/job_validation.h"
+
+namespace snn {
+namespace {
+
+constexpr int64_t kMs = 1000;
+
+struct SimJob {
+  SchedJob sched;
+  v1::Resources resources;
+  const TraceJob* trace = nullptr;
+  int64_t start_s = -1;
+};
+
+class Replayer {
+ public:
+  Replayer(const Trace& trace, const ReplayOptions& options)
+      : trace_(trace), options_(options), policy_(PolicyFor(options.policy)),
+        ledger_(options.fairshare_half_life_s * kMs) {}
+
+  Result<std::vector<JobOutcome>> Run();
+
+ private:
+  void BuildBoards();
+  void Schedule(int64_t now_s);
+  void Order(int64_t now_s);
+  size_t BoardIndex(const std::string& node) const { return std::stoul(node.substr(1)); }
+
+  const Trace& trace_;
+  const ReplayOptions options_;
+  SchedulerPolicy policy_;
+  FairShareLedger ledger_;
+  std::vector<SimJob> jobs_;
+  std::vector<BoardCapacity> boards_;
+  std::vector<std::shared_ptr<CoreGrid>> grids_;
+  std::vector<SimJob*> pending_;
+  std::vector<SimJob*> running_;
+  std::priority_queue<std::pair<int64_t, size_t>, std::vector<std::pair<int64_t, size_t>>,
+                      std::greater<>>
+      ends_;  // (end s, job index)
+  uint64_t pool_cores_ = 0;
+  uint64_t free_cores_ = 0;
+  int64_t charged_to_s_ = 0;
+};
+
+void Replayer::BuildBoards() {
+  const bool mesh = options_.mesh_width > 0;
+  const uint32_t per_board = mesh ? options_.mesh_width * options_.mesh_height : 1;
+  const uint32_t count = (trace_.max_procs + per_board - 1) / per_board;
+  for (uint32_t i = 0; i < count; ++i) {
+    auto grid = std::make_shared<CoreGrid>(mesh ? options_.mesh_width : 1,
+                                           mesh ? options_.mesh_height : 1);
+    BoardCapacity b;
+    b.node = "b" + std::to_string(i);
+    b.type = "sim";
+    b.pools = {"default"};
+    b.largest_live = Rect{0, 0, grid->width(), grid->height()};
+    b.grid = grid;
+    grids_.push_back(grid);
+    boards_.push_back(std::move(b));
+  }
+  pool_cores_ = uint64_t{count} * per_board;
+  free_cores_ = pool_cores_;
+}
+
+// FCFS and EASY keep submit order; the default policy orders by multifactor priority.
+void Replayer::Order(int64_t now_s) {
+  if (options_.policy != SimPolicy::kDefault) return;
+  // Charge the running jobs' use since the last event, then decay.
+  for (SimJob* j : running_) {
+    ledger_.Charge(j->sched.tenant, static_cast<double>(j->trace->procs) *
+                                        static_cast<double>(now_s - std::max(j->start_s, charged_to_s_)) * kMs);
+  }
+  charged_to_s_ = now_s;
+  ledger_.AdvanceTo(now_s * kMs);
+  const double total = ledger_.total();
+  const double users = std::max<double>(1, static_cast<double>(ledger_.all().size()));
+  std::map<std::string, double> share;
+  struct Keyed {
+    int64_t wait_ms;
+    double priority;
+    SimJob* job;
+  };
+  std::vector<Keyed> keyed;
+  keyed.reserve(pending_.size());
+  for (SimJob* j : pending_) {
+    PriorityInputs in;
+    in.wait_ms = (now_s - j->trace->submit_s) * kMs;
+    in.cores = j->trace->procs;
+    in.pool_cores = pool_cores_;
+    in.tenant_usage_share = total > 0 ? ledger_.usage(j->sched.tenant) / total : 0;
+    in.tenant_weight_share = 1.0 / users;
+    keyed.push_back(Keyed{in.wait_ms, ComputePriority(in, options_.weights).total, j});
+  }
+  std::sort(keyed.begin(), keyed.end(), [this](const Keyed& a, const Keyed& b) {
+    return GoesFirst(a.wait_ms, a.priority, a.job->sched.id, b.wait_ms, b.priority,
+                     b.job->sched.id, options_.weights);
+  });
+  for (size_t i = 0; i < keyed.size(); ++i) pending_[i] = keyed[i].job;
+}
+
+void Replayer::Schedule(int64_t now_s) {
+  // No free core: nothing can start under any policy (the simulator never preempts).
+  if (pending_.empty() || free_cores_ == 0) return;
+  Order(now_s);
+  SchedulerInput in;
+  in.now_ms = now_s * kMs;
+  in.boards = boards_;
+  for (SimJob* j : pending_) in.pending.push_back(&j->sched);
+  for (SimJob* j : running_) in.running.push_back(&j->sched);
+  SchedulePlan plan = PlanPass(std::move(in), policy_);
+  if (plan.starts.empty()) return;
+  for (const StartDecision& start : plan.starts) {
+    SimJob& job = jobs_[start.job_id];
+    job.start_s = now_s;
+    job.sched.start_ms = now_s * kMs;
+    job.sched.tasks = start.tasks;
+    for (const TaskPlacement& t : start.tasks) {
+      grids_[BoardIndex(t.node)]->Occupy(t.rect);
+      free_cores_ -= t.rect.area();
+    }
+    running_.push_back(&job);
+    ends_.emplace(now_s + job.trace->run_s, start.job_id);
+  }
+  pending_.erase(std::remove_if(pending_.begin(), pending_.end(),
+                                [](const SimJob* j) { return j->start_s >= 0; }),
+                 pending_.end());
+}
+
+Result<std::vector<JobOutcome>> Replayer::Run() {
+  BuildBoards();
+  const bool mesh = options_.mesh_width > 0;
+  jobs_.resize(trace_.jobs.size());
+  for (size_t i = 0; i < trace_.jobs.size(); ++i) {
+    const TraceJob& t = trace_.jobs[i];
+    SimJob& j = jobs_[i];
+    j.trace = &t;
+    j.resources.set_cores(mesh ? t.procs : 1);
+    if (mesh && t.procs > options_.mesh_width * options_.mesh_height) {
+      return InvalidArgument("job " + std::to_string(t.id) + " needs " + std::to_string(t.procs) +
+                             " cores, more than one " + std::to_string(options_.mesh_width) + "x" +
+                             std::to_string(options_.mesh_height) + " board has");
+    }
+    j.sched.id = i;
+    j.sched.pool = "default";
+    j.sched.tenant = "u" + std::to_string(t.user);
+    j.sched.queue = "default";
+    j.sched.resources = &j.resources;
+    j.sched.replicas = mesh ? 1 : t.procs;
+    j.sched.submit_ms = t.submit_s * kMs;
+    j.sched.time_limit_ms = t.estimate_s * kMs;
+  }
+  size_t next = 0;
+  while (next < jobs_.size() || !ends_.empty()) {
+    int64_t now = INT64_MAX;
+    if (next < jobs_.size()) now = jobs_[next].trace->submit_s;
+    if (!ends_.empty()) now = std::min(now, ends_.top().first);
+    while (!ends_.empty() && ends_.top().first == now) {
+      SimJob& job = jobs_[ends_.top().second];
+      ends_.pop();
+      for (const TaskPlacement& t : job.sched.tasks) {
+        grids_[BoardIndex(t.node)]->Release(t.rect);
+        free_cores_ += t.rect.area();
+      }
+      running_.erase(std::find(running_.begin(), running_.end(), &job));
+    }
+    while (next < jobs_.size() && jobs_[next].trace->submit_s == now) pending_.push_back(&jobs_[next++]);
+    Schedule(now);
+  }
+  std::vector<JobOutcome> out;
+  for (const SimJob& j : jobs_) {
+    out.push_back(JobOutcome{j.trace->id, j.trace->submit_s, j.start_s, j.trace->run_s,
+                             j.trace->procs, j.trace->user});
+  }
+  return out;
+}
+
+}  // namespace
+
+PriorityWeights DefaultWeights() {
+  PriorityWeights w;
+  w.age = 1000;
+  w.fairshare = 1000;
+  w.size = 0;
+  w.queue = 0;  // the trace has no queues or job priorities
+  w.job = 0;
+  w.max_age_ms = 2LL * 86400 * 1000;
+  w.starve_after_ms = 4LL * 3600 * 1000;
+  return w;
+}
+
+SchedulerPolicy PolicyFor(SimPolicy policy) {
+  SchedulerPolicy p;
+  p.explain = false;
+  p.preemption = false;
+  p.backfill = policy != SimPolicy::kFcfs;
+  p.backfill_shortest_first = policy == SimPolicy::kDefault;
+  return p;
+}
+
+Result<std::vector<JobOutcome>> Replay(const Trace& trace, const ReplayOptions& options) {
+  Replayer r(trace, options);
+  return r.Run();
+}
+
+ReplayMetrics Summarize(const std::vector<JobOutcome>& jobs, uint32_t max_procs) {
+  ReplayMetrics m;
+  if (jobs.empty()) return m;
+  double wait_sum = 0, bsld_sum = 0, work = 0;
+  int64_t first_submit = INT64_MAX, last_end = INT64_MIN;
+  std::map<int64_t, std::pair<double, uint64_t>> per_user;  // bsld sum, count
+  for (const JobOutcome& j : jobs) {
+    const double wait = static_cast<double>(j.start_s - j.submit_s);
+    const double run = static_cast<double>(j.run_s);
+    const double bsld = std::max(1.0, (wait + run) / std::max(run, 10.0));
+    wait_sum += wait;
+    bsld_sum += bsld;
+    m.max_wait_s = std::max(m.max_wait_s, wait);
+    work += run * j.procs;
+    first_submit = std::min(first_submit, j.submit_s);
+    last_end = std::max(last_end, j.start_s + j.run_s);
+    auto& u = per_user[j.user];
+    u.first += bsld;
+    ++u.second;
+  }
+  m.jobs = jobs.size();
+  m.mean_wait_s = wait_sum / static_cast<double>(jobs.size());
+  m.mean_bounded_slowdown = bsld_sum / static_cast<double>(jobs.size());
+  m.utilization = work / (static_cast<double>(max_procs) * static_cast<double>(last_end - first_submit));
+  double s = 0, s2 = 0;
+  for (const auto& [user, v] : per_user) {
+    const double mean = v.first / static_cast<double>(v.second);
+    s += mean;
+    s2 += mean * mean;
+    if (mean > m.worst_user_slowdown) {
+      m.worst_user_slowdown = mean;
+      m.worst_user = user;
+    }
+  }
+  m.users = per_user.size();
+  m.fairness = s2 > 0 ? s * s / (static_cast<double>(per_user.size()) * s2) : 1;
+  return m;
+}
+
+}  // namespace snn

@@ -1,0 +1,54 @@
+// Replays a workload trace through the master's scheduler core (PlanPass) in virtual time: every
+// submit and every end is an event, and each event runs one scheduling pass, as the master does.
+// Each trace job becomes a gang of one-core tasks on a pool of MaxProcs one-core boards (the
+// convention in the literature), or, with a mesh, one task of `procs` cores placed as a
+// rectangle on W x H boards. Jobs run for their real run time; the scheduler sees only their
+// estimates. Deterministic.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "master/priority.h"
+#include "master/scheduler.h"
+#include "sim/swf.h"
+
+namespace snn {
+
+enum class SimPolicy { kFcfs, kEasy, kDefault };
+
+struct ReplayOptions {
+  SimPolicy policy = SimPolicy::kDefault;
+  uint32_t mesh_width = 0, mesh_height = 0;  // 0: one-core boards
+  PriorityWeights weights;                   // for kDefault
+  int64_t fairshare_half_life_s = 7 * 86400;
+};
+
+struct JobOutcome {
+  uint64_t id = 0;
+  int64_t submit_s = 0, start_s = 0, run_s = 0;
+  uint32_t procs = 0;
+  int64_t user = -1;
+};
+
+struct ReplayMetrics {
+  uint64_t jobs = 0;
+  double mean_wait_s = 0;
+  double mean_bounded_slowdown = 0;
+  double utilization = 0;
+  double max_wait_s = 0;
+  uint64_t users = 0;
+  double fairness = 0;               // Jain's index over the users' mean bounded slowdowns
+  double worst_user_slowdown = 0;    // the highest mean bounded slowdown of any user
+  int64_t worst_user = -1;
+};
+
+// The policy each SimPolicy names: FCFS, EASY, and the project's default.
+SchedulerPolicy PolicyFor(SimPolicy policy);
+PriorityWeights DefaultWeights();
+
+Result<std::vector<JobOutcome>> Replay(const Trace& trace, const ReplayOptions& options);
+ReplayMetrics Summarize(const std::vector<JobOutcome>& jobs, uint32_t max_procs);
+
+}  // namespace snn
