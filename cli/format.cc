@@ -1,5 +1,6 @@
 #include "cli/format.h"
 
+#include <algorithm>
 #include <ctime>
 
 #include <google/protobuf/util/json_util.h>
@@ -111,6 +112,31 @@ std::string FormatJobsTable(const v1::ListJobsResponse& jobs, bool show_tenant, 
   return FormatTable(rows);
 }
 
+std::string FormatPriorityTable(const v1::ListJobsResponse& jobs) {
+  std::vector<const v1::JobRecord*> pending;
+  for (const auto& j : jobs.jobs()) pending.push_back(&j);
+  std::stable_sort(pending.begin(), pending.end(), [](const v1::JobRecord* a, const v1::JobRecord* b) {
+    if (a->priority().starving() != b->priority().starving()) return a->priority().starving();
+    return a->priority().total() > b->priority().total();
+  });
+  auto f = [](double v) {
+    char buf[32];
+    snprintf(buf, sizeof buf, "%.3f", v);
+    return std::string(buf);
+  };
+  std::vector<std::vector<std::string>> rows = {
+      {"JOBID", "TENANT", "NAME", "QUEUE", "PRIORITY", "AGE", "FAIRSHARE", "SIZE", "QUEUE_F", "JOB", "NOTE"}};
+  for (const v1::JobRecord* j : pending) {
+    const auto& p = j->priority();
+    char total[32];
+    snprintf(total, sizeof total, "%.1f", p.total());
+    rows.push_back({std::to_string(j->tenant_job_id()), j->tenant(), j->spec().name(),
+                    j->spec().queue(), total, f(p.age()), f(p.fairshare()), f(p.size()),
+                    f(p.queue()), f(p.job()), p.starving() ? "starving: goes first" : ""});
+  }
+  return FormatTable(rows) + "(factors 0..1 as of the last scheduling pass; queues of a higher priority tier go first)\n";
+}
+
 // "injected 8, delivered 24, ..., rate 0.0 KSPS", or "" when nothing was counted.
 std::string FormatSpikeUsage(const v1::SpikeUsage& u) {
   if (u.ByteSizeLong() == 0) return "";
@@ -154,7 +180,12 @@ std::string FormatJobDetail(const v1::JobRecord& job, int64_t now_ms) {
   line("Replicas:", "min " + std::to_string(spec.min_replicas()) + ", max " +
                         std::to_string(spec.max_replicas()));
   line("Attempts:", std::to_string(job.attempt()) + "   Requeues: " +
-                        std::to_string(job.requeue_count()));
+                        std::to_string(job.requeue_count()) + "   Preempted: " +
+                        std::to_string(job.preempt_count()));
+  if (job.state() == v1::PENDING && job.expected_start_ms() > 0) {
+    line("ExpectedStart:", FormatTimestamp(job.expected_start_ms()) +
+                               " (reserved; by the running jobs' time limits)");
+  }
   const std::string spikes = FormatSpikeUsage(job.usage());
   line("Spikes:", spikes.empty() ? "none counted" : spikes + " (all attempts)");
   if (job.tasks_size() > 0) {

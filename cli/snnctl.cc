@@ -7,6 +7,8 @@
 
 #include "cli/format.h"
 #include "cli/job_file.h"
+#include "cli/policy_commands.h"
+#include "cli/session.h"
 #include "common/job_validation.h"
 #include "common/model.h"
 #include "common/clock.h"
@@ -38,39 +40,6 @@ Result<v1::JobState> ParseState(const std::string& text) {
   return state;
 }
 
-class Session {
- public:
-  explicit Session(const CliOptions& o) : options_(o), client_(std::chrono::milliseconds(o.timeout_ms)) {}
-
-  Status Open() {
-    auto address = ParseHostPort(options_.master);
-    if (!address.ok()) return InvalidArgument("--master: " + address.status().message());
-    SNN_RETURN_IF_ERROR(client_.Connect(*address));
-    v1::Credential credential;
-    credential.set_user(options_.user);
-    credential.set_tenant(options_.tenant);
-    client_.set_credential(credential);
-    return Status::Ok();
-  }
-  RpcClient& client() { return client_; }
-
- private:
-  const CliOptions& options_;
-  RpcClient client_;
-};
-
-int Fail(std::ostream& err, const Status& status) {
-  err << "snnctl: " << status.message() << "\n";
-  return 1;
-}
-
-template <typename Response>
-Result<Response> Call(const CliOptions& o, const std::string& method,
-                      const google::protobuf::Message& request) {
-  Session session(o);
-  SNN_RETURN_IF_ERROR(session.Open());
-  return session.client().Call<Response>(method, request);
-}
 
 // Neurons per core of the boards a job could use: the given type's, or the smallest in the pool.
 Result<uint32_t> NeuronsPerCore(const CliOptions& o, const std::string& board_type,
@@ -137,9 +106,12 @@ int Submit(const CliOptions& o, std::ostream& out, std::ostream& err) {
 }
 
 int Jobs(const CliOptions& o, std::ostream& out, std::ostream& err) {
-  if (o.args.size() != 1) return Fail(err, InvalidArgument("usage: snnctl jobs [--all-tenants] [--state S[,S]]"));
+  if (o.args.size() != 1) {
+    return Fail(err, InvalidArgument("usage: snnctl jobs [--all-tenants] [--state S[,S]] [--priority]"));
+  }
   v1::ListJobsRequest req;
   req.set_all_tenants(o.all_tenants);
+  if (o.show_priority) req.add_states(v1::PENDING);
   for (const auto& s : o.states) {
     auto state = ParseState(s);
     if (!state.ok()) return Fail(err, state.status());
@@ -158,6 +130,8 @@ int Jobs(const CliOptions& o, std::ostream& out, std::ostream& err) {
   }
   if (o.output == "json") {
     out << FormatJson(all) << "\n";
+  } else if (o.show_priority) {
+    out << FormatPriorityTable(all);
   } else {
     out << FormatJobsTable(all, o.all_tenants, SystemClock().NowMs());
   }
@@ -341,6 +315,10 @@ Commands:
   cancel JOBID...         cancel pending or running jobs
   pool status             nodes and boards: cores, KSPS and streams used and free; job counts
   estimate MODEL.json     logical cores, a suggested shape and the spike rate of a model
+  policy show             the scheduling policy: queues, tenants, quotas, priority weights
+  queue set NAME [--priority N] [--weight W] [--pool P [--max N] [--guaranteed N]] [--create]
+  tenant set NAME [--weight W] [--pool P [--limit N] [--guaranteed N]] [--create]
+                          change a queue or a tenant (admin); caps are cores per pool
   node drain|resume NODE  stop (or restart) sending new work to a node; running jobs finish
   board drain|resume NODE/BOARD
                           the same for one board
@@ -355,6 +333,7 @@ Options:
   --timeout SECONDS       give up on the master after this long (default: 5)
   --all-tenants           jobs: list every tenant's jobs
   --state S[,S...]        jobs: only these states (PENDING, RUNNING, COMPLETED, ...)
+  --priority              jobs: pending jobs in scheduling order with their priority factors
   --parsable              submit: print only the job ID
   --page-size N           jobs: jobs fetched per request (default: 1000)
   --reason TEXT           node/board drain: why (shown in pool status)
@@ -383,6 +362,17 @@ Result<CliOptions> ParseCliArgs(const std::vector<std::string>& argv) {
     };
     if (arg == "-h" || arg == "--help") {
       o.help = true;
+    } else if (arg == "--priority" && !o.args.empty() && o.args[0] == "jobs") {
+      if (has_value) return InvalidArgument("jobs --priority takes no value");
+      o.show_priority = true;
+    } else if (arg == "--priority" || arg == "--weight" || arg == "--pool" || arg == "--max" ||
+               arg == "--limit" || arg == "--guaranteed") {
+      auto v = take(arg);
+      if (!v.ok()) return v.status();
+      o.settings[arg.substr(2)] = *v;
+    } else if (arg == "--create") {
+      if (has_value) return InvalidArgument("--create takes no value");
+      o.create = true;
     } else if (arg == "--master" || arg == "--tenant" || arg == "-o" || arg == "--output" ||
                arg == "--timeout" || arg == "--state" || arg == "--board-type" ||
                arg == "--input-rate" || arg == "--neurons-per-core" || arg == "--reason" ||
@@ -476,6 +466,8 @@ int RunCli(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (command == "estimate") return Estimate(o, out, err);
   if (command == "sim") return Sim(o, out, err);
   if (command == "node" || command == "board") return Drain(o, out, err);
+  if (command == "policy") return PolicyShow(o, out, err);
+  if (command == "queue" || command == "tenant") return PolicySet(o, out, err);
   err << "snnctl: unknown command '" << command << "' (see snnctl --help)\n";
   return 2;
 }

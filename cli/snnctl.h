@@ -3,6 +3,7 @@
 #pragma once
 
 #include <ostream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,9 @@ struct CliOptions {
   std::string board_type;         // estimate
   double input_rate_hz = 10;      // estimate
   uint32_t neurons_per_core = 0;  // estimate: 0 asks the master
+  bool show_priority = false;     // jobs: pending jobs with their priority factors
+  bool create = false;            // queue/tenant set: the name may be new
+  std::map<std::string, std::string> settings;  // queue/tenant set: --priority, --weight, ...
   std::vector<std::string> args;  // the command and its operands
 };
 

@@ -38,7 +38,29 @@ JobController::JobController(JobTable& jobs, NodeRegistry& nodes, Journal& journ
       journal_(journal),
       clock_(clock),
       options_(std::move(options)),
-      request_schedule_(std::move(request_schedule)) {}
+      request_schedule_(std::move(request_schedule)) {
+  SetScheduling(options_.scheduling);
+}
+
+void JobController::SetScheduling(const v1::SchedulingConfig& config) {
+  scheduling_ = config;
+  policy_ = ToSchedulerPolicy(config);
+  order_.Configure(config);
+}
+
+std::set<std::string> JobController::KnownPools() const {
+  std::set<std::string> pools;
+  for (const auto& [name, entry] : nodes_.nodes()) {
+    pools.insert(entry.record.pools().begin(), entry.record.pools().end());
+  }
+  for (const auto& q : scheduling_.queues()) {
+    for (const auto& c : q.pools()) pools.insert(c.pool());
+  }
+  for (const auto& t : scheduling_.tenants()) {
+    for (const auto& c : t.quotas()) pools.insert(c.pool());
+  }
+  return pools;
+}
 
 void JobController::RecoverReservations() {
   for (const auto& [id, job] : jobs_.jobs()) {
@@ -89,6 +111,11 @@ Result<const v1::JobRecord*> JobController::Submit(v1::JobSpec spec, const std::
   }
   if (spec.time_limit_s() == 0) spec.set_time_limit_s(options_.default_time_limit_s);
   SNN_RETURN_IF_ERROR(ValidateJobSpec(spec));
+  if (FindQueue(scheduling_, spec.queue()) == nullptr) {
+    std::string known;
+    for (const auto& q : scheduling_.queues()) known += (known.empty() ? "" : ", ") + q.name();
+    return InvalidArgument("unknown queue '" + spec.queue() + "' (queues: " + known + ")");
+  }
   if (spec.time_limit_s() > options_.max_time_limit_s) {
     return InvalidArgument("time_limit " + FormatDurationSeconds(spec.time_limit_s()) +
                            " is above this cluster's maximum of " +
@@ -494,7 +521,8 @@ SchedJob JobController::ToSchedJob(const v1::JobRecord& job) const {
   j.submit_ms = job.submit_ms();
   j.time_limit_ms = static_cast<int64_t>(job.spec().time_limit_s()) * 1000;
   j.preemptible = job.spec().preemptible();
-  j.tier = {0, job.spec().priority()};
+  const v1::QueueConfig* queue = FindQueue(scheduling_, job.spec().queue());
+  j.tier = {queue ? queue->priority() : 0, job.spec().priority()};
   if (job.state() == v1::RUNNING) {
     j.start_ms = job.start_ms();
     for (const auto& t : job.tasks()) {
@@ -507,22 +535,24 @@ SchedJob JobController::ToSchedJob(const v1::JobRecord& job) const {
 
 void JobController::RunSchedulingPass() {
   const int64_t now = clock_.NowMs();
+  SchedulerInput in;
+  in.now_ms = now;
+  in.boards = SchedulableBoards(true);
+  std::map<std::string, uint64_t> pool_cores;
+  for (const auto& b : in.boards) {
+    for (const auto& p : b.pools) pool_cores[p] += b.grid ? b.grid->live_count() : 0;
+  }
   std::vector<SchedJob> pending, running;
   pending.reserve(jobs_.CountInState(v1::PENDING));
-  for (const auto& [pool, queue] : jobs_.pending()) {
-    for (const PendingKey& key : queue) {
-      if (const v1::JobRecord* job = jobs_.Find(key.job_id)) pending.push_back(ToSchedJob(*job));
-    }
+  for (const v1::JobRecord* job : order_.Order(jobs_, pool_cores, now)) {
+    pending.push_back(ToSchedJob(*job));
   }
   for (uint64_t id : jobs_.running()) {
     if (const v1::JobRecord* job = jobs_.Find(id)) running.push_back(ToSchedJob(*job));
   }
-  SchedulerInput in;
-  in.now_ms = now;
-  in.boards = SchedulableBoards(true);
   for (const SchedJob& j : pending) in.pending.push_back(&j);
   for (const SchedJob& j : running) in.running.push_back(&j);
-  SchedulePlan plan = PlanPass(std::move(in), options_.policy);
+  SchedulePlan plan = PlanPass(std::move(in), policy_);
   for (const auto& p : plan.preemptions) {
     if (v1::JobRecord* job = jobs_.Find(p.job_id)) Preempt(*job, p.reason);
   }

@@ -13,6 +13,8 @@
 #include "master/job_table.h"
 #include "master/journal.h"
 #include "master/node_registry.h"
+#include "master/policy_config.h"
+#include "master/queue_order.h"
 #include "master/scheduler.h"
 #include "proto/node.pb.h"
 
@@ -23,7 +25,7 @@ struct ControllerOptions {
   std::string default_queue = "default";
   uint64_t default_time_limit_s = 3600;
   uint64_t max_time_limit_s = 7 * 86400;
-  SchedulerPolicy policy;
+  v1::SchedulingConfig scheduling = DefaultSchedulingConfig();
 };
 
 class JobController {
@@ -43,6 +45,12 @@ class JobController {
 
   // Applies one task report from `node` (register, status report, launch answer).
   void ApplyTaskStatus(const std::string& node, const v1::TaskStatus& status);
+
+  // The scheduling policy in force; a new one applies from the next pass.
+  const v1::SchedulingConfig& scheduling() const { return scheduling_; }
+  void SetScheduling(const v1::SchedulingConfig& config);
+  // Every pool some node belongs to, and every pool the policy names.
+  std::set<std::string> KnownPools() const;
 
   // Spike counters of a running task on `node`, from its heartbeat.
   void ApplyUsage(const std::string& node, const v1::TaskUsage& usage);
@@ -89,6 +97,10 @@ class JobController {
   const Clock& clock_;
   const ControllerOptions options_;
   std::function<void()> request_schedule_;
+
+  v1::SchedulingConfig scheduling_;
+  SchedulerPolicy policy_;
+  QueueOrder order_;
 };
 
 }  // namespace snn

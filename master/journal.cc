@@ -23,6 +23,10 @@ void Journal::PutNode(const v1::NodeRecord& node) {
   batch_.push_back(StoreWrite{NodeKey(node.name()), node.SerializeAsString()});
 }
 
+void Journal::PutPolicy(const v1::SchedulingConfig& config) {
+  batch_.push_back(StoreWrite{kPolicyKey, config.SerializeAsString()});
+}
+
 void Journal::Defer(std::function<void()> effect) { effects_.push_back(std::move(effect)); }
 
 void Journal::Commit(std::function<void()> done) {

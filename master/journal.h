@@ -12,6 +12,7 @@
 #include "master/store.h"
 #include "proto/job.pb.h"
 #include "proto/node.pb.h"
+#include "proto/policy.pb.h"
 
 namespace snn {
 
@@ -20,6 +21,7 @@ std::string JobKey(uint64_t job_id);
 std::string NodeKey(const std::string& name);
 inline constexpr char kJobKeyPrefix[] = "job/";
 inline constexpr char kNodeKeyPrefix[] = "node/";
+inline constexpr char kPolicyKey[] = "policy";
 
 class Journal {
  public:
@@ -28,6 +30,7 @@ class Journal {
 
   void PutJob(const v1::JobRecord& job);
   void PutNode(const v1::NodeRecord& node);
+  void PutPolicy(const v1::SchedulingConfig& config);
   // Runs `effect` on the io thread once the writes gathered so far are durable.
   void Defer(std::function<void()> effect);
 

@@ -23,6 +23,10 @@ DEFINE_int64(agent_lease_ms, 0,
 DEFINE_uint32(auto_drain_health_below, 50,
               "drain boards whose health falls below this (0-100; 0: never), resume them when "
               "healthy again");
+DEFINE_string(policy_file, "",
+              "YAML scheduling policy (queues, tenants, quotas, priority weights; see "
+              "etc/policy.yaml), read at the first start; later the stored policy, with admins' "
+              "changes, is used. Empty: the built-in default");
 DEFINE_string(default_pool, "default", "pool of jobs that name none");
 DEFINE_string(default_queue, "default", "queue of jobs that name none");
 DEFINE_uint64(default_time_limit_s, 3600, "time limit of jobs that set none, seconds");
@@ -67,6 +71,14 @@ int main(int argc, char** argv) {
   config.controller.default_queue = FLAGS_default_queue;
   config.controller.default_time_limit_s = FLAGS_default_time_limit_s;
   config.controller.max_time_limit_s = FLAGS_max_time_limit_s;
+  if (!FLAGS_policy_file.empty()) {
+    auto policy = snn::LoadPolicyFile(FLAGS_policy_file);
+    if (!policy.ok()) {
+      LOG(ERROR) << policy.status().message();
+      return 2;
+    }
+    config.controller.scheduling = *policy;
+  }
 
   config.handle_signals = true;
 

@@ -16,6 +16,7 @@ MasterServer::MasterServer(MasterConfig config, const Clock& clock, std::unique_
       clients_(jobs_, nodes_, journal_, controller_, clock_),
       agents_(nodes_, journal_, controller_, clock_, config_.agents),
       admin_(nodes_, journal_, [this] { RequestSchedule(); }),
+      policy_(controller_, journal_, [this] { RequestSchedule(); }),
       server_(
           io_, config_.max_frame_bytes,
           [this](const std::shared_ptr<Connection>& c, v1::Envelope e) {
@@ -30,6 +31,7 @@ MasterServer::MasterServer(MasterConfig config, const Clock& clock, std::unique_
   clients_.Register(router_);
   agents_.Register(router_);
   admin_.Register(router_);
+  policy_.Register(router_);
 }
 
 MasterServer::~MasterServer() { store_->Close(); }
@@ -52,6 +54,13 @@ Status MasterServer::Recover() {
       jobs_.Restore(std::move(job));
       ++job_count;
     }
+  }
+  for (const auto& [key, value] : *records) {
+    if (key != kPolicyKey) continue;
+    v1::SchedulingConfig stored;  // an admin's changes outlive restarts; the file seeds it
+    if (!stored.ParseFromString(value)) return Internal("corrupt policy record");
+    controller_.SetScheduling(stored);
+    LOG(INFO) << "scheduling policy from the store (admin changes kept; --policy_file not read)";
   }
   controller_.RecoverReservations();
   LOG(INFO) << "recovered " << job_count << " jobs and " << nodes_.nodes().size() << " nodes";

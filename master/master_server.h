@@ -14,6 +14,7 @@
 #include "master/agent_service.h"
 #include "master/client_service.h"
 #include "master/job_controller.h"
+#include "master/policy_service.h"
 #include "master/store.h"
 
 namespace snn {
@@ -59,6 +60,7 @@ class MasterServer {
   ClientService clients_;
   AgentService agents_;
   AdminService admin_;
+  PolicyService policy_;
   MethodRouter router_;
   RpcServer server_;
   asio::steady_timer tick_timer_;

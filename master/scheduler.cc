@@ -111,7 +111,7 @@ class Pass {
  public:
   Pass(SchedulerInput& in, const SchedulerPolicy& policy)
       : in_(in), policy_(policy),
-        track_use_(!policy.tenant_quotas.empty() || !policy.queue_limits.empty()) {}
+        track_use_(!policy.tenant_quotas.empty() || !policy.queue_quotas.empty()) {}
 
   SchedulePlan Run();
 
@@ -185,10 +185,10 @@ bool Pass::OverQuota(const SchedJob& job) {
                   " cores in use, and this job needs " + std::to_string(job.cores()));
     return true;
   }
-  auto l = policy_.queue_limits.find({job.queue, job.pool});
-  if (l != policy_.queue_limits.end() && QueueUse(job) + job.cores() > l->second) {
+  auto l = policy_.queue_quotas.find({job.queue, job.pool});
+  if (l != policy_.queue_quotas.end() && QueueUse(job) + job.cores() > l->second.limit) {
     Wait(job, "queue " + job.queue + " is at its limit in pool '" + job.pool + "': " +
-                  std::to_string(QueueUse(job)) + " of " + std::to_string(l->second) +
+                  std::to_string(QueueUse(job)) + " of " + std::to_string(l->second.limit) +
                   " cores in use, and this job needs " + std::to_string(job.cores()));
     return true;
   }
@@ -255,12 +255,15 @@ std::string Pass::WaitReason(PoolState& pool, const SchedJob& job) {
 
 bool Pass::TryPreempt(PoolState& pool, const SchedJob& job) {
   if (!policy_.preemption) return false;
-  auto guarantee = [&](const std::string& tenant) {
-    auto q = policy_.tenant_quotas.find({tenant, job.pool});
-    return q == policy_.tenant_quotas.end() ? uint64_t{0} : q->second.guaranteed;
+  auto guarantee = [&](const auto& quotas, const std::string& who) {
+    auto q = quotas.find({who, job.pool});
+    return q == quotas.end() ? uint64_t{0} : q->second.guaranteed;
   };
-  const bool under_guarantee =
-      track_use_ && TenantUse(job) + job.cores() <= guarantee(job.tenant);
+  const auto& tq = policy_.tenant_quotas;
+  const auto& qq = policy_.queue_quotas;
+  const bool tenant_under =
+      track_use_ && TenantUse(job) + job.cores() <= guarantee(tq, job.tenant);
+  const bool queue_under = track_use_ && QueueUse(job) + job.cores() <= guarantee(qq, job.queue);
   std::vector<const SchedJob*> victims;
   for (const SchedJob* r : pool.running) {
     if (!r->preemptible || preempted_.count(r->id) ||
@@ -268,9 +271,11 @@ bool Pass::TryPreempt(PoolState& pool, const SchedJob& job) {
       continue;
     }
     const bool lower_tier = r->tier < job.tier;
-    const bool reclaim = under_guarantee && r->tenant != job.tenant &&
-                         tenant_use_[QuotaKey(r->tenant, r->pool)] > guarantee(r->tenant);
-    if (lower_tier || reclaim) victims.push_back(r);
+    const bool tenant_reclaim = tenant_under && r->tenant != job.tenant &&
+                                tenant_use_[QuotaKey(r->tenant, r->pool)] > guarantee(tq, r->tenant);
+    const bool queue_reclaim = queue_under && r->queue != job.queue &&
+                               queue_use_[QuotaKey(r->queue, r->pool)] > guarantee(qq, r->queue);
+    if (lower_tier || tenant_reclaim || queue_reclaim) victims.push_back(r);
   }
   if (victims.empty()) return false;
   std::sort(victims.begin(), victims.end(), [](const SchedJob* a, const SchedJob* b) {
@@ -286,7 +291,10 @@ bool Pass::TryPreempt(PoolState& pool, const SchedJob& job) {
     for (size_t k = 0; k <= n; ++k) {
       preempted_.insert(victims[k]->id);
       ids += (ids.empty() ? "" : ", ") + std::to_string(victims[k]->id);
-      if (track_use_) tenant_use_[QuotaKey(victims[k]->tenant, victims[k]->pool)] -= victims[k]->cores();
+      if (track_use_) {
+        tenant_use_[QuotaKey(victims[k]->tenant, victims[k]->pool)] -= victims[k]->cores();
+        queue_use_[QuotaKey(victims[k]->queue, victims[k]->pool)] -= victims[k]->cores();
+      }
       plan_.preemptions.push_back(
           PreemptDecision{victims[k]->id, job.id, "preempted by job " + std::to_string(job.id)});
     }

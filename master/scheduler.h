@@ -15,8 +15,9 @@
 //    the running jobs' time limits, at which it fits, on given boards. Later jobs start now only
 //    if they end (by their time limit) before it, or stay off what it reserved.
 //  - Preemption: a job that cannot start may stop preemptible running jobs of a lower tier
-//    (queue priority, then job priority), or, while its tenant is under its guarantee in the
-//    pool, preemptible jobs of tenants over theirs; never a job younger than the grace period.
+//    (queue priority, then job priority), or, while its tenant (or queue) is under its
+//    guarantee in the pool, preemptible jobs of tenants (queues) over theirs; never a job
+//    younger than the grace period.
 //    The fewest such jobs, lowest tier and youngest first, whose room lets it start.
 #pragma once
 
@@ -65,7 +66,7 @@ struct SchedulerPolicy {
   bool preemption = true;
   int64_t preempt_grace_ms = 60'000;
   std::map<std::pair<std::string, std::string>, Quota> tenant_quotas;  // (tenant, pool)
-  std::map<std::pair<std::string, std::string>, uint64_t> queue_limits;  // (queue, pool): max
+  std::map<std::pair<std::string, std::string>, Quota> queue_quotas;    // (queue, pool)
 };
 
 struct SchedulerInput {

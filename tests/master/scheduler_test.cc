@@ -1,6 +1,10 @@
+// The scheduler core on hand-made states: placement, gangs, pools, FCFS and EASY backfill with
+// reservations, quotas and queue limits, preemption by tier and by guarantee, grace periods.
 #include "master/scheduler.h"
 
 #include <gtest/gtest.h>
+
+#include <deque>
 
 #include "tests/master/test_jobs.h"
 
@@ -9,105 +13,321 @@ namespace {
 
 using testing_helpers::Board;
 using testing_helpers::MeshBoard;
-using testing_helpers::PendingJob;
 
-TEST(SchedulerTest, StartsInPriorityThenSubmitOrder) {
-  JobTable jobs;
-  const uint64_t low = jobs.Insert(PendingJob(jobs, "default", 4, /*priority=*/1)).id();
-  const uint64_t high = jobs.Insert(PendingJob(jobs, "default", 4, /*priority=*/5)).id();
-  const uint64_t low2 = jobs.Insert(PendingJob(jobs, "default", 4, /*priority=*/1)).id();
-  // Room for two of the three.
-  SchedulePlan plan = PlanStarts(jobs, {Board("n1", 0, 8)}, 0);
-  ASSERT_EQ(plan.starts.size(), 2u);
-  EXPECT_EQ(plan.starts[0].job_id, high);
-  EXPECT_EQ(plan.starts[1].job_id, low);
-  ASSERT_EQ(plan.waits.size(), 1u);
-  EXPECT_EQ(plan.waits[0].job_id, low2);
-  EXPECT_NE(plan.waits[0].reason.find("waiting for resources"), std::string::npos);
+constexpr int64_t kMin = 60'000;
+
+// Jobs and their resources, kept alive for the pass.
+class Scenario {
+ public:
+  SchedJob& Pending(uint32_t cores, int64_t limit_ms = 10 * kMin, uint32_t replicas = 1,
+                    const std::string& pool = "default") {
+    SchedJob& j = Make(cores, limit_ms, replicas, pool);
+    pending_.push_back(&j);
+    return j;
+  }
+  // Running since `start_ms`, on the given placements.
+  SchedJob& Running(uint32_t cores, int64_t start_ms, int64_t limit_ms,
+                    std::vector<TaskPlacement> tasks, const std::string& pool = "default") {
+    SchedJob& j = Make(cores, limit_ms, static_cast<uint32_t>(tasks.size()), pool);
+    j.start_ms = start_ms;
+    j.tasks = std::move(tasks);
+    running_.push_back(&j);
+    return j;
+  }
+  SchedulePlan Plan(std::vector<BoardCapacity> boards, const SchedulerPolicy& policy,
+                    int64_t now_ms = 0) {
+    SchedulerInput in;
+    in.pending = pending_;
+    in.running = running_;
+    in.now_ms = now_ms;
+    // The running jobs hold their cores on the boards given.
+    for (const SchedJob* r : running_) {
+      for (const TaskPlacement& t : r->tasks) {
+        for (auto& b : boards) {
+          if (b.node != t.node || b.board != t.board) continue;
+          auto grid = std::make_shared<CoreGrid>(*b.grid);
+          grid->Occupy(t.rect);
+          b.grid = grid;
+          b.ksps_free -= r->resources->ksps();
+          b.streams_free -= r->resources->streams();
+        }
+      }
+    }
+    in.boards = std::move(boards);
+    return PlanPass(std::move(in), policy);
+  }
+
+ private:
+  SchedJob& Make(uint32_t cores, int64_t limit_ms, uint32_t replicas, const std::string& pool) {
+    v1::Resources& r = resources_.emplace_back();
+    r.set_cores(cores);
+    r.set_ksps(10);
+    r.set_streams(1);
+    SchedJob& j = jobs_.emplace_back();
+    j.id = jobs_.size();
+    j.pool = pool;
+    j.tenant = "t";
+    j.queue = "default";
+    j.resources = &r;
+    j.replicas = replicas;
+    j.time_limit_ms = limit_ms;
+    return j;
+  }
+
+  std::deque<v1::Resources> resources_;
+  std::deque<SchedJob> jobs_;
+  std::vector<const SchedJob*> pending_, running_;
+};
+
+SchedulerPolicy Fcfs() {
+  SchedulerPolicy p;
+  p.backfill = false;
+  return p;
+}
+
+std::vector<uint64_t> Started(const SchedulePlan& plan) {
+  std::vector<uint64_t> ids;
+  for (const auto& s : plan.starts) ids.push_back(s.job_id);
+  return ids;
+}
+
+const WaitDecision* WaitOf(const SchedulePlan& plan, uint64_t id) {
+  for (const auto& w : plan.waits) {
+    if (w.job_id == id) return &w;
+  }
+  return nullptr;
+}
+
+TEST(SchedulerTest, StartsInTheGivenOrderAndFcfsLetsNothingPassTheHead) {
+  Scenario s;
+  const auto a = s.Pending(4).id, b = s.Pending(4).id, c = s.Pending(4).id, d = s.Pending(1).id;
+  SchedulePlan plan = s.Plan({Board("n1", 0, 8)}, Fcfs());
+  EXPECT_EQ(Started(plan), (std::vector<uint64_t>{a, b}));
+  ASSERT_NE(WaitOf(plan, c), nullptr);
+  EXPECT_NE(WaitOf(plan, c)->reason.find("waiting for resources"), std::string::npos);
+  EXPECT_EQ(WaitOf(plan, d), nullptr) << "behind the head, untried";
 }
 
 TEST(SchedulerTest, FirstBoardWithEnoughOfEverything) {
-  JobTable jobs;
-  jobs.Insert(PendingJob(jobs, "default", 10));
+  Scenario s;
+  s.Pending(10);
   auto small = Board("n1", 0, 8);
   auto no_streams = Board("n1", 1, 64);
   no_streams.streams_free = 0;
-  auto fits = Board("n2", 0, 64);
-  SchedulePlan plan = PlanStarts(jobs, {small, no_streams, fits}, 0);
+  SchedulePlan plan = s.Plan({small, no_streams, Board("n2", 0, 64)}, SchedulerPolicy{});
   ASSERT_EQ(plan.starts.size(), 1u);
   EXPECT_EQ(plan.starts[0].tasks[0].node, "n2");
 }
 
 TEST(SchedulerTest, HonoursPoolsAndBoardTypes) {
-  JobTable jobs;
-  auto job = PendingJob(jobs, "gpuish", 4);
-  job.mutable_spec()->mutable_task()->mutable_resources()->set_board_type("sim-v2");
-  jobs.Insert(job);
+  Scenario s;
+  v1::Resources typed;
+  SchedJob& job = s.Pending(4, 10 * kMin, 1, "gpuish");
+  typed = *job.resources;
+  typed.set_board_type("sim-v2");
+  job.resources = &typed;
   SchedulePlan plan =
-      PlanStarts(jobs, {Board("n1", 0, 64, "default", "sim-v2"), Board("n2", 0, 64, "gpuish")}, 0);
+      s.Plan({Board("n1", 0, 64, "default", "sim-v2"), Board("n2", 0, 64, "gpuish")}, SchedulerPolicy{});
   EXPECT_TRUE(plan.starts.empty());
   ASSERT_EQ(plan.waits.size(), 1u);
-  EXPECT_NE(plan.waits[0].reason.find("none is available"), std::string::npos);
-  plan = PlanStarts(jobs, {Board("n3", 0, 64, "gpuish", "sim-v2")}, 0);
-  ASSERT_EQ(plan.starts.size(), 1u);
+  EXPECT_NE(plan.waits[0].reason.find("none is available"), std::string::npos) << plan.waits[0].reason;
+  plan = s.Plan({Board("n3", 0, 64, "gpuish", "sim-v2")}, SchedulerPolicy{});
+  EXPECT_EQ(plan.starts.size(), 1u);
 }
 
 TEST(SchedulerTest, GangStartsTogetherOrNotAtAllWithoutHoldingAnything) {
-  JobTable jobs;
-  const uint64_t gang = jobs.Insert(PendingJob(jobs, "default", 8, 5, /*replicas=*/3)).id();
-  jobs.Insert(PendingJob(jobs, "default", 8, 1));
-  // Room for two replicas only: the gang waits, and (no backfill) so does the job behind it.
-  SchedulePlan plan = PlanStarts(jobs, {Board("n1", 0, 8), Board("n2", 0, 8)}, 0);
+  Scenario s;
+  const auto gang = s.Pending(8, 10 * kMin, /*replicas=*/3).id;
+  const auto other = s.Pending(8).id;
+  // Room for two replicas only: the gang waits and holds nothing; under FCFS so does the other.
+  SchedulePlan plan = s.Plan({Board("n1", 0, 8), Board("n2", 0, 8)}, Fcfs());
   EXPECT_TRUE(plan.starts.empty());
-  ASSERT_EQ(plan.waits.size(), 1u);
-  EXPECT_EQ(plan.waits[0].job_id, gang);
-  plan = PlanStarts(jobs, {Board("n1", 0, 8), Board("n2", 0, 8), Board("n3", 0, 16)}, 0);
+  EXPECT_NE(WaitOf(plan, gang), nullptr);
+  // With EASY the other job runs meanwhile: the gang cannot start before something ends anyway.
+  plan = s.Plan({Board("n1", 0, 8), Board("n2", 0, 8)}, SchedulerPolicy{});
+  EXPECT_EQ(Started(plan), std::vector<uint64_t>{other});
+  plan = s.Plan({Board("n1", 0, 8), Board("n2", 0, 8), Board("n3", 0, 16)}, Fcfs());
   ASSERT_EQ(plan.starts.size(), 2u);
   EXPECT_EQ(plan.starts[0].tasks.size(), 3u);
 }
 
 TEST(SchedulerTest, PoolsAreIndependent) {
-  JobTable jobs;
-  jobs.Insert(PendingJob(jobs, "a", 16));  // blocks pool a
-  const uint64_t b = jobs.Insert(PendingJob(jobs, "b", 4)).id();
-  SchedulePlan plan = PlanStarts(jobs, {Board("n1", 0, 8, "a"), Board("n2", 0, 8, "b")}, 0);
-  ASSERT_EQ(plan.starts.size(), 1u);
-  EXPECT_EQ(plan.starts[0].job_id, b);
+  Scenario s;
+  s.Pending(16, 10 * kMin, 1, "a");  // blocks pool a
+  const auto b = s.Pending(4, 10 * kMin, 1, "b").id;
+  SchedulePlan plan = s.Plan({Board("n1", 0, 8, "a"), Board("n2", 0, 8, "b")}, Fcfs());
+  EXPECT_EQ(Started(plan), std::vector<uint64_t>{b});
 }
 
 TEST(SchedulerTest, PlacesRectanglesWithoutOverlapAndSaysWhenContiguityIsMissing) {
-  JobTable jobs;
-  auto job = [&](uint32_t w, uint32_t h) {
-    auto j = PendingJob(jobs, "default", w * h);
-    j.mutable_spec()->mutable_task()->mutable_resources()->set_shape_width(w);
-    j.mutable_spec()->mutable_task()->mutable_resources()->set_shape_height(h);
-    return jobs.Insert(j).id();
+  Scenario s;
+  std::deque<v1::Resources> shapes;
+  auto shaped = [&](uint32_t w, uint32_t h) {
+    SchedJob& j = s.Pending(w * h);
+    v1::Resources& r = shapes.emplace_back(*j.resources);
+    r.set_shape_width(w);
+    r.set_shape_height(h);
+    j.resources = &r;
   };
-  job(4, 2);
-  job(4, 2);
-  // Both fit on a 4x4 board only if the first goes to an edge.
-  SchedulePlan plan = PlanStarts(jobs, {MeshBoard("n1", 4, 4)}, 0);
+  shaped(4, 2);
+  shaped(4, 2);
+  SchedulePlan plan = s.Plan({MeshBoard("n1", 4, 4)}, SchedulerPolicy{});
   ASSERT_EQ(plan.starts.size(), 2u);
   const Rect a = plan.starts[0].tasks[0].rect, b = plan.starts[1].tasks[0].rect;
-  EXPECT_EQ(a.area(), 8u);
-  EXPECT_EQ(b.area(), 8u);
   const bool overlap = a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
   EXPECT_FALSE(overlap) << a.ToString() << " " << b.ToString();
 
-  JobTable waiting;
-  auto five = PendingJob(waiting, "default", 25);
-  five.mutable_spec()->mutable_task()->mutable_resources()->set_shape_width(5);
-  five.mutable_spec()->mutable_task()->mutable_resources()->set_shape_height(5);
-  waiting.Insert(five);
-  // 8x8 with columns 1, 3, 5 and 7 held: 32 cores free, none of them in a 5x5 block.
-  std::vector<Rect> held;
+  Scenario w;
+  SchedJob& five = w.Pending(25);
+  v1::Resources r = *five.resources;
+  r.set_shape_width(5);
+  r.set_shape_height(5);
+  five.resources = &r;
+  std::vector<Rect> held;  // 8x8 with columns 1, 3, 5, 7 held: 32 free cores, no 5x5 block
   for (uint32_t x = 1; x < 8; x += 2) held.push_back(Rect{x, 0, 1, 8});
-  plan = PlanStarts(waiting, {MeshBoard("n1", 8, 8, held)}, 0);
-  EXPECT_TRUE(plan.starts.empty());
+  plan = w.Plan({MeshBoard("n1", 8, 8, held)}, Fcfs());
   ASSERT_EQ(plan.waits.size(), 1u);
   EXPECT_NE(plan.waits[0].reason.find("waiting for a contiguous 5x5 region"), std::string::npos)
       << plan.waits[0].reason;
-  EXPECT_NE(plan.waits[0].reason.find("32 free cores"), std::string::npos) << plan.waits[0].reason;
+  EXPECT_NE(plan.waits[0].reason.find("32 free cores"), std::string::npos);
+}
+
+// Four one-row boards of 4 cores; two are busy until minute 30 and 60.
+TEST(SchedulerTest, EasyBackfillsWhatEndsBeforeTheReservationAndNothingThatWouldDelayIt) {
+  Scenario s;
+  s.Running(4, 0, 30 * kMin, {{"n1", 0, Rect{0, 0, 4, 1}}});
+  s.Running(4, 0, 60 * kMin, {{"n2", 0, Rect{0, 0, 4, 1}}});
+  const auto head = s.Pending(4, 60 * kMin, /*replicas=*/3).id;  // needs three boards
+  const auto long_job = s.Pending(4, 40 * kMin).id;              // would still run at minute 30
+  const auto short_job = s.Pending(4, 20 * kMin).id;             // ends before minute 30
+  const std::vector<BoardCapacity> boards = {Board("n1", 0, 4), Board("n2", 0, 4),
+                                             Board("n3", 0, 4), Board("n4", 0, 4)};
+  SchedulePlan plan = s.Plan(boards, SchedulerPolicy{}, /*now=*/10 * kMin);
+  // The head fits once n1 frees at minute 30 (n1, n3, n4): it holds that reservation.
+  ASSERT_NE(WaitOf(plan, head), nullptr);
+  EXPECT_EQ(WaitOf(plan, head)->expected_start_ms, 30 * kMin);
+  EXPECT_EQ(Started(plan), std::vector<uint64_t>{short_job});
+  ASSERT_NE(WaitOf(plan, long_job), nullptr);
+  EXPECT_NE(WaitOf(plan, long_job)->reason.find("could delay job " + std::to_string(head)),
+            std::string::npos) << WaitOf(plan, long_job)->reason;
+  // FCFS starts nothing: the head blocks the pool.
+  EXPECT_TRUE(s.Plan(boards, Fcfs(), 10 * kMin).starts.empty());
+}
+
+TEST(SchedulerTest, EasyLetsALongJobUseWhatTheReservationLeavesFree) {
+  Scenario t;
+  t.Running(4, 0, 30 * kMin, {{"n1", 0, Rect{0, 0, 4, 1}}});
+  t.Running(4, 0, 30 * kMin, {{"n2", 0, Rect{0, 0, 4, 1}}});
+  const auto big = t.Pending(4, 60 * kMin, /*replicas=*/3).id;  // n1, n2 at minute 30, plus one
+  const auto l1 = t.Pending(4, 600 * kMin).id;
+  const auto l2 = t.Pending(4, 600 * kMin).id;
+  SchedulePlan plan = t.Plan({Board("n1", 0, 4), Board("n2", 0, 4), Board("n3", 0, 4), Board("n4", 0, 4)},
+                SchedulerPolicy{}, 0);
+  EXPECT_EQ(WaitOf(plan, big)->expected_start_ms, 30 * kMin);
+  // One of n3, n4 is reserved; the other is extra: exactly one long job starts.
+  EXPECT_EQ(Started(plan), std::vector<uint64_t>{l1});
+  EXPECT_NE(WaitOf(plan, l2), nullptr);
+}
+
+TEST(SchedulerTest, ShortestFirstBackfillTriesShortJobsFirst) {
+  Scenario s;
+  s.Running(4, 0, 30 * kMin, {{"n1", 0, Rect{0, 0, 4, 1}}});
+  s.Pending(4, 60 * kMin, /*replicas=*/2);    // the head: n2 and, at minute 30, n1
+  const auto long_job = s.Pending(4, 20 * kMin).id;
+  const auto short_job = s.Pending(4, 5 * kMin).id;
+  SchedulerPolicy p;
+  p.backfill_shortest_first = true;
+  // One free 4-core board (n2) and two candidates that both end before minute 30.
+  SchedulePlan plan = s.Plan({Board("n1", 0, 4), Board("n2", 0, 4)}, p);
+  EXPECT_EQ(Started(plan), std::vector<uint64_t>{short_job});
+  p.backfill_shortest_first = false;
+  plan = s.Plan({Board("n1", 0, 4), Board("n2", 0, 4)}, p);
+  EXPECT_EQ(Started(plan), std::vector<uint64_t>{long_job});
+}
+
+TEST(SchedulerTest, ATenantAtItsLimitWaitsAndSaysSoWhileAnotherStarts) {
+  Scenario s;
+  SchedJob& running = s.Running(4, 0, 60 * kMin, {{"n1", 0, Rect{0, 0, 4, 1}}});
+  running.tenant = "alice";
+  SchedJob& more = s.Pending(4);
+  more.tenant = "alice";
+  SchedJob& other = s.Pending(4);
+  other.tenant = "bob";
+  SchedulerPolicy p;
+  p.tenant_quotas[{"alice", "default"}] = Quota{6, 0};
+  SchedulePlan plan = s.Plan({Board("n1", 0, 16)}, p);
+  EXPECT_EQ(Started(plan), std::vector<uint64_t>{other.id});
+  ASSERT_NE(WaitOf(plan, more.id), nullptr);
+  EXPECT_EQ(WaitOf(plan, more.id)->reason,
+            "tenant alice is at its limit in pool 'default': 4 of 6 cores in use, and this job needs 4");
+  p.tenant_quotas[{"alice", "default"}] = Quota{8, 0};
+  EXPECT_EQ(s.Plan({Board("n1", 0, 16)}, p).starts.size(), 2u);
+}
+
+TEST(SchedulerTest, AQueueAtItsMaxWaits) {
+  Scenario s;
+  SchedJob& a = s.Pending(4);
+  SchedJob& b = s.Pending(4);
+  b.queue = "batch";
+  SchedJob& c = s.Pending(4);
+  c.queue = "batch";
+  SchedulerPolicy p;
+  p.queue_quotas[{"batch", "default"}] = Quota{4, 0};
+  SchedulePlan plan = s.Plan({Board("n1", 0, 16)}, p);
+  EXPECT_EQ(Started(plan), (std::vector<uint64_t>{a.id, b.id}));
+  EXPECT_NE(WaitOf(plan, c.id)->reason.find("queue batch is at its limit"), std::string::npos);
+}
+
+TEST(SchedulerTest, AHigherTierPreemptsTheYoungestLowerTierPreemptibleJobPastItsGrace) {
+  Scenario s;
+  SchedJob& old_low = s.Running(4, 0, 600 * kMin, {{"n1", 0, Rect{0, 0, 4, 1}}});
+  old_low.preemptible = true;
+  SchedJob& young_low = s.Running(4, 50 * kMin, 600 * kMin, {{"n2", 0, Rect{0, 0, 4, 1}}});
+  young_low.preemptible = true;
+  SchedJob& protected_job = s.Running(4, 0, 600 * kMin, {{"n3", 0, Rect{0, 0, 4, 1}}});
+  SchedJob& urgent = s.Pending(4);
+  urgent.tier = {10, 0};
+  const auto bystander = s.Pending(4).id;
+  const std::vector<BoardCapacity> boards = {Board("n1", 0, 4), Board("n2", 0, 4), Board("n3", 0, 4)};
+  SchedulerPolicy p;
+  p.preempt_grace_ms = 5 * kMin;
+  SchedulePlan plan = s.Plan(boards, p, 60 * kMin);
+  ASSERT_EQ(plan.preemptions.size(), 1u);
+  EXPECT_EQ(plan.preemptions[0].job_id, young_low.id);
+  EXPECT_EQ(plan.preemptions[0].reason, "preempted by job " + std::to_string(urgent.id));
+  EXPECT_EQ(WaitOf(plan, urgent.id)->reason,
+            "preempting job(s) " + std::to_string(young_low.id) + " to start");
+  EXPECT_TRUE(plan.starts.empty()) << "job " << bystander << " may not take the preemptor's room";
+  (void)protected_job;
+  // Within the grace period the young job is safe: the old one goes instead.
+  plan = s.Plan(boards, p, 52 * kMin);
+  ASSERT_EQ(plan.preemptions.size(), 1u);
+  EXPECT_EQ(plan.preemptions[0].job_id, old_low.id);
+  // The same tier preempts nothing; with preemption off neither does a higher one.
+  urgent.tier = {0, 0};
+  EXPECT_TRUE(s.Plan(boards, p, 60 * kMin).preemptions.empty());
+  urgent.tier = {10, 0};
+  p.preemption = false;
+  EXPECT_TRUE(s.Plan(boards, p, 60 * kMin).preemptions.empty());
+}
+
+TEST(SchedulerTest, ATenantUnderItsGuaranteeReclaimsFromOneOverItsOwn) {
+  Scenario s;
+  SchedJob& hog = s.Running(8, 0, 600 * kMin, {{"n1", 0, Rect{0, 0, 8, 1}}});
+  hog.tenant = "bob";
+  hog.preemptible = true;
+  SchedJob& mine = s.Pending(4);
+  mine.tenant = "alice";
+  SchedulerPolicy p;
+  p.preempt_grace_ms = 0;
+  p.tenant_quotas[{"alice", "default"}] = Quota{UINT64_MAX, 4};
+  p.tenant_quotas[{"bob", "default"}] = Quota{UINT64_MAX, 4};
+  SchedulePlan plan = s.Plan({Board("n1", 0, 8)}, p, kMin);
+  ASSERT_EQ(plan.preemptions.size(), 1u);
+  EXPECT_EQ(plan.preemptions[0].job_id, hog.id);
+  // Bob within his guarantee keeps his job.
+  p.tenant_quotas[{"bob", "default"}] = Quota{UINT64_MAX, 8};
+  EXPECT_TRUE(s.Plan({Board("n1", 0, 8)}, p, kMin).preemptions.empty());
 }
 
 }  // namespace

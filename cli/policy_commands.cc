@@ -1,0 +1,175 @@
+#include "cli/policy_commands.h"
+
+#include <charconv>
+#include <cstdlib>
+
+#include "cli/format.h"
+#include "cli/session.h"
+#include "proto/policy.pb.h"
+
+namespace snn {
+namespace {
+
+Result<uint64_t> Cores(const std::string& name, const std::string& text) {
+  uint64_t v = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || p != text.data() + text.size() || v > (uint64_t{1} << 40)) {
+    return InvalidArgument("--" + name + " is '" + text + "'; give a whole number of cores, 0 or more");
+  }
+  return v;
+}
+
+Result<double> Weight(const std::string& text) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || *end != '\0' || !(v >= 0) || v > 1e9) {
+    return InvalidArgument("--weight is '" + text + "'; give a number from 0 to 1e9");
+  }
+  return v;
+}
+
+std::string Caps(const google::protobuf::RepeatedPtrField<v1::PoolCap>& caps, const char* limit) {
+  std::string s;
+  for (const auto& c : caps) {
+    s += "; pool " + c.pool() + ": " + limit + " " +
+         (c.has_limit() ? std::to_string(c.limit()) : std::string("none")) + ", guaranteed " +
+         std::to_string(c.guaranteed());
+  }
+  return s;
+}
+
+std::string Describe(const v1::QueueConfig& q) {
+  char w[32];
+  snprintf(w, sizeof w, "%g", q.weight());
+  return "queue " + q.name() + ": priority " + std::to_string(q.priority()) + ", weight " + w +
+         Caps(q.pools(), "max");
+}
+
+std::string Describe(const v1::TenantConfig& t) {
+  char w[32];
+  snprintf(w, sizeof w, "%g", t.weight());
+  return "tenant " + t.name() + ": weight " + w + Caps(t.quotas(), "limit");
+}
+
+// Applies --pool with --max/--limit and --guaranteed to `caps`.
+Status SetCap(const CliOptions& o, const char* limit_flag,
+              google::protobuf::RepeatedPtrField<v1::PoolCap>* caps) {
+  const auto& s = o.settings;
+  const bool any = s.count(limit_flag) || s.count("guaranteed");
+  if (!s.count("pool")) {
+    if (any) return InvalidArgument(std::string("--") + limit_flag + " and --guaranteed need --pool");
+    return Status::Ok();
+  }
+  v1::PoolCap cap;
+  cap.set_pool(s.at("pool"));
+  for (const auto& c : *caps) {
+    if (c.pool() == cap.pool()) cap = c;
+  }
+  if (s.count(limit_flag)) {
+    auto v = Cores(limit_flag, s.at(limit_flag));
+    if (!v.ok()) return v.status();
+    cap.set_limit(*v);
+  }
+  if (s.count("guaranteed")) {
+    auto v = Cores("guaranteed", s.at("guaranteed"));
+    if (!v.ok()) return v.status();
+    cap.set_guaranteed(*v);
+  }
+  caps->Clear();
+  *caps->Add() = cap;  // the master merges by pool
+  return Status::Ok();
+}
+
+}  // namespace
+
+int PolicyShow(const CliOptions& o, std::ostream& out, std::ostream& err) {
+  if (o.args.size() != 2 || o.args[1] != "show") return Fail(err, InvalidArgument("usage: snnctl policy show"));
+  auto resp = Call<v1::PolicyGetResponse>(o, "admin.policy.get", v1::PolicyGetRequest());
+  if (!resp.ok()) return Fail(err, resp.status());
+  const v1::SchedulingConfig& c = resp->config();
+  if (o.output == "json") {
+    out << FormatJson(c) << "\n";
+    return 0;
+  }
+  const auto& p = c.priority();
+  out << "scheduler: backfill " << c.backfill() << ", backfill order " << c.backfill_order()
+      << ", preemption " << (c.preemption() ? "on" : "off") << " (grace "
+      << c.preempt_grace_s() << " s)\n";
+  out << "priority weights: age " << p.age_weight() << ", fairshare " << p.fairshare_weight()
+      << ", size " << p.size_weight() << (p.favor_small() ? " (favoring small)" : "")
+      << ", queue " << p.queue_weight() << ", job " << p.job_weight() << "; full age after "
+      << p.max_age_s() << " s; fair-share half-life " << p.fairshare_half_life_s()
+      << " s; starvation guard " << p.starve_after_s() << " s\n";
+  for (const auto& q : c.queues()) out << Describe(q) << "\n";
+  for (const auto& t : c.tenants()) out << Describe(t) << "\n";
+  return 0;
+}
+
+int PolicySet(const CliOptions& o, std::ostream& out, std::ostream& err) {
+  const bool queue = o.args[0] == "queue";
+  const std::string usage =
+      queue ? "usage: snnctl queue set NAME [--priority N] [--weight W] [--pool P [--max N] [--guaranteed N]] [--create]"
+            : "usage: snnctl tenant set NAME [--weight W] [--pool P [--limit N] [--guaranteed N]] [--create]";
+  if (o.args.size() != 3 || o.args[1] != "set") return Fail(err, InvalidArgument(usage));
+  const std::string& name = o.args[2];
+  for (const auto& [flag, value] : o.settings) {
+    const bool allowed = flag == "weight" || flag == "pool" || flag == "guaranteed" ||
+                         (queue ? flag == "priority" || flag == "max" : flag == "limit");
+    if (!allowed) return Fail(err, InvalidArgument("--" + flag + " does not apply here; " + usage));
+  }
+  auto current = Call<v1::PolicyGetResponse>(o, "admin.policy.get", v1::PolicyGetRequest());
+  if (!current.ok()) return Fail(err, current.status());
+  Result<v1::PolicySetResponse> resp = InvalidArgument("");
+  if (queue) {
+    v1::SetQueueRequest req;
+    req.set_create(o.create);
+    v1::QueueConfig& q = *req.mutable_queue();
+    q.set_name(name);
+    q.set_weight(1);
+    for (const auto& e : current->config().queues()) {
+      if (e.name() == name) q = e;
+    }
+    if (o.settings.count("priority")) {
+      const std::string& text = o.settings.at("priority");
+      int32_t v = 0;
+      auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+      if (ec != std::errc() || p != text.data() + text.size() || v < -1000000 || v > 1000000) {
+        return Fail(err, InvalidArgument("--priority is '" + text + "'; give a whole number"));
+      }
+      q.set_priority(v);
+    }
+    if (o.settings.count("weight")) {
+      auto w = Weight(o.settings.at("weight"));
+      if (!w.ok()) return Fail(err, w.status());
+      q.set_weight(*w);
+    }
+    if (Status s = SetCap(o, "max", q.mutable_pools()); !s.ok()) return Fail(err, s);
+    resp = Call<v1::PolicySetResponse>(o, "admin.queue.set", req);
+  } else {
+    v1::SetTenantRequest req;
+    req.set_create(o.create);
+    v1::TenantConfig& t = *req.mutable_tenant();
+    t.set_name(name);
+    t.set_weight(1);
+    for (const auto& e : current->config().tenants()) {
+      if (e.name() == name) t = e;
+    }
+    if (o.settings.count("weight")) {
+      auto w = Weight(o.settings.at("weight"));
+      if (!w.ok()) return Fail(err, w.status());
+      t.set_weight(*w);
+    }
+    if (Status s = SetCap(o, "limit", t.mutable_quotas()); !s.ok()) return Fail(err, s);
+    resp = Call<v1::PolicySetResponse>(o, "admin.tenant.set", req);
+  }
+  if (!resp.ok()) return Fail(err, resp.status());
+  for (const auto& q : resp->config().queues()) {
+    if (queue && q.name() == name) out << Describe(q) << "\n";
+  }
+  for (const auto& t : resp->config().tenants()) {
+    if (!queue && t.name() == name) out << Describe(t) << "\n";
+  }
+  return 0;
+}
+
+}  // namespace snn

@@ -1,0 +1,13 @@
+// snnctl's policy commands: `policy show`, `queue set`, `tenant set`.
+#pragma once
+
+#include <ostream>
+
+#include "cli/snnctl.h"
+
+namespace snn {
+
+int PolicyShow(const CliOptions& o, std::ostream& out, std::ostream& err);
+int PolicySet(const CliOptions& o, std::ostream& out, std::ostream& err);
+
+}  // namespace snn

@@ -1,0 +1,30 @@
+// Operator methods on the scheduling policy: `admin.policy.get` returns it; `admin.queue.set`
+// and `admin.tenant.set` change one queue or tenant. A change is checked (capacities, known
+// pools, known names), made durable, and applies from the next scheduling pass; a change that
+// makes no sense is refused and nothing changes.
+// Thread contract: only on the master's io thread.
+#pragma once
+
+#include <functional>
+
+#include "common/rpc_router.h"
+#include "master/job_controller.h"
+#include "master/journal.h"
+
+namespace snn {
+
+class PolicyService {
+ public:
+  PolicyService(JobController& controller, Journal& journal, std::function<void()> request_schedule)
+      : controller_(controller), journal_(journal), request_schedule_(std::move(request_schedule)) {}
+  void Register(MethodRouter& router);
+
+ private:
+  void Apply(const v1::SchedulingConfig& next, Responder<v1::PolicySetResponse> r);
+
+  JobController& controller_;
+  Journal& journal_;
+  std::function<void()> request_schedule_;
+};
+
+}  // namespace snn

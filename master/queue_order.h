@@ -1,0 +1,39 @@
+// The order of the pending jobs for a scheduling pass: the multifactor priority of each (stored
+// on its record for `snnctl jobs --priority`), from the fair-share ledger, which this charges
+// with the running jobs' core time. Starving jobs first (oldest first), then by queue tier,
+// then by priority, then by id.
+// Thread contract: the master's io thread.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "master/job_table.h"
+#include "master/priority.h"
+#include "proto/policy.pb.h"
+
+namespace snn {
+
+class QueueOrder {
+ public:
+  void Configure(const v1::SchedulingConfig& config);
+
+  // `pool_cores`: live cores per pool (the size factor's denominator).
+  std::vector<const v1::JobRecord*> Order(JobTable& jobs,
+                                          const std::map<std::string, uint64_t>& pool_cores,
+                                          int64_t now_ms);
+
+  const FairShareLedger& ledger() const { return ledger_; }
+
+ private:
+  void Charge(const JobTable& jobs, int64_t now_ms);
+
+  v1::SchedulingConfig config_;
+  PriorityWeights weights_;
+  FairShareLedger ledger_;
+  int64_t charged_to_ms_ = 0;
+};
+
+}  // namespace snn

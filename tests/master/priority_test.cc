@@ -1,0 +1,152 @@
+// Multifactor priority, the fair-share ledger, the starvation guard, and the policy file.
+#include "master/priority.h"
+
+#include <gtest/gtest.h>
+
+#include "master/policy_config.h"
+
+namespace snn {
+namespace {
+
+constexpr int64_t kHour = 3600'000;
+
+TEST(PriorityTest, EachFactorFromZeroToOneAndTheWeightedTotal) {
+  PriorityWeights w;
+  w.age = 100;
+  w.fairshare = 10;
+  w.size = 1;
+  w.queue = 1000;
+  w.job = 10000;
+  w.max_age_ms = 10 * kHour;
+  PriorityInputs in;
+  in.wait_ms = 5 * kHour;
+  in.cores = 16;
+  in.pool_cores = 64;
+  in.tenant_usage_share = 0.5;
+  in.tenant_weight_share = 0.5;  // used exactly its share
+  in.queue_priority = 5;
+  in.max_queue_priority = 10;
+  in.job_priority = 0;
+  const PriorityFactors f = ComputePriority(in, w);
+  EXPECT_DOUBLE_EQ(f.age, 0.5);
+  EXPECT_DOUBLE_EQ(f.fairshare, 0.5);
+  EXPECT_DOUBLE_EQ(f.size, 0.25);
+  EXPECT_DOUBLE_EQ(f.queue, 0.5);
+  EXPECT_DOUBLE_EQ(f.job, 0.5);
+  EXPECT_DOUBLE_EQ(f.total, 50 + 5 + 0.25 + 500 + 5000);
+  in.wait_ms = 100 * kHour;  // capped
+  in.tenant_usage_share = 0;  // used nothing: full fair share
+  w.favor_small = true;
+  const PriorityFactors g = ComputePriority(in, w);
+  EXPECT_DOUBLE_EQ(g.age, 1);
+  EXPECT_DOUBLE_EQ(g.fairshare, 1);
+  EXPECT_DOUBLE_EQ(g.size, 0.75);
+}
+
+TEST(PriorityTest, UsageDecaysWithTheHalfLife) {
+  FairShareLedger ledger(10 * kHour);
+  ledger.AdvanceTo(0);
+  ledger.Charge("alice", 1000);
+  ledger.Charge("bob", 250);
+  ledger.AdvanceTo(10 * kHour);
+  EXPECT_NEAR(ledger.usage("alice"), 500, 1e-9);
+  ledger.AdvanceTo(20 * kHour);
+  EXPECT_NEAR(ledger.usage("alice"), 250, 1e-9);
+  EXPECT_NEAR(ledger.total(), 312.5, 1e-9);
+  ledger.AdvanceTo(5 * kHour);  // time never runs backwards here
+  EXPECT_NEAR(ledger.usage("alice"), 250, 1e-9);
+}
+
+TEST(PriorityTest, AStarvingJobGoesFirstWhateverItsPriority) {
+  PriorityWeights w;
+  w.starve_after_ms = 4 * kHour;
+  // Not starving: by priority, then id.
+  EXPECT_TRUE(GoesFirst(kHour, 900, 2, 2 * kHour, 100, 1, w));
+  EXPECT_TRUE(GoesFirst(kHour, 100, 1, kHour, 100, 2, w));
+  // Starving beats any priority; among starving, the oldest first.
+  EXPECT_TRUE(GoesFirst(5 * kHour, 0, 9, kHour, 1e9, 1, w));
+  EXPECT_TRUE(GoesFirst(6 * kHour, 0, 9, 5 * kHour, 1e9, 1, w));
+  w.starve_after_ms = 0;  // off
+  EXPECT_FALSE(GoesFirst(5 * kHour, 0, 9, kHour, 1e9, 1, w));
+}
+
+TEST(PolicyConfigTest, TheFileGivesQueuesTenantsQuotasAndWeights) {
+  auto c = ParsePolicyYaml(R"(
+scheduler: {backfill: easy, backfill_order: queue, preemption: true, preempt_grace: 2m}
+priority:
+  weights: {age: 10, fairshare: 20, size: 0, queue: 30, job: 40}
+  max_age: 1d
+  fairshare_half_life: 3d
+  starve_after: 6h
+queues:
+  - {name: default}
+  - name: urgent
+    priority: 10
+    weight: 2
+    pools: {default: {max: 64, guaranteed: 16}}
+tenants:
+  - name: alice
+    weight: 3
+    quotas: {default: {limit: 32, guaranteed: 8}}
+)");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->preempt_grace_s(), 120u);
+  EXPECT_EQ(c->priority().starve_after_s(), 6u * 3600);
+  const SchedulerPolicy p = ToSchedulerPolicy(*c);
+  EXPECT_FALSE(p.backfill_shortest_first);
+  EXPECT_EQ(p.preempt_grace_ms, 120'000);
+  EXPECT_EQ((p.tenant_quotas.at({"alice", "default"}).limit), 32u);
+  EXPECT_EQ((p.queue_quotas.at({"urgent", "default"}).guaranteed), 16u);
+  EXPECT_EQ(ToWeights(*c).fairshare, 20);
+  EXPECT_EQ(FindQueue(*c, "urgent")->priority(), 10);
+}
+
+TEST(PolicyConfigTest, ChangesThatMakeNoSenseAreRefusedWithTheReason) {
+  auto bad = [](const std::string& yaml) {
+    auto c = ParsePolicyYaml(yaml);
+    return c.ok() ? std::string("accepted") : c.status().message();
+  };
+  EXPECT_NE(bad("tenants: [{name: a, quotas: {default: {limit: 4, guaranteed: 8}}}]")
+                .find("guaranteed 8 is above the limit 4"), std::string::npos);
+  EXPECT_NE(bad("tenants: [{name: a, quotas: {default: {limit: -4}}}]").find("limit"),
+            std::string::npos);
+  EXPECT_NE(bad("queues: [{name: a}, {name: a}]").find("appears twice"), std::string::npos);
+  EXPECT_NE(bad("scheduler: {backfill: sometimes}").find("use easy or fcfs"), std::string::npos);
+  EXPECT_NE(bad("queues: [{name: a, colour: red}]").find("colour"), std::string::npos);
+  EXPECT_NE(bad("priority: {weights: {age: -1}}").find("between 0 and 1e9"), std::string::npos);
+
+  const v1::SchedulingConfig base = DefaultSchedulingConfig();
+  const std::set<std::string> pools = {"default"};
+  v1::TenantConfig t;
+  t.set_name("nobody");
+  t.set_weight(1);
+  auto unknown = SetTenant(base, t, /*create=*/false, pools);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("unknown tenant 'nobody'"), std::string::npos);
+  auto* cap = t.add_quotas();
+  cap->set_pool("gpu");
+  cap->set_limit(4);
+  auto no_pool = SetTenant(base, t, /*create=*/true, pools);
+  ASSERT_FALSE(no_pool.ok());
+  EXPECT_NE(no_pool.status().message().find("unknown pool 'gpu'"), std::string::npos);
+  cap->set_pool("default");
+  cap->set_guaranteed(5);
+  auto above = SetTenant(base, t, true, pools);
+  ASSERT_FALSE(above.ok());
+  EXPECT_NE(above.status().message().find("above the limit"), std::string::npos);
+  cap->set_guaranteed(2);
+  auto ok = SetTenant(base, t, true, pools);
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ(FindTenant(*ok, "nobody")->quotas(0).limit(), 4u);
+  // A later change to another pool field keeps what it does not name.
+  v1::TenantConfig weight_only;
+  weight_only.set_name("nobody");
+  weight_only.set_weight(5);
+  auto merged = SetTenant(*ok, weight_only, false, pools);
+  ASSERT_TRUE(merged.ok());
+  EXPECT_EQ(FindTenant(*merged, "nobody")->weight(), 5);
+  EXPECT_EQ(FindTenant(*merged, "nobody")->quotas(0).limit(), 4u);
+}
+
+}  // namespace
+}  // namespace snn
