@@ -27,6 +27,9 @@ DEFINE_string(policy_file, "",
               "YAML scheduling policy (queues, tenants, quotas, priority weights; see "
               "etc/policy.yaml), read at the first start; later the stored policy, with admins' "
               "changes, is used. Empty: the built-in default");
+DEFINE_int64(schedule_interval_ms, 1000,
+             "a scheduling pass at least this often, besides the passes events trigger "
+             "(ages grow, grace periods pass); 0: on events only");
 DEFINE_string(default_pool, "default", "pool of jobs that name none");
 DEFINE_string(default_queue, "default", "queue of jobs that name none");
 DEFINE_uint64(default_time_limit_s, 3600, "time limit of jobs that set none, seconds");
@@ -67,6 +70,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   config.agents.auto_drain_health_below = FLAGS_auto_drain_health_below;
+  config.schedule_interval_ms = FLAGS_schedule_interval_ms;
   config.controller.default_pool = FLAGS_default_pool;
   config.controller.default_queue = FLAGS_default_queue;
   config.controller.default_time_limit_s = FLAGS_default_time_limit_s;

@@ -109,6 +109,12 @@ void MasterServer::Tick() {
     LOG(WARNING) << "node " << node << " is DOWN: " << reason << "; requeueing its jobs";
     controller_.OnNodeDown(node, reason);
   }
+  // Ages grow, grace periods pass and reservations come due without any event: pass anyway.
+  const int64_t now = clock_.NowMs();
+  if (config_.schedule_interval_ms > 0 && now - last_periodic_pass_ms_ >= config_.schedule_interval_ms) {
+    last_periodic_pass_ms_ = now;
+    RequestSchedule();
+  }
   tick_timer_.expires_after(std::chrono::milliseconds(config_.tick_ms));
   tick_timer_.async_wait([this](const boost::system::error_code& ec) {
     if (!ec && !stopping_) Tick();

@@ -25,6 +25,7 @@ struct MasterConfig {
   size_t max_frame_bytes = kDefaultMaxFrameBytes;
   int64_t heartbeat_timeout_ms = 15000;
   int64_t tick_ms = 200;
+  int64_t schedule_interval_ms = 1000;  // a scheduling pass at least this often (0: on events only)
   bool handle_signals = false;  // stop cleanly on SIGTERM and SIGINT
   ControllerOptions controller;
   AgentServiceOptions agents;
@@ -66,6 +67,7 @@ class MasterServer {
   asio::steady_timer tick_timer_;
   asio::signal_set signals_;
   bool schedule_posted_ = false;  // only on the io thread
+  int64_t last_periodic_pass_ms_ = 0;
   std::atomic<bool> stopping_{false};
 };
 

@@ -1,0 +1,141 @@
+// Scheduling policy with real daemons: a high-priority job preempts a preemptible one, which
+// requeues (counted, with the reason) and later completes; a tenant at its quota waits while
+// another tenant's job runs, and nonsense quota changes are refused; a 3-replica gang does not
+// start on room for 2 and holds nothing meanwhile.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "tests/integration/cluster.h"
+
+namespace snn::testing {
+namespace {
+
+std::string WritePolicy(const TestCluster& cluster, const std::string& yaml) {
+  const std::string path = cluster.dir() + "/policy.yaml";
+  std::ofstream(path) << yaml;
+  return path;
+}
+
+TEST(SchedulingTest, AnUrgentJobPreemptsAPreemptibleOneWhichRequeuesAndLaterCompletes) {
+  TestCluster cluster;
+  const std::string policy = WritePolicy(cluster, R"(
+scheduler: {preemption: true, preempt_grace: 1s}
+queues:
+  - {name: default, priority: 0}
+  - {name: urgent, priority: 10}
+)");
+  cluster.StartMaster({"--policy_file=" + policy});
+  cluster.StartAgent("node1", SmallBoards(1, 4, 1000, 4));
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster.NodesUp() == 1; }));
+  // The whole board; on its second attempt it finishes at once.
+  v1::JobSpec victim = ShellJob("if [ \"$SNN_ATTEMPT\" -gt 1 ]; then exit 0; fi; sleep 600", 16);
+  victim.set_preemptible(true);
+  ASSERT_TRUE(cluster.Submit(victim).ok());
+  ASSERT_NE(cluster.WaitForRunningTask(1).pid(), 0u);
+  v1::JobSpec urgent = ShellJob("sleep 1", 16);
+  urgent.set_queue("urgent");
+  ASSERT_TRUE(cluster.Submit(urgent).ok());
+
+  ASSERT_TRUE(cluster.WaitForState(2, v1::COMPLETED, 30000)) << cluster.Snnctl({"show", "2"}).out;
+  ASSERT_TRUE(cluster.WaitForState(1, v1::COMPLETED, 30000)) << cluster.Snnctl({"show", "1"}).out;
+  auto job = cluster.Show(1);
+  EXPECT_EQ(job->preempt_count(), 1u);
+  EXPECT_EQ(job->requeue_count(), 1u);
+  EXPECT_EQ(job->attempt(), 2u);
+  bool requeued = false;
+  for (const auto& h : job->history()) {
+    requeued |= h.to() == v1::PENDING && h.reason() == "requeued: preempted by job 2";
+  }
+  EXPECT_TRUE(requeued) << cluster.Snnctl({"show", "1"}).out;
+  // The urgent job started only once the victim's cores were free: it ended before the
+  // victim's second attempt started.
+  auto urgent_job = cluster.Show(2);
+  EXPECT_LE(urgent_job->end_ms(), job->start_ms());
+
+  // A job that is not preemptible is never preempted.
+  ASSERT_TRUE(cluster.Submit(ShellJob("sleep 600", 16)).ok());
+  ASSERT_NE(cluster.WaitForRunningTask(3).pid(), 0u);
+  ASSERT_TRUE(cluster.Submit(urgent).ok());
+  ASSERT_TRUE(TestCluster::WaitUntil([&] {
+    auto j = cluster.Show(4);
+    return j.ok() && j->reason().find("waiting for") != std::string::npos;
+  }));
+  EXPECT_EQ(cluster.Show(3)->state(), v1::RUNNING);
+  EXPECT_EQ(cluster.Show(3)->preempt_count(), 0u);
+}
+
+TEST(SchedulingTest, ATenantAtItsQuotaWaitsWhileAnotherRunsAndNonsenseChangesAreRefused) {
+  TestCluster cluster;
+  cluster.StartMaster();
+  cluster.StartAgent("node1", SmallBoards(1, 4, 1000, 4));
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster.NodesUp() == 1; }));
+  const CliRun set = cluster.Snnctl({"tenant", "set", "alice", "--create", "--pool", "default",
+                                     "--limit", "4", "--guaranteed", "2"});
+  ASSERT_EQ(set.exit_code, 0) << set.err;
+  EXPECT_EQ(set.out, "tenant alice: weight 1; pool default: limit 4, guaranteed 2\n");
+  const CliRun policy_before = cluster.Snnctl({"policy", "show"});
+  for (const std::vector<std::string>& bad : std::vector<std::vector<std::string>>{
+           {"tenant", "set", "alice", "--pool", "default", "--guaranteed", "8"},
+           {"tenant", "set", "alice", "--pool", "default", "--limit", "-1"},
+           {"tenant", "set", "alice", "--pool", "nowhere", "--limit", "4"},
+           {"tenant", "set", "carol", "--weight", "2"},
+           {"queue", "set", "default", "--pool", "default", "--max", "2", "--guaranteed", "3"}}) {
+    const CliRun r = cluster.Snnctl(bad);
+    EXPECT_EQ(r.exit_code, 1) << r.out;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+  EXPECT_EQ(cluster.Snnctl({"policy", "show"}).out, policy_before.out) << "nothing changed";
+
+  ASSERT_TRUE(cluster.Submit(ShellJob("sleep 600", 4), "alice").ok());
+  ASSERT_TRUE(cluster.Submit(ShellJob("sleep 600", 4), "alice").ok());
+  ASSERT_TRUE(cluster.Submit(ShellJob("sleep 600", 4), "bob").ok());
+  ASSERT_TRUE(cluster.WaitForState(1, v1::RUNNING));
+  ASSERT_TRUE(TestCluster::WaitUntil([&] {
+    auto b = cluster.Show(1, "bob");
+    return b.ok() && b->state() == v1::RUNNING;
+  }));
+  ASSERT_TRUE(TestCluster::WaitUntil([&] {
+    auto a2 = cluster.Show(2, "alice");
+    return a2.ok() && a2->reason().find("tenant alice is at its limit") != std::string::npos;
+  })) << cluster.Snnctl({"show", "2"}, "alice").out;
+  EXPECT_EQ(cluster.Show(2, "alice")->state(), v1::PENDING);
+  // Raising the limit lets it start.
+  ASSERT_EQ(cluster.Snnctl({"tenant", "set", "alice", "--pool", "default", "--limit", "8"}).exit_code, 0);
+  EXPECT_TRUE(cluster.WaitForState(2, v1::RUNNING));
+}
+
+TEST(SchedulingTest, AThreeReplicaGangDoesNotStartOnRoomForTwo) {
+  TestCluster cluster;
+  cluster.StartMaster();
+  cluster.StartAgent("node1", SmallBoards(3, 4, 1000, 4));
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster.NodesUp() == 1; }));
+  // One board busy for a few seconds: room for two replicas only.
+  ASSERT_TRUE(cluster.Submit(ShellJob("sleep 3", 16)).ok());
+  const v1::TaskRecord busy = cluster.WaitForRunningTask(1);
+  ASSERT_NE(busy.pid(), 0u);
+  v1::JobSpec gang = ShellJob("sleep 1", 16);
+  gang.set_min_replicas(3);
+  gang.set_max_replicas(3);
+  auto submitted = cluster.Submit(gang);
+  ASSERT_TRUE(submitted.ok()) << submitted.status().ToString();
+  ASSERT_TRUE(TestCluster::WaitUntil([&] {
+    auto j = cluster.Show(2);
+    return j.ok() && j->reason().find("3 replicas") != std::string::npos;
+  })) << cluster.Snnctl({"show", "2"}).out;
+  auto pool = cluster.Pool();
+  for (const auto& b : pool->nodes(0).boards()) {
+    if (b.info().index() != busy.board()) EXPECT_EQ(b.cores_used(), 0u) << "no partial hold";
+  }
+  EXPECT_EQ(cluster.Show(2)->tasks_size(), 0);
+  EXPECT_EQ(cluster.Show(2)->state(), v1::PENDING);
+  // Once the board frees, all three start together.
+  ASSERT_TRUE(cluster.WaitForState(2, v1::COMPLETED, 30000)) << cluster.Snnctl({"show", "2"}).out;
+  auto job = cluster.Show(2);
+  ASSERT_EQ(job->tasks_size(), 3);
+  EXPECT_EQ(job->attempt(), 1u);
+  EXPECT_GE(job->start_ms(), cluster.Show(1)->end_ms());
+}
+
+}  // namespace
+}  // namespace snn::testing
