@@ -1,5 +1,8 @@
 #include "common/rect_allocator.h"
 
+#include <map>
+#include <tuple>
+
 #include <algorithm>
 #include <charconv>
 #include <cstdlib>
@@ -200,7 +203,16 @@ std::optional<Placement> PlaceCores(const CoreGrid& grid, const std::vector<Rect
   for (int w = static_cast<int>(grid.width()) - 1; w >= 1; --w) {
     tallest[w] = std::max(tallest[w], tallest[w + 1]);
   }
-  for (const auto& [w, h] : CandidateShapes(request.count, grid.width(), grid.height())) {
+  // The candidate shapes depend only on (count, width, height): worked out once per thread.
+  thread_local std::map<std::tuple<uint32_t, uint32_t, uint32_t>,
+                        std::vector<std::pair<uint32_t, uint32_t>>> shapes_cache;
+  auto key = std::make_tuple(request.count, grid.width(), grid.height());
+  auto it = shapes_cache.find(key);
+  if (it == shapes_cache.end()) {
+    if (shapes_cache.size() > 4096) shapes_cache.clear();
+    it = shapes_cache.emplace(key, CandidateShapes(request.count, grid.width(), grid.height())).first;
+  }
+  for (const auto& [w, h] : it->second) {
     if (tallest[w] >= h) return PlaceShape(grid, mers, w, h, /*rotate=*/false, policy);
   }
   return std::nullopt;

@@ -94,6 +94,8 @@ std::vector<BoardCapacity> JobController::SchedulableBoards(bool only_up) const 
       b.streams_free = free(b.streams_total, used.streams);
       b.largest_live = used.largest_live;
       b.grid = used.grid;
+      b.mers = used.mers;
+      b.max_mer_area = used.max_mer_area;
       boards.push_back(std::move(b));
     }
   }

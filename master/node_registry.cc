@@ -16,6 +16,18 @@ uint32_t LiveCores(const v1::BoardInfo& board) {
 
 Rect RectOf(const v1::CoreRect& r) { return Rect{r.x(), r.y(), r.width(), r.height()}; }
 
+namespace {
+
+void SetGrid(BoardUsage& u, std::shared_ptr<CoreGrid> grid) {
+  auto mers = std::make_shared<std::vector<Rect>>(MaximalEmptyRectangles(*grid));
+  u.max_mer_area = 0;
+  for (const Rect& m : *mers) u.max_mer_area = std::max(u.max_mer_area, m.area());
+  u.mers = std::move(mers);
+  u.grid = std::move(grid);
+}
+
+}  // namespace
+
 void NodeRegistry::RebuildGrids(NodeEntry& entry) {
   entry.usage.resize(std::max<size_t>(entry.usage.size(), entry.record.boards_size()));
   for (const auto& info : entry.record.boards()) {
@@ -25,7 +37,7 @@ void NodeRegistry::RebuildGrids(NodeEntry& entry) {
     for (const auto& c : info.dead_cores()) grid->SetDead(c.x(), c.y());
     u.largest_live = LargestEmptyRectangle(*grid);
     for (const Rect& r : u.rects) grid->Occupy(r);
-    u.grid = std::move(grid);
+    SetGrid(u, std::move(grid));
   }
 }
 
@@ -152,7 +164,7 @@ void NodeRegistry::Reserve(const std::string& node, uint32_t board, const v1::Re
       // Copy on write: the scheduler may still hold the previous map.
       auto grid = std::make_shared<CoreGrid>(*u.grid);
       grid->Occupy(rect);
-      u.grid = std::move(grid);
+      SetGrid(u, std::move(grid));
     }
   }
 }
@@ -173,7 +185,7 @@ void NodeRegistry::Release(const std::string& node, uint32_t board, const v1::Re
     if (u.grid) {
       auto grid = std::make_shared<CoreGrid>(*u.grid);
       grid->Release(rect);
-      u.grid = std::move(grid);
+      SetGrid(u, std::move(grid));
     }
   }
 }

@@ -24,6 +24,10 @@ struct BoardUsage {
   std::vector<Rect> rects;              // the rectangles tasks hold
   std::shared_ptr<CoreGrid> grid;       // the free map: dead cores and those rectangles
   Rect largest_live;                    // largest rectangle of live cores on the empty board
+  // The free map's maximal empty rectangles, kept with it so a scheduling pass need not
+  // recompute them for every board.
+  std::shared_ptr<const std::vector<Rect>> mers;
+  uint32_t max_mer_area = 0;
 };
 
 struct NodeEntry {

@@ -27,11 +27,14 @@ void PoolBoards::IndexKeys() const {
 
 PoolBoards::PoolBoards(std::vector<BoardCapacity> boards) : boards_(std::move(boards)) {
   slot_.resize(boards_.size());
+  key_.resize(boards_.size());
   for (size_t i = 0; i < boards_.size(); ++i) {
     const uint32_t free = boards_[i].current().free_count();
-    if (by_free_.size() <= free) by_free_.resize(free + 1);
-    slot_[i] = static_cast<uint32_t>(by_free_[free].size());
-    by_free_[free].push_back(static_cast<uint32_t>(i));
+    const uint32_t key = KeyOf(i);
+    if (by_free_.size() <= key) by_free_.resize(key + 1);
+    key_[i] = key;
+    slot_[i] = static_cast<uint32_t>(by_free_[key].size());
+    by_free_[key].push_back(static_cast<uint32_t>(i));
     free_cores_ += free;
   }
 }
@@ -68,7 +71,13 @@ std::optional<Placement> PoolBoards::TryBoard(
     return Placement{Rect{0, 0, 1, 1}, 0, 4};
   }
   if (hold == nullptr) {
-    if (!b.mers) b.mers = MaximalEmptyRectangles(b.current());
+    if (!b.mers) {
+      auto mers = std::make_shared<std::vector<Rect>>(MaximalEmptyRectangles(b.current()));
+      b.max_mer_area = 0;
+      for (const Rect& m : *mers) b.max_mer_area = std::max(b.max_mer_area, m.area());
+      b.mers = std::move(mers);
+    }
+    if (b.max_mer_area < request.cores()) return std::nullopt;  // no rectangle is big enough
     return PlaceCores(b.current(), *b.mers, request, FitPolicy::kBestFit);
   }
   if (hold->ksps_left < r.ksps() || hold->streams_left < r.streams()) return std::nullopt;
@@ -93,11 +102,21 @@ std::optional<BoardChoice> PoolBoards::Choose(const v1::Resources& r, const Core
                            -int64_t{boards_[c.index].health}, c.index);
   };
   int found = 0;
-  for (size_t free = request.cores(); free < by_free_.size(); ++free) {
-    for (uint32_t i : by_free_[free]) {
+  for (size_t bucket_key = request.cores(); bucket_key < by_free_.size(); ++bucket_key) {
+    auto& bucket = by_free_[bucket_key];
+    for (size_t k = 0; k < bucket.size();) {
+      const uint32_t i = bucket[k];
       const bool avoid = prefer_not && (*prefer_not)[i];
-      if (avoid && fallback) continue;  // one fallback is enough
+      if (avoid && fallback) {  // one fallback is enough
+        ++k;
+        continue;
+      }
       auto p = TryBoard(i, r, request, holds);
+      if (KeyOf(i) != key_[i]) {
+        Reindex(i);  // its rectangles are known now: down to a bucket already passed; slot k refilled
+      } else {
+        ++k;
+      }
       if (!p) continue;
       BoardChoice c{i, *p};
       if (avoid) {
@@ -111,18 +130,30 @@ std::optional<BoardChoice> PoolBoards::Choose(const v1::Resources& r, const Core
   return best ? best : fallback;
 }
 
-void PoolBoards::Reindex(size_t index, uint32_t old_free) {
-  const uint32_t now = boards_[index].current().free_count();
-  if (now == old_free) return;
-  auto& from = by_free_[old_free];  // swap-remove, then append to the new bucket
+size_t PoolBoards::BoardsThatMightHold(uint32_t cores) const {
+  size_t n = 0;
+  for (size_t k = cores; k < by_free_.size(); ++k) n += by_free_[k].size();
+  return n;
+}
+
+uint32_t PoolBoards::KeyOf(size_t index) const {
+  const BoardCapacity& b = boards_[index];
+  const uint32_t free = b.current().free_count();
+  return b.mers ? std::min(free, b.max_mer_area) : free;
+}
+
+void PoolBoards::Reindex(size_t index) {
+  const uint32_t old_key = key_[index], now = KeyOf(index);
+  if (now == old_key) return;
+  auto& from = by_free_[old_key];  // swap-remove, then append to the new bucket
   const uint32_t moved = from.back();
   from[slot_[index]] = moved;
   slot_[moved] = slot_[index];
   from.pop_back();
   if (by_free_.size() <= now) by_free_.resize(now + 1);
+  key_[index] = now;
   slot_[index] = static_cast<uint32_t>(by_free_[now].size());
   by_free_[now].push_back(static_cast<uint32_t>(index));
-  free_cores_ = free_cores_ - old_free + now;
 }
 
 void PoolBoards::Take(size_t index, const v1::Resources& r, const Rect& rect) {
@@ -133,7 +164,8 @@ void PoolBoards::Take(size_t index, const v1::Resources& r, const Rect& rect) {
   b.ksps_free -= std::min(b.ksps_free, r.ksps());
   b.streams_free -= std::min(b.streams_free, r.streams());
   b.mers.reset();
-  Reindex(index, old_free);
+  free_cores_ = free_cores_ - old_free + b.current().free_count();
+  Reindex(index);
 }
 
 void PoolBoards::GiveBack(size_t index, const v1::Resources& r, const Rect& rect) {
@@ -144,7 +176,8 @@ void PoolBoards::GiveBack(size_t index, const v1::Resources& r, const Rect& rect
   b.ksps_free = std::min(b.ksps_total, b.ksps_free + r.ksps());
   b.streams_free = std::min(b.streams_total, b.streams_free + r.streams());
   b.mers.reset();
-  Reindex(index, old_free);
+  free_cores_ = free_cores_ - old_free + b.current().free_count();
+  Reindex(index);
 }
 
 }  // namespace snn

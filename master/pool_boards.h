@@ -33,7 +33,8 @@ struct BoardCapacity {
   // Scratch for one pass: a private copy of the map once something is placed on it, and its
   // maximal empty rectangles while unchanged.
   std::shared_ptr<CoreGrid> own;
-  std::optional<std::vector<Rect>> mers;
+  std::shared_ptr<const std::vector<Rect>> mers;  // of current(), when known
+  uint32_t max_mer_area = 0;  // with mers: the largest free rectangle's area
   const CoreGrid& current() const { return own ? *own : *grid; }
 };
 
@@ -71,21 +72,28 @@ class PoolBoards {
   size_t Find(const std::string& node, uint32_t board) const;
 
   size_t size() const { return boards_.size(); }
+  // How many boards might hold a task of `cores` (an upper bound: by free cores, or by the
+  // largest free rectangle where known).
+  size_t BoardsThatMightHold(uint32_t cores) const;
   const BoardCapacity& board(size_t i) const { return boards_[i]; }
   uint64_t free_cores() const { return free_cores_; }
 
   static constexpr size_t npos = SIZE_MAX;
 
  private:
-  void Reindex(size_t index, uint32_t old_free);
+  // Moves a board to the bucket of its key: its free cores, or, once its free rectangles are
+  // known, the largest one's area (an upper bound on what it can take either way).
+  void Reindex(size_t index);
+  uint32_t KeyOf(size_t index) const;
   void IndexKeys() const;  // on the first Find
   std::optional<Placement> TryBoard(size_t i, const v1::Resources& r, const CoreRequest& request,
                                     const std::vector<std::optional<BoardHold>>* holds);
 
   std::vector<BoardCapacity> boards_;
-  // Board indices by free cores (bucket per count), and each board's slot in its bucket.
+  // Board indices by key (bucket per value), each board's slot in its bucket, and its key.
   std::vector<std::vector<uint32_t>> by_free_;
   std::vector<uint32_t> slot_;
+  std::vector<uint32_t> key_;
   // (node, board) sorted, and the index of each: built on the first Find, shared by forks.
   mutable std::shared_ptr<const std::vector<std::pair<std::string, uint32_t>>> keys_;
   mutable std::shared_ptr<const std::vector<size_t>> key_order_;

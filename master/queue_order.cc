@@ -49,6 +49,8 @@ std::vector<const v1::JobRecord*> QueueOrder::Order(
     v1::JobRecord* job;
     int64_t wait_ms;
     int32_t tier;
+    double total = 0;
+    bool starving = false;
   };
   std::vector<Entry> entries;
   for (const auto& [pool, queue] : jobs.pending()) {
@@ -61,22 +63,49 @@ std::vector<const v1::JobRecord*> QueueOrder::Order(
   }
   double weight_sum = 0;
   for (const auto& [tenant, w] : weight) weight_sum += w;
+  // Per tenant and per queue, worked out once for the pass.
+  struct TenantTerms {
+    double usage_share = 0, weight_share = 1;
+  };
+  std::map<std::string, TenantTerms> tenants;
+  for (const auto& [tenant, w] : weight) {
+    tenants[tenant] = TenantTerms{total_usage > 0 ? ledger_.usage(tenant) / total_usage : 0,
+                                  weight_sum > 0 ? w / weight_sum : 1};
+  }
+  struct QueueTerms {
+    int32_t tier = 0, factor = 0;
+  };
+  std::map<std::string, QueueTerms> queues;
+  for (const auto& q : config_.queues()) {
+    queues[q.name()] = QueueTerms{
+        q.priority(), max_queue_weight > 0 ? static_cast<int32_t>(1000 * q.weight() / max_queue_weight) : 0};
+  }
+  const std::string* last_tenant = nullptr;
+  const std::string* last_queue = nullptr;
+  const TenantTerms* tenant_terms = nullptr;
+  QueueTerms queue_terms;
   for (Entry& e : entries) {
     v1::JobRecord& job = *e.job;
-    const v1::QueueConfig* queue = FindQueue(config_, job.spec().queue());
-    e.tier = queue ? queue->priority() : 0;
+    if (last_tenant == nullptr || *last_tenant != job.tenant()) {
+      last_tenant = &job.tenant();
+      tenant_terms = &tenants[job.tenant()];
+    }
+    if (last_queue == nullptr || *last_queue != job.spec().queue()) {
+      last_queue = &job.spec().queue();
+      auto q = queues.find(job.spec().queue());
+      queue_terms = q == queues.end() ? QueueTerms{} : q->second;
+    }
+    e.tier = queue_terms.tier;
     PriorityInputs in;
     in.wait_ms = e.wait_ms;
     in.cores = uint64_t{std::max(1u, job.spec().min_replicas())} *
                CoreRequestOf(job.spec().task().resources()).cores();
     auto pc = pool_cores.find(job.spec().pool());
     in.pool_cores = pc == pool_cores.end() ? 1 : std::max<uint64_t>(1, pc->second);
-    in.tenant_usage_share = total_usage > 0 ? ledger_.usage(job.tenant()) / total_usage : 0;
-    in.tenant_weight_share = weight_sum > 0 ? weight[job.tenant()] / weight_sum : 1;
+    in.tenant_usage_share = tenant_terms->usage_share;
+    in.tenant_weight_share = tenant_terms->weight_share;
     // The queue factor is the queue's weight against the largest; tiers order separately.
-    in.queue_priority = queue && max_queue_weight > 0
-                            ? static_cast<int32_t>(1000 * queue->weight() / max_queue_weight)
-                            : 0;
+    in.queue_priority = queue_terms.factor;
     in.max_queue_priority = 1000;
     in.job_priority = job.spec().priority();
     const PriorityFactors f = ComputePriority(in, weights_);
@@ -88,14 +117,15 @@ std::vector<const v1::JobRecord*> QueueOrder::Order(
     out->set_job(f.job);
     out->set_total(f.total);
     out->set_starving(weights_.starve_after_ms > 0 && e.wait_ms > weights_.starve_after_ms);
+    e.total = f.total;
+    e.starving = out->starving();
   }
-  std::sort(entries.begin(), entries.end(), [this](const Entry& a, const Entry& b) {
-    const bool sa = a.job->priority().starving(), sb = b.job->priority().starving();
-    if (sa != sb) return sa;
-    if (sa) return a.wait_ms != b.wait_ms ? a.wait_ms > b.wait_ms : a.job->id() < b.job->id();
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+    if (a.starving != b.starving) return a.starving;
+    if (a.starving) return a.wait_ms != b.wait_ms ? a.wait_ms > b.wait_ms : a.job->id() < b.job->id();
     if (a.tier != b.tier) return a.tier > b.tier;
-    return GoesFirst(a.wait_ms, a.job->priority().total(), a.job->id(), b.wait_ms,
-                     b.job->priority().total(), b.job->id(), PriorityWeights{});
+    if (a.total != b.total) return a.total > b.total;
+    return a.job->id() < b.job->id();
   });
   std::vector<const v1::JobRecord*> out;
   out.reserve(entries.size());

@@ -85,13 +85,22 @@ bool Reserve(PoolState& pool, const SchedJob& job, int64_t now_ms) {
   for (size_t i = 0; i < what_if.size(); ++i) {
     free_now[i] = what_if.board(i).current().free_count() >= per_task;
   }
-  std::vector<const SchedJob*> ending = pool.running;
-  std::sort(ending.begin(), ending.end(), [now_ms](const SchedJob* a, const SchedJob* b) {
-    return std::make_pair(ExpectedEnd(*a, now_ms), a->id) < std::make_pair(ExpectedEnd(*b, now_ms), b->id);
-  });
-  for (size_t k = 0; k < ending.size();) {
-    const int64_t end = ExpectedEnd(*ending[k], now_ms);
-    while (k < ending.size() && ExpectedEnd(*ending[k], now_ms) == end) Release(what_if, *ending[k++]);
+  // The running jobs by expected end, taken from a heap: only as many as it takes.
+  std::vector<std::pair<int64_t, const SchedJob*>> ending;
+  ending.reserve(pool.running.size());
+  for (const SchedJob* r : pool.running) ending.emplace_back(ExpectedEnd(*r, now_ms), r);
+  auto later = [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second->id > b.second->id;
+  };
+  std::make_heap(ending.begin(), ending.end(), later);
+  while (!ending.empty()) {
+    const int64_t end = ending.front().first;
+    while (!ending.empty() && ending.front().first == end) {
+      std::pop_heap(ending.begin(), ending.end(), later);
+      Release(what_if, *ending.back().second);
+      ending.pop_back();
+    }
+    if (what_if.BoardsThatMightHold(per_task) < job.replicas) continue;
     auto gang = PlaceGang(what_if, job, nullptr, &free_now);
     if (!gang) continue;
     pool.reserved = true;
@@ -226,13 +235,13 @@ std::string Pass::WaitReason(PoolState& pool, const SchedJob& job) {
   bool any_could = false;
   for (size_t i = 0; i < pool.boards.size(); ++i) {
     const BoardCapacity& b = pool.boards.board(i);
-    if (!BoardCanEverHold(b, r)) continue;
-    any_could = true;
     if (b.ksps_free >= r.ksps() && b.streams_free >= r.streams() &&
         b.current().free_count() >= request.cores() &&
-        (!roomiest || b.current().free_count() > roomiest->current().free_count())) {
+        (!roomiest || b.current().free_count() > roomiest->current().free_count()) &&
+        (AnyBoardType(r.board_type()) || b.type == r.board_type())) {
       roomiest = &b;
     }
+    if (!any_could) any_could = BoardCanEverHold(b, r);
   }
   if (!any_could) {
     return "waiting for a board in pool '" + job.pool + "' that can hold " + Describe(r) +

@@ -1,0 +1,217 @@
+// One scheduling pass of the master at scale: 10,000 nodes x 4 boards (16x16 cores each),
+// about 97% busy with running jobs of random rectangles, and 100,000 pending jobs (1 to 64
+// cores, some gangs, 100 tenants, time limits from 10 minutes to a day). A pass is what the
+// master's RunSchedulingPass does: order the pending jobs by multifactor priority (fair share
+// charged), turn them into scheduler jobs, and plan (EASY backfill with a reservation).
+// The first pass fills every gap a pending job fits (a cold start: tens of thousands of
+// starts); its starts are applied, as the master would. Each following pass is the steady
+// state: 200 running jobs end, the pass runs, its starts are applied, and as many new jobs
+// are submitted, so 100,000 stay pending. Prints every pass; the
+// median of the steady passes is the last line, `scheduling pass ms: N`.
+//   scheduling_bench [--nodes N] [--pending N] [--passes N]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "common/job_validation.h"
+#include "common/rect_allocator.h"
+#include "master/job_table.h"
+#include "master/policy_config.h"
+#include "master/queue_order.h"
+#include "master/scheduler.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr int64_t kNow = 1'700'000'000'000;
+
+struct Cluster {
+  std::vector<snn::BoardCapacity> boards;
+  std::deque<snn::v1::Resources> resources;
+  std::vector<snn::SchedJob> running;
+};
+
+Cluster BuildBusyCluster(uint32_t nodes, std::mt19937_64& rng) {
+  Cluster c;
+  std::uniform_int_distribution<uint32_t> side(1, 8), minutes(10, 1440), started(0, 600);
+  for (uint32_t n = 0; n < nodes; ++n) {
+    for (uint32_t b = 0; b < 4; ++b) {
+      auto grid = std::make_shared<snn::CoreGrid>(16, 16);
+      snn::BoardCapacity board;
+      board.node = "node" + std::to_string(n);
+      board.board = b;
+      board.type = "sim-v1";
+      board.pools = {"default"};
+      board.largest_live = snn::Rect{0, 0, 16, 16};
+      board.ksps_total = board.ksps_free = 100000;
+      board.streams_total = board.streams_free = 64;
+      // Random rectangles until the board is about 97% busy.
+      for (int tries = 0; tries < 200 && grid->free_count() > 8; ++tries) {
+        snn::CoreRequest req;
+        req.width = side(rng);
+        req.height = side(rng);
+        auto p = snn::PlaceCores(*grid, req, snn::FitPolicy::kBestFit);
+        if (!p) continue;
+        grid->Occupy(p->rect);
+        auto& r = c.resources.emplace_back();
+        r.set_cores(p->rect.area());
+        r.set_ksps(10);
+        r.set_streams(1);
+        snn::SchedJob job;
+        job.id = 1'000'000'000 + c.running.size();
+        job.pool = "default";
+        job.tenant = "t" + std::to_string(rng() % 100);
+        job.queue = "default";
+        job.resources = &r;
+        const int64_t ran = int64_t{started(rng)} * 60'000;
+        job.start_ms = kNow - ran;
+        job.time_limit_ms = ran + int64_t{minutes(rng)} * 60'000;  // still within its limit
+        job.tasks.push_back(snn::TaskPlacement{board.node, b, p->rect});
+        board.ksps_free -= 10;
+        board.streams_free -= 1;
+        c.running.push_back(std::move(job));
+      }
+      board.grid = grid;
+      // The master keeps each board's free rectangles with its free map (NodeRegistry).
+      auto mers = std::make_shared<std::vector<snn::Rect>>(snn::MaximalEmptyRectangles(*grid));
+      for (const auto& m : *mers) board.max_mer_area = std::max(board.max_mer_area, m.area());
+      board.mers = std::move(mers);
+      c.boards.push_back(std::move(board));
+    }
+  }
+  return c;
+}
+
+void AddPending(snn::JobTable& table, uint32_t count, std::mt19937_64& rng) {
+  const uint32_t sizes[] = {1, 2, 4, 8, 16, 32, 64};
+  std::uniform_int_distribution<uint32_t> minutes(10, 1440);
+  for (uint32_t i = 0; i < count; ++i) {
+    snn::v1::JobRecord job;
+    job.set_id(table.NextJobId());
+    job.set_tenant("t" + std::to_string(rng() % 100));
+    job.set_tenant_job_id(table.NextTenantJobId(job.tenant()));
+    job.set_state(snn::v1::PENDING);
+    job.set_submit_ms(kNow - static_cast<int64_t>(rng() % 86'400'000));
+    auto* spec = job.mutable_spec();
+    spec->set_pool("default");
+    spec->set_queue("default");
+    spec->set_time_limit_s(minutes(rng) * 60);
+    spec->set_min_replicas(rng() % 10 == 0 ? 2 + static_cast<uint32_t>(rng() % 3) : 1);
+    auto* r = spec->mutable_task()->mutable_resources();
+    r->set_cores(sizes[rng() % 7]);
+    r->set_ksps(10);
+    r->set_streams(1);
+    table.Insert(std::move(job));
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  uint32_t nodes = 10000, pending = 100000;
+  int passes = 5;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (std::strcmp(argv[i], "--nodes") == 0) nodes = static_cast<uint32_t>(std::atoi(argv[i + 1]));
+    if (std::strcmp(argv[i], "--pending") == 0) pending = static_cast<uint32_t>(std::atoi(argv[i + 1]));
+    if (std::strcmp(argv[i], "--passes") == 0) passes = std::atoi(argv[i + 1]);
+  }
+  std::mt19937_64 rng(42);
+  Cluster cluster = BuildBusyCluster(nodes, rng);
+  snn::JobTable table;
+  AddPending(table, pending, rng);
+  uint64_t free_cores = 0;
+  for (const auto& b : cluster.boards) free_cores += b.grid->free_count();
+  std::printf("%zu boards, %zu running jobs, %llu free cores, %u pending jobs\n",
+              cluster.boards.size(), cluster.running.size(),
+              static_cast<unsigned long long>(free_cores), pending);
+
+  const snn::v1::SchedulingConfig config = snn::DefaultSchedulingConfig();
+  const snn::SchedulerPolicy policy = snn::ToSchedulerPolicy(config);
+  std::map<std::string, uint64_t> pool_cores{{"default", uint64_t{nodes} * 4 * 256}};
+  std::vector<double> times;
+  std::vector<std::unique_ptr<snn::SchedJob>> started_jobs;  // started by a pass: now running
+  std::vector<const snn::SchedJob*> running;
+  for (const auto& j : cluster.running) running.push_back(&j);
+  std::map<std::pair<std::string, uint32_t>, size_t> board_index;
+  for (size_t i = 0; i < cluster.boards.size(); ++i) {
+    board_index[{cluster.boards[i].node, cluster.boards[i].board}] = i;
+  }
+  auto change_board = [&](const snn::TaskPlacement& t, bool occupy) {
+    snn::BoardCapacity& b = cluster.boards[board_index.at({t.node, t.board})];
+    auto grid = std::make_shared<snn::CoreGrid>(*b.grid);
+    if (occupy) grid->Occupy(t.rect); else grid->Release(t.rect);
+    b.grid = grid;
+    auto mers = std::make_shared<std::vector<snn::Rect>>(snn::MaximalEmptyRectangles(*grid));
+    b.max_mer_area = 0;
+    for (const auto& m : *mers) b.max_mer_area = std::max(b.max_mer_area, m.area());
+    b.mers = std::move(mers);
+  };
+  for (int pass = 0; pass <= passes; ++pass) {
+    if (pass > 0) {  // some running jobs end
+      for (int k = 0; k < 200 && !running.empty(); ++k) {
+        const size_t victim = rng() % running.size();
+        for (const auto& t : running[victim]->tasks) change_board(t, false);
+        running[victim] = running.back();
+        running.pop_back();
+      }
+    }
+    snn::QueueOrder order;
+    order.Configure(config);
+    const auto start = Clock::now();
+    std::vector<snn::SchedJob> jobs;
+    jobs.reserve(table.CountInState(snn::v1::PENDING));
+    const auto order_list = order.Order(table, pool_cores, kNow);
+    const double order_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    for (const snn::v1::JobRecord* job : order_list) {
+      snn::SchedJob j;
+      j.id = job->id();
+      j.pool = job->spec().pool();
+      j.tenant = job->tenant();
+      j.queue = job->spec().queue();
+      j.resources = &job->spec().task().resources();
+      j.replicas = std::max(1u, job->spec().min_replicas());
+      j.submit_ms = job->submit_ms();
+      j.time_limit_ms = static_cast<int64_t>(job->spec().time_limit_s()) * 1000;
+      jobs.push_back(std::move(j));
+    }
+    const auto ordered = Clock::now();
+    snn::SchedulerInput in;
+    in.now_ms = kNow;
+    in.boards = cluster.boards;
+    for (const auto& j : jobs) in.pending.push_back(&j);
+    in.running = running;
+    const snn::SchedulePlan plan = snn::PlanPass(std::move(in), policy);
+    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    if (pass > 0) times.push_back(ms);
+    std::printf("%s pass: %.1f ms (priorities %.1f ms, to scheduler jobs %.1f ms), %zu starts, %zu pending\n",
+                pass == 0 ? "cold" : "steady", ms, order_ms,
+                std::chrono::duration<double, std::milli>(ordered - start).count() - order_ms,
+                plan.starts.size(), jobs.size());
+    // Apply the starts, as the master does.
+    std::map<uint64_t, const snn::SchedJob*> by_id;
+    for (const auto& j : jobs) by_id[j.id] = &j;
+    for (const auto& st : plan.starts) {
+      auto job = std::make_unique<snn::SchedJob>(*by_id.at(st.job_id));
+      job->start_ms = kNow;
+      job->tasks = st.tasks;
+      for (const auto& t : st.tasks) change_board(t, true);
+      snn::v1::JobRecord* record = table.Find(st.job_id);
+      table.SetState(*record, snn::v1::RUNNING, kNow, "started");
+      job->resources = &record->spec().task().resources();
+      running.push_back(job.get());
+      started_jobs.push_back(std::move(job));
+    }
+    // Keep the queue at its size: as many new jobs as started.
+    AddPending(table, static_cast<uint32_t>(plan.starts.size()), rng);
+  }
+  std::sort(times.begin(), times.end());
+  std::printf("scheduling pass ms: %.1f\n", times.empty() ? 0.0 : times[times.size() / 2]);
+  return 0;
+}
