@@ -25,6 +25,7 @@ wait_for() {  # wait_for SECONDS DESCRIPTION COMMAND...
 
 echo "== starting snn-master (state in $WORK/master)"
 "$BIN/master/snn-master" --listen=127.0.0.1:0 --port_file="$WORK/master.port" \
+  --policy_file=etc/policy.yaml \
   --data_dir="$WORK/master" >"$WORK/master.log" 2>&1 &
 PIDS+=($!)
 wait_for 20 "the master's port" test -s "$WORK/master.port"
@@ -75,3 +76,14 @@ cat "$WORK"/node*/tasks/job"$RELAY_ID".task0.try1/stdout 2>/dev/null || true
 echo "== a core fails: snnctl sim kill-core node2/0 8,8, then pool status"
 "$SNNCTL" sim kill-core node2/0 8,8
 "$SNNCTL" pool status
+
+echo "== the scheduling policy (etc/policy.yaml): snnctl policy show"
+"$SNNCTL" policy show
+
+TRACE=../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz
+if [ -f "$TRACE" ]; then
+  for policy in fcfs easy default; do
+    echo "== snn-sim --policy=$policy on $(basename "$TRACE")"
+    "$BIN/sim/snn-sim" --trace="$TRACE" --policy="$policy" | grep -E "^(jobs|replay s|mean|utilization|max wait)"
+  done
+fi

@@ -101,6 +101,13 @@ tenants:
   EXPECT_EQ(FindQueue(*c, "urgent")->priority(), 10);
 }
 
+TEST(PolicyConfigTest, TheShippedPolicyFileIsValid) {
+  auto c = LoadPolicyFile(std::string(SNN_SOURCE_DIR) + "/etc/policy.yaml");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_NE(FindQueue(*c, "urgent"), nullptr);
+  EXPECT_EQ(FindTenant(*c, "lab-a")->quotas(0).guaranteed(), 64u);
+}
+
 TEST(PolicyConfigTest, ChangesThatMakeNoSenseAreRefusedWithTheReason) {
   auto bad = [](const std::string& yaml) {
     auto c = ParsePolicyYaml(yaml);
