@@ -1,0 +1,152 @@
+// The job controller's side of scheduling: the policy in force, the boards a pass may use, the
+// pass itself (order, plan, then starts, preemptions and wait reasons applied), and the reason
+// a pending job gives.
+#include <glog/logging.h>
+
+#include "master/job_controller.h"
+
+namespace snn {
+namespace {
+
+std::string JobName(const v1::JobRecord& job) {
+  return job.tenant() + "/" + std::to_string(job.tenant_job_id());
+}
+
+}  // namespace
+
+void JobController::SetScheduling(const v1::SchedulingConfig& config) {
+  scheduling_ = config;
+  policy_ = ToSchedulerPolicy(config);
+  order_.Configure(config);
+}
+
+std::set<std::string> JobController::KnownPools() const {
+  std::set<std::string> pools;
+  for (const auto& [name, entry] : nodes_.nodes()) {
+    pools.insert(entry.record.pools().begin(), entry.record.pools().end());
+  }
+  for (const auto& q : scheduling_.queues()) {
+    for (const auto& c : q.pools()) pools.insert(c.pool());
+  }
+  for (const auto& t : scheduling_.tenants()) {
+    for (const auto& c : t.quotas()) pools.insert(c.pool());
+  }
+  return pools;
+}
+
+std::vector<BoardCapacity> JobController::SchedulableBoards(bool only_up) const {
+  std::vector<BoardCapacity> boards;
+  for (const auto& [name, entry] : nodes_.nodes()) {
+    if (only_up && !entry.up()) continue;
+    for (const auto& info : entry.record.boards()) {
+      if (only_up && (info.health() == 0 || !entry.DrainReason(info.index()).empty())) continue;
+      BoardCapacity b;
+      b.node = name;
+      b.board = info.index();
+      b.type = info.type();
+      b.health = info.health();
+      b.pools.assign(entry.record.pools().begin(), entry.record.pools().end());
+      b.ksps_total = info.ksps();
+      b.streams_total = info.streams();
+      BoardUsage used;
+      if (info.index() < entry.usage.size()) used = entry.usage[info.index()];
+      auto free = [](uint32_t total, uint32_t u) { return total > u ? total - u : 0; };
+      b.ksps_free = free(b.ksps_total, used.ksps);
+      b.streams_free = free(b.streams_total, used.streams);
+      b.largest_live = used.largest_live;
+      b.grid = used.grid;
+      b.mers = used.mers;
+      b.max_mer_area = used.max_mer_area;
+      boards.push_back(std::move(b));
+    }
+  }
+  return boards;
+}
+
+SchedJob JobController::ToSchedJob(const v1::JobRecord& job) const {
+  SchedJob j;
+  j.id = job.id();
+  j.pool = job.spec().pool();
+  j.tenant = job.tenant();
+  j.queue = job.spec().queue();
+  j.resources = &job.spec().task().resources();
+  j.replicas = std::max(1u, job.spec().min_replicas());
+  j.submit_ms = job.submit_ms();
+  j.time_limit_ms = static_cast<int64_t>(job.spec().time_limit_s()) * 1000;
+  j.preemptible = job.spec().preemptible();
+  const v1::QueueConfig* queue = FindQueue(scheduling_, job.spec().queue());
+  j.tier = {queue ? queue->priority() : 0, job.spec().priority()};
+  if (job.state() == v1::RUNNING) {
+    j.start_ms = job.start_ms();
+    for (const auto& t : job.tasks()) {
+      if (!IsTaskActive(t.state())) continue;
+      j.tasks.push_back(TaskPlacement{t.node(), t.board(), RectOf(t.mapping().rect())});
+    }
+  }
+  return j;
+}
+
+void JobController::RunSchedulingPass() {
+  const int64_t now = clock_.NowMs();
+  SchedulerInput in;
+  in.now_ms = now;
+  in.boards = SchedulableBoards(true);
+  std::map<std::string, uint64_t> pool_cores;
+  for (const auto& b : in.boards) {
+    for (const auto& p : b.pools) pool_cores[p] += b.grid ? b.grid->live_count() : 0;
+  }
+  std::vector<SchedJob> pending, running;
+  pending.reserve(jobs_.CountInState(v1::PENDING));
+  for (const v1::JobRecord* job : order_.Order(jobs_, pool_cores, now)) {
+    pending.push_back(ToSchedJob(*job));
+  }
+  for (uint64_t id : jobs_.running()) {
+    if (const v1::JobRecord* job = jobs_.Find(id)) running.push_back(ToSchedJob(*job));
+  }
+  for (const SchedJob& j : pending) in.pending.push_back(&j);
+  for (const SchedJob& j : running) in.running.push_back(&j);
+  SchedulePlan plan = PlanPass(std::move(in), policy_);
+  for (const auto& p : plan.preemptions) {
+    if (v1::JobRecord* job = jobs_.Find(p.job_id)) Preempt(*job, p.reason);
+  }
+  for (const auto& start : plan.starts) {
+    if (v1::JobRecord* job = jobs_.Find(start.job_id)) StartJob(*job, start);
+  }
+  for (const auto& wait : plan.waits) {
+    if (v1::JobRecord* job = jobs_.Find(wait.job_id)) {
+      job->set_reason(wait.reason);
+      job->set_expected_start_ms(wait.expected_start_ms);
+    }
+  }
+  if (!plan.starts.empty() || !plan.preemptions.empty()) journal_.Commit();
+}
+
+void JobController::Preempt(v1::JobRecord& job, const std::string& reason) {
+  if (job.state() != v1::RUNNING || job.requeue_when_stopped()) return;
+  LOG(INFO) << "job " << job.id() << " " << reason;
+  job.set_preempt_count(job.preempt_count() + 1);
+  if (job.spec().no_requeue()) {
+    jobs_.SetState(job, v1::FAILED, clock_.NowMs(), reason + ", and the job may not be requeued");
+  } else {
+    job.set_requeue_when_stopped(true);
+    job.set_reason("to be requeued: " + reason);
+  }
+  KillActiveTasks(job, reason);
+  journal_.PutJob(job);
+}
+
+std::string JobController::PendingReason(const v1::JobRecord& job) const {
+  if (job.state() != v1::PENDING) return job.reason();
+  auto it = jobs_.pending().find(job.spec().pool());
+  if (it != jobs_.pending().end() && !it->second.empty() &&
+      it->second.begin()->job_id != job.id()) {
+    const v1::JobRecord* head = nullptr;
+    auto h = jobs_.jobs().find(it->second.begin()->job_id);
+    if (h != jobs_.jobs().end()) head = &h->second;
+    return "waiting behind higher-priority jobs in pool '" + job.spec().pool() + "'" +
+           (head ? " (first: " + JobName(*head) + ")" : "");
+  }
+  return job.reason();
+}
+
+}  // namespace snn

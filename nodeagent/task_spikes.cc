@@ -1,0 +1,88 @@
+// The spike side of the task manager: measuring boards, opening each task's plane in the
+// spike gateway (its network loaded on its board), and reading back what the gateway counted.
+#include <optional>
+
+#include <glog/logging.h>
+#include <google/protobuf/util/message_differencer.h>
+
+#include "common/model.h"
+#include "nodeagent/task_manager.h"
+
+namespace snn {
+namespace {
+
+v1::SpikeUsage ToProto(const wire::UsageCounters& c, double rate_ksps) {
+  v1::SpikeUsage u;
+  u.set_injected(c.injected);
+  u.set_delivered(c.delivered);
+  u.set_delayed(c.delayed);
+  u.set_dropped(c.dropped);
+  u.set_throttled(c.throttled);
+  u.set_refused(c.refused);
+  u.set_outputs(c.outputs);
+  u.set_rate_ksps(rate_ksps);
+  return u;
+}
+
+}  // namespace
+
+void TaskManager::FingerprintBoards() {
+  for (size_t i = 0; i < boards_.size(); ++i) {
+    boards_[i]->Fingerprint();
+    const v1::BoardInfo info = boards_[i]->Describe();
+    LOG(INFO) << "board " << i << " (" << info.type() << "): capacity " << info.ksps()
+              << " KSPS, measured " << info.measured_ksps() << " KSPS, latency "
+              << info.latency_us() << " us";
+  }
+}
+
+Status TaskManager::OpenSpikePlane(const Task& task) {
+  if (gateway_ == nullptr) return Status::Ok();
+  std::optional<v1::Model> model;
+  if (!task.resources.model().empty()) {
+    auto loaded = LoadModelFile(task.resources.model());
+    if (!loaded.ok()) return loaded.status();
+    model = std::move(loaded).value();
+  }
+  Board& board = *boards_[task.board];
+  auto network = board.LoadNetwork(model ? &*model : nullptr,
+                                   static_cast<uint32_t>(task.mapping.cores_size()));
+  if (!network.ok()) {
+    return Status(network.status().code(), "cannot load the network: " + network.status().message());
+  }
+  SpikePlaneConfig config;
+  config.key = task.key;
+  config.token = task.gateway_token;
+  config.ksps = task.resources.ksps();
+  config.burst_ms = options_.gateway_burst_ms;
+  config.num_cores = static_cast<uint32_t>(task.mapping.cores_size());
+  config.neurons_per_core = board.Describe().neurons_per_core();
+  gateway_->AddTask(std::move(config), std::move(network).value());
+  return Status::Ok();
+}
+
+v1::SpikeUsage TaskManager::CountedUsage(const Task& task) const {
+  if (task.ended || gateway_ == nullptr) return task.usage;
+  auto plane = gateway_->Find(task.key);
+  if (!plane) return task.usage;
+  return ToProto(plane->Usage(), plane->RateKsps(clock_.NowUs()));
+}
+
+std::vector<v1::TaskUsage> TaskManager::UsageChanges() {
+  std::vector<v1::TaskUsage> out;
+  for (auto& [key, task] : tasks_) {
+    if (task.ended) continue;
+    v1::SpikeUsage now = CountedUsage(task);
+    if (google::protobuf::util::MessageDifferencer::Equals(now, task.usage)) continue;
+    task.usage = now;
+    v1::TaskUsage u;
+    u.set_job_id(key.job_id);
+    u.set_index(key.index);
+    u.set_attempt(key.attempt);
+    *u.mutable_usage() = std::move(now);
+    out.push_back(std::move(u));
+  }
+  return out;
+}
+
+}  // namespace snn
