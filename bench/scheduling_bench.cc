@@ -81,7 +81,7 @@ Cluster BuildBusyCluster(uint32_t nodes, std::mt19937_64& rng) {
       board.grid = grid;
       // The master keeps each board's free rectangles with its free map (NodeRegistry).
       auto mers = std::make_shared<std::vector<snn::Rect>>(snn::MaximalEmptyRectangles(*grid));
-      for (const auto& m : *mers) board.max_mer_area = std::max(board.max_mer_area, m.area());
+      board.max_mer_area = snn::LargestArea(*mers);
       board.mers = std::move(mers);
       c.boards.push_back(std::move(board));
     }
@@ -149,8 +149,7 @@ int main(int argc, char** argv) {
     if (occupy) grid->Occupy(t.rect); else grid->Release(t.rect);
     b.grid = grid;
     auto mers = std::make_shared<std::vector<snn::Rect>>(snn::MaximalEmptyRectangles(*grid));
-    b.max_mer_area = 0;
-    for (const auto& m : *mers) b.max_mer_area = std::max(b.max_mer_area, m.area());
+    b.max_mer_area = snn::LargestArea(*mers);
     b.mers = std::move(mers);
   };
   for (int pass = 0; pass <= passes; ++pass) {

@@ -234,6 +234,12 @@ Rect LargestEmptyRectangle(const CoreGrid& grid) {
   return best;
 }
 
+uint32_t LargestArea(const std::vector<Rect>& rects) {
+  uint32_t largest = 0;
+  for (const Rect& r : rects) largest = std::max(largest, r.area());
+  return largest;
+}
+
 bool RectCanHold(const Rect& space, const CoreRequest& request) {
   if (request.explicit_shape()) {
     return (space.w >= request.width && space.h >= request.height) ||

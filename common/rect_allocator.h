@@ -59,4 +59,8 @@ Rect LargestEmptyRectangle(const CoreGrid& grid);
 // rectangle) could hold the request in some orientation and shape.
 bool RectCanHold(const Rect& space, const CoreRequest& request);
 
+// The largest area among `rects` (0 if none): with maximal empty rectangles, the most cores any
+// one rectangular request could get.
+uint32_t LargestArea(const std::vector<Rect>& rects);
+
 }  // namespace snn

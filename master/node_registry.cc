@@ -20,8 +20,7 @@ namespace {
 
 void SetGrid(BoardUsage& u, std::shared_ptr<CoreGrid> grid) {
   auto mers = std::make_shared<std::vector<Rect>>(MaximalEmptyRectangles(*grid));
-  u.max_mer_area = 0;
-  for (const Rect& m : *mers) u.max_mer_area = std::max(u.max_mer_area, m.area());
+  u.max_mer_area = LargestArea(*mers);
   u.mers = std::move(mers);
   u.grid = std::move(grid);
 }

@@ -73,8 +73,7 @@ std::optional<Placement> PoolBoards::TryBoard(
   if (hold == nullptr) {
     if (!b.mers) {
       auto mers = std::make_shared<std::vector<Rect>>(MaximalEmptyRectangles(b.current()));
-      b.max_mer_area = 0;
-      for (const Rect& m : *mers) b.max_mer_area = std::max(b.max_mer_area, m.area());
+      b.max_mer_area = LargestArea(*mers);
       b.mers = std::move(mers);
     }
     if (b.max_mer_area < request.cores()) return std::nullopt;  // no rectangle is big enough

@@ -19,6 +19,17 @@ std::string Describe(const v1::Resources& r) {
   return s;
 }
 
+// The hold a placed gang leaves on each board it uses, as `boards` are then.
+Holds HoldsOf(const PoolBoards& boards, const Gang& gang) {
+  Holds holds(boards.size());
+  for (const auto& [index, rect] : gang) {
+    auto& h = holds[index];
+    if (!h) h = BoardHold{{}, boards.board(index).ksps_free, boards.board(index).streams_free};
+    h->rects.push_back(rect);
+  }
+  return holds;
+}
+
 struct PoolState {
   PoolBoards boards;
   std::vector<const SchedJob*> running;
@@ -29,6 +40,16 @@ struct PoolState {
   Holds holds;
   std::vector<char> unheld;  // by board: no hold on it
   std::vector<const SchedJob*> backfill;  // later jobs, tried once the order is known
+
+  // `holder` reserves what `gang` takes on `boards` (a what-if copy of these), from `start_ms`.
+  void HoldFor(uint64_t holder_id, int64_t start_ms, const PoolBoards& boards, const Gang& gang) {
+    reserved = true;
+    holder = holder_id;
+    shadow_ms = start_ms;
+    holds = HoldsOf(boards, gang);
+    unheld.resize(holds.size());
+    for (size_t i = 0; i < holds.size(); ++i) unheld[i] = !holds[i];
+  }
   // What could not start this pass -> why: a job asking the same waits without a new search.
   std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, std::string, uint32_t, bool>,
            std::string>
@@ -65,17 +86,6 @@ void Release(PoolBoards& boards, const SchedJob& job) {
   }
 }
 
-// The hold a placed gang leaves on each board it uses, as `boards` are then.
-Holds HoldsOf(const PoolBoards& boards, const Gang& gang) {
-  Holds holds(boards.size());
-  for (const auto& [index, rect] : gang) {
-    auto& h = holds[index];
-    if (!h) h = BoardHold{{}, boards.board(index).ksps_free, boards.board(index).streams_free};
-    h->rects.push_back(rect);
-  }
-  return holds;
-}
-
 // EASY: the earliest time the job fits as the running jobs end by their time limits. The
 // reservation prefers boards that are busy now, which leaves the free ones to backfill.
 bool Reserve(PoolState& pool, const SchedJob& job, int64_t now_ms) {
@@ -103,12 +113,7 @@ bool Reserve(PoolState& pool, const SchedJob& job, int64_t now_ms) {
     if (what_if.BoardsThatMightHold(per_task) < job.replicas) continue;
     auto gang = PlaceGang(what_if, job, nullptr, &free_now);
     if (!gang) continue;
-    pool.reserved = true;
-    pool.holder = job.id;
-    pool.shadow_ms = end;
-    pool.holds = HoldsOf(what_if, *gang);
-    pool.unheld.resize(pool.holds.size());
-    for (size_t i = 0; i < pool.holds.size(); ++i) pool.unheld[i] = !pool.holds[i];
+    pool.HoldFor(job.id, end, what_if, *gang);
     return true;
   }
   return false;
@@ -308,12 +313,7 @@ bool Pass::TryPreempt(PoolState& pool, const SchedJob& job) {
           PreemptDecision{victims[k]->id, job.id, "preempted by job " + std::to_string(job.id)});
     }
     // Its room is held from now on: nothing else may take it while the victims stop.
-    pool.reserved = true;
-    pool.holder = job.id;
-    pool.shadow_ms = in_.now_ms;
-    pool.holds = HoldsOf(trial, *gang);
-    pool.unheld.resize(pool.holds.size());
-    for (size_t i = 0; i < pool.holds.size(); ++i) pool.unheld[i] = !pool.holds[i];
+    pool.HoldFor(job.id, in_.now_ms, trial, *gang);
     Wait(job, "preempting job(s) " + ids + " to start", in_.now_ms);
     return true;
   }

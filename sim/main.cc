@@ -73,16 +73,9 @@ int main(int argc, char** argv) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (FLAGS_per_user) {
-    std::map<int64_t, std::pair<double, uint64_t>> users;
-    for (const auto& j : *outcome) {
-      const double run = static_cast<double>(j.run_s);
-      auto& u = users[j.user];
-      u.first += std::max(1.0, (static_cast<double>(j.start_s - j.submit_s) + run) / std::max(run, 10.0));
-      ++u.second;
-    }
-    for (const auto& [user, v] : users) {
+    for (const auto& [user, u] : m.per_user) {
       std::printf("user %lld: %llu jobs, mean bounded slowdown %.1f\n", static_cast<long long>(user),
-                  static_cast<unsigned long long>(v.second), v.first / static_cast<double>(v.second));
+                  static_cast<unsigned long long>(u.jobs), u.mean_bounded_slowdown);
     }
   }
   std::printf("policy: %s\n", FLAGS_policy.c_str());

@@ -238,6 +238,7 @@ ReplayMetrics Summarize(const std::vector<JobOutcome>& jobs, uint32_t max_procs)
   double s = 0, s2 = 0;
   for (const auto& [user, v] : per_user) {
     const double mean = v.first / static_cast<double>(v.second);
+    m.per_user[user] = UserFigures{v.second, mean};
     s += mean;
     s2 += mean * mean;
     if (mean > m.worst_user_slowdown) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,11 @@ struct JobOutcome {
   int64_t user = -1;
 };
 
+struct UserFigures {
+  uint64_t jobs = 0;
+  double mean_bounded_slowdown = 0;
+};
+
 struct ReplayMetrics {
   uint64_t jobs = 0;
   double mean_wait_s = 0;
@@ -42,6 +48,7 @@ struct ReplayMetrics {
   double fairness = 0;               // Jain's index over the users' mean bounded slowdowns
   double worst_user_slowdown = 0;    // the highest mean bounded slowdown of any user
   int64_t worst_user = -1;
+  std::map<int64_t, UserFigures> per_user;
 };
 
 // The policy each SimPolicy names: FCFS, EASY, and the project's default.
