@@ -1,8 +1,9 @@
 // One scheduling pass of the master at scale: 10,000 nodes x 4 boards (16x16 cores each),
 // about 97% busy with running jobs of random rectangles, and 100,000 pending jobs (1 to 64
 // cores, some gangs, 100 tenants, time limits from 10 minutes to a day). A pass is what the
-// master's RunSchedulingPass does: order the pending jobs by multifactor priority (fair share
-// charged), turn them into scheduler jobs, and plan (EASY backfill with a reservation).
+// master's RunSchedulingPass does, through the same code (CollectPassJobs): order the pending
+// jobs by multifactor priority (fair share charged), turn the pending and the running jobs of
+// the job table into scheduler jobs, and plan (EASY backfill with a reservation).
 // The first pass fills every gap a pending job fits (a cold start: tens of thousands of
 // starts); its starts are applied, as the master would. Each following pass is the steady
 // state: 200 running jobs end, the pass runs, its starts are applied, and as many new jobs
@@ -14,7 +15,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
 #include <map>
 #include <memory>
 #include <random>
@@ -23,6 +23,7 @@
 #include "common/job_validation.h"
 #include "common/rect_allocator.h"
 #include "master/job_table.h"
+#include "master/pass_jobs.h"
 #include "master/policy_config.h"
 #include "master/queue_order.h"
 #include "master/scheduler.h"
@@ -34,11 +35,41 @@ constexpr int64_t kNow = 1'700'000'000'000;
 
 struct Cluster {
   std::vector<snn::BoardCapacity> boards;
-  std::deque<snn::v1::Resources> resources;
-  std::vector<snn::SchedJob> running;
+  std::vector<uint64_t> running;  // ids, in the job table
 };
 
-Cluster BuildBusyCluster(uint32_t nodes, std::mt19937_64& rng) {
+void SetTasks(snn::v1::JobRecord& job, const std::vector<snn::TaskPlacement>& tasks) {
+  job.clear_tasks();
+  for (const auto& p : tasks) {
+    auto* t = job.add_tasks();
+    t->set_index(static_cast<uint32_t>(job.tasks_size() - 1));
+    t->set_node(p.node);
+    t->set_board(p.board);
+    t->set_state(snn::v1::TASK_RUNNING);
+    auto* rect = t->mutable_mapping()->mutable_rect();
+    rect->set_x(p.rect.x);
+    rect->set_y(p.rect.y);
+    rect->set_width(p.rect.w);
+    rect->set_height(p.rect.h);
+  }
+}
+
+snn::v1::JobRecord NewJob(snn::JobTable& table, std::mt19937_64& rng) {
+  snn::v1::JobRecord job;
+  job.set_id(table.NextJobId());
+  job.set_tenant("t" + std::to_string(rng() % 100));
+  job.set_tenant_job_id(table.NextTenantJobId(job.tenant()));
+  job.set_state(snn::v1::PENDING);
+  auto* spec = job.mutable_spec();
+  spec->set_pool("default");
+  spec->set_queue("default");
+  auto* r = spec->mutable_task()->mutable_resources();
+  r->set_ksps(10);
+  r->set_streams(1);
+  return job;
+}
+
+Cluster BuildBusyCluster(uint32_t nodes, snn::JobTable& table, std::mt19937_64& rng) {
   Cluster c;
   std::uniform_int_distribution<uint32_t> side(1, 8), minutes(10, 1440), started(0, 600);
   for (uint32_t n = 0; n < nodes; ++n) {
@@ -60,23 +91,20 @@ Cluster BuildBusyCluster(uint32_t nodes, std::mt19937_64& rng) {
         auto p = snn::PlaceCores(*grid, req, snn::FitPolicy::kBestFit);
         if (!p) continue;
         grid->Occupy(p->rect);
-        auto& r = c.resources.emplace_back();
-        r.set_cores(p->rect.area());
-        r.set_ksps(10);
-        r.set_streams(1);
-        snn::SchedJob job;
-        job.id = 1'000'000'000 + c.running.size();
-        job.pool = "default";
-        job.tenant = "t" + std::to_string(rng() % 100);
-        job.queue = "default";
-        job.resources = &r;
+        snn::v1::JobRecord job = NewJob(table, rng);
+        auto* r = job.mutable_spec()->mutable_task()->mutable_resources();
+        r->set_shape_width(p->rect.w);
+        r->set_shape_height(p->rect.h);
         const int64_t ran = int64_t{started(rng)} * 60'000;
-        job.start_ms = kNow - ran;
-        job.time_limit_ms = ran + int64_t{minutes(rng)} * 60'000;  // still within its limit
-        job.tasks.push_back(snn::TaskPlacement{board.node, b, p->rect});
+        job.set_submit_ms(kNow - ran);
+        // Still within its limit.
+        job.mutable_spec()->set_time_limit_s(static_cast<uint32_t>(ran / 1000) + minutes(rng) * 60);
+        SetTasks(job, {snn::TaskPlacement{board.node, b, p->rect}});
+        snn::v1::JobRecord& stored = table.Insert(std::move(job));
+        table.SetState(stored, snn::v1::RUNNING, kNow - ran, "started");
         board.ksps_free -= 10;
         board.streams_free -= 1;
-        c.running.push_back(std::move(job));
+        c.running.push_back(stored.id());
       }
       board.grid = grid;
       // The master keeps each board's free rectangles with its free map (NodeRegistry).
@@ -93,21 +121,12 @@ void AddPending(snn::JobTable& table, uint32_t count, std::mt19937_64& rng) {
   const uint32_t sizes[] = {1, 2, 4, 8, 16, 32, 64};
   std::uniform_int_distribution<uint32_t> minutes(10, 1440);
   for (uint32_t i = 0; i < count; ++i) {
-    snn::v1::JobRecord job;
-    job.set_id(table.NextJobId());
-    job.set_tenant("t" + std::to_string(rng() % 100));
-    job.set_tenant_job_id(table.NextTenantJobId(job.tenant()));
-    job.set_state(snn::v1::PENDING);
+    snn::v1::JobRecord job = NewJob(table, rng);
     job.set_submit_ms(kNow - static_cast<int64_t>(rng() % 86'400'000));
     auto* spec = job.mutable_spec();
-    spec->set_pool("default");
-    spec->set_queue("default");
     spec->set_time_limit_s(minutes(rng) * 60);
     spec->set_min_replicas(rng() % 10 == 0 ? 2 + static_cast<uint32_t>(rng() % 3) : 1);
-    auto* r = spec->mutable_task()->mutable_resources();
-    r->set_cores(sizes[rng() % 7]);
-    r->set_ksps(10);
-    r->set_streams(1);
+    spec->mutable_task()->mutable_resources()->set_cores(sizes[rng() % 7]);
     table.Insert(std::move(job));
   }
 }
@@ -123,8 +142,8 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--passes") == 0) passes = std::atoi(argv[i + 1]);
   }
   std::mt19937_64 rng(42);
-  Cluster cluster = BuildBusyCluster(nodes, rng);
   snn::JobTable table;
+  Cluster cluster = BuildBusyCluster(nodes, table, rng);
   AddPending(table, pending, rng);
   uint64_t free_cores = 0;
   for (const auto& b : cluster.boards) free_cores += b.grid->free_count();
@@ -136,9 +155,6 @@ int main(int argc, char** argv) {
   const snn::SchedulerPolicy policy = snn::ToSchedulerPolicy(config);
   std::map<std::string, uint64_t> pool_cores{{"default", uint64_t{nodes} * 4 * 256}};
   std::vector<double> times;
-  std::vector<std::unique_ptr<snn::SchedJob>> started_jobs;  // started by a pass: now running
-  std::vector<const snn::SchedJob*> running;
-  for (const auto& j : cluster.running) running.push_back(&j);
   std::map<std::pair<std::string, uint32_t>, size_t> board_index;
   for (size_t i = 0; i < cluster.boards.size(); ++i) {
     board_index[{cluster.boards[i].node, cluster.boards[i].board}] = i;
@@ -152,60 +168,38 @@ int main(int argc, char** argv) {
     b.max_mer_area = snn::LargestArea(*mers);
     b.mers = std::move(mers);
   };
+  snn::QueueOrder order;
+  order.Configure(config);
+  std::vector<uint64_t>& running = cluster.running;
   for (int pass = 0; pass <= passes; ++pass) {
     if (pass > 0) {  // some running jobs end
       for (int k = 0; k < 200 && !running.empty(); ++k) {
         const size_t victim = rng() % running.size();
-        for (const auto& t : running[victim]->tasks) change_board(t, false);
+        snn::v1::JobRecord* job = table.Find(running[victim]);
+        for (const auto& t : snn::ToSchedJob(*job, config).tasks) change_board(t, false);
+        table.SetState(*job, snn::v1::COMPLETED, kNow, "done");
         running[victim] = running.back();
         running.pop_back();
       }
     }
-    snn::QueueOrder order;
-    order.Configure(config);
     const auto start = Clock::now();
-    std::vector<snn::SchedJob> jobs;
-    jobs.reserve(table.CountInState(snn::v1::PENDING));
-    const auto order_list = order.Order(table, pool_cores, kNow);
-    const double order_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-    for (const snn::v1::JobRecord* job : order_list) {
-      snn::SchedJob j;
-      j.id = job->id();
-      j.pool = job->spec().pool();
-      j.tenant = job->tenant();
-      j.queue = job->spec().queue();
-      j.resources = &job->spec().task().resources();
-      j.replicas = std::max(1u, job->spec().min_replicas());
-      j.submit_ms = job->submit_ms();
-      j.time_limit_ms = static_cast<int64_t>(job->spec().time_limit_s()) * 1000;
-      jobs.push_back(std::move(j));
-    }
-    const auto ordered = Clock::now();
-    snn::SchedulerInput in;
-    in.now_ms = kNow;
-    in.boards = cluster.boards;
-    for (const auto& j : jobs) in.pending.push_back(&j);
-    in.running = running;
-    const snn::SchedulePlan plan = snn::PlanPass(std::move(in), policy);
+    const snn::PassJobs jobs = snn::CollectPassJobs(table, order, config, pool_cores, kNow);
+    const auto collected = Clock::now();
+    const snn::SchedulePlan plan =
+        snn::PlanPass(snn::MakeSchedulerInput(jobs, cluster.boards, kNow), policy);
     const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
     if (pass > 0) times.push_back(ms);
-    std::printf("%s pass: %.1f ms (priorities %.1f ms, to scheduler jobs %.1f ms), %zu starts, %zu pending\n",
-                pass == 0 ? "cold" : "steady", ms, order_ms,
-                std::chrono::duration<double, std::milli>(ordered - start).count() - order_ms,
-                plan.starts.size(), jobs.size());
+    std::printf("%s pass: %.1f ms (priorities and scheduler jobs %.1f ms), %zu starts, %zu pending\n",
+                pass == 0 ? "cold" : "steady", ms,
+                std::chrono::duration<double, std::milli>(collected - start).count(),
+                plan.starts.size(), jobs.pending.size());
     // Apply the starts, as the master does.
-    std::map<uint64_t, const snn::SchedJob*> by_id;
-    for (const auto& j : jobs) by_id[j.id] = &j;
     for (const auto& st : plan.starts) {
-      auto job = std::make_unique<snn::SchedJob>(*by_id.at(st.job_id));
-      job->start_ms = kNow;
-      job->tasks = st.tasks;
       for (const auto& t : st.tasks) change_board(t, true);
       snn::v1::JobRecord* record = table.Find(st.job_id);
+      SetTasks(*record, st.tasks);
       table.SetState(*record, snn::v1::RUNNING, kNow, "started");
-      job->resources = &record->spec().task().resources();
-      running.push_back(job.get());
-      started_jobs.push_back(std::move(job));
+      running.push_back(st.job_id);
     }
     // Keep the queue at its size: as many new jobs as started.
     AddPending(table, static_cast<uint32_t>(plan.starts.size()), rng);

@@ -13,6 +13,7 @@
 #include "master/job_table.h"
 #include "master/journal.h"
 #include "master/node_registry.h"
+#include "master/pass_jobs.h"
 #include "master/policy_config.h"
 #include "master/queue_order.h"
 #include "master/scheduler.h"
@@ -72,7 +73,6 @@ class JobController {
  private:
   std::vector<BoardCapacity> SchedulableBoards(bool only_up) const;
   void StartJob(v1::JobRecord& job, const StartDecision& decision);
-  SchedJob ToSchedJob(const v1::JobRecord& job) const;
   // Stops a running job for another: requeued (counted, with the reason) or, if it may not be
   // requeued, failed.
   void Preempt(v1::JobRecord& job, const std::string& reason);

@@ -63,48 +63,15 @@ std::vector<BoardCapacity> JobController::SchedulableBoards(bool only_up) const 
   return boards;
 }
 
-SchedJob JobController::ToSchedJob(const v1::JobRecord& job) const {
-  SchedJob j;
-  j.id = job.id();
-  j.pool = job.spec().pool();
-  j.tenant = job.tenant();
-  j.queue = job.spec().queue();
-  j.resources = &job.spec().task().resources();
-  j.replicas = std::max(1u, job.spec().min_replicas());
-  j.submit_ms = job.submit_ms();
-  j.time_limit_ms = static_cast<int64_t>(job.spec().time_limit_s()) * 1000;
-  j.preemptible = job.spec().preemptible();
-  const v1::QueueConfig* queue = FindQueue(scheduling_, job.spec().queue());
-  j.tier = {queue ? queue->priority() : 0, job.spec().priority()};
-  if (job.state() == v1::RUNNING) {
-    j.start_ms = job.start_ms();
-    for (const auto& t : job.tasks()) {
-      if (!IsTaskActive(t.state())) continue;
-      j.tasks.push_back(TaskPlacement{t.node(), t.board(), RectOf(t.mapping().rect())});
-    }
-  }
-  return j;
-}
-
 void JobController::RunSchedulingPass() {
   const int64_t now = clock_.NowMs();
-  SchedulerInput in;
-  in.now_ms = now;
-  in.boards = SchedulableBoards(true);
+  std::vector<BoardCapacity> boards = SchedulableBoards(true);
   std::map<std::string, uint64_t> pool_cores;
-  for (const auto& b : in.boards) {
+  for (const auto& b : boards) {
     for (const auto& p : b.pools) pool_cores[p] += b.grid ? b.grid->live_count() : 0;
   }
-  std::vector<SchedJob> pending, running;
-  pending.reserve(jobs_.CountInState(v1::PENDING));
-  for (const v1::JobRecord* job : order_.Order(jobs_, pool_cores, now)) {
-    pending.push_back(ToSchedJob(*job));
-  }
-  for (uint64_t id : jobs_.running()) {
-    if (const v1::JobRecord* job = jobs_.Find(id)) running.push_back(ToSchedJob(*job));
-  }
-  for (const SchedJob& j : pending) in.pending.push_back(&j);
-  for (const SchedJob& j : running) in.running.push_back(&j);
+  const PassJobs pass = CollectPassJobs(jobs_, order_, scheduling_, pool_cores, now);
+  SchedulerInput in = MakeSchedulerInput(pass, std::move(boards), now);
   SchedulePlan plan = PlanPass(std::move(in), policy_);
   for (const auto& p : plan.preemptions) {
     if (v1::JobRecord* job = jobs_.Find(p.job_id)) Preempt(*job, p.reason);

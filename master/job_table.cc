@@ -12,17 +12,36 @@ bool IsTaskActive(v1::TaskState state) {
   return state == v1::TASK_LAUNCHING || state == v1::TASK_RUNNING;
 }
 
-void JobTable::Index(const v1::JobRecord& job) {
+namespace {
+
+uint64_t ActiveCores(const v1::JobRecord& job) {
+  const uint64_t per_task = CoreRequestOf(job.spec().task().resources()).cores();
+  if (job.tasks_size() == 0) return per_task * std::max(1u, job.spec().min_replicas());
+  uint64_t active = 0;
+  for (const auto& t : job.tasks()) active += IsTaskActive(t.state()) ? 1 : 0;
+  return per_task * active;
+}
+
+}  // namespace
+
+void JobTable::Index(v1::JobRecord& job, int64_t at_ms) {
   ++counts_[job.state()];
-  if (job.state() == v1::RUNNING) running_.insert(job.id());
+  if (job.state() == v1::RUNNING) {
+    const uint64_t cores = ActiveCores(job);
+    running_[job.id()] = RunningJob{&job, cores};
+    core_time_.Start(job.tenant(), cores, at_ms);
+  }
   if (job.state() == v1::PENDING) {
     pending_[job.spec().pool()].insert(PendingKey{-int64_t{job.spec().priority()}, job.id()});
   }
 }
 
-void JobTable::Unindex(const v1::JobRecord& job) {
+void JobTable::Unindex(const v1::JobRecord& job, int64_t at_ms) {
   --counts_[job.state()];
-  running_.erase(job.id());
+  if (auto it = running_.find(job.id()); it != running_.end()) {
+    core_time_.Stop(job.tenant(), it->second.cores, at_ms);
+    running_.erase(it);
+  }
   if (job.state() == v1::PENDING) {
     auto it = pending_.find(job.spec().pool());
     if (it != pending_.end()) {
@@ -37,8 +56,8 @@ void JobTable::Restore(v1::JobRecord job) {
   uint64_t& next_tenant = next_tenant_id_[job.tenant()];
   next_tenant = std::max(next_tenant, job.tenant_job_id() + 1);
   by_tenant_[{job.tenant(), job.tenant_job_id()}] = job.id();
-  Index(job);
-  jobs_[job.id()] = std::move(job);
+  v1::JobRecord& stored = jobs_[job.id()] = std::move(job);
+  Index(stored, stored.start_ms());
 }
 
 uint64_t JobTable::NextTenantJobId(const std::string& tenant) {
@@ -49,9 +68,10 @@ uint64_t JobTable::NextTenantJobId(const std::string& tenant) {
 
 v1::JobRecord& JobTable::Insert(v1::JobRecord job) {
   by_tenant_[{job.tenant(), job.tenant_job_id()}] = job.id();
-  Index(job);
   const uint64_t id = job.id();
-  return jobs_[id] = std::move(job);
+  v1::JobRecord& stored = jobs_[id] = std::move(job);
+  Index(stored, stored.submit_ms());
+  return stored;
 }
 
 v1::JobRecord* JobTable::Find(uint64_t job_id) {
@@ -66,7 +86,7 @@ v1::JobRecord* JobTable::FindByTenant(const std::string& tenant, uint64_t tenant
 
 void JobTable::SetState(v1::JobRecord& job, v1::JobState to, int64_t now_ms,
                         const std::string& reason) {
-  Unindex(job);
+  Unindex(job, now_ms);
   auto* t = job.add_history();
   t->set_time_ms(now_ms);
   t->set_from(job.state());
@@ -76,7 +96,15 @@ void JobTable::SetState(v1::JobRecord& job, v1::JobState to, int64_t now_ms,
   job.set_reason(reason);
   if (to == v1::RUNNING) job.set_start_ms(now_ms);
   if (IsTerminal(to)) job.set_end_ms(now_ms);
-  Index(job);
+  Index(job, now_ms);
+}
+
+void JobTable::Recharge(v1::JobRecord& job, int64_t now_ms) {
+  auto it = running_.find(job.id());
+  if (it == running_.end()) return;
+  core_time_.Stop(job.tenant(), it->second.cores, now_ms);
+  it->second.cores = ActiveCores(job);
+  core_time_.Start(job.tenant(), it->second.cores, now_ms);
 }
 
 uint64_t JobTable::CountInState(v1::JobState state) const {

@@ -18,19 +18,8 @@ void QueueOrder::Configure(const v1::SchedulingConfig& config) {
   }
 }
 
-void QueueOrder::Charge(const JobTable& jobs, int64_t now_ms) {
-  if (charged_to_ms_ == 0) charged_to_ms_ = now_ms;
-  for (uint64_t id : jobs.running()) {
-    auto it = jobs.jobs().find(id);
-    if (it == jobs.jobs().end()) continue;
-    const v1::JobRecord& job = it->second;
-    const int64_t from = std::max(job.start_ms(), charged_to_ms_);
-    if (now_ms <= from) continue;
-    const double cores = static_cast<double>(std::max(1u, job.spec().min_replicas())) *
-                         CoreRequestOf(job.spec().task().resources()).cores();
-    ledger_.Charge(job.tenant(), cores * static_cast<double>(now_ms - from));
-  }
-  charged_to_ms_ = std::max(charged_to_ms_, now_ms);
+void QueueOrder::Charge(JobTable& jobs, int64_t now_ms) {
+  for (const auto& [tenant, core_ms] : jobs.TakeCoreTime(now_ms)) ledger_.Charge(tenant, core_ms);
   ledger_.AdvanceTo(now_ms);
 }
 

@@ -1,7 +1,7 @@
 // The order of the pending jobs for a scheduling pass: the multifactor priority of each (stored
 // on its record for `snnctl jobs --priority`), from the fair-share ledger, which this charges
-// with the running jobs' core time. Starving jobs first (oldest first), then by queue tier,
-// then by priority, then by id.
+// with the core time the job table accrued for running jobs. Starving jobs first (oldest
+// first), then by queue tier, then by priority, then by id.
 // Thread contract: the master's io thread.
 #pragma once
 
@@ -28,12 +28,11 @@ class QueueOrder {
   const FairShareLedger& ledger() const { return ledger_; }
 
  private:
-  void Charge(const JobTable& jobs, int64_t now_ms);
+  void Charge(JobTable& jobs, int64_t now_ms);
 
   v1::SchedulingConfig config_;
   PriorityWeights weights_;
   FairShareLedger ledger_;
-  int64_t charged_to_ms_ = 0;
 };
 
 }  // namespace snn
