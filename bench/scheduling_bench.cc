@@ -153,7 +153,6 @@ int main(int argc, char** argv) {
 
   const snn::v1::SchedulingConfig config = snn::DefaultSchedulingConfig();
   const snn::SchedulerPolicy policy = snn::ToSchedulerPolicy(config);
-  std::map<std::string, uint64_t> pool_cores{{"default", uint64_t{nodes} * 4 * 256}};
   std::vector<double> times;
   std::map<std::pair<std::string, uint32_t>, size_t> board_index;
   for (size_t i = 0; i < cluster.boards.size(); ++i) {
@@ -176,23 +175,23 @@ int main(int argc, char** argv) {
       for (int k = 0; k < 200 && !running.empty(); ++k) {
         const size_t victim = rng() % running.size();
         snn::v1::JobRecord* job = table.Find(running[victim]);
-        for (const auto& t : snn::ToSchedJob(*job, config).tasks) change_board(t, false);
+        for (const auto& t : table.views().Find(job->id())->tasks) change_board(t, false);
         table.SetState(*job, snn::v1::COMPLETED, kNow, "done");
         running[victim] = running.back();
         running.pop_back();
       }
     }
     const auto start = Clock::now();
-    const snn::PassJobs jobs = snn::CollectPassJobs(table, order, config, pool_cores, kNow);
+    snn::SchedulerInput in = snn::CollectPassInput(table, order, cluster.boards, kNow);
+    const size_t pending_jobs = in.pending.size();
     const auto collected = Clock::now();
-    const snn::SchedulePlan plan =
-        snn::PlanPass(snn::MakeSchedulerInput(jobs, cluster.boards, kNow), policy);
+    const snn::SchedulePlan plan = snn::PlanPass(std::move(in), policy);
     const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
     if (pass > 0) times.push_back(ms);
     std::printf("%s pass: %.1f ms (priorities and scheduler jobs %.1f ms), %zu starts, %zu pending\n",
                 pass == 0 ? "cold" : "steady", ms,
                 std::chrono::duration<double, std::milli>(collected - start).count(),
-                plan.starts.size(), jobs.pending.size());
+                plan.starts.size(), pending_jobs);
     // Apply the starts, as the master does.
     for (const auto& st : plan.starts) {
       for (const auto& t : st.tasks) change_board(t, true);

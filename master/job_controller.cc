@@ -303,6 +303,7 @@ void JobController::ApplyTaskStatus(const std::string& node, const v1::TaskStatu
     task.set_stdout_path(status.stdout_path());
     task.set_stderr_path(status.stderr_path());
     task.set_start_ms(status.start_ms() != 0 ? status.start_ms() : clock_.NowMs());
+    jobs_.TasksChanged(*job, clock_.NowMs());
     if (IsTerminal(job->state())) KillActiveTasks(*job, job->reason());
     journal_.PutJob(*job);
     return;
@@ -346,6 +347,7 @@ void JobController::EndTask(v1::JobRecord& job, v1::TaskRecord& task,
     job.mutable_usage()->set_rate_ksps(job.usage().rate_ksps() - task.usage().rate_ksps());
     task.mutable_usage()->set_rate_ksps(0);
   }
+  jobs_.TasksChanged(job, clock_.NowMs());
   SettleJob(job, task);
   journal_.PutJob(job);
   request_schedule_();

@@ -18,6 +18,9 @@ void JobController::SetScheduling(const v1::SchedulingConfig& config) {
   scheduling_ = config;
   policy_ = ToSchedulerPolicy(config);
   order_.Configure(config);
+  std::map<std::string, int32_t> queue_priority;
+  for (const auto& q : config.queues()) queue_priority[q.name()] = q.priority();
+  jobs_.SetQueuePriorities(std::move(queue_priority));
 }
 
 std::set<std::string> JobController::KnownPools() const {
@@ -65,13 +68,7 @@ std::vector<BoardCapacity> JobController::SchedulableBoards(bool only_up) const 
 
 void JobController::RunSchedulingPass() {
   const int64_t now = clock_.NowMs();
-  std::vector<BoardCapacity> boards = SchedulableBoards(true);
-  std::map<std::string, uint64_t> pool_cores;
-  for (const auto& b : boards) {
-    for (const auto& p : b.pools) pool_cores[p] += b.grid ? b.grid->live_count() : 0;
-  }
-  const PassJobs pass = CollectPassJobs(jobs_, order_, scheduling_, pool_cores, now);
-  SchedulerInput in = MakeSchedulerInput(pass, std::move(boards), now);
+  SchedulerInput in = CollectPassInput(jobs_, order_, SchedulableBoards(true), now);
   SchedulePlan plan = PlanPass(std::move(in), policy_);
   for (const auto& p : plan.preemptions) {
     if (v1::JobRecord* job = jobs_.Find(p.job_id)) Preempt(*job, p.reason);

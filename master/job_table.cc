@@ -8,28 +8,16 @@ namespace snn {
 
 bool IsTerminal(v1::JobState state) { return IsTerminalState(state); }
 
-bool IsTaskActive(v1::TaskState state) {
+bool IsTaskActive(v1::TaskState state) {  // declared with the scheduler's views
   return state == v1::TASK_LAUNCHING || state == v1::TASK_RUNNING;
 }
 
-namespace {
-
-uint64_t ActiveCores(const v1::JobRecord& job) {
-  const uint64_t per_task = CoreRequestOf(job.spec().task().resources()).cores();
-  if (job.tasks_size() == 0) return per_task * std::max(1u, job.spec().min_replicas());
-  uint64_t active = 0;
-  for (const auto& t : job.tasks()) active += IsTaskActive(t.state()) ? 1 : 0;
-  return per_task * active;
-}
-
-}  // namespace
-
-void JobTable::Index(v1::JobRecord& job, int64_t at_ms) {
+void JobTable::Index(const v1::JobRecord& job, int64_t at_ms) {
   ++counts_[job.state()];
   if (job.state() == v1::RUNNING) {
-    const uint64_t cores = ActiveCores(job);
-    running_[job.id()] = RunningJob{&job, cores};
-    core_time_.Start(job.tenant(), cores, at_ms);
+    core_time_.Start(job.tenant(), views_.Put(job).cores(), at_ms);
+  } else if (job.state() == v1::PENDING) {
+    views_.Put(job);
   }
   if (job.state() == v1::PENDING) {
     pending_[job.spec().pool()].insert(PendingKey{-int64_t{job.spec().priority()}, job.id()});
@@ -38,9 +26,9 @@ void JobTable::Index(v1::JobRecord& job, int64_t at_ms) {
 
 void JobTable::Unindex(const v1::JobRecord& job, int64_t at_ms) {
   --counts_[job.state()];
-  if (auto it = running_.find(job.id()); it != running_.end()) {
-    core_time_.Stop(job.tenant(), it->second.cores, at_ms);
-    running_.erase(it);
+  if (const SchedJob* view = views_.Find(job.id())) {
+    if (job.state() == v1::RUNNING) core_time_.Stop(job.tenant(), view->cores(), at_ms);
+    views_.Remove(job.id());
   }
   if (job.state() == v1::PENDING) {
     auto it = pending_.find(job.spec().pool());
@@ -99,12 +87,11 @@ void JobTable::SetState(v1::JobRecord& job, v1::JobState to, int64_t now_ms,
   Index(job, now_ms);
 }
 
-void JobTable::Recharge(v1::JobRecord& job, int64_t now_ms) {
-  auto it = running_.find(job.id());
-  if (it == running_.end()) return;
-  core_time_.Stop(job.tenant(), it->second.cores, now_ms);
-  it->second.cores = ActiveCores(job);
-  core_time_.Start(job.tenant(), it->second.cores, now_ms);
+void JobTable::TasksChanged(const v1::JobRecord& job, int64_t now_ms) {
+  const SchedJob* view = views_.Find(job.id());
+  if (view == nullptr || job.state() != v1::RUNNING) return;
+  core_time_.Stop(job.tenant(), view->cores(), now_ms);
+  core_time_.Start(job.tenant(), views_.Put(job).cores(), now_ms);
 }
 
 uint64_t JobTable::CountInState(v1::JobState state) const {

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "master/core_time.h"
+#include "master/scheduler_views.h"
 #include "proto/job.pb.h"
 
 namespace snn {
@@ -24,13 +25,6 @@ struct PendingKey {
 using PendingQueue = std::set<PendingKey>;
 
 bool IsTerminal(v1::JobState state);
-bool IsTaskActive(v1::TaskState state);
-
-// A running job and the cores it is charged for (its active tasks').
-struct RunningJob {
-  v1::JobRecord* record = nullptr;
-  uint64_t cores = 0;
-};
 
 class JobTable {
  public:
@@ -53,24 +47,25 @@ class JobTable {
   const std::map<uint64_t, v1::JobRecord>& jobs() const { return jobs_; }
   // Pending jobs per pool, in scheduling order.
   const std::map<std::string, PendingQueue>& pending() const { return pending_; }
-  // The running jobs by id.
-  const std::map<uint64_t, RunningJob>& running() const { return running_; }
-  // A running job's active tasks changed (a replica added or given back) at `now_ms`.
-  void Recharge(v1::JobRecord& job, int64_t now_ms);
+  // Pending and running jobs as the scheduler sees them.
+  const SchedulerViews& views() const { return views_; }
+  void SetQueuePriorities(std::map<std::string, int32_t> p) { views_.SetQueuePriorities(std::move(p)); }
+  // A running job's tasks changed (one ended, moved, was added or given back) at `now_ms`.
+  void TasksChanged(const v1::JobRecord& job, int64_t now_ms);
   // Core-milliseconds each tenant's running jobs used since the last call, up to `now_ms`.
   std::map<std::string, double> TakeCoreTime(int64_t now_ms) { return core_time_.Take(now_ms); }
   uint64_t CountInState(v1::JobState state) const;
 
  private:
   // `at_ms`: when a running job starts or stops being charged.
-  void Index(v1::JobRecord& job, int64_t at_ms);
+  void Index(const v1::JobRecord& job, int64_t at_ms);
   void Unindex(const v1::JobRecord& job, int64_t at_ms);
 
   std::map<uint64_t, v1::JobRecord> jobs_;
   std::map<std::pair<std::string, uint64_t>, uint64_t> by_tenant_;
   std::unordered_map<std::string, uint64_t> next_tenant_id_;
   std::map<std::string, PendingQueue> pending_;
-  std::map<uint64_t, RunningJob> running_;
+  SchedulerViews views_;
   CoreTimeAccrual core_time_;
   std::map<v1::JobState, uint64_t> counts_;
   uint64_t next_job_id_ = 1;

@@ -1,0 +1,72 @@
+#include "master/scheduler_views.h"
+
+#include <algorithm>
+
+#include "common/rect_allocator.h"
+
+namespace snn {
+
+void SchedulerViews::SetQueuePriorities(std::map<std::string, int32_t> priorities) {
+  if (priorities == queue_priority_) return;
+  queue_priority_ = std::move(priorities);
+  for (auto& [id, e] : views_) {
+    auto q = queue_priority_.find(e.job.queue);
+    e.job.tier.first = q == queue_priority_.end() ? 0 : q->second;
+  }
+}
+
+void SchedulerViews::Fill(const v1::JobRecord& record, SchedJob& j) const {
+  j.id = record.id();
+  j.pool = record.spec().pool();
+  j.tenant = record.tenant();
+  j.queue = record.spec().queue();
+  j.resources = &record.spec().task().resources();
+  j.replicas = std::max(1u, record.spec().min_replicas());
+  j.submit_ms = record.submit_ms();
+  j.time_limit_ms = static_cast<int64_t>(record.spec().time_limit_s()) * 1000;
+  j.preemptible = record.spec().preemptible();
+  auto q = queue_priority_.find(j.queue);
+  j.tier = {q == queue_priority_.end() ? 0 : q->second, record.spec().priority()};
+  j.start_ms = 0;
+  j.tasks.clear();
+  if (record.state() != v1::RUNNING) return;
+  j.start_ms = record.start_ms();
+  for (const auto& t : record.tasks()) {
+    if (!IsTaskActive(t.state())) continue;
+    const auto& r = t.mapping().rect();
+    j.tasks.push_back(TaskPlacement{t.node(), t.board(), Rect{r.x(), r.y(), r.width(), r.height()}});
+  }
+  if (!j.tasks.empty()) j.replicas = static_cast<uint32_t>(j.tasks.size());
+}
+
+const SchedJob& SchedulerViews::Put(const v1::JobRecord& record) {
+  Entry& e = views_[record.id()];
+  Fill(record, e.job);
+  const bool running = record.state() == v1::RUNNING;
+  if (running && e.running_slot == SIZE_MAX) {
+    e.running_slot = running_.size();
+    running_.push_back(&e.job);
+  } else if (!running && e.running_slot != SIZE_MAX) {
+    Remove(record.id());
+    return Put(record);
+  }
+  return e.job;
+}
+
+void SchedulerViews::Remove(uint64_t job_id) {
+  auto it = views_.find(job_id);
+  if (it == views_.end()) return;
+  if (const size_t slot = it->second.running_slot; slot != SIZE_MAX) {
+    running_[slot] = running_.back();
+    running_.pop_back();
+    if (slot < running_.size()) views_.find(running_[slot]->id)->second.running_slot = slot;
+  }
+  views_.erase(it);
+}
+
+const SchedJob* SchedulerViews::Find(uint64_t job_id) const {
+  auto it = views_.find(job_id);
+  return it == views_.end() ? nullptr : &it->second.job;
+}
+
+}  // namespace snn

@@ -1,0 +1,47 @@
+// Each pending and running job as the scheduler sees it (a SchedJob), kept alongside the job
+// table so that a pass does not rebuild hundreds of thousands of them: built when a job becomes
+// pending or running, rebuilt when a running job's tasks change, dropped when it leaves. A
+// running job's view holds its active tasks, and counts them as its replicas. The first half
+// of a job's tier, its queue's priority, comes from the policy in force and is re-applied to
+// every view when that changes.
+// Thread contract: the master's io thread.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "master/scheduler.h"
+#include "proto/job.pb.h"
+
+namespace snn {
+
+bool IsTaskActive(v1::TaskState state);
+
+class SchedulerViews {
+ public:
+  void SetQueuePriorities(std::map<std::string, int32_t> priorities);
+
+  // (Re)builds the view of a pending or running job; it points into `job`, which must stay put.
+  const SchedJob& Put(const v1::JobRecord& job);
+  void Remove(uint64_t job_id);
+
+  const SchedJob* Find(uint64_t job_id) const;
+  // The running jobs' views, in no particular order.
+  const std::vector<const SchedJob*>& running() const { return running_; }
+
+ private:
+  struct Entry {
+    SchedJob job;
+    size_t running_slot = SIZE_MAX;
+  };
+  void Fill(const v1::JobRecord& record, SchedJob& job) const;
+
+  std::map<std::string, int32_t> queue_priority_;
+  std::unordered_map<uint64_t, Entry> views_;
+  std::vector<const SchedJob*> running_;
+};
+
+}  // namespace snn
