@@ -12,7 +12,7 @@ bool IsTaskActive(v1::TaskState state) {  // declared with the scheduler's views
   return state == v1::TASK_LAUNCHING || state == v1::TASK_RUNNING;
 }
 
-void JobTable::Index(const v1::JobRecord& job, int64_t at_ms) {
+void JobTable::Index(v1::JobRecord& job, int64_t at_ms) {
   ++counts_[job.state()];
   if (job.state() == v1::RUNNING) {
     core_time_.Start(job.tenant(), views_.Put(job).cores(), at_ms);
@@ -20,7 +20,7 @@ void JobTable::Index(const v1::JobRecord& job, int64_t at_ms) {
     views_.Put(job);
   }
   if (job.state() == v1::PENDING) {
-    pending_[job.spec().pool()].insert(PendingKey{-int64_t{job.spec().priority()}, job.id()});
+    pending_[job.spec().pool()].insert(PendingKey{-int64_t{job.spec().priority()}, job.id(), &job});
   }
 }
 

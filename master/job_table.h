@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 
@@ -20,7 +21,11 @@ namespace snn {
 struct PendingKey {
   int64_t neg_priority;
   uint64_t job_id;
-  auto operator<=>(const PendingKey&) const = default;
+  v1::JobRecord* job = nullptr;  // the table's record (a pass writes its priority); not ordered by
+  auto operator<=>(const PendingKey& o) const {
+    return std::tie(neg_priority, job_id) <=> std::tie(o.neg_priority, o.job_id);
+  }
+  bool operator==(const PendingKey& o) const { return job_id == o.job_id; }
 };
 using PendingQueue = std::set<PendingKey>;
 
@@ -58,7 +63,7 @@ class JobTable {
 
  private:
   // `at_ms`: when a running job starts or stops being charged.
-  void Index(const v1::JobRecord& job, int64_t at_ms);
+  void Index(v1::JobRecord& job, int64_t at_ms);
   void Unindex(const v1::JobRecord& job, int64_t at_ms);
 
   std::map<uint64_t, v1::JobRecord> jobs_;

@@ -15,21 +15,23 @@ constexpr int kCandidates = 4;  // feasible boards compared before choosing
 
 void PoolBoards::IndexKeys() const {
   auto keys = std::make_shared<std::vector<std::pair<std::string, uint32_t>>>();
-  auto order = std::make_shared<std::vector<size_t>>(boards_.size());
+  auto order = std::make_shared<std::vector<size_t>>(size());
   std::iota(order->begin(), order->end(), 0);
   std::sort(order->begin(), order->end(), [&](size_t a, size_t b) {
-    return std::tie(boards_[a].node, boards_[a].board) < std::tie(boards_[b].node, boards_[b].board);
+    return std::tie(board(a).node, board(a).board) < std::tie(board(b).node, board(b).board);
   });
-  for (size_t i : *order) keys->emplace_back(boards_[i].node, boards_[i].board);
+  for (size_t i : *order) keys->emplace_back(board(i).node, board(i).board);
   keys_ = keys;
   key_order_ = order;
 }
 
-PoolBoards::PoolBoards(std::vector<BoardCapacity> boards) : boards_(std::move(boards)) {
-  slot_.resize(boards_.size());
-  key_.resize(boards_.size());
-  for (size_t i = 0; i < boards_.size(); ++i) {
-    const uint32_t free = boards_[i].current().free_count();
+PoolBoards::PoolBoards(std::vector<BoardCapacity> boards)
+    : base_(std::make_shared<std::vector<BoardCapacity>>(std::move(boards))),
+      changed_(base_->size()) {
+  slot_.resize(size());
+  key_.resize(size());
+  for (size_t i = 0; i < size(); ++i) {
+    const uint32_t free = board(i).current().free_count();
     const uint32_t key = KeyOf(i);
     if (by_free_.size() <= key) by_free_.resize(key + 1);
     key_[i] = key;
@@ -39,15 +41,19 @@ PoolBoards::PoolBoards(std::vector<BoardCapacity> boards) : boards_(std::move(bo
   }
 }
 
-PoolBoards PoolBoards::Fork() const {
-  PoolBoards copy = *this;
-  for (auto& b : copy.boards_) {
-    if (b.own) {  // share the current map read-only; the copy writes its own
-      b.grid = b.own;
-      b.own.reset();
+PoolBoards PoolBoards::Fork() const { return *this; }
+
+BoardCapacity& PoolBoards::Writable(size_t index) {
+  auto& mine = changed_[index];
+  if (!mine || mine.use_count() > 1) {
+    auto copy = std::make_shared<BoardCapacity>(board(index));
+    if (copy->own) {  // read the map it shares; write a map of its own
+      copy->grid = copy->own;
+      copy->own.reset();
     }
+    mine = std::move(copy);
   }
-  return copy;
+  return *mine;
 }
 
 size_t PoolBoards::Find(const std::string& node, uint32_t board) const {
@@ -61,7 +67,8 @@ size_t PoolBoards::Find(const std::string& node, uint32_t board) const {
 std::optional<Placement> PoolBoards::TryBoard(
     size_t i, const v1::Resources& r, const CoreRequest& request,
     const std::vector<std::optional<BoardHold>>* holds) {
-  BoardCapacity& b = boards_[i];
+  // Only the caches (free rectangles) are filled in, wherever the board lives.
+  BoardCapacity& b = changed_[i] ? *changed_[i] : (*base_)[i];
   if (!AnyBoardType(r.board_type()) && b.type != r.board_type()) return std::nullopt;
   if (b.ksps_free < r.ksps() || b.streams_free < r.streams()) return std::nullopt;
   const BoardHold* hold = holds && (*holds)[i] ? &*(*holds)[i] : nullptr;
@@ -98,7 +105,7 @@ std::optional<BoardChoice> PoolBoards::Choose(const v1::Resources& r, const Core
   std::optional<BoardChoice> best, fallback;
   auto key = [&](const BoardChoice& c) {
     return std::make_tuple(c.placement.waste, -int64_t{c.placement.contact},
-                           -int64_t{boards_[c.index].health}, c.index);
+                           -int64_t{board(c.index).health}, c.index);
   };
   int found = 0;
   for (size_t bucket_key = request.cores(); bucket_key < by_free_.size(); ++bucket_key) {
@@ -129,6 +136,25 @@ std::optional<BoardChoice> PoolBoards::Choose(const v1::Resources& r, const Core
   return best ? best : fallback;
 }
 
+const BoardCapacity* PoolBoards::Roomiest(const v1::Resources& r, uint32_t cores,
+                                          size_t looked) const {
+  const BoardCapacity* best = nullptr;
+  for (size_t key = by_free_.size(); key-- > 0 && looked > 0;) {
+    for (uint32_t i : by_free_[key]) {
+      if (looked == 0) break;
+      --looked;
+      const BoardCapacity& b = board(i);
+      const uint32_t free = b.current().free_count();
+      if (b.ksps_free >= r.ksps() && b.streams_free >= r.streams() && free >= cores &&
+          (!best || free > best->current().free_count()) &&
+          (AnyBoardType(r.board_type()) || b.type == r.board_type())) {
+        best = &b;
+      }
+    }
+  }
+  return best;
+}
+
 size_t PoolBoards::BoardsThatMightHold(uint32_t cores) const {
   size_t n = 0;
   for (size_t k = cores; k < by_free_.size(); ++k) n += by_free_[k].size();
@@ -136,7 +162,7 @@ size_t PoolBoards::BoardsThatMightHold(uint32_t cores) const {
 }
 
 uint32_t PoolBoards::KeyOf(size_t index) const {
-  const BoardCapacity& b = boards_[index];
+  const BoardCapacity& b = board(index);
   const uint32_t free = b.current().free_count();
   return b.mers ? std::min(free, b.max_mer_area) : free;
 }
@@ -156,9 +182,9 @@ void PoolBoards::Reindex(size_t index) {
 }
 
 void PoolBoards::Take(size_t index, const v1::Resources& r, const Rect& rect) {
-  BoardCapacity& b = boards_[index];
+  BoardCapacity& b = Writable(index);
   const uint32_t old_free = b.current().free_count();
-  if (!b.own) b.own = std::make_shared<CoreGrid>(*b.grid);
+  if (!b.own || b.own.use_count() > 1) b.own = std::make_shared<CoreGrid>(b.current());
   b.own->Occupy(rect);
   b.ksps_free -= std::min(b.ksps_free, r.ksps());
   b.streams_free -= std::min(b.streams_free, r.streams());
@@ -168,9 +194,9 @@ void PoolBoards::Take(size_t index, const v1::Resources& r, const Rect& rect) {
 }
 
 void PoolBoards::GiveBack(size_t index, const v1::Resources& r, const Rect& rect) {
-  BoardCapacity& b = boards_[index];
+  BoardCapacity& b = Writable(index);
   const uint32_t old_free = b.current().free_count();
-  if (!b.own) b.own = std::make_shared<CoreGrid>(*b.grid);
+  if (!b.own || b.own.use_count() > 1) b.own = std::make_shared<CoreGrid>(b.current());
   b.own->Release(rect);
   b.ksps_free = std::min(b.ksps_total, b.ksps_free + r.ksps());
   b.streams_free = std::min(b.streams_total, b.streams_free + r.streams());

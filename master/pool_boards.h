@@ -55,7 +55,8 @@ class PoolBoards {
   PoolBoards() = default;
   explicit PoolBoards(std::vector<BoardCapacity> boards);
 
-  // A what-if copy: the same state, changed independently (maps stay shared until written).
+  // A what-if copy: the same state, changed independently. Boards and maps stay shared until
+  // one side writes them, so a fork costs a few bytes a board.
   PoolBoards Fork() const;
 
   // The best board for one task: least waste, most contact, healthiest; among the first few
@@ -71,11 +72,16 @@ class PoolBoards {
   // Finds a board by node and index (for releasing a running job's tasks); npos if absent.
   size_t Find(const std::string& node, uint32_t board) const;
 
-  size_t size() const { return boards_.size(); }
+  // For a wait reason: among the boards with the most room (scanning at most `looked` of them
+  // from the top of the index), the one with the most free cores that has enough of
+  // everything else for `r` and at least `cores` free cores; null if none.
+  const BoardCapacity* Roomiest(const v1::Resources& r, uint32_t cores, size_t looked) const;
+
+  size_t size() const { return base_ ? base_->size() : 0; }
   // How many boards might hold a task of `cores` (an upper bound: by free cores, or by the
   // largest free rectangle where known).
   size_t BoardsThatMightHold(uint32_t cores) const;
-  const BoardCapacity& board(size_t i) const { return boards_[i]; }
+  const BoardCapacity& board(size_t i) const { return changed_[i] ? *changed_[i] : (*base_)[i]; }
   uint64_t free_cores() const { return free_cores_; }
 
   static constexpr size_t npos = SIZE_MAX;
@@ -89,7 +95,13 @@ class PoolBoards {
   std::optional<Placement> TryBoard(size_t i, const v1::Resources& r, const CoreRequest& request,
                                     const std::vector<std::optional<BoardHold>>* holds);
 
-  std::vector<BoardCapacity> boards_;
+  // A board this copy is about to change: its own copy (copy on write; see Fork).
+  BoardCapacity& Writable(size_t index);
+  // The boards as given, shared by every fork; a board changed here is in `changed_` instead
+  // (shared with forks until one of them writes it). The scratch caches of a board (its free
+  // rectangles) may be filled in wherever it lives: they describe the same state for all.
+  std::shared_ptr<std::vector<BoardCapacity>> base_;
+  std::vector<std::shared_ptr<BoardCapacity>> changed_;
   // Board indices by key (bucket per value), each board's slot in its bucket, and its key.
   std::vector<std::vector<uint32_t>> by_free_;
   std::vector<uint32_t> slot_;

@@ -1,6 +1,8 @@
 #include "master/queue_order.h"
 
 #include <algorithm>
+#include <string_view>
+#include <unordered_map>
 
 #include "common/job_validation.h"
 #include "master/policy_config.h"
@@ -28,7 +30,8 @@ std::vector<const v1::JobRecord*> QueueOrder::Order(
   Charge(jobs, now_ms);
   const double total_usage = ledger_.total();
   // Shares among the tenants that have work or a configured weight.
-  std::map<std::string, double> weight;
+  // Keyed by views of the records' and the config's names, which outlive the pass.
+  std::unordered_map<std::string_view, double> weight;
   for (const auto& t : config_.tenants()) weight[t.name()] = t.weight();
   double max_queue_weight = 0;
   for (const auto& q : config_.queues()) {
@@ -44,8 +47,7 @@ std::vector<const v1::JobRecord*> QueueOrder::Order(
   std::vector<Entry> entries;
   for (const auto& [pool, queue] : jobs.pending()) {
     for (const PendingKey& key : queue) {
-      v1::JobRecord* job = jobs.Find(key.job_id);
-      if (job == nullptr) continue;
+      v1::JobRecord* job = key.job;
       weight.emplace(job->tenant(), 1.0);
       entries.push_back(Entry{job, now_ms - job->submit_ms(), 0});
     }
@@ -56,10 +58,11 @@ std::vector<const v1::JobRecord*> QueueOrder::Order(
   struct TenantTerms {
     double usage_share = 0, weight_share = 1;
   };
-  std::map<std::string, TenantTerms> tenants;
+  std::unordered_map<std::string_view, TenantTerms> tenants;
   for (const auto& [tenant, w] : weight) {
-    tenants[tenant] = TenantTerms{total_usage > 0 ? ledger_.usage(tenant) / total_usage : 0,
-                                  weight_sum > 0 ? w / weight_sum : 1};
+    tenants[tenant] = TenantTerms{
+        total_usage > 0 ? ledger_.usage(std::string(tenant)) / total_usage : 0,
+        weight_sum > 0 ? w / weight_sum : 1};
   }
   struct QueueTerms {
     int32_t tier = 0, factor = 0;

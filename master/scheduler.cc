@@ -32,7 +32,8 @@ Holds HoldsOf(const PoolBoards& boards, const Gang& gang) {
 
 struct PoolState {
   PoolBoards boards;
-  std::vector<const SchedJob*> running;
+  std::vector<std::pair<int64_t, const SchedJob*>> running;  // with its expected end
+  std::vector<const SchedJob*> preemptible;                  // the running ones that are
   bool blocked = false;      // FCFS: the first job that could not start holds the rest back
   bool reserved = false;     // EASY: one job holds a reservation
   uint64_t holder = 0;
@@ -95,21 +96,24 @@ bool Reserve(PoolState& pool, const SchedJob& job, int64_t now_ms) {
   for (size_t i = 0; i < what_if.size(); ++i) {
     free_now[i] = what_if.board(i).current().free_count() >= per_task;
   }
-  // The running jobs by expected end, taken from a heap: only as many as it takes.
-  std::vector<std::pair<int64_t, const SchedJob*>> ending;
-  ending.reserve(pool.running.size());
-  for (const SchedJob* r : pool.running) ending.emplace_back(ExpectedEnd(*r, now_ms), r);
-  auto later = [](const auto& a, const auto& b) {
-    return a.first != b.first ? a.first > b.first : a.second->id > b.second->id;
-  };
-  std::make_heap(ending.begin(), ending.end(), later);
-  while (!ending.empty()) {
-    const int64_t end = ending.front().first;
-    while (!ending.empty() && ending.front().first == end) {
-      std::pop_heap(ending.begin(), ending.end(), later);
-      Release(what_if, *ending.back().second);
-      ending.pop_back();
+  // The running jobs by expected end: sorted a slice at a time (the earliest 1,024, then the
+  // next 2,048, ...), as far as it takes. Jobs ending together are released together.
+  auto& ending = pool.running;
+  auto earlier = [](const auto& a, const auto& b) { return a.first < b.first; };
+  size_t sorted = 0;
+  auto sort_through = [&](size_t i) {  // makes ending[0..i] sorted
+    while (sorted <= i && sorted < ending.size()) {
+      const size_t upto = std::min(ending.size(), std::max<size_t>(1024, 3 * sorted));
+      std::nth_element(ending.begin() + sorted, ending.begin() + (upto - 1), ending.end(), earlier);
+      std::sort(ending.begin() + sorted, ending.begin() + upto, earlier);
+      sorted = upto;
     }
+  };
+  for (size_t i = 0; i < ending.size(); ++i) {
+    sort_through(i + 1);
+    Release(what_if, *ending[i].second);
+    const int64_t end = ending[i].first;
+    if (i + 1 < ending.size() && ending[i + 1].first == end) continue;
     if (what_if.BoardsThatMightHold(per_task) < job.replicas) continue;
     auto gang = PlaceGang(what_if, job, nullptr, &free_now);
     if (!gang) continue;
@@ -159,7 +163,10 @@ class Pass {
 
 void Pass::BuildPools() {
   std::set<std::string> wanted;
-  for (const SchedJob* j : in_.pending) wanted.insert(j->pool);
+  const std::string* last = nullptr;
+  for (const SchedJob* j : in_.pending) {
+    if (last == nullptr || *last != j->pool) wanted.insert(*(last = &j->pool));
+  }
   std::map<std::string, std::vector<BoardCapacity>> boards;
   for (BoardCapacity& b : in_.boards) {
     if (!b.grid) continue;
@@ -179,13 +186,21 @@ void Pass::BuildPools() {
       if (b.pools.size() > 1) shared_[{b.node, b.board}].emplace_back(&pool, i);
     }
   }
+  const std::string* last_pool = nullptr;
+  PoolState* pool = nullptr;
   for (const SchedJob* j : in_.running) {
     if (track_use_) {
       TenantUse(*j) += j->cores();
       QueueUse(*j) += j->cores();
     }
-    auto it = pools_.find(j->pool);
-    if (it != pools_.end()) it->second.running.push_back(j);
+    if (last_pool == nullptr || *last_pool != j->pool) {  // runs of one pool: look up once
+      last_pool = &j->pool;
+      auto it = pools_.find(j->pool);
+      pool = it == pools_.end() ? nullptr : &it->second;
+    }
+    if (pool == nullptr) continue;
+    pool->running.emplace_back(ExpectedEnd(*j, in_.now_ms), j);
+    if (j->preemptible) pool->preemptible.push_back(j);
   }
   open_pools_ = pools_.size();
 }
@@ -236,17 +251,11 @@ void Pass::Start(PoolState& pool, const SchedJob& job, const Gang& gang, bool lo
 std::string Pass::WaitReason(PoolState& pool, const SchedJob& job) {
   const v1::Resources& r = *job.resources;
   const CoreRequest request = CoreRequestOf(r);
-  const BoardCapacity* roomiest = nullptr;  // enough of everything but a contiguous region
+  // Enough of everything but a contiguous region: an example from the boards with most room.
+  const BoardCapacity* roomiest = pool.boards.Roomiest(r, request.cores(), 512);
   bool any_could = false;
-  for (size_t i = 0; i < pool.boards.size(); ++i) {
-    const BoardCapacity& b = pool.boards.board(i);
-    if (b.ksps_free >= r.ksps() && b.streams_free >= r.streams() &&
-        b.current().free_count() >= request.cores() &&
-        (!roomiest || b.current().free_count() > roomiest->current().free_count()) &&
-        (AnyBoardType(r.board_type()) || b.type == r.board_type())) {
-      roomiest = &b;
-    }
-    if (!any_could) any_could = BoardCanEverHold(b, r);
+  for (size_t i = 0; i < pool.boards.size() && !any_could; ++i) {
+    any_could = BoardCanEverHold(pool.boards.board(i), r);
   }
   if (!any_could) {
     return "waiting for a board in pool '" + job.pool + "' that can hold " + Describe(r) +
@@ -279,8 +288,8 @@ bool Pass::TryPreempt(PoolState& pool, const SchedJob& job) {
       track_use_ && TenantUse(job) + job.cores() <= guarantee(tq, job.tenant);
   const bool queue_under = track_use_ && QueueUse(job) + job.cores() <= guarantee(qq, job.queue);
   std::vector<const SchedJob*> victims;
-  for (const SchedJob* r : pool.running) {
-    if (!r->preemptible || preempted_.count(r->id) ||
+  for (const SchedJob* r : pool.preemptible) {
+    if (preempted_.count(r->id) ||
         in_.now_ms - r->start_ms < policy_.preempt_grace_ms) {
       continue;
     }
