@@ -78,7 +78,7 @@ void JobController::RunSchedulingPass() {
   }
   for (const auto& wait : plan.waits) {
     if (v1::JobRecord* job = jobs_.Find(wait.job_id)) {
-      job->set_reason(wait.reason);
+      job->set_reason(wait.why());
       job->set_expected_start_ms(wait.expected_start_ms);
     }
   }

@@ -16,11 +16,10 @@ void JobTable::Index(v1::JobRecord& job, int64_t at_ms) {
   ++counts_[job.state()];
   if (job.state() == v1::RUNNING) {
     core_time_.Start(job.tenant(), views_.Put(job).cores(), at_ms);
-  } else if (job.state() == v1::PENDING) {
-    views_.Put(job);
   }
   if (job.state() == v1::PENDING) {
-    pending_[job.spec().pool()].insert(PendingKey{-int64_t{job.spec().priority()}, job.id(), &job});
+    const SchedJob& view = views_.Put(job);
+    pending_[job.spec().pool()].insert(PendingKey{-int64_t{job.spec().priority()}, job.id(), &job, &view});
   }
 }
 

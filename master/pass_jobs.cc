@@ -11,13 +11,10 @@ SchedulerInput CollectPassInput(JobTable& jobs, QueueOrder& order,
   SchedulerInput in;
   in.now_ms = now_ms;
   in.boards = std::move(boards);
-  const SchedulerViews& views = jobs.views();
-  const std::vector<const v1::JobRecord*> order_list = order.Order(jobs, pool_cores, now_ms);
+  const std::vector<const PendingKey*> order_list = order.Order(jobs, pool_cores, now_ms);
   in.pending.reserve(order_list.size());
-  for (const v1::JobRecord* job : order_list) {
-    if (const SchedJob* view = views.Find(job->id())) in.pending.push_back(view);
-  }
-  in.running = views.running();
+  for (const PendingKey* key : order_list) in.pending.push_back(key->view);
+  in.running = jobs.views().running();
   return in;
 }
 

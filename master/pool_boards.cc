@@ -1,7 +1,6 @@
 #include "master/pool_boards.h"
 
 #include <algorithm>
-#include <numeric>
 #include <tuple>
 
 #include "common/job_validation.h"
@@ -13,16 +12,17 @@ constexpr int kCandidates = 4;  // feasible boards compared before choosing
 
 }  // namespace
 
-void PoolBoards::IndexKeys() const {
-  auto keys = std::make_shared<std::vector<std::pair<std::string, uint32_t>>>();
-  auto order = std::make_shared<std::vector<size_t>>(size());
-  std::iota(order->begin(), order->end(), 0);
-  std::sort(order->begin(), order->end(), [&](size_t a, size_t b) {
-    return std::tie(board(a).node, board(a).board) < std::tie(board(b).node, board(b).board);
-  });
-  for (size_t i : *order) keys->emplace_back(board(i).node, board(i).board);
-  keys_ = keys;
-  key_order_ = order;
+void PoolBoards::IndexNodes() const {
+  constexpr uint32_t kNone = UINT32_MAX;
+  nodes_->next.assign(size(), kNone);
+  nodes_->first.reserve(size());
+  for (size_t i = size(); i-- > 0;) {  // backwards: each chain in index order
+    auto [it, fresh] = nodes_->first.try_emplace((*base_)[i].node, static_cast<uint32_t>(i));
+    if (!fresh) {
+      nodes_->next[i] = it->second;
+      it->second = static_cast<uint32_t>(i);
+    }
+  }
 }
 
 PoolBoards::PoolBoards(std::vector<BoardCapacity> boards)
@@ -56,12 +56,15 @@ BoardCapacity& PoolBoards::Writable(size_t index) {
   return *mine;
 }
 
-size_t PoolBoards::Find(const std::string& node, uint32_t board) const {
-  if (!keys_) IndexKeys();
-  const auto key = std::make_pair(node, board);
-  auto it = std::lower_bound(keys_->begin(), keys_->end(), key);
-  if (it == keys_->end() || *it != key) return npos;
-  return (*key_order_)[static_cast<size_t>(it - keys_->begin())];
+size_t PoolBoards::Find(const std::string& node, uint32_t board_index) const {
+  if (size() == 0) return npos;
+  if (nodes_->next.empty()) IndexNodes();
+  auto it = nodes_->first.find(node);
+  if (it == nodes_->first.end()) return npos;
+  for (uint32_t i = it->second; i != UINT32_MAX; i = nodes_->next[i]) {
+    if ((*base_)[i].board == board_index) return i;
+  }
+  return npos;
 }
 
 std::optional<Placement> PoolBoards::TryBoard(

@@ -10,6 +10,8 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -91,7 +93,7 @@ class PoolBoards {
   // known, the largest one's area (an upper bound on what it can take either way).
   void Reindex(size_t index);
   uint32_t KeyOf(size_t index) const;
-  void IndexKeys() const;  // on the first Find
+  void IndexNodes() const;  // on the first Find
   std::optional<Placement> TryBoard(size_t i, const v1::Resources& r, const CoreRequest& request,
                                     const std::vector<std::optional<BoardHold>>* holds);
 
@@ -106,9 +108,13 @@ class PoolBoards {
   std::vector<std::vector<uint32_t>> by_free_;
   std::vector<uint32_t> slot_;
   std::vector<uint32_t> key_;
-  // (node, board) sorted, and the index of each: built on the first Find, shared by forks.
-  mutable std::shared_ptr<const std::vector<std::pair<std::string, uint32_t>>> keys_;
-  mutable std::shared_ptr<const std::vector<size_t>> key_order_;
+  // Each node's first board, and each board's next one on the same node: built on the first
+  // Find by any fork (they share it), over the node names of `base_`.
+  struct NodeIndex {
+    std::unordered_map<std::string_view, uint32_t> first;
+    std::vector<uint32_t> next;
+  };
+  std::shared_ptr<NodeIndex> nodes_ = std::make_shared<NodeIndex>();
   uint64_t free_cores_ = 0;
 };
 

@@ -25,7 +25,7 @@ void QueueOrder::Charge(JobTable& jobs, int64_t now_ms) {
   ledger_.AdvanceTo(now_ms);
 }
 
-std::vector<const v1::JobRecord*> QueueOrder::Order(
+std::vector<const PendingKey*> QueueOrder::Order(
     JobTable& jobs, const std::map<std::string, uint64_t>& pool_cores, int64_t now_ms) {
   Charge(jobs, now_ms);
   const double total_usage = ledger_.total();
@@ -37,8 +37,9 @@ std::vector<const v1::JobRecord*> QueueOrder::Order(
   for (const auto& q : config_.queues()) {
     max_queue_weight = std::max(max_queue_weight, q.weight());
   }
-  struct Entry {
-    v1::JobRecord* job;
+  struct Entry {  // read from the job's scheduler view: compact, unlike its record
+    const PendingKey* key;
+    uint64_t id;
     int64_t wait_ms;
     int32_t tier;
     double total = 0;
@@ -47,9 +48,8 @@ std::vector<const v1::JobRecord*> QueueOrder::Order(
   std::vector<Entry> entries;
   for (const auto& [pool, queue] : jobs.pending()) {
     for (const PendingKey& key : queue) {
-      v1::JobRecord* job = key.job;
-      weight.emplace(job->tenant(), 1.0);
-      entries.push_back(Entry{job, now_ms - job->submit_ms(), 0});
+      weight.emplace(key.view->tenant, 1.0);
+      entries.push_back(Entry{&key, key.job_id, now_ms - key.view->submit_ms, 0});
     }
   }
   double weight_sum = 0;
@@ -75,33 +75,38 @@ std::vector<const v1::JobRecord*> QueueOrder::Order(
   const std::string* last_tenant = nullptr;
   const std::string* last_queue = nullptr;
   const TenantTerms* tenant_terms = nullptr;
+  const std::string* last_pool = nullptr;
+  uint64_t cores_in_pool = 1;
   QueueTerms queue_terms;
   for (Entry& e : entries) {
-    v1::JobRecord& job = *e.job;
-    if (last_tenant == nullptr || *last_tenant != job.tenant()) {
-      last_tenant = &job.tenant();
-      tenant_terms = &tenants[job.tenant()];
+    const SchedJob& job = *e.key->view;
+    if (last_tenant == nullptr || *last_tenant != job.tenant) {
+      last_tenant = &job.tenant;
+      tenant_terms = &tenants[job.tenant];
     }
-    if (last_queue == nullptr || *last_queue != job.spec().queue()) {
-      last_queue = &job.spec().queue();
-      auto q = queues.find(job.spec().queue());
+    if (last_queue == nullptr || *last_queue != job.queue) {
+      last_queue = &job.queue;
+      auto q = queues.find(job.queue);
       queue_terms = q == queues.end() ? QueueTerms{} : q->second;
     }
     e.tier = queue_terms.tier;
     PriorityInputs in;
     in.wait_ms = e.wait_ms;
-    in.cores = uint64_t{std::max(1u, job.spec().min_replicas())} *
-               CoreRequestOf(job.spec().task().resources()).cores();
-    auto pc = pool_cores.find(job.spec().pool());
-    in.pool_cores = pc == pool_cores.end() ? 1 : std::max<uint64_t>(1, pc->second);
+    in.cores = job.cores();
+    if (last_pool == nullptr || *last_pool != job.pool) {
+      last_pool = &job.pool;
+      auto pc = pool_cores.find(*last_pool);
+      cores_in_pool = pc == pool_cores.end() ? 1 : std::max<uint64_t>(1, pc->second);
+    }
+    in.pool_cores = cores_in_pool;
     in.tenant_usage_share = tenant_terms->usage_share;
     in.tenant_weight_share = tenant_terms->weight_share;
     // The queue factor is the queue's weight against the largest; tiers order separately.
     in.queue_priority = queue_terms.factor;
     in.max_queue_priority = 1000;
-    in.job_priority = job.spec().priority();
+    in.job_priority = job.tier.second;
     const PriorityFactors f = ComputePriority(in, weights_);
-    auto* out = job.mutable_priority();
+    auto* out = e.key->job->mutable_priority();
     out->set_age(f.age);
     out->set_fairshare(f.fairshare);
     out->set_size(f.size);
@@ -114,14 +119,14 @@ std::vector<const v1::JobRecord*> QueueOrder::Order(
   }
   std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
     if (a.starving != b.starving) return a.starving;
-    if (a.starving) return a.wait_ms != b.wait_ms ? a.wait_ms > b.wait_ms : a.job->id() < b.job->id();
+    if (a.starving) return a.wait_ms != b.wait_ms ? a.wait_ms > b.wait_ms : a.id < b.id;
     if (a.tier != b.tier) return a.tier > b.tier;
     if (a.total != b.total) return a.total > b.total;
-    return a.job->id() < b.job->id();
+    return a.id < b.id;
   });
-  std::vector<const v1::JobRecord*> out;
+  std::vector<const PendingKey*> out;
   out.reserve(entries.size());
-  for (const Entry& e : entries) out.push_back(e.job);
+  for (const Entry& e : entries) out.push_back(e.key);
   return out;
 }
 

@@ -21,7 +21,8 @@ class QueueOrder {
   void Configure(const v1::SchedulingConfig& config);
 
   // `pool_cores`: live cores per pool (the size factor's denominator).
-  std::vector<const v1::JobRecord*> Order(JobTable& jobs,
+  // The pending jobs' index entries (record and scheduler view), in order.
+  std::vector<const PendingKey*> Order(JobTable& jobs,
                                           const std::map<std::string, uint64_t>& pool_cores,
                                           int64_t now_ms);
 

@@ -53,7 +53,7 @@ struct PoolState {
   }
   // What could not start this pass -> why: a job asking the same waits without a new search.
   std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, std::string, uint32_t, bool>,
-           std::string>
+           std::shared_ptr<const std::string>>
       failed;
 };
 
@@ -139,8 +139,11 @@ class Pass {
   bool OverQuota(const SchedJob& job);
   void Start(PoolState& pool, const SchedJob& job, const Gang& gang, bool long_job);
   bool TryPreempt(PoolState& pool, const SchedJob& job);
-  void Wait(const SchedJob& job, std::string reason, int64_t expected = 0) {
+  void Wait(const SchedJob& job, std::shared_ptr<const std::string> reason, int64_t expected = 0) {
     plan_.waits.push_back(WaitDecision{job.id, std::move(reason), expected});
+  }
+  void Wait(const SchedJob& job, std::string reason, int64_t expected = 0) {
+    Wait(job, std::make_shared<const std::string>(std::move(reason)), expected);
   }
   std::string Explain(PoolState& pool, const SchedJob& job) {
     return policy_.explain ? WaitReason(pool, job) : std::string();
@@ -159,6 +162,8 @@ class Pass {
   std::set<uint64_t> preempted_;
   const bool track_use_;  // quotas or queue limits to keep
   size_t open_pools_ = 0;  // pools not blocked (FCFS)
+  PoolState* last_pool_ = nullptr;  // the pool of the job considered last
+  std::string last_pool_name_;
 };
 
 void Pass::BuildPools() {
@@ -330,8 +335,11 @@ bool Pass::TryPreempt(PoolState& pool, const SchedJob& job) {
 }
 
 void Pass::Consider(const SchedJob& job, bool as_backfill) {
-  auto it = pools_.find(job.pool);
-  PoolState& pool = it->second;
+  if (last_pool_ == nullptr || last_pool_name_ != job.pool) {  // jobs of one pool come in runs
+    last_pool_ = &pools_.find(job.pool)->second;
+    last_pool_name_ = job.pool;
+  }
+  PoolState& pool = *last_pool_;
   if (pool.boards.size() == 0) {
     return Wait(job, "no board is available in pool '" + job.pool + "'");
   }
@@ -361,8 +369,9 @@ void Pass::Consider(const SchedJob& job, bool as_backfill) {
     if (long_job && policy_.explain) {
       why += "; starting now could delay job " + std::to_string(pool.holder);
     }
-    pool.failed[signature] = why;
-    return Wait(job, why);
+    auto shared = std::make_shared<const std::string>(std::move(why));
+    pool.failed[signature] = shared;
+    return Wait(job, std::move(shared));
   }
   if (TryPreempt(pool, job)) return;
   if (policy_.backfill && Reserve(pool, job, in_.now_ms)) {
@@ -384,12 +393,14 @@ SchedulePlan Pass::Run() {
   }
   for (auto& [name, pool] : pools_) {
     std::vector<const SchedJob*> later = std::move(pool.backfill);
-    if (policy_.backfill_shortest_first) {
-      std::stable_sort(later.begin(), later.end(), [](const SchedJob* a, const SchedJob* b) {
-        return a->time_limit_ms < b->time_limit_ms;
-      });
+    if (policy_.backfill_shortest_first) {  // by time limit, keeping the order among equals
+      std::vector<std::pair<int64_t, uint32_t>> by_limit(later.size());
+      for (uint32_t i = 0; i < later.size(); ++i) by_limit[i] = {later[i]->time_limit_ms, i};
+      std::sort(by_limit.begin(), by_limit.end());
+      for (const auto& [limit, i] : by_limit) Consider(*later[i], true);
+    } else {
+      for (const SchedJob* job : later) Consider(*job, true);
     }
-    for (const SchedJob* job : later) Consider(*job, true);
   }
   return std::move(plan_);
 }

@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -83,8 +84,11 @@ struct StartDecision {
 
 struct WaitDecision {
   uint64_t job_id = 0;
-  std::string reason;
+  // Shared: the many jobs of one shape waiting for the same reason share one text.
+  std::shared_ptr<const std::string> reason;
   int64_t expected_start_ms = 0;  // set for the job holding its pool's reservation
+
+  const std::string& why() const { return *reason; }
 };
 
 struct PreemptDecision {

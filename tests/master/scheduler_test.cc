@@ -104,7 +104,7 @@ TEST(SchedulerTest, StartsInTheGivenOrderAndFcfsLetsNothingPassTheHead) {
   SchedulePlan plan = s.Plan({Board("n1", 0, 8)}, Fcfs());
   EXPECT_EQ(Started(plan), (std::vector<uint64_t>{a, b}));
   ASSERT_NE(WaitOf(plan, c), nullptr);
-  EXPECT_NE(WaitOf(plan, c)->reason.find("waiting for resources"), std::string::npos);
+  EXPECT_NE(WaitOf(plan, c)->why().find("waiting for resources"), std::string::npos);
   EXPECT_EQ(WaitOf(plan, d), nullptr) << "behind the head, untried";
 }
 
@@ -130,7 +130,7 @@ TEST(SchedulerTest, HonoursPoolsAndBoardTypes) {
       s.Plan({Board("n1", 0, 64, "default", "sim-v2"), Board("n2", 0, 64, "gpuish")}, SchedulerPolicy{});
   EXPECT_TRUE(plan.starts.empty());
   ASSERT_EQ(plan.waits.size(), 1u);
-  EXPECT_NE(plan.waits[0].reason.find("none is available"), std::string::npos) << plan.waits[0].reason;
+  EXPECT_NE(plan.waits[0].why().find("none is available"), std::string::npos) << plan.waits[0].why();
   plan = s.Plan({Board("n3", 0, 64, "gpuish", "sim-v2")}, SchedulerPolicy{});
   EXPECT_EQ(plan.starts.size(), 1u);
 }
@@ -187,9 +187,9 @@ TEST(SchedulerTest, PlacesRectanglesWithoutOverlapAndSaysWhenContiguityIsMissing
   for (uint32_t x = 1; x < 8; x += 2) held.push_back(Rect{x, 0, 1, 8});
   plan = w.Plan({MeshBoard("n1", 8, 8, held)}, Fcfs());
   ASSERT_EQ(plan.waits.size(), 1u);
-  EXPECT_NE(plan.waits[0].reason.find("waiting for a contiguous 5x5 region"), std::string::npos)
-      << plan.waits[0].reason;
-  EXPECT_NE(plan.waits[0].reason.find("32 free cores"), std::string::npos);
+  EXPECT_NE(plan.waits[0].why().find("waiting for a contiguous 5x5 region"), std::string::npos)
+      << plan.waits[0].why();
+  EXPECT_NE(plan.waits[0].why().find("32 free cores"), std::string::npos);
 }
 
 // Four one-row boards of 4 cores; two are busy until minute 30 and 60.
@@ -208,8 +208,8 @@ TEST(SchedulerTest, EasyBackfillsWhatEndsBeforeTheReservationAndNothingThatWould
   EXPECT_EQ(WaitOf(plan, head)->expected_start_ms, 30 * kMin);
   EXPECT_EQ(Started(plan), std::vector<uint64_t>{short_job});
   ASSERT_NE(WaitOf(plan, long_job), nullptr);
-  EXPECT_NE(WaitOf(plan, long_job)->reason.find("could delay job " + std::to_string(head)),
-            std::string::npos) << WaitOf(plan, long_job)->reason;
+  EXPECT_NE(WaitOf(plan, long_job)->why().find("could delay job " + std::to_string(head)),
+            std::string::npos) << WaitOf(plan, long_job)->why();
   // FCFS starts nothing: the head blocks the pool.
   EXPECT_TRUE(s.Plan(boards, Fcfs(), 10 * kMin).starts.empty());
 }
@@ -258,7 +258,7 @@ TEST(SchedulerTest, ATenantAtItsLimitWaitsAndSaysSoWhileAnotherStarts) {
   SchedulePlan plan = s.Plan({Board("n1", 0, 16)}, p);
   EXPECT_EQ(Started(plan), std::vector<uint64_t>{other.id});
   ASSERT_NE(WaitOf(plan, more.id), nullptr);
-  EXPECT_EQ(WaitOf(plan, more.id)->reason,
+  EXPECT_EQ(WaitOf(plan, more.id)->why(),
             "tenant alice is at its limit in pool 'default': 4 of 6 cores in use, and this job needs 4");
   p.tenant_quotas[{"alice", "default"}] = Quota{8, 0};
   EXPECT_EQ(s.Plan({Board("n1", 0, 16)}, p).starts.size(), 2u);
@@ -275,7 +275,7 @@ TEST(SchedulerTest, AQueueAtItsMaxWaits) {
   p.queue_quotas[{"batch", "default"}] = Quota{4, 0};
   SchedulePlan plan = s.Plan({Board("n1", 0, 16)}, p);
   EXPECT_EQ(Started(plan), (std::vector<uint64_t>{a.id, b.id}));
-  EXPECT_NE(WaitOf(plan, c.id)->reason.find("queue batch is at its limit"), std::string::npos);
+  EXPECT_NE(WaitOf(plan, c.id)->why().find("queue batch is at its limit"), std::string::npos);
 }
 
 TEST(SchedulerTest, AHigherTierPreemptsTheYoungestLowerTierPreemptibleJobPastItsGrace) {
@@ -295,7 +295,7 @@ TEST(SchedulerTest, AHigherTierPreemptsTheYoungestLowerTierPreemptibleJobPastIts
   ASSERT_EQ(plan.preemptions.size(), 1u);
   EXPECT_EQ(plan.preemptions[0].job_id, young_low.id);
   EXPECT_EQ(plan.preemptions[0].reason, "preempted by job " + std::to_string(urgent.id));
-  EXPECT_EQ(WaitOf(plan, urgent.id)->reason,
+  EXPECT_EQ(WaitOf(plan, urgent.id)->why(),
             "preempting job(s) " + std::to_string(young_low.id) + " to start");
   EXPECT_TRUE(plan.starts.empty()) << "job " << bystander << " may not take the preemptor's room";
   (void)protected_job;
