@@ -191,6 +191,7 @@ void Pass::BuildPools() {
       if (b.pools.size() > 1) shared_[{b.node, b.board}].emplace_back(&pool, i);
     }
   }
+  if (pools_.size() == 1) pools_.begin()->second.running.reserve(in_.running.size());
   const std::string* last_pool = nullptr;
   PoolState* pool = nullptr;
   for (const SchedJob* j : in_.running) {
