@@ -165,35 +165,34 @@ Status JobController::Cancel(v1::JobRecord& job, const std::string& reason) {
 }
 
 void JobController::StartJob(v1::JobRecord& job, const StartDecision& decision) {
-  const uint32_t attempt = job.attempt() + 1;
-  job.set_attempt(attempt);
+  job.set_attempt(job.attempt() + 1);
   job.clear_tasks();
-  const v1::Resources& r = job.spec().task().resources();
   std::string where;
   for (size_t i = 0; i < decision.tasks.size(); ++i) {
-    const TaskPlacement& p = decision.tasks[i];
-    v1::TaskRecord* task = job.add_tasks();
-    task->set_index(static_cast<uint32_t>(i));
-    task->set_attempt(attempt);
-    task->set_node(p.node);
-    task->set_board(p.board);
-    task->set_state(v1::TASK_LAUNCHING);
-    v1::CoreRect* rect = task->mutable_mapping()->mutable_rect();
-    rect->set_x(p.rect.x);
-    rect->set_y(p.rect.y);
-    rect->set_width(p.rect.w);
-    rect->set_height(p.rect.h);
-    nodes_.Reserve(p.node, p.board, r, p.rect);
-    if (i < 4) where += (where.empty() ? "" : ", ") + Where(*task);
+    AddTask(job, decision.tasks[i]);
+    if (i < 4) where += (where.empty() ? "" : ", ") + Where(job.tasks(static_cast<int>(i)));
   }
   if (decision.tasks.size() > 4) where += ", ...";
   jobs_.SetState(job, v1::RUNNING, clock_.NowMs(), "started on " + where);
   journal_.PutJob(job);
-  for (size_t i = 0; i < decision.tasks.size(); ++i) {
-    journal_.Defer([this, id = job.id(), i, attempt] {
-      SendLaunch(id, static_cast<uint32_t>(i), attempt);
-    });
-  }
+}
+
+void JobController::AddTask(v1::JobRecord& job, const TaskPlacement& p) {
+  const uint32_t index = static_cast<uint32_t>(job.tasks_size());
+  const uint32_t attempt = job.attempt();
+  v1::TaskRecord* task = job.add_tasks();
+  task->set_index(index);
+  task->set_attempt(attempt);
+  task->set_node(p.node);
+  task->set_board(p.board);
+  task->set_state(v1::TASK_LAUNCHING);
+  v1::CoreRect* rect = task->mutable_mapping()->mutable_rect();
+  rect->set_x(p.rect.x);
+  rect->set_y(p.rect.y);
+  rect->set_width(p.rect.w);
+  rect->set_height(p.rect.h);
+  nodes_.Reserve(p.node, p.board, job.spec().task().resources(), p.rect);
+  journal_.Defer([this, id = job.id(), index, attempt] { SendLaunch(id, index, attempt); });
 }
 
 void JobController::SendLaunch(uint64_t job_id, uint32_t index, uint32_t attempt) {
@@ -356,7 +355,7 @@ void JobController::EndTask(v1::JobRecord& job, v1::TaskRecord& task,
 void JobController::SettleJob(v1::JobRecord& job, const v1::TaskRecord& ended) {
   const int64_t now = clock_.NowMs();
   const std::string which = "task " + std::to_string(ended.index()) + " on " + Where(ended);
-  if (job.state() == v1::RUNNING && !job.requeue_when_stopped()) {
+  if (job.state() == v1::RUNNING && !job.requeue_when_stopped() && !ended.given_back()) {
     std::string failure;
     v1::JobState to = v1::FAILED;
     switch (ended.state()) {
@@ -409,10 +408,11 @@ void JobController::SettleJob(v1::JobRecord& job, const v1::TaskRecord& ended) {
     return;
   }
   job.set_exit_code(0);
+  int finished = 0;  // extra replicas given back do not count
+  for (const auto& t : job.tasks()) finished += t.given_back() ? 0 : 1;
   jobs_.SetState(job, v1::COMPLETED, now,
-                 job.tasks_size() == 1
-                     ? "the task exited with code 0"
-                     : "all " + std::to_string(job.tasks_size()) + " tasks exited with code 0");
+                 finished == 1 ? "the task exited with code 0"
+                               : "all " + std::to_string(finished) + " tasks exited with code 0");
 }
 
 void JobController::ReconcileNode(const std::string& node, const v1::RegisterRequest& request) {

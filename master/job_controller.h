@@ -73,6 +73,11 @@ class JobController {
  private:
   std::vector<BoardCapacity> SchedulableBoards(bool only_up) const;
   void StartJob(v1::JobRecord& job, const StartDecision& decision);
+  // Adds a task on `p` to a running job and has it launched (a start, or an elastic grow).
+  void AddTask(v1::JobRecord& job, const TaskPlacement& p);
+  // Elastic jobs: extra replicas added on idle boards, or given back to another job.
+  void GrowJob(v1::JobRecord& job, const GrowDecision& grow);
+  void ShrinkJob(v1::JobRecord& job, const ShrinkDecision& shrink);
   // Stops a running job for another: requeued (counted, with the reason) or, if it may not be
   // requeued, failed.
   void Preempt(v1::JobRecord& job, const std::string& reason);

@@ -73,8 +73,14 @@ void JobController::RunSchedulingPass() {
   for (const auto& p : plan.preemptions) {
     if (v1::JobRecord* job = jobs_.Find(p.job_id)) Preempt(*job, p.reason);
   }
+  for (const auto& shrink : plan.shrinks) {
+    if (v1::JobRecord* job = jobs_.Find(shrink.job_id)) ShrinkJob(*job, shrink);
+  }
   for (const auto& start : plan.starts) {
     if (v1::JobRecord* job = jobs_.Find(start.job_id)) StartJob(*job, start);
+  }
+  for (const auto& grow : plan.grows) {
+    if (v1::JobRecord* job = jobs_.Find(grow.job_id)) GrowJob(*job, grow);
   }
   for (const auto& wait : plan.waits) {
     if (v1::JobRecord* job = jobs_.Find(wait.job_id)) {
@@ -82,7 +88,10 @@ void JobController::RunSchedulingPass() {
       job->set_expected_start_ms(wait.expected_start_ms);
     }
   }
-  if (!plan.starts.empty() || !plan.preemptions.empty()) journal_.Commit();
+  if (!plan.starts.empty() || !plan.preemptions.empty() || !plan.grows.empty() ||
+      !plan.shrinks.empty()) {
+    journal_.Commit();
+  }
 }
 
 void JobController::Preempt(v1::JobRecord& job, const std::string& reason) {
@@ -96,6 +105,39 @@ void JobController::Preempt(v1::JobRecord& job, const std::string& reason) {
     job.set_reason("to be requeued: " + reason);
   }
   KillActiveTasks(job, reason);
+  journal_.PutJob(job);
+}
+
+void JobController::GrowJob(v1::JobRecord& job, const GrowDecision& grow) {
+  if (job.state() != v1::RUNNING || job.requeue_when_stopped()) return;
+  uint32_t active = 0;
+  for (const auto& t : job.tasks()) active += IsTaskActive(t.state()) ? 1 : 0;
+  std::string added;
+  for (const TaskPlacement& p : grow.tasks) {
+    if (active++ >= job.spec().max_replicas()) break;
+    AddTask(job, p);
+    added += (added.empty() ? "" : ", ") + std::to_string(job.tasks_size() - 1);
+  }
+  if (added.empty()) return;
+  LOG(INFO) << "job " << job.id() << " grows on idle boards: task(s) " << added;
+  jobs_.TasksChanged(job, clock_.NowMs());
+  journal_.PutJob(job);
+}
+
+void JobController::ShrinkJob(v1::JobRecord& job, const ShrinkDecision& shrink) {
+  if (job.state() != v1::RUNNING) return;
+  const uint32_t min = std::max(1u, job.spec().min_replicas());
+  for (uint32_t index : shrink.tasks) {
+    if (index < min || index >= uint32_t(job.tasks_size())) continue;  // only extras
+    v1::TaskRecord& task = *job.mutable_tasks(static_cast<int>(index));
+    if (!IsTaskActive(task.state()) || task.given_back()) continue;
+    task.set_given_back(true);
+    task.set_detail(shrink.reason);
+    journal_.Defer([this, node = task.node(), id = job.id(), index, attempt = task.attempt(),
+                    reason = shrink.reason] { SendKill(node, id, index, attempt, reason); });
+  }
+  LOG(INFO) << "job " << job.id() << ": " << shrink.reason;
+  jobs_.TasksChanged(job, clock_.NowMs());
   journal_.PutJob(job);
 }
 

@@ -34,6 +34,7 @@ struct PoolState {
   PoolBoards boards;
   std::vector<std::pair<int64_t, const SchedJob*>> running;  // with its expected end
   std::vector<const SchedJob*> preemptible;                  // the running ones that are
+  std::vector<const SchedJob*> elastic;                      // the running ones that are
   bool blocked = false;      // FCFS: the first job that could not start holds the rest back
   bool reserved = false;     // EASY: one job holds a reservation
   uint64_t holder = 0;
@@ -80,10 +81,15 @@ int64_t ExpectedEnd(const SchedJob& job, int64_t now_ms) {
   return std::max(now_ms, job.start_ms + job.time_limit_ms);
 }
 
-void Release(PoolBoards& boards, const SchedJob& job) {
+void ReleaseTask(PoolBoards& boards, const SchedJob& job, const TaskPlacement& t) {
+  const size_t i = boards.Find(t.node, t.board);
+  if (i != PoolBoards::npos) boards.GiveBack(i, *job.resources, t.rect);
+}
+
+// `but_extras`: its extra replicas are given back already.
+void Release(PoolBoards& boards, const SchedJob& job, bool but_extras = false) {
   for (const TaskPlacement& t : job.tasks) {
-    const size_t i = boards.Find(t.node, t.board);
-    if (i != PoolBoards::npos) boards.GiveBack(i, *job.resources, t.rect);
+    if (!(but_extras && t.extra)) ReleaseTask(boards, job, t);
   }
 }
 
@@ -135,10 +141,20 @@ class Pass {
 
  private:
   void BuildPools();
+  PoolState& AddPool(const std::string& name, std::vector<BoardCapacity> boards);
   void Consider(const SchedJob& job, bool as_backfill);
   bool OverQuota(const SchedJob& job);
   void Start(PoolState& pool, const SchedJob& job, const Gang& gang, bool long_job);
-  bool TryPreempt(PoolState& pool, const SchedJob& job);
+  // Room for a job that cannot start: extra replicas given back, then preemption.
+  bool TryReclaim(PoolState& pool, const SchedJob& job);
+  std::vector<const SchedJob*> PreemptionVictims(PoolState& pool, const SchedJob& job);
+  void GiveBackExtras(const std::vector<std::pair<const SchedJob*, const TaskPlacement*>>& extras,
+                      size_t count, const SchedJob& for_job);
+  // Places one replica of `job` on `pool`'s board `index` (mirrored in the board's other pools).
+  void Occupy(PoolState& pool, size_t index, const v1::Resources& r, const Rect& rect,
+              bool long_job);
+  void Grow(PoolState& pool);
+  bool WithinLimits(const SchedJob& job, uint64_t more_cores);
   void Wait(const SchedJob& job, std::shared_ptr<const std::string> reason, int64_t expected = 0) {
     plan_.waits.push_back(WaitDecision{job.id, std::move(reason), expected});
   }
@@ -160,6 +176,8 @@ class Pass {
   std::map<std::pair<std::string, uint32_t>, std::vector<std::pair<PoolState*, size_t>>> shared_;
   std::map<std::string, uint64_t> tenant_use_, queue_use_;
   std::set<uint64_t> preempted_;
+  std::set<std::pair<uint64_t, uint32_t>> given_back_;  // (job, task index)
+  std::set<uint64_t> giving_back_;                      // jobs that give extras back
   const bool track_use_;  // quotas or queue limits to keep
   size_t open_pools_ = 0;  // pools not blocked (FCFS)
   PoolState* last_pool_ = nullptr;  // the pool of the job considered last
@@ -183,17 +201,12 @@ void Pass::BuildPools() {
       if (wanted.count(p)) boards[p].push_back(b);
     }
   }
-  for (const std::string& p : wanted) {
-    PoolState& pool = pools_[p];
-    pool.boards = PoolBoards(std::move(boards[p]));
-    for (size_t i = 0; i < pool.boards.size(); ++i) {
-      const auto& b = pool.boards.board(i);
-      if (b.pools.size() > 1) shared_[{b.node, b.board}].emplace_back(&pool, i);
-    }
-  }
+  for (const std::string& p : wanted) AddPool(p, std::move(boards[p]));
+  open_pools_ = pools_.size();
   if (pools_.size() == 1) pools_.begin()->second.running.reserve(in_.running.size());
   const std::string* last_pool = nullptr;
   PoolState* pool = nullptr;
+  std::map<std::string, std::vector<const SchedJob*>> idle_elastic;
   for (const SchedJob* j : in_.running) {
     if (track_use_) {
       TenantUse(*j) += j->cores();
@@ -204,11 +217,34 @@ void Pass::BuildPools() {
       auto it = pools_.find(j->pool);
       pool = it == pools_.end() ? nullptr : &it->second;
     }
-    if (pool == nullptr) continue;
+    if (pool == nullptr) {
+      if (j->replicas < j->max_replicas) idle_elastic[j->pool].push_back(j);
+      continue;
+    }
     pool->running.emplace_back(ExpectedEnd(*j, in_.now_ms), j);
     if (j->preemptible) pool->preemptible.push_back(j);
+    if (j->max_replicas > 0) pool->elastic.push_back(j);
   }
-  open_pools_ = pools_.size();
+  // Pools where nothing waits but elastic jobs may grow.
+  for (auto& [name, jobs] : idle_elastic) {
+    std::vector<BoardCapacity> mine;
+    for (const BoardCapacity& b : in_.boards) {  // left whole: none is in a wanted pool
+      if (b.grid && std::find(b.pools.begin(), b.pools.end(), name) != b.pools.end()) {
+        mine.push_back(b);
+      }
+    }
+    AddPool(name, std::move(mine)).elastic = std::move(jobs);
+  }
+}
+
+PoolState& Pass::AddPool(const std::string& name, std::vector<BoardCapacity> boards) {
+  PoolState& pool = pools_[name];
+  pool.boards = PoolBoards(std::move(boards));
+  for (size_t i = 0; i < pool.boards.size(); ++i) {
+    const auto& b = pool.boards.board(i);
+    if (b.pools.size() > 1) shared_[{b.node, b.board}].emplace_back(&pool, i);
+  }
+  return pool;
 }
 
 bool Pass::OverQuota(const SchedJob& job) {
@@ -236,22 +272,28 @@ void Pass::Start(PoolState& pool, const SchedJob& job, const Gang& gang, bool lo
   for (const auto& [index, rect] : gang) {
     const BoardCapacity& b = pool.boards.board(index);
     start.tasks.push_back(TaskPlacement{b.node, b.board, rect});
-    if (b.pools.size() > 1) {
-      for (auto& [other, i] : shared_[{b.node, b.board}]) {
-        if (other != &pool) other->boards.Take(i, r, rect);
-      }
-    }
-    if (long_job && pool.holds[index]) {  // still running when the reservation starts
-      auto& h = *pool.holds[index];
-      h.ksps_left -= std::min(h.ksps_left, r.ksps());
-      h.streams_left -= std::min(h.streams_left, r.streams());
-    }
+    Occupy(pool, index, r, rect, long_job);
   }
   if (track_use_) {
     TenantUse(job) += job.cores();
     QueueUse(job) += job.cores();
   }
   plan_.starts.push_back(std::move(start));
+}
+
+void Pass::Occupy(PoolState& pool, size_t index, const v1::Resources& r, const Rect& rect,
+                  bool long_job) {
+  const BoardCapacity& b = pool.boards.board(index);
+  if (b.pools.size() > 1) {
+    for (auto& [other, i] : shared_[{b.node, b.board}]) {
+      if (other != &pool) other->boards.Take(i, r, rect);
+    }
+  }
+  if (long_job && pool.holds[index]) {  // still running when the reservation starts
+    auto& h = *pool.holds[index];
+    h.ksps_left -= std::min(h.ksps_left, r.ksps());
+    h.streams_left -= std::min(h.streams_left, r.streams());
+  }
 }
 
 std::string Pass::WaitReason(PoolState& pool, const SchedJob& job) {
@@ -282,8 +324,9 @@ std::string Pass::WaitReason(PoolState& pool, const SchedJob& job) {
   return "waiting for resources: " + gang + Describe(r) + " on one board each";
 }
 
-bool Pass::TryPreempt(PoolState& pool, const SchedJob& job) {
-  if (!policy_.preemption) return false;
+std::vector<const SchedJob*> Pass::PreemptionVictims(PoolState& pool, const SchedJob& job) {
+  std::vector<const SchedJob*> victims;
+  if (!policy_.preemption) return victims;
   auto guarantee = [&](const auto& quotas, const std::string& who) {
     auto q = quotas.find({who, job.pool});
     return q == quotas.end() ? uint64_t{0} : q->second.guaranteed;
@@ -293,7 +336,6 @@ bool Pass::TryPreempt(PoolState& pool, const SchedJob& job) {
   const bool tenant_under =
       track_use_ && TenantUse(job) + job.cores() <= guarantee(tq, job.tenant);
   const bool queue_under = track_use_ && QueueUse(job) + job.cores() <= guarantee(qq, job.queue);
-  std::vector<const SchedJob*> victims;
   for (const SchedJob* r : pool.preemptible) {
     if (preempted_.count(r->id) ||
         in_.now_ms - r->start_ms < policy_.preempt_grace_ms) {
@@ -306,13 +348,63 @@ bool Pass::TryPreempt(PoolState& pool, const SchedJob& job) {
                                queue_use_[QuotaKey(r->queue, r->pool)] > guarantee(qq, r->queue);
     if (lower_tier || tenant_reclaim || queue_reclaim) victims.push_back(r);
   }
-  if (victims.empty()) return false;
   std::sort(victims.begin(), victims.end(), [](const SchedJob* a, const SchedJob* b) {
     return std::make_tuple(a->tier, -a->start_ms, a->id) < std::make_tuple(b->tier, -b->start_ms, b->id);
   });
+  return victims;
+}
+
+void Pass::GiveBackExtras(
+    const std::vector<std::pair<const SchedJob*, const TaskPlacement*>>& extras, size_t count,
+    const SchedJob& for_job) {
+  std::map<const SchedJob*, std::vector<uint32_t>> by_job;
+  for (size_t k = 0; k < count; ++k) {
+    if (preempted_.count(extras[k].first->id)) continue;
+    by_job[extras[k].first].push_back(extras[k].second->index);
+    giving_back_.insert(extras[k].first->id);
+  }
+  for (auto& [j, tasks] : by_job) {
+    const uint64_t cores = tasks.size() * uint64_t{CoreRequestOf(*j->resources).cores()};
+    if (track_use_) {
+      TenantUse(*j) -= std::min(TenantUse(*j), cores);
+      QueueUse(*j) -= std::min(QueueUse(*j), cores);
+    }
+    plan_.shrinks.push_back(ShrinkDecision{
+        j->id, std::move(tasks), for_job.id,
+        "extra replica given back for job " + std::to_string(for_job.id)});
+  }
+}
+
+bool Pass::TryReclaim(PoolState& pool, const SchedJob& job) {
+  // Extra replicas of elastic jobs: lowest tier, youngest job, last grown first.
+  std::vector<std::pair<const SchedJob*, const TaskPlacement*>> extras;
+  for (const SchedJob* e : pool.elastic) {
+    if (preempted_.count(e->id)) continue;
+    for (const TaskPlacement& t : e->tasks) {
+      if (t.extra && !given_back_.count({e->id, t.index})) extras.emplace_back(e, &t);
+    }
+  }
+  std::sort(extras.begin(), extras.end(), [](const auto& a, const auto& b) {
+    return std::make_tuple(a.first->tier, -a.first->start_ms, a.first->id, -int64_t{a.second->index}) <
+           std::make_tuple(b.first->tier, -b.first->start_ms, b.first->id, -int64_t{b.second->index});
+  });
   PoolBoards what_if = pool.boards.Fork();
+  for (size_t n = 0; n < extras.size(); ++n) {
+    ReleaseTask(what_if, *extras[n].first, *extras[n].second);
+    PoolBoards trial = what_if.Fork();
+    auto gang = PlaceGang(trial, job, nullptr, nullptr);
+    if (!gang) continue;
+    GiveBackExtras(extras, n + 1, job);
+    for (size_t k = 0; k <= n; ++k) given_back_.insert({extras[k].first->id, extras[k].second->index});
+    pool.HoldFor(job.id, in_.now_ms, trial, *gang);
+    Wait(job, "waiting for elastic jobs to give back " + std::to_string(n + 1) +
+                  " extra replica(s) to start", in_.now_ms);
+    return true;
+  }
+  // Then preemption, on top of every extra replica given back.
+  const std::vector<const SchedJob*> victims = PreemptionVictims(pool, job);
   for (size_t n = 0; n < victims.size(); ++n) {
-    Release(what_if, *victims[n]);
+    Release(what_if, *victims[n], /*but_extras=*/!extras.empty());
     PoolBoards trial = what_if.Fork();
     auto gang = PlaceGang(trial, job, nullptr, nullptr);
     if (!gang) continue;
@@ -327,12 +419,70 @@ bool Pass::TryPreempt(PoolState& pool, const SchedJob& job) {
       plan_.preemptions.push_back(
           PreemptDecision{victims[k]->id, job.id, "preempted by job " + std::to_string(job.id)});
     }
+    GiveBackExtras(extras, extras.size(), job);
+    for (const auto& [e, t] : extras) given_back_.insert({e->id, t->index});
     // Its room is held from now on: nothing else may take it while the victims stop.
     pool.HoldFor(job.id, in_.now_ms, trial, *gang);
     Wait(job, "preempting job(s) " + ids + " to start", in_.now_ms);
     return true;
   }
   return false;
+}
+
+bool Pass::WithinLimits(const SchedJob& job, uint64_t more) {
+  if (!track_use_) return true;
+  auto q = policy_.tenant_quotas.find({job.tenant, job.pool});
+  if (q != policy_.tenant_quotas.end() && TenantUse(job) + more > q->second.limit) return false;
+  auto l = policy_.queue_quotas.find({job.queue, job.pool});
+  return l == policy_.queue_quotas.end() || QueueUse(job) + more <= l->second.limit;
+}
+
+void Pass::Grow(PoolState& pool) {
+  std::vector<const SchedJob*> jobs;
+  for (const SchedJob* j : pool.elastic) {
+    if (j->replicas < j->max_replicas && !preempted_.count(j->id) && !giving_back_.count(j->id)) {
+      jobs.push_back(j);
+    }
+  }
+  if (jobs.empty() || pool.blocked) return;
+  std::sort(jobs.begin(), jobs.end(), [](const SchedJob* a, const SchedJob* b) {
+    return std::make_tuple(-a->tier.first, -a->tier.second, a->start_ms, a->id) <
+           std::make_tuple(-b->tier.first, -b->tier.second, b->start_ms, b->id);
+  });
+  std::vector<GrowDecision> grows(jobs.size());
+  std::vector<char> done(jobs.size(), 0);
+  for (bool progress = true; progress;) {  // one replica each per round
+    progress = false;
+    for (size_t k = 0; k < jobs.size(); ++k) {
+      const SchedJob& j = *jobs[k];
+      const v1::Resources& r = *j.resources;
+      const CoreRequest request = CoreRequestOf(r);
+      if (done[k] || j.replicas + grows[k].tasks.size() >= j.max_replicas ||
+          !WithinLimits(j, request.cores())) {
+        done[k] = 1;
+        continue;
+      }
+      // An extra replica runs until its job ends: it keeps off reserved room.
+      auto choice = pool.boards.Choose(r, request, pool.reserved ? &pool.holds : nullptr, nullptr);
+      if (!choice) {
+        done[k] = 1;
+        continue;
+      }
+      pool.boards.Take(choice->index, r, choice->placement.rect);
+      Occupy(pool, choice->index, r, choice->placement.rect, pool.reserved);
+      const BoardCapacity& b = pool.boards.board(choice->index);
+      grows[k].job_id = j.id;
+      grows[k].tasks.push_back(TaskPlacement{b.node, b.board, choice->placement.rect, 0, true});
+      if (track_use_) {
+        TenantUse(j) += request.cores();
+        QueueUse(j) += request.cores();
+      }
+      progress = true;
+    }
+  }
+  for (auto& g : grows) {
+    if (!g.tasks.empty()) plan_.grows.push_back(std::move(g));
+  }
 }
 
 void Pass::Consider(const SchedJob& job, bool as_backfill) {
@@ -374,7 +524,7 @@ void Pass::Consider(const SchedJob& job, bool as_backfill) {
     pool.failed[signature] = shared;
     return Wait(job, std::move(shared));
   }
-  if (TryPreempt(pool, job)) return;
+  if (TryReclaim(pool, job)) return;
   if (policy_.backfill && Reserve(pool, job, in_.now_ms)) {
     return Wait(job, Explain(pool, job) + "; it holds its pool's reservation", pool.shadow_ms);
   }
@@ -403,6 +553,7 @@ SchedulePlan Pass::Run() {
       for (const SchedJob* job : later) Consider(*job, true);
     }
   }
+  for (auto& [name, pool] : pools_) Grow(pool);  // what is left is idle
   return std::move(plan_);
 }
 

@@ -19,6 +19,10 @@
 //    guarantee in the pool, preemptible jobs of tenants (queues) over theirs; never a job
 //    younger than the grace period.
 //    The fewest such jobs, lowest tier and youngest first, whose room lets it start.
+//  - Elastic jobs: once every pending job has had its turn, running jobs below their max
+//    replicas grow, one replica each in turn, on what is still idle (never on reserved room).
+//    A job that cannot start has those extra replicas given back (lowest tier, youngest
+//    first) before it preempts anything.
 #pragma once
 
 #include <cstdint>
@@ -36,13 +40,18 @@ struct TaskPlacement {
   std::string node;
   uint32_t board = 0;
   Rect rect;
+  // Running jobs only: the task's index, and whether it is an elastic extra (beyond the
+  // job's min replicas), which the job gives back when another job needs the room.
+  uint32_t index = 0;
+  bool extra = false;
 };
 
 struct SchedJob {
   uint64_t id = 0;
   std::string pool, tenant, queue;
   const v1::Resources* resources = nullptr;  // one replica's; must outlive the pass
-  uint32_t replicas = 1;
+  uint32_t replicas = 1;      // to start with (min); running: the active tasks
+  uint32_t max_replicas = 0;  // elastic: grows toward this while boards are idle (0: never)
   int64_t submit_ms = 0;
   int64_t time_limit_ms = 0;  // the estimate reservations and backfill rely on
   bool preemptible = false;
@@ -97,10 +106,25 @@ struct PreemptDecision {
   std::string reason;
 };
 
+// A running elastic job's extra replicas: added on idle boards, or given back.
+struct GrowDecision {
+  uint64_t job_id = 0;
+  std::vector<TaskPlacement> tasks;  // new replicas (their index is left to the caller)
+};
+
+struct ShrinkDecision {
+  uint64_t job_id = 0;
+  std::vector<uint32_t> tasks;  // indices of the extra replicas to stop
+  uint64_t for_job = 0;
+  std::string reason;
+};
+
 struct SchedulePlan {
   std::vector<StartDecision> starts;
   std::vector<WaitDecision> waits;
   std::vector<PreemptDecision> preemptions;
+  std::vector<GrowDecision> grows;
+  std::vector<ShrinkDecision> shrinks;
 };
 
 SchedulePlan PlanPass(SchedulerInput input, const SchedulerPolicy& policy);

@@ -21,7 +21,9 @@ void SchedulerViews::Fill(const v1::JobRecord& record, SchedJob& j) const {
   j.tenant = record.tenant();
   j.queue = record.spec().queue();
   j.resources = &record.spec().task().resources();
-  j.replicas = std::max(1u, record.spec().min_replicas());
+  const uint32_t min = std::max(1u, record.spec().min_replicas());
+  j.replicas = min;
+  j.max_replicas = record.spec().max_replicas() > min ? record.spec().max_replicas() : 0;
   j.submit_ms = record.submit_ms();
   j.time_limit_ms = static_cast<int64_t>(record.spec().time_limit_s()) * 1000;
   j.preemptible = record.spec().preemptible();
@@ -34,9 +36,13 @@ void SchedulerViews::Fill(const v1::JobRecord& record, SchedJob& j) const {
   for (const auto& t : record.tasks()) {
     if (!IsTaskActive(t.state())) continue;
     const auto& r = t.mapping().rect();
-    j.tasks.push_back(TaskPlacement{t.node(), t.board(), Rect{r.x(), r.y(), r.width(), r.height()}});
+    j.tasks.push_back(TaskPlacement{t.node(), t.board(), Rect{r.x(), r.y(), r.width(), r.height()},
+                                    t.index(), t.index() >= min});
   }
   if (!j.tasks.empty()) j.replicas = static_cast<uint32_t>(j.tasks.size());
+  for (const auto& t : record.tasks()) {  // no growing while extras are being given back
+    if (t.given_back() && IsTaskActive(t.state())) j.max_replicas = 0;
+  }
 }
 
 const SchedJob& SchedulerViews::Put(const v1::JobRecord& record) {
