@@ -111,7 +111,10 @@ void JobController::Preempt(v1::JobRecord& job, const std::string& reason) {
 void JobController::GrowJob(v1::JobRecord& job, const GrowDecision& grow) {
   if (job.state() != v1::RUNNING || job.requeue_when_stopped()) return;
   uint32_t active = 0;
-  for (const auto& t : job.tasks()) active += IsTaskActive(t.state()) ? 1 : 0;
+  for (const auto& t : job.tasks()) {
+    if (t.given_back() == IsTaskActive(t.state())) return;  // giving back, or winding down
+    active += IsTaskActive(t.state()) ? 1 : 0;
+  }
   std::string added;
   for (const TaskPlacement& p : grow.tasks) {
     if (active++ >= job.spec().max_replicas()) break;

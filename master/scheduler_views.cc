@@ -40,8 +40,10 @@ void SchedulerViews::Fill(const v1::JobRecord& record, SchedJob& j) const {
                                     t.index(), t.index() >= min});
   }
   if (!j.tasks.empty()) j.replicas = static_cast<uint32_t>(j.tasks.size());
-  for (const auto& t : record.tasks()) {  // no growing while extras are being given back
-    if (t.given_back() && IsTaskActive(t.state())) j.max_replicas = 0;
+  // No growing while extras are being given back, nor once the job winds down (a task of
+  // it ended by itself).
+  for (const auto& t : record.tasks()) {
+    if (t.given_back() == IsTaskActive(t.state())) j.max_replicas = 0;
   }
 }
 

@@ -1,7 +1,8 @@
 // Scheduling policy with real daemons: a high-priority job preempts a preemptible one, which
 // requeues (counted, with the reason) and later completes; a tenant at its quota waits while
 // another tenant's job runs, and nonsense quota changes are refused; a 3-replica gang does not
-// start on room for 2 and holds nothing meanwhile.
+// start on room for 2 and holds nothing meanwhile; an elastic job grows on idle boards and
+// gives an extra replica back to a job that needs the room, and still completes.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -135,6 +136,50 @@ TEST(SchedulingTest, AThreeReplicaGangDoesNotStartOnRoomForTwo) {
   ASSERT_EQ(job->tasks_size(), 3);
   EXPECT_EQ(job->attempt(), 1u);
   EXPECT_GE(job->start_ms(), cluster.Show(1)->end_ms());
+}
+
+TEST(SchedulingTest, AnElasticJobGrowsOnIdleBoardsAndGivesAReplicaBackForAnotherJob) {
+  TestCluster cluster;
+  cluster.StartMaster();
+  cluster.StartAgent("node1", SmallBoards(3, 4, 1000, 4));
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster.NodesUp() == 1; }));
+  const std::string done = cluster.dir() + "/done";
+  v1::JobSpec elastic =
+      ShellJob("while [ ! -e " + done + " ]; do sleep 0.05; done", 16, 120);
+  elastic.set_min_replicas(1);
+  elastic.set_max_replicas(3);
+  ASSERT_TRUE(cluster.Submit(elastic).ok());
+  auto active = [&](uint64_t id) {
+    auto j = cluster.Show(id);
+    int n = 0;
+    if (j.ok()) {
+      for (const auto& t : j->tasks()) n += t.state() == v1::TASK_RUNNING ? 1 : 0;
+    }
+    return n;
+  };
+  // Alone on three boards, it grows to its max of three replicas.
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return active(1) == 3; }))
+      << cluster.Snnctl({"show", "1"}).out;
+  // Another job needs a whole board: an extra replica is given back, and it runs.
+  ASSERT_TRUE(cluster.Submit(ShellJob("sleep 0.5", 16)).ok());
+  ASSERT_TRUE(cluster.WaitForState(2, v1::COMPLETED, 30000)) << cluster.Snnctl({"show", "2"}).out;
+  auto job = cluster.Show(1);
+  ASSERT_TRUE(job.ok());
+  EXPECT_EQ(job->state(), v1::RUNNING);
+  int given_back = 0;
+  for (const auto& t : job->tasks()) {
+    if (!t.given_back()) continue;
+    ++given_back;
+    EXPECT_GE(t.index(), 1u) << "only an extra replica is given back";
+    EXPECT_EQ(t.detail(), "extra replica given back for job 2");
+  }
+  EXPECT_EQ(given_back, 1) << cluster.Snnctl({"show", "1"}).out;
+  // The replicas it still runs finish normally: the job completes.
+  std::ofstream(done) << "";
+  ASSERT_TRUE(cluster.WaitForState(1, v1::COMPLETED, 30000)) << cluster.Snnctl({"show", "1"}).out;
+  // A job winding down does not grow again: three replicas, the one given back, and at most
+  // one regrown on the board job 2 left.
+  EXPECT_LE(cluster.Show(1)->tasks_size(), 5);
 }
 
 }  // namespace
