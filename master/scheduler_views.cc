@@ -54,21 +54,25 @@ const SchedJob& SchedulerViews::Put(const v1::JobRecord& record) {
   if (running && e.running_slot == SIZE_MAX) {
     e.running_slot = running_.size();
     running_.push_back(&e.job);
-  } else if (!running && e.running_slot != SIZE_MAX) {
-    Remove(record.id());
-    return Put(record);
+  } else if (!running) {
+    DropFromRunning(e);
   }
   return e.job;
+}
+
+void SchedulerViews::DropFromRunning(Entry& e) {
+  const size_t slot = e.running_slot;
+  if (slot == SIZE_MAX) return;
+  running_[slot] = running_.back();  // swap-remove
+  running_.pop_back();
+  if (slot < running_.size()) views_.find(running_[slot]->id)->second.running_slot = slot;
+  e.running_slot = SIZE_MAX;
 }
 
 void SchedulerViews::Remove(uint64_t job_id) {
   auto it = views_.find(job_id);
   if (it == views_.end()) return;
-  if (const size_t slot = it->second.running_slot; slot != SIZE_MAX) {
-    running_[slot] = running_.back();
-    running_.pop_back();
-    if (slot < running_.size()) views_.find(running_[slot]->id)->second.running_slot = slot;
-  }
+  DropFromRunning(it->second);
   views_.erase(it);
 }
 

@@ -38,6 +38,7 @@ class SchedulerViews {
     size_t running_slot = SIZE_MAX;
   };
   void Fill(const v1::JobRecord& record, SchedJob& job) const;
+  void DropFromRunning(Entry& e);
 
   std::map<std::string, int32_t> queue_priority_;
   std::unordered_map<uint64_t, Entry> views_;

@@ -20,6 +20,19 @@ size_t GrownTasks(const SchedulePlan& plan, uint64_t job) {
   return n;
 }
 
+// On n1..n4: an elastic job with its base replica on n1 and extras on n2 and n3, and a
+// preemptible job on n4.
+std::pair<SchedJob&, SchedJob&> ElasticWithTwoExtrasAndAVictim(Scenario& s) {
+  SchedJob& elastic = s.Running(4, 0, 600 * kMin,
+                                {{"n1", 0, Rect{0, 0, 4, 1}, 0, false},
+                                 {"n2", 0, Rect{0, 0, 4, 1}, 1, true},
+                                 {"n3", 0, Rect{0, 0, 4, 1}, 2, true}});
+  elastic.max_replicas = 3;
+  SchedJob& victim = s.Running(4, 0, 600 * kMin, {{"n4", 0, Rect{0, 0, 4, 1}}});
+  victim.preemptible = true;
+  return {elastic, victim};
+}
+
 TEST(ElasticTest, ARunningJobGrowsTowardItsMaxOnIdleBoardsOnly) {
   Scenario s;
   SchedJob& elastic = s.Running(4, 0, 600 * kMin, {{"n1", 0, Rect{0, 0, 4, 1}, 0, false}});
@@ -70,13 +83,7 @@ TEST(ElasticTest, AGrowthStopsAtTheTenantsLimit) {
 
 TEST(ElasticTest, ExtraReplicasAreGivenBackBeforeAnyJobIsPreempted) {
   Scenario s;
-  SchedJob& elastic = s.Running(4, 0, 600 * kMin,
-                                {{"n1", 0, Rect{0, 0, 4, 1}, 0, false},
-                                 {"n2", 0, Rect{0, 0, 4, 1}, 1, true},
-                                 {"n3", 0, Rect{0, 0, 4, 1}, 2, true}});
-  elastic.max_replicas = 3;
-  SchedJob& victim = s.Running(4, 0, 600 * kMin, {{"n4", 0, Rect{0, 0, 4, 1}}});
-  victim.preemptible = true;
+  auto [elastic, victim] = ElasticWithTwoExtrasAndAVictim(s);
   SchedJob& urgent = s.Pending(4);
   urgent.tier = {10, 0};
   const std::vector<BoardCapacity> boards = {Board("n1", 0, 4), Board("n2", 0, 4),
@@ -100,13 +107,7 @@ TEST(ElasticTest, ExtraReplicasAreGivenBackBeforeAnyJobIsPreempted) {
 
 TEST(ElasticTest, AJobNeedingMoreThanTheExtrasGetsThemAllAndThenPreempts) {
   Scenario s;
-  SchedJob& elastic = s.Running(4, 0, 600 * kMin,
-                                {{"n1", 0, Rect{0, 0, 4, 1}, 0, false},
-                                 {"n2", 0, Rect{0, 0, 4, 1}, 1, true},
-                                 {"n3", 0, Rect{0, 0, 4, 1}, 2, true}});
-  elastic.max_replicas = 3;
-  SchedJob& victim = s.Running(4, 0, 600 * kMin, {{"n4", 0, Rect{0, 0, 4, 1}}});
-  victim.preemptible = true;
+  auto [elastic, victim] = ElasticWithTwoExtrasAndAVictim(s);
   SchedJob& wide = s.Pending(4, 10 * kMin, 3);
   wide.tier = {10, 0};
   SchedulerPolicy p;
