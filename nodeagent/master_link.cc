@@ -31,9 +31,11 @@ MasterLink::MasterLink(asio::io_context& io, const Clock& clock, TaskManager& ta
                                     Responder<v1::SimFaultResponse> r) {
         auto outcome = tasks_.InjectFault(req);
         if (!outcome.ok()) return r.Fail(outcome.status());
-        tasks_.Poll();  // settle tasks stopped by the fault before describing the node
-        // Re-register: the master learns the board's new state and the tasks' new mappings.
+        // Re-register first: the master must learn the board's new state and the tasks' new
+        // mappings before it hears that a task on the board was lost, or it would place the
+        // requeued job on the board it still believes whole. Only then report the ends.
         if (session_ && registered_) SendRegister();
+        tasks_.Poll();
         v1::SimFaultResponse resp;
         resp.set_outcome(*outcome);
         r.Ok(resp);
