@@ -92,8 +92,11 @@ int PolicyShow(const CliOptions& o, std::ostream& out, std::ostream& err) {
     return 0;
   }
   const auto& p = c.priority();
-  out << "scheduler: backfill " << c.backfill() << ", backfill order " << c.backfill_order()
-      << ", preemption " << (c.preemption() ? "on" : "off") << " (grace "
+  out << "scheduler: backfill " << c.backfill() << ", backfill order " << c.backfill_order();
+  if (c.backfill_order() == "shortest_first" && c.backfill_age_first_after_s() > 0) {
+    out << " (jobs waiting over " << c.backfill_age_first_after_s() << " s first)";
+  }
+  out      << ", preemption " << (c.preemption() ? "on" : "off") << " (grace "
       << c.preempt_grace_s() << " s)\n";
   out << "priority weights: age " << p.age_weight() << ", fairshare " << p.fairshare_weight()
       << ", size " << p.size_weight() << (p.favor_small() ? " (favoring small)" : "")

@@ -95,6 +95,7 @@ v1::SchedulingConfig DefaultSchedulingConfig() {
   v1::SchedulingConfig c;
   c.set_backfill("easy");
   c.set_backfill_order("shortest_first");
+  c.set_backfill_age_first_after_s(14 * 3600);
   c.set_preemption(true);
   c.set_preempt_grace_s(300);
   auto* p = c.mutable_priority();
@@ -105,7 +106,7 @@ v1::SchedulingConfig DefaultSchedulingConfig() {
   p->set_job_weight(1000);
   p->set_max_age_s(2 * 86400);
   p->set_fairshare_half_life_s(7 * 86400);
-  p->set_starve_after_s(4 * 3600);
+  p->set_starve_after_s(5 * 3600);
   auto* q = c.add_queues();
   q->set_name("default");
   q->set_weight(1);
@@ -119,10 +120,15 @@ Result<v1::SchedulingConfig> ParsePolicyYaml(const std::string& text) {
     if (!root.IsMap()) return InvalidArgument("the policy file must be a map");
     SNN_RETURN_IF_ERROR(CheckKnownFields(root, "the policy file", {"scheduler", "priority", "queues", "tenants"}));
     if (const YAML::Node s = root["scheduler"]) {
-      SNN_RETURN_IF_ERROR(CheckKnownFields(s, "scheduler", {"backfill", "backfill_order", "preemption", "preempt_grace"}));
+      SNN_RETURN_IF_ERROR(CheckKnownFields(s, "scheduler", {"backfill", "backfill_order", "backfill_age_first_after", "preemption", "preempt_grace"}));
       if (s["backfill"]) c.set_backfill(s["backfill"].as<std::string>());
       if (s["backfill_order"]) c.set_backfill_order(s["backfill_order"].as<std::string>());
       if (s["preemption"]) c.set_preemption(s["preemption"].as<bool>());
+      if (s["backfill_age_first_after"]) {
+        auto a = ReadDuration(s["backfill_age_first_after"], "scheduler.backfill_age_first_after");
+        if (!a.ok()) return a.status();
+        c.set_backfill_age_first_after_s(*a);
+      }
       if (s["preempt_grace"]) {
         auto g = ReadDuration(s["preempt_grace"], "scheduler.preempt_grace");
         if (!g.ok()) return g.status();
@@ -318,6 +324,7 @@ SchedulerPolicy ToSchedulerPolicy(const v1::SchedulingConfig& c) {
   SchedulerPolicy p;
   p.backfill = c.backfill() == "easy";
   p.backfill_shortest_first = c.backfill_order() == "shortest_first";
+  p.backfill_age_first_after_ms = static_cast<int64_t>(c.backfill_age_first_after_s()) * 1000;
   p.preemption = c.preemption();
   p.preempt_grace_ms = static_cast<int64_t>(c.preempt_grace_s()) * 1000;
   for (const auto& t : c.tenants()) {

@@ -33,6 +33,15 @@ Holds HoldsOf(const PoolBoards& boards, const Gang& gang) {
 struct PoolState {
   PoolBoards boards;
   std::vector<std::pair<int64_t, const SchedJob*>> running;  // with its expected end
+  // What this pass placed, one replica each: (expected end, board index, rectangle, request).
+  // A reservation must see it end, or the boards a job just took would look busy for ever.
+  struct Placed {
+    int64_t end_ms;
+    size_t index;
+    Rect rect;
+    const v1::Resources* resources;
+  };
+  std::vector<Placed> placed;
   std::vector<const SchedJob*> preemptible;                  // the running ones that are
   std::vector<const SchedJob*> elastic;                      // the running ones that are
   bool blocked = false;      // FCFS: the first job that could not start holds the rest back
@@ -103,7 +112,8 @@ bool Reserve(PoolState& pool, const SchedJob& job, int64_t now_ms) {
     free_now[i] = what_if.board(i).current().free_count() >= per_task;
   }
   // The running jobs by expected end: sorted a slice at a time (the earliest 1,024, then the
-  // next 2,048, ...), as far as it takes. Jobs ending together are released together.
+  // next 2,048, ...), as far as it takes. Merged with what this pass placed; everything
+  // ending at one time is released together.
   auto& ending = pool.running;
   auto earlier = [](const auto& a, const auto& b) { return a.first < b.first; };
   size_t sorted = 0;
@@ -115,11 +125,22 @@ bool Reserve(PoolState& pool, const SchedJob& job, int64_t now_ms) {
       sorted = upto;
     }
   };
-  for (size_t i = 0; i < ending.size(); ++i) {
-    sort_through(i + 1);
-    Release(what_if, *ending[i].second);
-    const int64_t end = ending[i].first;
-    if (i + 1 < ending.size() && ending[i + 1].first == end) continue;
+  auto& placed = pool.placed;
+  std::sort(placed.begin(), placed.end(),
+            [](const auto& a, const auto& b) { return a.end_ms < b.end_ms; });
+  size_t i = 0, k = 0;
+  while (i < ending.size() || k < placed.size()) {
+    if (i < ending.size()) sort_through(i);
+    const int64_t end = std::min(i < ending.size() ? ending[i].first : INT64_MAX,
+                                 k < placed.size() ? placed[k].end_ms : INT64_MAX);
+    for (; i < ending.size(); ++i) {
+      sort_through(i);
+      if (ending[i].first != end) break;
+      Release(what_if, *ending[i].second);
+    }
+    for (; k < placed.size() && placed[k].end_ms == end; ++k) {
+      what_if.GiveBack(placed[k].index, *placed[k].resources, placed[k].rect);
+    }
     if (what_if.BoardsThatMightHold(per_task) < job.replicas) continue;
     auto gang = PlaceGang(what_if, job, nullptr, &free_now);
     if (!gang) continue;
@@ -151,8 +172,9 @@ class Pass {
   void GiveBackExtras(const std::vector<std::pair<const SchedJob*, const TaskPlacement*>>& extras,
                       size_t count, const SchedJob& for_job);
   // Places one replica of `job` on `pool`'s board `index` (mirrored in the board's other pools).
+  // It runs until `end_ms` by its time limit.
   void Occupy(PoolState& pool, size_t index, const v1::Resources& r, const Rect& rect,
-              bool long_job);
+              bool long_job, int64_t end_ms);
   void Grow(PoolState& pool);
   bool WithinLimits(const SchedJob& job, uint64_t more_cores);
   void Wait(const SchedJob& job, std::shared_ptr<const std::string> reason, int64_t expected = 0) {
@@ -272,7 +294,7 @@ void Pass::Start(PoolState& pool, const SchedJob& job, const Gang& gang, bool lo
   for (const auto& [index, rect] : gang) {
     const BoardCapacity& b = pool.boards.board(index);
     start.tasks.push_back(TaskPlacement{b.node, b.board, rect});
-    Occupy(pool, index, r, rect, long_job);
+    Occupy(pool, index, r, rect, long_job, in_.now_ms + job.time_limit_ms);
   }
   if (track_use_) {
     TenantUse(job) += job.cores();
@@ -282,11 +304,14 @@ void Pass::Start(PoolState& pool, const SchedJob& job, const Gang& gang, bool lo
 }
 
 void Pass::Occupy(PoolState& pool, size_t index, const v1::Resources& r, const Rect& rect,
-                  bool long_job) {
+                  bool long_job, int64_t end_ms) {
   const BoardCapacity& b = pool.boards.board(index);
+  pool.placed.push_back(PoolState::Placed{end_ms, index, rect, &r});
   if (b.pools.size() > 1) {
     for (auto& [other, i] : shared_[{b.node, b.board}]) {
-      if (other != &pool) other->boards.Take(i, r, rect);
+      if (other == &pool) continue;
+      other->boards.Take(i, r, rect);
+      other->placed.push_back(PoolState::Placed{end_ms, i, rect, &r});
     }
   }
   if (long_job && pool.holds[index]) {  // still running when the reservation starts
@@ -469,7 +494,8 @@ void Pass::Grow(PoolState& pool) {
         continue;
       }
       pool.boards.Take(choice->index, r, choice->placement.rect);
-      Occupy(pool, choice->index, r, choice->placement.rect, pool.reserved);
+      Occupy(pool, choice->index, r, choice->placement.rect, pool.reserved,
+             ExpectedEnd(j, in_.now_ms));
       const BoardCapacity& b = pool.boards.board(choice->index);
       grows[k].job_id = j.id;
       grows[k].tasks.push_back(TaskPlacement{b.node, b.board, choice->placement.rect, 0, true});
@@ -544,9 +570,14 @@ SchedulePlan Pass::Run() {
   }
   for (auto& [name, pool] : pools_) {
     std::vector<const SchedJob*> later = std::move(pool.backfill);
-    if (policy_.backfill_shortest_first) {  // by time limit, keeping the order among equals
+    if (policy_.backfill_shortest_first) {
+      // Old jobs first, in queue order; then by time limit, keeping the order among equals.
+      const int64_t age_first = policy_.backfill_age_first_after_ms;
       std::vector<std::pair<int64_t, uint32_t>> by_limit(later.size());
-      for (uint32_t i = 0; i < later.size(); ++i) by_limit[i] = {later[i]->time_limit_ms, i};
+      for (uint32_t i = 0; i < later.size(); ++i) {
+        const bool old = age_first > 0 && in_.now_ms - later[i]->submit_ms > age_first;
+        by_limit[i] = {old ? INT64_MIN : later[i]->time_limit_ms, i};
+      }
       std::sort(by_limit.begin(), by_limit.end());
       for (const auto& [limit, i] : by_limit) Consider(*later[i], true);
     } else {

@@ -73,6 +73,9 @@ struct SchedulerPolicy {
   bool backfill = true;             // EASY; false: FCFS
   bool explain = true;              // say why each job waits (the simulator needs no words)
   bool backfill_shortest_first = false;  // try backfill candidates shortest time limit first
+  // With shortest-first backfill, jobs waiting longer than this are tried first, in queue order:
+  // small short jobs fill the holes, but not for ever ahead of old ones. 0: off.
+  int64_t backfill_age_first_after_ms = 0;
   bool preemption = true;
   int64_t preempt_grace_ms = 60'000;
   std::map<std::pair<std::string, std::string>, Quota> tenant_quotas;  // (tenant, pool)

@@ -14,9 +14,13 @@ DEFINE_string(mesh, "", "map each job to one rectangle of cores on WxH boards (d
                         "of one-core tasks on MaxProcs one-core boards)");
 DEFINE_double(age_weight, -1, "default policy: weight of the age factor (-1: the default)");
 DEFINE_double(fairshare_weight, -1, "default policy: weight of the fair-share factor");
-DEFINE_double(size_weight, -1, "default policy: weight of the job-size factor (favoring small jobs)");
+DEFINE_double(size_weight, -1, "default policy: weight of the job-size factor (favoring large jobs)");
 DEFINE_double(max_age_h, -1, "default policy: hours of waiting that earn the full age factor");
 DEFINE_double(starve_after_h, -1, "default policy: hours after which a job goes ahead of younger ones");
+DEFINE_double(backfill_age_first_after_h, -1, "default policy: hours of waiting after which a job "
+              "is tried for backfill before shorter ones (0: never; -1: the default)");
+DEFINE_string(jobs_out, "", "also write each job's id, submit, start, wait, run time and processors "
+              "to this file, one job a line, for comparison with other schedulers");
 DEFINE_bool(per_user, false, "also print each user's job count and mean bounded slowdown");
 
 int main(int argc, char** argv) {
@@ -45,6 +49,9 @@ int main(int argc, char** argv) {
   if (FLAGS_fairshare_weight >= 0) options.weights.fairshare = FLAGS_fairshare_weight;
   if (FLAGS_size_weight >= 0) options.weights.size = FLAGS_size_weight;
   if (FLAGS_starve_after_h >= 0) options.weights.starve_after_ms = static_cast<int64_t>(FLAGS_starve_after_h * 3600e3);
+  if (FLAGS_backfill_age_first_after_h >= 0) {
+    options.backfill_age_first_after_ms = static_cast<int64_t>(FLAGS_backfill_age_first_after_h * 3600e3);
+  }
   if (FLAGS_max_age_h > 0) options.weights.max_age_ms = static_cast<int64_t>(FLAGS_max_age_h * 3600e3);
   if (!FLAGS_mesh.empty()) {
     char x = 0;
@@ -68,6 +75,12 @@ int main(int argc, char** argv) {
   if (!outcome.ok()) {
     std::fprintf(stderr, "snn-sim: %s\n", outcome.status().message().c_str());
     return 1;
+  }
+  if (!FLAGS_jobs_out.empty()) {
+    if (snn::Status s = snn::WriteJobOutcomes(*outcome, FLAGS_jobs_out); !s.ok()) {
+      std::fprintf(stderr, "snn-sim: %s\n", s.message().c_str());
+      return 1;
+    }
   }
   const snn::ReplayMetrics m = snn::Summarize(*outcome, trace->max_procs);
   const double seconds =

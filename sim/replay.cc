@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <queue>
 
 #include "common/job_validation.h"
+#include "master/policy_config.h"
 
 namespace snn {
 namespace {
@@ -24,7 +26,11 @@ class Replayer {
  public:
   Replayer(const Trace& trace, const ReplayOptions& options)
       : trace_(trace), options_(options), policy_(PolicyFor(options.policy)),
-        ledger_(options.fairshare_half_life_s * kMs) {}
+        ledger_(options.fairshare_half_life_s * kMs) {
+    if (options.backfill_age_first_after_ms >= 0) {
+      policy_.backfill_age_first_after_ms = options.backfill_age_first_after_ms;
+    }
+  }
 
   Result<std::vector<JobOutcome>> Run();
 
@@ -185,30 +191,39 @@ Result<std::vector<JobOutcome>> Replayer::Run() {
 
 }  // namespace
 
+// The master's own defaults (master/policy_config.cc), so that the simulator replays the policy
+// the master runs.
 PriorityWeights DefaultWeights() {
-  PriorityWeights w;
-  w.age = 1000;
-  w.fairshare = 1000;
-  w.size = 0;
+  PriorityWeights w = ToWeights(DefaultSchedulingConfig());
   w.queue = 0;  // the trace has no queues or job priorities
   w.job = 0;
-  w.max_age_ms = 2LL * 86400 * 1000;
-  w.starve_after_ms = 4LL * 3600 * 1000;
   return w;
 }
 
 SchedulerPolicy PolicyFor(SimPolicy policy) {
   SchedulerPolicy p;
+  if (policy == SimPolicy::kDefault) p = ToSchedulerPolicy(DefaultSchedulingConfig());
   p.explain = false;
-  p.preemption = false;
+  p.preemption = false;  // a trace has no tiers to preempt by
   p.backfill = policy != SimPolicy::kFcfs;
-  p.backfill_shortest_first = policy == SimPolicy::kDefault;
   return p;
 }
 
 Result<std::vector<JobOutcome>> Replay(const Trace& trace, const ReplayOptions& options) {
   Replayer r(trace, options);
   return r.Run();
+}
+
+Status WriteJobOutcomes(const std::vector<JobOutcome>& jobs, const std::string& path) {
+  std::ofstream out(path);
+  out << "# id submit_s start_s wait_s run_s procs\n";
+  for (const JobOutcome& j : jobs) {
+    out << j.id << ' ' << j.submit_s << ' ' << j.start_s << ' ' << j.start_s - j.submit_s << ' '
+        << j.run_s << ' ' << j.procs << '\n';
+  }
+  out.flush();
+  if (!out) return InvalidArgument("cannot write the job outcomes to " + path);
+  return Status::Ok();
 }
 
 ReplayMetrics Summarize(const std::vector<JobOutcome>& jobs, uint32_t max_procs) {

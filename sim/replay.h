@@ -23,6 +23,7 @@ struct ReplayOptions {
   SimPolicy policy = SimPolicy::kDefault;
   uint32_t mesh_width = 0, mesh_height = 0;  // 0: one-core boards
   PriorityWeights weights;                   // for kDefault
+  int64_t backfill_age_first_after_ms = -1;  // for kDefault; -1: the master's default
   int64_t fairshare_half_life_s = 7 * 86400;
 };
 
@@ -57,5 +58,8 @@ PriorityWeights DefaultWeights();
 
 Result<std::vector<JobOutcome>> Replay(const Trace& trace, const ReplayOptions& options);
 ReplayMetrics Summarize(const std::vector<JobOutcome>& jobs, uint32_t max_procs);
+
+// Writes one job a line, "id submit start wait run procs" (seconds), under a header line.
+Status WriteJobOutcomes(const std::vector<JobOutcome>& jobs, const std::string& path);
 
 }  // namespace snn

@@ -58,7 +58,7 @@ TEST(ElasticTest, PendingJobsGoFirstAndReservedRoomStaysFree) {
   elastic.max_replicas = 8;
   s.Running(4, 0, 30 * kMin, {{"n2", 0, Rect{0, 0, 4, 1}}});  // n2 and n6 free in 30 minutes
   s.Running(4, 0, 30 * kMin, {{"n6", 0, Rect{0, 0, 4, 1}}});
-  const uint64_t small = s.Pending(4).id;               // takes n3 now
+  const uint64_t small = s.Pending(4, 600 * kMin).id;  // takes n3 now, for long
   const uint64_t big = s.Pending(4, 10 * kMin, 3).id;  // 3 x 4: reserves n2, n6 and n4 or n5
   const std::vector<BoardCapacity> boards = {Board("n1", 0, 4), Board("n2", 0, 4),
                                              Board("n3", 0, 4), Board("n4", 0, 4),

@@ -72,7 +72,8 @@ TEST(PriorityTest, AStarvingJobGoesFirstWhateverItsPriority) {
 
 TEST(PolicyConfigTest, TheFileGivesQueuesTenantsQuotasAndWeights) {
   auto c = ParsePolicyYaml(R"(
-scheduler: {backfill: easy, backfill_order: queue, preemption: true, preempt_grace: 2m}
+scheduler: {backfill: easy, backfill_order: queue, backfill_age_first_after: 3h,
+            preemption: true, preempt_grace: 2m}
 priority:
   weights: {age: 10, fairshare: 20, size: 0, queue: 30, job: 40}
   max_age: 1d
@@ -95,6 +96,7 @@ tenants:
   const SchedulerPolicy p = ToSchedulerPolicy(*c);
   EXPECT_FALSE(p.backfill_shortest_first);
   EXPECT_EQ(p.preempt_grace_ms, 120'000);
+  EXPECT_EQ(p.backfill_age_first_after_ms, 3 * 3600'000);
   EXPECT_EQ((p.tenant_quotas.at({"alice", "default"}).limit), 32u);
   EXPECT_EQ((p.queue_quotas.at({"urgent", "default"}).guaranteed), 16u);
   EXPECT_EQ(ToWeights(*c).fairshare, 20);
@@ -106,6 +108,13 @@ TEST(PolicyConfigTest, TheShippedPolicyFileIsValid) {
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_NE(FindQueue(*c, "urgent"), nullptr);
   EXPECT_EQ(FindTenant(*c, "lab-a")->quotas(0).guaranteed(), 64u);
+  // The file says what the master would do without it: the simulator replays these defaults.
+  const v1::SchedulingConfig d = DefaultSchedulingConfig();
+  EXPECT_EQ(c->backfill_order(), d.backfill_order());
+  EXPECT_EQ(c->backfill_age_first_after_s(), d.backfill_age_first_after_s());
+  EXPECT_EQ(c->priority().starve_after_s(), d.priority().starve_after_s());
+  EXPECT_EQ(c->priority().max_age_s(), d.priority().max_age_s());
+  EXPECT_EQ(c->priority().fairshare_half_life_s(), d.priority().fairshare_half_life_s());
 }
 
 TEST(PolicyConfigTest, ChangesThatMakeNoSenseAreRefusedWithTheReason) {

@@ -133,6 +133,26 @@ TEST(SchedulerTest, EasyBackfillsWhatEndsBeforeTheReservationAndNothingThatWould
   EXPECT_TRUE(s.Plan(boards, Fcfs(), 10 * kMin).starts.empty());
 }
 
+// A job started earlier in the same pass ends by its time limit like any other: the
+// reservation counts on its board, and what would outlast that reservation waits.
+TEST(SchedulerTest, EasyReservesOnWhatThisPassJustStartedWhenThatEndsFirst) {
+  Scenario s;
+  s.Running(4, 0, 60 * kMin, {{"n1", 0, Rect{0, 0, 4, 1}}});
+  const auto quick = s.Pending(4, 10 * kMin).id;                 // takes one of n2..n4
+  const auto head = s.Pending(4, 60 * kMin, /*replicas=*/3).id;  // fits when `quick` ends
+  const auto middle = s.Pending(4, 30 * kMin).id;                // would outlast minute 10
+  SchedulePlan plan = s.Plan({Board("n1", 0, 4), Board("n2", 0, 4), Board("n3", 0, 4),
+                              Board("n4", 0, 4)},
+                             SchedulerPolicy{}, 0);
+  EXPECT_EQ(Started(plan), std::vector<uint64_t>{quick});
+  ASSERT_NE(WaitOf(plan, head), nullptr);
+  EXPECT_EQ(WaitOf(plan, head)->expected_start_ms, 10 * kMin);
+  ASSERT_NE(WaitOf(plan, middle), nullptr);
+  EXPECT_NE(WaitOf(plan, middle)->why().find("could delay job " + std::to_string(head)),
+            std::string::npos)
+      << WaitOf(plan, middle)->why();
+}
+
 TEST(SchedulerTest, EasyLetsALongJobUseWhatTheReservationLeavesFree) {
   Scenario t;
   t.Running(4, 0, 30 * kMin, {{"n1", 0, Rect{0, 0, 4, 1}}});
@@ -162,6 +182,28 @@ TEST(SchedulerTest, ShortestFirstBackfillTriesShortJobsFirst) {
   p.backfill_shortest_first = false;
   plan = s.Plan({Board("n1", 0, 4), Board("n2", 0, 4)}, p);
   EXPECT_EQ(Started(plan), std::vector<uint64_t>{long_job});
+}
+
+// Shortest-first, but a job that has waited past backfill_age_first_after is tried before
+// shorter ones: small short jobs must not take every hole ahead of it for ever.
+TEST(SchedulerTest, ShortestFirstBackfillTriesAnOldJobBeforeShorterYoungOnes) {
+  Scenario s;
+  s.Running(4, 0, 30 * kMin, {{"n1", 0, Rect{0, 0, 4, 1}}});
+  s.Pending(4, 60 * kMin, /*replicas=*/2);  // the head: n2 and, at minute 30, n1
+  const auto young = s.Pending(4, 5 * kMin).id;
+  SchedJob& old = s.Pending(4, 20 * kMin);  // both end before minute 30; one free board
+  old.submit_ms = -3 * 60 * kMin;
+  SchedulerPolicy p;
+  p.backfill_shortest_first = true;
+  p.backfill_age_first_after_ms = 2 * 60 * kMin;
+  EXPECT_EQ(Started(s.Plan({Board("n1", 0, 4), Board("n2", 0, 4)}, p)),
+            std::vector<uint64_t>{old.id});
+  p.backfill_age_first_after_ms = 4 * 60 * kMin;  // it has not waited that long
+  EXPECT_EQ(Started(s.Plan({Board("n1", 0, 4), Board("n2", 0, 4)}, p)),
+            std::vector<uint64_t>{young});
+  p.backfill_age_first_after_ms = 0;  // off
+  EXPECT_EQ(Started(s.Plan({Board("n1", 0, 4), Board("n2", 0, 4)}, p)),
+            std::vector<uint64_t>{young});
 }
 
 TEST(SchedulerTest, ATenantAtItsLimitWaitsAndSaysSoWhileAnotherStarts) {
