@@ -81,6 +81,18 @@ void ClientService::Cancel(const CallContext& ctx, v1::CancelRequest req,
 v1::JobRecord ClientService::ForDisplay(const v1::JobRecord& job) const {
   v1::JobRecord copy = job;
   copy.set_reason(controller_.PendingReason(job));
+  const PriorityFactors* f =
+      job.state() == v1::PENDING ? jobs_.views().FactorsOf(job.id()) : nullptr;
+  if (f != nullptr) {  // as the last pass worked them out
+    v1::PriorityFactors* p = copy.mutable_priority();
+    p->set_age(f->age);
+    p->set_fairshare(f->fairshare);
+    p->set_size(f->size);
+    p->set_queue(f->queue);
+    p->set_job(f->job);
+    p->set_total(f->total);
+    p->set_starving(f->starving);
+  }
   return copy;
 }
 

@@ -19,7 +19,8 @@ void JobTable::Index(v1::JobRecord& job, int64_t at_ms) {
   }
   if (job.state() == v1::PENDING) {
     const SchedJob& view = views_.Put(job);
-    pending_[job.spec().pool()].insert(PendingKey{-int64_t{job.spec().priority()}, job.id(), &job, &view});
+    pending_[job.spec().pool()].insert(
+        PendingKey{-int64_t{job.spec().priority()}, job.id(), &view, views_.FactorsOf(job.id())});
   }
 }
 

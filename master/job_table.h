@@ -21,10 +21,10 @@ namespace snn {
 struct PendingKey {
   int64_t neg_priority;
   uint64_t job_id;
-  // Not part of the order: the table's record (a pass writes its priority on it) and the
-  // job's scheduler view.
-  v1::JobRecord* job = nullptr;
+  // Not part of the order: the job's scheduler view, and where a pass leaves the job's
+  // priority factors for display.
   const SchedJob* view = nullptr;
+  PriorityFactors* factors = nullptr;
   auto operator<=>(const PendingKey& o) const {
     return std::tie(neg_priority, job_id) <=> std::tie(o.neg_priority, o.job_id);
   }

@@ -33,6 +33,7 @@ struct PriorityWeights {
 struct PriorityFactors {
   double age = 0, fairshare = 0, size = 0, queue = 0, job = 0;
   double total = 0;
+  bool starving = false;  // waited past the starvation guard (set by the queue order)
 };
 
 // Decayed past usage (core-milliseconds) per tenant.

@@ -105,17 +105,11 @@ std::vector<const PendingKey*> QueueOrder::Order(
     in.queue_priority = queue_terms.factor;
     in.max_queue_priority = 1000;
     in.job_priority = job.tier.second;
-    const PriorityFactors f = ComputePriority(in, weights_);
-    auto* out = e.key->job->mutable_priority();
-    out->set_age(f.age);
-    out->set_fairshare(f.fairshare);
-    out->set_size(f.size);
-    out->set_queue(f.queue);
-    out->set_job(f.job);
-    out->set_total(f.total);
-    out->set_starving(weights_.starve_after_ms > 0 && e.wait_ms > weights_.starve_after_ms);
+    PriorityFactors& f = *e.key->factors;
+    f = ComputePriority(in, weights_);
+    f.starving = weights_.starve_after_ms > 0 && e.wait_ms > weights_.starve_after_ms;
     e.total = f.total;
-    e.starving = out->starving();
+    e.starving = f.starving;
   }
   std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
     if (a.starving != b.starving) return a.starving;

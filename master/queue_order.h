@@ -1,5 +1,5 @@
-// The order of the pending jobs for a scheduling pass: the multifactor priority of each (stored
-// on its record for `snnctl jobs --priority`), from the fair-share ledger, which this charges
+// The order of the pending jobs for a scheduling pass: the multifactor priority of each (left
+// in the job's scheduler view, where `snnctl jobs --priority` reads it), from the fair-share ledger, which this charges
 // with the core time the job table accrued for running jobs. Starving jobs first (oldest
 // first), then by queue tier, then by priority, then by id.
 // Thread contract: the master's io thread.

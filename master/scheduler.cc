@@ -229,23 +229,24 @@ void Pass::BuildPools() {
   const std::string* last_pool = nullptr;
   PoolState* pool = nullptr;
   std::map<std::string, std::vector<const SchedJob*>> idle_elastic;
-  for (const SchedJob* j : in_.running) {
+  for (const RunningJob& r : in_.running) {
     if (track_use_) {
-      TenantUse(*j) += j->cores();
-      QueueUse(*j) += j->cores();
+      TenantUse(*r.job) += r.job->cores();
+      QueueUse(*r.job) += r.job->cores();
     }
-    if (last_pool == nullptr || *last_pool != j->pool) {  // runs of one pool: look up once
-      last_pool = &j->pool;
-      auto it = pools_.find(j->pool);
+    // Runs of one pool: looked up once, and compared by pointer first.
+    if (r.pool != last_pool && (last_pool == nullptr || *r.pool != *last_pool)) {
+      auto it = pools_.find(*r.pool);
       pool = it == pools_.end() ? nullptr : &it->second;
     }
+    last_pool = r.pool;
     if (pool == nullptr) {
-      if (j->replicas < j->max_replicas) idle_elastic[j->pool].push_back(j);
+      if (r.elastic && r.job->replicas < r.job->max_replicas) idle_elastic[*r.pool].push_back(r.job);
       continue;
     }
-    pool->running.emplace_back(ExpectedEnd(*j, in_.now_ms), j);
-    if (j->preemptible) pool->preemptible.push_back(j);
-    if (j->max_replicas > 0) pool->elastic.push_back(j);
+    pool->running.emplace_back(std::max(in_.now_ms, r.limit_end_ms), r.job);
+    if (r.preemptible) pool->preemptible.push_back(r.job);
+    if (r.elastic) pool->elastic.push_back(r.job);
   }
   // Pools where nothing waits but elastic jobs may grow.
   for (auto& [name, jobs] : idle_elastic) {

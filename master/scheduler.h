@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -82,9 +83,23 @@ struct SchedulerPolicy {
   std::map<std::pair<std::string, std::string>, Quota> queue_quotas;    // (queue, pool)
 };
 
+// A running job at a glance: a pass reads hundreds of thousands of these in a row, and looks
+// at the job itself only when it needs more.
+struct RunningJob {
+  const SchedJob* job = nullptr;
+  const std::string* pool = nullptr;  // the job's pool; jobs of one pool may share the pointer
+  int64_t limit_end_ms = 0;           // start + time limit
+  bool preemptible = false;
+  bool elastic = false;               // max_replicas > 0
+
+  static RunningJob Of(const SchedJob& j) {
+    return RunningJob{&j, &j.pool, j.start_ms + j.time_limit_ms, j.preemptible, j.max_replicas > 0};
+  }
+};
+
 struct SchedulerInput {
   std::vector<const SchedJob*> pending;  // in priority order; must outlive the pass
-  std::vector<const SchedJob*> running;
+  std::span<const RunningJob> running;   // must outlive the pass
   std::vector<BoardCapacity> boards;
   int64_t now_ms = 0;
 };

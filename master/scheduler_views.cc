@@ -53,9 +53,14 @@ const SchedJob& SchedulerViews::Put(const v1::JobRecord& record) {
   const bool running = record.state() == v1::RUNNING;
   if (running && e.running_slot == SIZE_MAX) {
     e.running_slot = running_.size();
-    running_.push_back(&e.job);
+    running_.emplace_back();
   } else if (!running) {
     DropFromRunning(e);
+  }
+  if (running) {
+    RunningJob& r = running_[e.running_slot];
+    r = RunningJob::Of(e.job);
+    r.pool = &*pools_.insert(e.job.pool).first;
   }
   return e.job;
 }
@@ -65,7 +70,7 @@ void SchedulerViews::DropFromRunning(Entry& e) {
   if (slot == SIZE_MAX) return;
   running_[slot] = running_.back();  // swap-remove
   running_.pop_back();
-  if (slot < running_.size()) views_.find(running_[slot]->id)->second.running_slot = slot;
+  if (slot < running_.size()) views_.find(running_[slot].job->id)->second.running_slot = slot;
   e.running_slot = SIZE_MAX;
 }
 
@@ -79,6 +84,16 @@ void SchedulerViews::Remove(uint64_t job_id) {
 const SchedJob* SchedulerViews::Find(uint64_t job_id) const {
   auto it = views_.find(job_id);
   return it == views_.end() ? nullptr : &it->second.job;
+}
+
+PriorityFactors* SchedulerViews::FactorsOf(uint64_t job_id) {
+  auto it = views_.find(job_id);
+  return it == views_.end() ? nullptr : &it->second.factors;
+}
+
+const PriorityFactors* SchedulerViews::FactorsOf(uint64_t job_id) const {
+  auto it = views_.find(job_id);
+  return it == views_.end() ? nullptr : &it->second.factors;
 }
 
 }  // namespace snn

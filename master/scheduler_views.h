@@ -9,10 +9,12 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "master/priority.h"
 #include "master/scheduler.h"
 #include "proto/job.pb.h"
 
@@ -29,20 +31,25 @@ class SchedulerViews {
   void Remove(uint64_t job_id);
 
   const SchedJob* Find(uint64_t job_id) const;
-  // The running jobs' views, in no particular order.
-  const std::vector<const SchedJob*>& running() const { return running_; }
+  // A pending job's priority factors as the last pass worked them out (null: no view).
+  PriorityFactors* FactorsOf(uint64_t job_id);
+  const PriorityFactors* FactorsOf(uint64_t job_id) const;
+  // The running jobs, in no particular order.
+  const std::vector<RunningJob>& running() const { return running_; }
 
  private:
   struct Entry {
     SchedJob job;
     size_t running_slot = SIZE_MAX;
+    PriorityFactors factors;
   };
   void Fill(const v1::JobRecord& record, SchedJob& job) const;
   void DropFromRunning(Entry& e);
 
   std::map<std::string, int32_t> queue_priority_;
   std::unordered_map<uint64_t, Entry> views_;
-  std::vector<const SchedJob*> running_;
+  std::vector<RunningJob> running_;
+  std::set<std::string> pools_;  // the names running jobs point to: one pointer per pool
 };
 
 }  // namespace snn

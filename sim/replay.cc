@@ -121,7 +121,10 @@ void Replayer::Schedule(int64_t now_s) {
   in.now_ms = now_s * kMs;
   in.boards = boards_;
   for (SimJob* j : pending_) in.pending.push_back(&j->sched);
-  for (SimJob* j : running_) in.running.push_back(&j->sched);
+  std::vector<RunningJob> running;
+  running.reserve(running_.size());
+  for (SimJob* j : running_) running.push_back(RunningJob::Of(j->sched));
+  in.running = running;
   SchedulePlan plan = PlanPass(std::move(in), policy_);
   if (plan.starts.empty()) return;
   for (const StartDecision& start : plan.starts) {

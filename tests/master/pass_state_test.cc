@@ -46,7 +46,7 @@ TEST(SchedulerViewsTest, TheJobTableKeepsViewsOfPendingAndRunningJobsUpToDate) {
   }
   table.SetState(job, v1::RUNNING, 1000, "started");
   ASSERT_EQ(table.views().running().size(), 1u);
-  view = table.views().running()[0];
+  view = table.views().running()[0].job;
   EXPECT_EQ(view->replicas, 2u);
   EXPECT_EQ(view->max_replicas, 3u);
   EXPECT_EQ(view->tasks.size(), 2u);

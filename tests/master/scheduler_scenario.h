@@ -36,7 +36,9 @@ class Scenario {
                     int64_t now_ms = 0) {
     SchedulerInput in;
     in.pending = pending_;
-    in.running = running_;
+    std::vector<RunningJob> running;
+    for (const SchedJob* r : running_) running.push_back(RunningJob::Of(*r));
+    in.running = running;
     in.now_ms = now_ms;
     // The running jobs hold their cores on the boards given.
     for (const SchedJob* r : running_) {
