@@ -2,7 +2,8 @@
 // requeues (counted, with the reason) and later completes; a tenant at its quota waits while
 // another tenant's job runs, and nonsense quota changes are refused; a 3-replica gang does not
 // start on room for 2 and holds nothing meanwhile; an elastic job grows on idle boards and
-// gives an extra replica back to a job that needs the room, and still completes.
+// gives an extra replica back to a job that needs the room, and still completes; a pending job
+// shows the priority factors of the last pass.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -180,6 +181,41 @@ TEST(SchedulingTest, AnElasticJobGrowsOnIdleBoardsAndGivesAReplicaBackForAnother
   // A job winding down does not grow again: three replicas, the one given back, and at most
   // one regrown on the board job 2 left.
   EXPECT_LE(cluster.Show(1)->tasks_size(), 5);
+}
+
+}  // namespace
+}  // namespace snn::testing
+
+namespace snn::testing {
+namespace {
+
+// The factors a pass works out for a pending job reach `snnctl show` and `snnctl jobs
+// --priority`; a running job shows none.
+TEST(SchedulingTest, APendingJobShowsThePriorityFactorsOfTheLastPass) {
+  TestCluster cluster;
+  cluster.StartMaster();
+  cluster.StartAgent("node1", SmallBoards(1, 4, 1000, 4));
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster.NodesUp() == 1; }));
+  ASSERT_TRUE(cluster.Submit(ShellJob("sleep 600", 16)).ok());  // the whole board
+  ASSERT_NE(cluster.WaitForRunningTask(1).pid(), 0u);
+  ASSERT_TRUE(cluster.Submit(ShellJob("exit 0", 16)).ok());
+  v1::JobRecord waiting;
+  ASSERT_TRUE(TestCluster::WaitUntil([&] {
+    auto job = cluster.Show(2);
+    if (!job.ok()) return false;
+    waiting = *job;
+    return waiting.priority().total() > 0;
+  })) << "no pass worked out job 2's priority";
+  // Fair share is 2^(-usage share / weight share): above 0 and at most 1.
+  EXPECT_GT(waiting.priority().fairshare(), 0);
+  EXPECT_LE(waiting.priority().fairshare(), 1);
+  EXPECT_FALSE(waiting.priority().starving());
+  EXPECT_FALSE(cluster.Show(1)->has_priority()) << "a running job has no pending priority";
+  auto table = cluster.Snnctl({"jobs", "--priority", "--state", "PENDING"});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  char fairshare[32];
+  snprintf(fairshare, sizeof fairshare, "%.3f", waiting.priority().fairshare());
+  EXPECT_NE(table.out.find(fairshare), std::string::npos) << table.out;
 }
 
 }  // namespace
