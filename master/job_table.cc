@@ -18,9 +18,10 @@ void JobTable::Index(v1::JobRecord& job, int64_t at_ms) {
     core_time_.Start(job.tenant(), views_.Put(job).cores(), at_ms);
   }
   if (job.state() == v1::PENDING) {
-    const SchedJob& view = views_.Put(job);
-    pending_[job.spec().pool()].insert(
-        PendingKey{-int64_t{job.spec().priority()}, job.id(), &view, views_.FactorsOf(job.id())});
+    views_.Put(job);
+    pending_[job.spec().pool()].insert(PendingKey{-int64_t{job.spec().priority()}, job.id(),
+                                                  views_.PendingOf(job.id()),
+                                                  views_.FactorsOf(job.id())});
   }
 }
 

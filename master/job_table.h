@@ -21,9 +21,9 @@ namespace snn {
 struct PendingKey {
   int64_t neg_priority;
   uint64_t job_id;
-  // Not part of the order: the job's scheduler view, and where a pass leaves the job's
-  // priority factors for display.
-  const SchedJob* view = nullptr;
+  // Not part of the order: the job's scheduler view at a glance (summary->job is the view),
+  // and where a pass leaves the job's priority factors for display.
+  const PendingJob* summary = nullptr;
   PriorityFactors* factors = nullptr;
   auto operator<=>(const PendingKey& o) const {
     return std::tie(neg_priority, job_id) <=> std::tie(o.neg_priority, o.job_id);

@@ -13,7 +13,7 @@ SchedulerInput CollectPassInput(JobTable& jobs, QueueOrder& order,
   in.boards = std::move(boards);
   const std::vector<const PendingKey*> order_list = order.Order(jobs, pool_cores, now_ms);
   in.pending.reserve(order_list.size());
-  for (const PendingKey* key : order_list) in.pending.push_back(key->view);
+  for (const PendingKey* key : order_list) in.pending.push_back(*key->summary);
   in.running = jobs.views().running();
   return in;
 }

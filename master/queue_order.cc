@@ -48,8 +48,8 @@ std::vector<const PendingKey*> QueueOrder::Order(
   std::vector<Entry> entries;
   for (const auto& [pool, queue] : jobs.pending()) {
     for (const PendingKey& key : queue) {
-      weight.emplace(key.view->tenant, 1.0);
-      entries.push_back(Entry{&key, key.job_id, now_ms - key.view->submit_ms, 0});
+      weight.emplace(key.summary->job->tenant, 1.0);
+      entries.push_back(Entry{&key, key.job_id, now_ms - key.summary->submit_ms, 0});
     }
   }
   double weight_sum = 0;
@@ -79,7 +79,7 @@ std::vector<const PendingKey*> QueueOrder::Order(
   uint64_t cores_in_pool = 1;
   QueueTerms queue_terms;
   for (Entry& e : entries) {
-    const SchedJob& job = *e.key->view;
+    const SchedJob& job = *e.key->summary->job;
     if (last_tenant == nullptr || *last_tenant != job.tenant) {
       last_tenant = &job.tenant;
       tenant_terms = &tenants[job.tenant];
@@ -92,7 +92,7 @@ std::vector<const PendingKey*> QueueOrder::Order(
     e.tier = queue_terms.tier;
     PriorityInputs in;
     in.wait_ms = e.wait_ms;
-    in.cores = job.cores();
+    in.cores = uint64_t{e.key->summary->cores} * e.key->summary->replicas;
     if (last_pool == nullptr || *last_pool != job.pool) {
       last_pool = &job.pool;
       auto pc = pool_cores.find(*last_pool);

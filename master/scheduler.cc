@@ -50,7 +50,7 @@ struct PoolState {
   int64_t shadow_ms = 0;     // when the reservation starts
   Holds holds;
   std::vector<char> unheld;  // by board: no hold on it
-  std::vector<const SchedJob*> backfill;  // later jobs, tried once the order is known
+  std::vector<const PendingJob*> backfill;  // later jobs, tried once the order is known
 
   // `holder` reserves what `gang` takes on `boards` (a what-if copy of these), from `start_ms`.
   void HoldFor(uint64_t holder_id, int64_t start_ms, const PoolBoards& boards, const Gang& gang) {
@@ -62,7 +62,9 @@ struct PoolState {
     for (size_t i = 0; i < holds.size(); ++i) unheld[i] = !holds[i];
   }
   // What could not start this pass -> why: a job asking the same waits without a new search.
-  std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, std::string, uint32_t, bool>,
+  // Board types by pointer: jobs that name one type through different strings only miss this.
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, const std::string*,
+                      uint32_t, bool>,
            std::shared_ptr<const std::string>>
       failed;
 };
@@ -163,7 +165,7 @@ class Pass {
  private:
   void BuildPools();
   PoolState& AddPool(const std::string& name, std::vector<BoardCapacity> boards);
-  void Consider(const SchedJob& job, bool as_backfill);
+  void Consider(const PendingJob& p, bool as_backfill);
   bool OverQuota(const SchedJob& job);
   void Start(PoolState& pool, const SchedJob& job, const Gang& gang, bool long_job);
   // Room for a job that cannot start: extra replicas given back, then preemption.
@@ -203,14 +205,15 @@ class Pass {
   const bool track_use_;  // quotas or queue limits to keep
   size_t open_pools_ = 0;  // pools not blocked (FCFS)
   PoolState* last_pool_ = nullptr;  // the pool of the job considered last
-  std::string last_pool_name_;
+  const std::string* last_pool_name_ = nullptr;
 };
 
 void Pass::BuildPools() {
   std::set<std::string> wanted;
   const std::string* last = nullptr;
-  for (const SchedJob* j : in_.pending) {
-    if (last == nullptr || *last != j->pool) wanted.insert(*(last = &j->pool));
+  for (const PendingJob& j : in_.pending) {
+    if (j.pool != last && (last == nullptr || *last != *j.pool)) wanted.insert(*j.pool);
+    last = j.pool;
   }
   std::map<std::string, std::vector<BoardCapacity>> boards;
   for (BoardCapacity& b : in_.boards) {
@@ -512,29 +515,33 @@ void Pass::Grow(PoolState& pool) {
   }
 }
 
-void Pass::Consider(const SchedJob& job, bool as_backfill) {
-  if (last_pool_ == nullptr || last_pool_name_ != job.pool) {  // jobs of one pool come in runs
-    last_pool_ = &pools_.find(job.pool)->second;
-    last_pool_name_ = job.pool;
+void Pass::Consider(const PendingJob& p, bool as_backfill) {
+  // Jobs of one pool come in runs: looked up once, and compared by pointer first.
+  if (p.pool != last_pool_name_ && (last_pool_name_ == nullptr || *p.pool != *last_pool_name_)) {
+    last_pool_ = &pools_.find(*p.pool)->second;
   }
+  last_pool_name_ = p.pool;
   PoolState& pool = *last_pool_;
+  const SchedJob& job = *p.job;
   if (pool.boards.size() == 0) {
     return Wait(job, "no board is available in pool '" + job.pool + "'");
   }
   if (pool.blocked) return;  // behind the job that holds its pool (first come, first served)
   if (pool.reserved && !as_backfill) {
-    pool.backfill.push_back(&job);
+    pool.backfill.push_back(&p);
     return;
   }
-  if (OverQuota(job)) return;
+  if (track_use_ && OverQuota(job)) return;
   // A full pool starts nothing; without words to give, nothing more to work out.
   if (pool.boards.free_cores() == 0 && (pool.reserved || !policy_.explain)) return;
-  const bool long_job = pool.reserved && in_.now_ms + job.time_limit_ms > pool.shadow_ms;
-  const v1::Resources& r = *job.resources;
-  const auto signature = std::make_tuple(r.cores(), r.shape_width(), r.shape_height(), r.ksps(),
-                                         r.streams(), r.board_type(), job.replicas, long_job);
+  const bool long_job = pool.reserved && in_.now_ms + p.time_limit_ms > pool.shadow_ms;
+  const auto signature = std::make_tuple(p.cores, p.shape_width, p.shape_height, p.ksps,
+                                         p.streams, p.board_type, p.replicas, long_job);
   if (pool.reserved) {
-    if (auto f = pool.failed.find(signature); f != pool.failed.end()) return Wait(job, f->second);
+    if (auto f = pool.failed.find(signature); f != pool.failed.end()) {
+      plan_.waits.push_back(WaitDecision{p.id, f->second, 0});
+      return;
+    }
   }
   // A job that ends before the reservation starts uses its room first, leaving the rest to
   // jobs that may not touch it.
@@ -565,12 +572,12 @@ void Pass::Consider(const SchedJob& job, bool as_backfill) {
 
 SchedulePlan Pass::Run() {
   BuildPools();
-  for (const SchedJob* job : in_.pending) {
+  for (const PendingJob& job : in_.pending) {
     if (open_pools_ == 0) break;  // every pool waits behind its first job
-    Consider(*job, false);
+    Consider(job, false);
   }
   for (auto& [name, pool] : pools_) {
-    std::vector<const SchedJob*> later = std::move(pool.backfill);
+    std::vector<const PendingJob*> later = std::move(pool.backfill);
     if (policy_.backfill_shortest_first) {
       // Old jobs first, in queue order; then by time limit, keeping the order among equals.
       const int64_t age_first = policy_.backfill_age_first_after_ms;
@@ -582,7 +589,7 @@ SchedulePlan Pass::Run() {
       std::sort(by_limit.begin(), by_limit.end());
       for (const auto& [limit, i] : by_limit) Consider(*later[i], true);
     } else {
-      for (const SchedJob* job : later) Consider(*job, true);
+      for (const PendingJob* job : later) Consider(*job, true);
     }
   }
   for (auto& [name, pool] : pools_) Grow(pool);  // what is left is idle
@@ -590,6 +597,16 @@ SchedulePlan Pass::Run() {
 }
 
 }  // namespace
+
+PendingJob PendingJob::Of(const SchedJob& j) {
+  const v1::Resources& r = *j.resources;
+  return PendingJob{&j,           j.id,            &j.pool,
+                    &r.board_type(), j.submit_ms,
+                    j.time_limit_ms, CoreRequestOf(r).cores(),
+                    r.shape_width(), r.shape_height(),
+                    r.ksps(),        r.streams(),
+                    j.replicas};
+}
 
 uint64_t SchedJob::cores() const {
   return uint64_t{replicas} * CoreRequestOf(*resources).cores();

@@ -97,8 +97,24 @@ struct RunningJob {
   }
 };
 
+// A pending job at a glance, copied into the pass's list in priority order: most pending jobs
+// wait for a reason another job of the same shape already found, and a pass settles them from
+// this alone, without reaching for the job or its request.
+struct PendingJob {
+  const SchedJob* job = nullptr;
+  uint64_t id = 0;
+  const std::string* pool = nullptr;        // jobs of one pool may share the pointer
+  const std::string* board_type = nullptr;  // likewise
+  int64_t submit_ms = 0, time_limit_ms = 0;
+  // Per replica; cores as placed (a shape's area when it has one).
+  uint32_t cores = 0, shape_width = 0, shape_height = 0, ksps = 0, streams = 0;
+  uint32_t replicas = 1;
+
+  static PendingJob Of(const SchedJob& j);
+};
+
 struct SchedulerInput {
-  std::vector<const SchedJob*> pending;  // in priority order; must outlive the pass
+  std::vector<PendingJob> pending;       // in priority order; the jobs must outlive the pass
   std::span<const RunningJob> running;   // must outlive the pass
   std::vector<BoardCapacity> boards;
   int64_t now_ms = 0;

@@ -60,7 +60,13 @@ const SchedJob& SchedulerViews::Put(const v1::JobRecord& record) {
   if (running) {
     RunningJob& r = running_[e.running_slot];
     r = RunningJob::Of(e.job);
-    r.pool = &*pools_.insert(e.job.pool).first;
+    r.pool = &*names_.insert(e.job.pool).first;
+  }
+  e.pending = PendingJob();
+  if (record.state() == v1::PENDING) {
+    e.pending = PendingJob::Of(e.job);
+    e.pending.pool = &*names_.insert(e.job.pool).first;
+    e.pending.board_type = &*names_.insert(e.job.resources->board_type()).first;
   }
   return e.job;
 }
@@ -84,6 +90,11 @@ void SchedulerViews::Remove(uint64_t job_id) {
 const SchedJob* SchedulerViews::Find(uint64_t job_id) const {
   auto it = views_.find(job_id);
   return it == views_.end() ? nullptr : &it->second.job;
+}
+
+const PendingJob* SchedulerViews::PendingOf(uint64_t job_id) const {
+  auto it = views_.find(job_id);
+  return it == views_.end() || it->second.pending.job == nullptr ? nullptr : &it->second.pending;
 }
 
 PriorityFactors* SchedulerViews::FactorsOf(uint64_t job_id) {

@@ -31,6 +31,8 @@ class SchedulerViews {
   void Remove(uint64_t job_id);
 
   const SchedJob* Find(uint64_t job_id) const;
+  // A pending job at a glance (null: not pending).
+  const PendingJob* PendingOf(uint64_t job_id) const;
   // A pending job's priority factors as the last pass worked them out (null: no view).
   PriorityFactors* FactorsOf(uint64_t job_id);
   const PriorityFactors* FactorsOf(uint64_t job_id) const;
@@ -42,6 +44,7 @@ class SchedulerViews {
     SchedJob job;
     size_t running_slot = SIZE_MAX;
     PriorityFactors factors;
+    PendingJob pending;  // pending jobs; the pool and board type point into names_
   };
   void Fill(const v1::JobRecord& record, SchedJob& job) const;
   void DropFromRunning(Entry& e);
@@ -49,7 +52,7 @@ class SchedulerViews {
   std::map<std::string, int32_t> queue_priority_;
   std::unordered_map<uint64_t, Entry> views_;
   std::vector<RunningJob> running_;
-  std::set<std::string> pools_;  // the names running jobs point to: one pointer per pool
+  std::set<std::string> names_;  // pool and board type names: one pointer per name
 };
 
 }  // namespace snn

@@ -120,7 +120,7 @@ void Replayer::Schedule(int64_t now_s) {
   SchedulerInput in;
   in.now_ms = now_s * kMs;
   in.boards = boards_;
-  for (SimJob* j : pending_) in.pending.push_back(&j->sched);
+  for (SimJob* j : pending_) in.pending.push_back(PendingJob::Of(j->sched));
   std::vector<RunningJob> running;
   running.reserve(running_.size());
   for (SimJob* j : running_) running.push_back(RunningJob::Of(j->sched));

@@ -35,7 +35,7 @@ class Scenario {
   SchedulePlan Plan(std::vector<BoardCapacity> boards, const SchedulerPolicy& policy,
                     int64_t now_ms = 0) {
     SchedulerInput in;
-    in.pending = pending_;
+    for (const SchedJob* p : pending_) in.pending.push_back(PendingJob::Of(*p));
     std::vector<RunningJob> running;
     for (const SchedJob* r : running_) running.push_back(RunningJob::Of(*r));
     in.running = running;
