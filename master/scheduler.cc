@@ -5,151 +5,16 @@
 #include <tuple>
 
 #include "common/job_validation.h"
+#include "master/pool_state.h"
 
 namespace snn {
 namespace {
-
-using Gang = std::vector<std::pair<size_t, Rect>>;  // (board index, rectangle) per replica
-using Holds = std::vector<std::optional<BoardHold>>;
 
 std::string Describe(const v1::Resources& r) {
   std::string s = CoreRequestOf(r).ToString() + ", " + std::to_string(r.ksps()) + " ksps, " +
                   std::to_string(r.streams()) + " streams";
   if (!AnyBoardType(r.board_type())) s += " on a " + r.board_type() + " board";
   return s;
-}
-
-// The hold a placed gang leaves on each board it uses, as `boards` are then.
-Holds HoldsOf(const PoolBoards& boards, const Gang& gang) {
-  Holds holds(boards.size());
-  for (const auto& [index, rect] : gang) {
-    auto& h = holds[index];
-    if (!h) h = BoardHold{{}, boards.board(index).ksps_free, boards.board(index).streams_free};
-    h->rects.push_back(rect);
-  }
-  return holds;
-}
-
-struct PoolState {
-  PoolBoards boards;
-  std::vector<std::pair<int64_t, const SchedJob*>> running;  // with its expected end
-  // What this pass placed, one replica each: (expected end, board index, rectangle, request).
-  // A reservation must see it end, or the boards a job just took would look busy for ever.
-  struct Placed {
-    int64_t end_ms;
-    size_t index;
-    Rect rect;
-    const v1::Resources* resources;
-  };
-  std::vector<Placed> placed;
-  std::vector<const SchedJob*> preemptible;                  // the running ones that are
-  std::vector<const SchedJob*> elastic;                      // the running ones that are
-  bool blocked = false;      // FCFS: the first job that could not start holds the rest back
-  bool reserved = false;     // EASY: one job holds a reservation
-  uint64_t holder = 0;
-  int64_t shadow_ms = 0;     // when the reservation starts
-  Holds holds;
-  std::vector<char> unheld;  // by board: no hold on it
-  std::vector<const PendingJob*> backfill;  // later jobs, tried once the order is known
-
-  // `holder` reserves what `gang` takes on `boards` (a what-if copy of these), from `start_ms`.
-  void HoldFor(uint64_t holder_id, int64_t start_ms, const PoolBoards& boards, const Gang& gang) {
-    reserved = true;
-    holder = holder_id;
-    shadow_ms = start_ms;
-    holds = HoldsOf(boards, gang);
-    unheld.resize(holds.size());
-    for (size_t i = 0; i < holds.size(); ++i) unheld[i] = !holds[i];
-  }
-  // What could not start this pass -> why: a job asking the same waits without a new search.
-  // Board types by pointer: jobs that name one type through different strings only miss this.
-  std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, const std::string*,
-                      uint32_t, bool>,
-           std::shared_ptr<const std::string>>
-      failed;
-};
-
-// Places every replica, or none (no partial holds).
-std::optional<Gang> PlaceGang(PoolBoards& boards, const SchedJob& job, const Holds* holds,
-                              const std::vector<char>* prefer_not) {
-  if (boards.free_cores() < job.cores()) return std::nullopt;
-  const v1::Resources& r = *job.resources;
-  const CoreRequest request = CoreRequestOf(r);
-  Gang gang;
-  for (uint32_t i = 0; i < job.replicas; ++i) {
-    auto choice = boards.Choose(r, request, holds, prefer_not);
-    if (!choice) {
-      for (const auto& [index, rect] : gang) boards.GiveBack(index, r, rect);
-      return std::nullopt;
-    }
-    boards.Take(choice->index, r, choice->placement.rect);
-    gang.emplace_back(choice->index, choice->placement.rect);
-  }
-  return gang;
-}
-
-int64_t ExpectedEnd(const SchedJob& job, int64_t now_ms) {
-  return std::max(now_ms, job.start_ms + job.time_limit_ms);
-}
-
-void ReleaseTask(PoolBoards& boards, const SchedJob& job, const TaskPlacement& t) {
-  const size_t i = boards.Find(t.node, t.board);
-  if (i != PoolBoards::npos) boards.GiveBack(i, *job.resources, t.rect);
-}
-
-// `but_extras`: its extra replicas are given back already.
-void Release(PoolBoards& boards, const SchedJob& job, bool but_extras = false) {
-  for (const TaskPlacement& t : job.tasks) {
-    if (!(but_extras && t.extra)) ReleaseTask(boards, job, t);
-  }
-}
-
-// EASY: the earliest time the job fits as the running jobs end by their time limits. The
-// reservation prefers boards that are busy now, which leaves the free ones to backfill.
-bool Reserve(PoolState& pool, const SchedJob& job, int64_t now_ms) {
-  PoolBoards what_if = pool.boards.Fork();
-  const uint32_t per_task = CoreRequestOf(*job.resources).cores();
-  std::vector<char> free_now(what_if.size(), 0);
-  for (size_t i = 0; i < what_if.size(); ++i) {
-    free_now[i] = what_if.board(i).current().free_count() >= per_task;
-  }
-  // The running jobs by expected end: sorted a slice at a time (the earliest 1,024, then the
-  // next 2,048, ...), as far as it takes. Merged with what this pass placed; everything
-  // ending at one time is released together.
-  auto& ending = pool.running;
-  auto earlier = [](const auto& a, const auto& b) { return a.first < b.first; };
-  size_t sorted = 0;
-  auto sort_through = [&](size_t i) {  // makes ending[0..i] sorted
-    while (sorted <= i && sorted < ending.size()) {
-      const size_t upto = std::min(ending.size(), std::max<size_t>(1024, 3 * sorted));
-      std::nth_element(ending.begin() + sorted, ending.begin() + (upto - 1), ending.end(), earlier);
-      std::sort(ending.begin() + sorted, ending.begin() + upto, earlier);
-      sorted = upto;
-    }
-  };
-  auto& placed = pool.placed;
-  std::sort(placed.begin(), placed.end(),
-            [](const auto& a, const auto& b) { return a.end_ms < b.end_ms; });
-  size_t i = 0, k = 0;
-  while (i < ending.size() || k < placed.size()) {
-    if (i < ending.size()) sort_through(i);
-    const int64_t end = std::min(i < ending.size() ? ending[i].first : INT64_MAX,
-                                 k < placed.size() ? placed[k].end_ms : INT64_MAX);
-    for (; i < ending.size(); ++i) {
-      sort_through(i);
-      if (ending[i].first != end) break;
-      Release(what_if, *ending[i].second);
-    }
-    for (; k < placed.size() && placed[k].end_ms == end; ++k) {
-      what_if.GiveBack(placed[k].index, *placed[k].resources, placed[k].rect);
-    }
-    if (what_if.BoardsThatMightHold(per_task) < job.replicas) continue;
-    auto gang = PlaceGang(what_if, job, nullptr, &free_now);
-    if (!gang) continue;
-    pool.HoldFor(job.id, end, what_if, *gang);
-    return true;
-  }
-  return false;
 }
 
 std::string QuotaKey(const std::string& a, const std::string& b) { return a + '\0' + b; }

@@ -1,0 +1,98 @@
+#include "master/pool_state.h"
+
+#include <algorithm>
+
+#include "common/job_validation.h"
+
+namespace snn {
+
+Holds HoldsOf(const PoolBoards& boards, const Gang& gang) {
+  Holds holds(boards.size());
+  for (const auto& [index, rect] : gang) {
+    auto& h = holds[index];
+    if (!h) h = BoardHold{{}, boards.board(index).ksps_free, boards.board(index).streams_free};
+    h->rects.push_back(rect);
+  }
+  return holds;
+}
+
+std::optional<Gang> PlaceGang(PoolBoards& boards, const SchedJob& job, const Holds* holds,
+                              const std::vector<char>* prefer_not) {
+  if (boards.free_cores() < job.cores()) return std::nullopt;
+  const v1::Resources& r = *job.resources;
+  const CoreRequest request = CoreRequestOf(r);
+  Gang gang;
+  for (uint32_t i = 0; i < job.replicas; ++i) {
+    auto choice = boards.Choose(r, request, holds, prefer_not);
+    if (!choice) {
+      for (const auto& [index, rect] : gang) boards.GiveBack(index, r, rect);
+      return std::nullopt;
+    }
+    boards.Take(choice->index, r, choice->placement.rect);
+    gang.emplace_back(choice->index, choice->placement.rect);
+  }
+  return gang;
+}
+
+int64_t ExpectedEnd(const SchedJob& job, int64_t now_ms) {
+  return std::max(now_ms, job.start_ms + job.time_limit_ms);
+}
+
+void ReleaseTask(PoolBoards& boards, const SchedJob& job, const TaskPlacement& t) {
+  const size_t i = boards.Find(t.node, t.board);
+  if (i != PoolBoards::npos) boards.GiveBack(i, *job.resources, t.rect);
+}
+
+void Release(PoolBoards& boards, const SchedJob& job, bool but_extras) {
+  for (const TaskPlacement& t : job.tasks) {
+    if (!(but_extras && t.extra)) ReleaseTask(boards, job, t);
+  }
+}
+
+bool Reserve(PoolState& pool, const SchedJob& job, int64_t now_ms) {
+  PoolBoards what_if = pool.boards.Fork();
+  const uint32_t per_task = CoreRequestOf(*job.resources).cores();
+  std::vector<char> free_now(what_if.size(), 0);
+  for (size_t i = 0; i < what_if.size(); ++i) {
+    free_now[i] = what_if.board(i).current().free_count() >= per_task;
+  }
+  // The running jobs by expected end: sorted a slice at a time (the earliest 1,024, then the
+  // next 2,048, ...), as far as it takes. Merged with what this pass placed; everything
+  // ending at one time is released together.
+  auto& ending = pool.running;
+  auto earlier = [](const auto& a, const auto& b) { return a.first < b.first; };
+  size_t sorted = 0;
+  auto sort_through = [&](size_t i) {  // makes ending[0..i] sorted
+    while (sorted <= i && sorted < ending.size()) {
+      const size_t upto = std::min(ending.size(), std::max<size_t>(1024, 3 * sorted));
+      std::nth_element(ending.begin() + sorted, ending.begin() + (upto - 1), ending.end(), earlier);
+      std::sort(ending.begin() + sorted, ending.begin() + upto, earlier);
+      sorted = upto;
+    }
+  };
+  auto& placed = pool.placed;
+  std::sort(placed.begin(), placed.end(),
+            [](const auto& a, const auto& b) { return a.end_ms < b.end_ms; });
+  size_t i = 0, k = 0;
+  while (i < ending.size() || k < placed.size()) {
+    if (i < ending.size()) sort_through(i);
+    const int64_t end = std::min(i < ending.size() ? ending[i].first : INT64_MAX,
+                                 k < placed.size() ? placed[k].end_ms : INT64_MAX);
+    for (; i < ending.size(); ++i) {
+      sort_through(i);
+      if (ending[i].first != end) break;
+      Release(what_if, *ending[i].second);
+    }
+    for (; k < placed.size() && placed[k].end_ms == end; ++k) {
+      what_if.GiveBack(placed[k].index, *placed[k].resources, placed[k].rect);
+    }
+    if (what_if.BoardsThatMightHold(per_task) < job.replicas) continue;
+    auto gang = PlaceGang(what_if, job, nullptr, &free_now);
+    if (!gang) continue;
+    pool.HoldFor(job.id, end, what_if, *gang);
+    return true;
+  }
+  return false;
+}
+
+}  // namespace snn

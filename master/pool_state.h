@@ -1,0 +1,82 @@
+// The state of one pool during a scheduling pass, and the EASY pieces that work on it: placing
+// a gang all or nothing, releasing what running jobs hold, and finding the head job's
+// reservation. Internal to the scheduler (master/scheduler.cc).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "master/pool_boards.h"
+#include "master/scheduler.h"
+
+namespace snn {
+
+using Gang = std::vector<std::pair<size_t, Rect>>;  // (board index, rectangle) per replica
+using Holds = std::vector<std::optional<BoardHold>>;
+
+// The hold a placed gang leaves on each board it uses, as `boards` are then.
+Holds HoldsOf(const PoolBoards& boards, const Gang& gang);
+
+struct PoolState {
+  PoolBoards boards;
+  std::vector<std::pair<int64_t, const SchedJob*>> running;  // with its expected end
+  // What this pass placed, one replica each: (expected end, board index, rectangle, request).
+  // A reservation must see it end, or the boards a job just took would look busy for ever.
+  struct Placed {
+    int64_t end_ms;
+    size_t index;
+    Rect rect;
+    const v1::Resources* resources;
+  };
+  std::vector<Placed> placed;
+  std::vector<const SchedJob*> preemptible;                  // the running ones that are
+  std::vector<const SchedJob*> elastic;                      // the running ones that are
+  bool blocked = false;      // FCFS: the first job that could not start holds the rest back
+  bool reserved = false;     // EASY: one job holds a reservation
+  uint64_t holder = 0;
+  int64_t shadow_ms = 0;     // when the reservation starts
+  Holds holds;
+  std::vector<char> unheld;  // by board: no hold on it
+  std::vector<const PendingJob*> backfill;  // later jobs, tried once the order is known
+
+  // `holder` reserves what `gang` takes on `boards` (a what-if copy of these), from `start_ms`.
+  void HoldFor(uint64_t holder_id, int64_t start_ms, const PoolBoards& boards, const Gang& gang) {
+    reserved = true;
+    holder = holder_id;
+    shadow_ms = start_ms;
+    holds = HoldsOf(boards, gang);
+    unheld.resize(holds.size());
+    for (size_t i = 0; i < holds.size(); ++i) unheld[i] = !holds[i];
+  }
+  // What could not start this pass -> why: a job asking the same waits without a new search.
+  // Board types by pointer: jobs that name one type through different strings only miss this.
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, const std::string*,
+                      uint32_t, bool>,
+           std::shared_ptr<const std::string>>
+      failed;
+};
+
+// Places every replica, or none (no partial holds).
+std::optional<Gang> PlaceGang(PoolBoards& boards, const SchedJob& job, const Holds* holds,
+                              const std::vector<char>* prefer_not);
+
+// When the job ends by its time limit (never before `now_ms`).
+int64_t ExpectedEnd(const SchedJob& job, int64_t now_ms);
+
+// Gives back what a running job's tasks hold; `but_extras`: its extra replicas are given back
+// already.
+void ReleaseTask(PoolBoards& boards, const SchedJob& job, const TaskPlacement& t);
+void Release(PoolBoards& boards, const SchedJob& job, bool but_extras = false);
+
+// EASY: the earliest time the job fits as the running jobs end by their time limits. The
+// reservation prefers boards that are busy now, which leaves the free ones to backfill.
+// False if it never fits.
+bool Reserve(PoolState& pool, const SchedJob& job, int64_t now_ms);
+
+}  // namespace snn
