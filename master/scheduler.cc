@@ -19,6 +19,11 @@ std::string Describe(const v1::Resources& r) {
 
 std::string QuotaKey(const std::string& a, const std::string& b) { return a + '\0' + b; }
 
+// Names that jobs of one pool usually share by pointer: compared by pointer first.
+bool SameName(const std::string* a, const std::string* b) {
+  return a == b || (a != nullptr && b != nullptr && *a == *b);
+}
+
 class Pass {
  public:
   Pass(SchedulerInput& in, const SchedulerPolicy& policy)
@@ -44,8 +49,11 @@ class Pass {
               bool long_job, int64_t end_ms);
   void Grow(PoolState& pool);
   bool WithinLimits(const SchedJob& job, uint64_t more_cores);
+  void Wait(uint64_t job_id, std::shared_ptr<const std::string> reason, int64_t expected = 0) {
+    plan_.waits.push_back(WaitDecision{job_id, std::move(reason), expected});
+  }
   void Wait(const SchedJob& job, std::shared_ptr<const std::string> reason, int64_t expected = 0) {
-    plan_.waits.push_back(WaitDecision{job.id, std::move(reason), expected});
+    Wait(job.id, std::move(reason), expected);
   }
   void Wait(const SchedJob& job, std::string reason, int64_t expected = 0) {
     Wait(job, std::make_shared<const std::string>(std::move(reason)), expected);
@@ -77,7 +85,7 @@ void Pass::BuildPools() {
   std::set<std::string> wanted;
   const std::string* last = nullptr;
   for (const PendingJob& j : in_.pending) {
-    if (j.pool != last && (last == nullptr || *last != *j.pool)) wanted.insert(*j.pool);
+    if (!SameName(j.pool, last)) wanted.insert(*j.pool);
     last = j.pool;
   }
   std::map<std::string, std::vector<BoardCapacity>> boards;
@@ -102,8 +110,7 @@ void Pass::BuildPools() {
       TenantUse(*r.job) += r.job->cores();
       QueueUse(*r.job) += r.job->cores();
     }
-    // Runs of one pool: looked up once, and compared by pointer first.
-    if (r.pool != last_pool && (last_pool == nullptr || *r.pool != *last_pool)) {
+    if (!SameName(r.pool, last_pool)) {  // runs of one pool: looked up once
       auto it = pools_.find(*r.pool);
       pool = it == pools_.end() ? nullptr : &it->second;
     }
@@ -381,8 +388,7 @@ void Pass::Grow(PoolState& pool) {
 }
 
 void Pass::Consider(const PendingJob& p, bool as_backfill) {
-  // Jobs of one pool come in runs: looked up once, and compared by pointer first.
-  if (p.pool != last_pool_name_ && (last_pool_name_ == nullptr || *p.pool != *last_pool_name_)) {
+  if (!SameName(p.pool, last_pool_name_)) {  // jobs of one pool come in runs: looked up once
     last_pool_ = &pools_.find(*p.pool)->second;
   }
   last_pool_name_ = p.pool;
@@ -396,17 +402,14 @@ void Pass::Consider(const PendingJob& p, bool as_backfill) {
     pool.backfill.push_back(&p);
     return;
   }
-  if (track_use_ && OverQuota(job)) return;
+  if (OverQuota(job)) return;
   // A full pool starts nothing; without words to give, nothing more to work out.
   if (pool.boards.free_cores() == 0 && (pool.reserved || !policy_.explain)) return;
   const bool long_job = pool.reserved && in_.now_ms + p.time_limit_ms > pool.shadow_ms;
   const auto signature = std::make_tuple(p.cores, p.shape_width, p.shape_height, p.ksps,
                                          p.streams, p.board_type, p.replicas, long_job);
   if (pool.reserved) {
-    if (auto f = pool.failed.find(signature); f != pool.failed.end()) {
-      plan_.waits.push_back(WaitDecision{p.id, f->second, 0});
-      return;
-    }
+    if (auto f = pool.failed.find(signature); f != pool.failed.end()) return Wait(p.id, f->second);
   }
   // A job that ends before the reservation starts uses its room first, leaving the rest to
   // jobs that may not touch it.
@@ -465,12 +468,20 @@ SchedulePlan Pass::Run() {
 
 PendingJob PendingJob::Of(const SchedJob& j) {
   const v1::Resources& r = *j.resources;
-  return PendingJob{&j,           j.id,            &j.pool,
-                    &r.board_type(), j.submit_ms,
-                    j.time_limit_ms, CoreRequestOf(r).cores(),
-                    r.shape_width(), r.shape_height(),
-                    r.ksps(),        r.streams(),
-                    j.replicas};
+  PendingJob p;
+  p.job = &j;
+  p.id = j.id;
+  p.pool = &j.pool;
+  p.board_type = &r.board_type();
+  p.submit_ms = j.submit_ms;
+  p.time_limit_ms = j.time_limit_ms;
+  p.cores = CoreRequestOf(r).cores();
+  p.shape_width = r.shape_width();
+  p.shape_height = r.shape_height();
+  p.ksps = r.ksps();
+  p.streams = r.streams();
+  p.replicas = j.replicas;
+  return p;
 }
 
 uint64_t SchedJob::cores() const {
