@@ -126,8 +126,8 @@ int main() {
       loaded.fragmented += l.fragmented;
       loaded.total_wait += l.total_wait;
     }
-    std::printf("%-10s %24.3f %13.1f%% %18llu (%5.1f%%) %12.3f\n", names[p],
-                saturated.utilization, 100.0 * loaded.waited / loaded.jobs,
+    std::printf("%-10s %24.3f %13.1f%% %18llu (%5.1f%%) %12.3f\n", names[p], saturated.utilization,
+                100.0 * loaded.waited / loaded.jobs,
                 static_cast<unsigned long long>(loaded.fragmented),
                 100.0 * loaded.fragmented / std::max<uint64_t>(1, loaded.waited),
                 loaded.total_wait / loaded.jobs);

@@ -33,13 +33,15 @@ double MedianPlacementUs(uint32_t side, int batches, int per_batch) {
                                                   1 + static_cast<uint32_t>(rng() % 3)});
     }
     const auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < per_batch; ++i) placed += snn::PlaceCores(grids[i], requests[i]).has_value();
+    for (int i = 0; i < per_batch; ++i)
+      placed += snn::PlaceCores(grids[i], requests[i]).has_value();
     const auto end = std::chrono::steady_clock::now();
     batch_us.push_back(std::chrono::duration<double, std::micro>(end - start).count() / per_batch);
   }
   std::sort(batch_us.begin(), batch_us.end());
-  std::printf("%ux%u at 50%% busy: median %.2f us per placement over %d batches of %d (%d placed)\n",
-              side, side, batch_us[batch_us.size() / 2], batches, per_batch, placed);
+  std::printf(
+      "%ux%u at 50%% busy: median %.2f us per placement over %d batches of %d (%d placed)\n", side,
+      side, batch_us[batch_us.size() / 2], batches, per_batch, placed);
   return batch_us[batch_us.size() / 2];
 }
 

@@ -138,7 +138,8 @@ int main(int argc, char** argv) {
   int passes = 5;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--nodes") == 0) nodes = static_cast<uint32_t>(std::atoi(argv[i + 1]));
-    if (std::strcmp(argv[i], "--pending") == 0) pending = static_cast<uint32_t>(std::atoi(argv[i + 1]));
+    if (std::strcmp(argv[i], "--pending") == 0)
+      pending = static_cast<uint32_t>(std::atoi(argv[i + 1]));
     if (std::strcmp(argv[i], "--passes") == 0) passes = std::atoi(argv[i + 1]);
   }
   std::mt19937_64 rng(42);
@@ -161,7 +162,10 @@ int main(int argc, char** argv) {
   auto change_board = [&](const snn::TaskPlacement& t, bool occupy) {
     snn::BoardCapacity& b = cluster.boards[board_index.at({t.node, t.board})];
     auto grid = std::make_shared<snn::CoreGrid>(*b.grid);
-    if (occupy) grid->Occupy(t.rect); else grid->Release(t.rect);
+    if (occupy)
+      grid->Occupy(t.rect);
+    else
+      grid->Release(t.rect);
     b.grid = grid;
     auto mers = std::make_shared<std::vector<snn::Rect>>(snn::MaximalEmptyRectangles(*grid));
     b.max_mer_area = snn::LargestArea(*mers);
@@ -188,10 +192,11 @@ int main(int argc, char** argv) {
     const snn::SchedulePlan plan = snn::PlanPass(std::move(in), policy);
     const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
     if (pass > 0) times.push_back(ms);
-    std::printf("%s pass: %.1f ms (priorities and scheduler jobs %.1f ms), %zu starts, %zu pending\n",
-                pass == 0 ? "cold" : "steady", ms,
-                std::chrono::duration<double, std::milli>(collected - start).count(),
-                plan.starts.size(), pending_jobs);
+    std::printf(
+        "%s pass: %.1f ms (priorities and scheduler jobs %.1f ms), %zu starts, %zu pending\n",
+        pass == 0 ? "cold" : "steady", ms,
+        std::chrono::duration<double, std::milli>(collected - start).count(), plan.starts.size(),
+        pending_jobs);
     // Apply the starts, as the master does.
     for (const auto& st : plan.starts) {
       for (const auto& t : st.tasks) change_board(t, true);

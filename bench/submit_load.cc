@@ -7,6 +7,7 @@
 // at the end; --master=HOST:PORT targets a running master instead (which must have a node whose
 // boards can hold a 1-core job in pool `default`).
 #include <fcntl.h>
+#include <gflags/gflags.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -18,8 +19,6 @@
 #include <fstream>
 #include <iostream>
 #include <thread>
-
-#include <gflags/gflags.h>
 
 #include "common/address.h"
 #include "common/connection.h"

@@ -1,9 +1,9 @@
 #include "cli/format.h"
 
+#include <google/protobuf/util/json_util.h>
+
 #include <algorithm>
 #include <ctime>
-
-#include <google/protobuf/util/json_util.h>
 
 #include "common/duration.h"
 #include "common/job_validation.h"
@@ -34,15 +34,15 @@ std::string Route(const google::protobuf::RepeatedPtrField<v1::CoreXY>& points) 
 }  // namespace
 
 std::string FormatCoreMap(const v1::TaskMapping& m, int max_rows) {
-  std::string out = "    logical -> physical   config path (from the I/O port)   spike path (to it)\n";
+  std::string out =
+      "    logical -> physical   config path (from the I/O port)   spike path (to it)\n";
   for (int i = 0; i < m.cores_size(); ++i) {
     if (i == max_rows) {
-      out += "    ... " + std::to_string(m.cores_size() - max_rows) +
-             " more in the mapping file\n";
+      out += "    ... " + std::to_string(m.cores_size() - max_rows) + " more in the mapping file\n";
       break;
     }
-    const std::string phys = "(" + std::to_string(m.cores(i).x()) + "," +
-                             std::to_string(m.cores(i).y()) + ")";
+    const std::string phys =
+        "(" + std::to_string(m.cores(i).x()) + "," + std::to_string(m.cores(i).y()) + ")";
     std::string line = "    " + std::to_string(i) + " -> " + phys;
     line += std::string(line.size() < 26 ? 26 - line.size() : 1, ' ');
     if (i < m.paths_size()) {
@@ -104,9 +104,9 @@ std::string FormatJobsTable(const v1::ListJobsResponse& jobs, bool show_tenant, 
     } else {
       where = job.reason();
     }
-    row.insert(row.end(), {job.spec().name(), job.spec().user(), StateName(job.state()),
-                           job.spec().pool(), std::to_string(job.spec().min_replicas()),
-                           Elapsed(job, now_ms), where});
+    row.insert(row.end(),
+               {job.spec().name(), job.spec().user(), StateName(job.state()), job.spec().pool(),
+                std::to_string(job.spec().min_replicas()), Elapsed(job, now_ms), where});
     rows.push_back(std::move(row));
   }
   return FormatTable(rows);
@@ -115,17 +115,20 @@ std::string FormatJobsTable(const v1::ListJobsResponse& jobs, bool show_tenant, 
 std::string FormatPriorityTable(const v1::ListJobsResponse& jobs) {
   std::vector<const v1::JobRecord*> pending;
   for (const auto& j : jobs.jobs()) pending.push_back(&j);
-  std::stable_sort(pending.begin(), pending.end(), [](const v1::JobRecord* a, const v1::JobRecord* b) {
-    if (a->priority().starving() != b->priority().starving()) return a->priority().starving();
-    return a->priority().total() > b->priority().total();
-  });
+  std::stable_sort(pending.begin(), pending.end(),
+                   [](const v1::JobRecord* a, const v1::JobRecord* b) {
+                     if (a->priority().starving() != b->priority().starving())
+                       return a->priority().starving();
+                     return a->priority().total() > b->priority().total();
+                   });
   auto f = [](double v) {
     char buf[32];
     snprintf(buf, sizeof buf, "%.3f", v);
     return std::string(buf);
   };
-  std::vector<std::vector<std::string>> rows = {
-      {"JOBID", "TENANT", "NAME", "QUEUE", "PRIORITY", "AGE", "FAIRSHARE", "SIZE", "QUEUE_F", "JOB", "NOTE"}};
+  std::vector<std::vector<std::string>> rows = {{"JOBID", "TENANT", "NAME", "QUEUE", "PRIORITY",
+                                                 "AGE", "FAIRSHARE", "SIZE", "QUEUE_F", "JOB",
+                                                 "NOTE"}};
   for (const v1::JobRecord* j : pending) {
     const auto& p = j->priority();
     char total[32];
@@ -134,7 +137,9 @@ std::string FormatPriorityTable(const v1::ListJobsResponse& jobs) {
                     j->spec().queue(), total, f(p.age()), f(p.fairshare()), f(p.size()),
                     f(p.queue()), f(p.job()), p.starving() ? "starving: goes first" : ""});
   }
-  return FormatTable(rows) + "(factors 0..1 as of the last scheduling pass; queues of a higher priority tier go first)\n";
+  return FormatTable(rows) +
+         "(factors 0..1 as of the last scheduling pass; queues of a higher priority tier go "
+         "first)\n";
 }
 
 // "injected 8, delivered 24, ..., rate 0.0 KSPS", or "" when nothing was counted.
@@ -143,10 +148,10 @@ std::string FormatSpikeUsage(const v1::SpikeUsage& u) {
   char rate[32];
   snprintf(rate, sizeof rate, "%.1f", u.rate_ksps());
   return "injected " + std::to_string(u.injected()) + ", delivered " +
-         std::to_string(u.delivered()) + ", delayed " + std::to_string(u.delayed()) +
-         ", dropped " + std::to_string(u.dropped()) + ", throttled " +
-         std::to_string(u.throttled()) + ", refused " + std::to_string(u.refused()) +
-         ", outputs " + std::to_string(u.outputs()) + "; rate " + rate + " KSPS";
+         std::to_string(u.delivered()) + ", delayed " + std::to_string(u.delayed()) + ", dropped " +
+         std::to_string(u.dropped()) + ", throttled " + std::to_string(u.throttled()) +
+         ", refused " + std::to_string(u.refused()) + ", outputs " + std::to_string(u.outputs()) +
+         "; rate " + rate + " KSPS";
 }
 
 std::string FormatJobDetail(const v1::JobRecord& job, int64_t now_ms) {
@@ -156,15 +161,15 @@ std::string FormatJobDetail(const v1::JobRecord& job, int64_t now_ms) {
   auto line = [&out](const std::string& key, const std::string& value) {
     out += key + std::string(key.size() < 13 ? 13 - key.size() : 1, ' ') + value + "\n";
   };
-  line("JobId:", std::to_string(job.tenant_job_id()) + " (tenant " + job.tenant() +
-                     ", global id " + std::to_string(job.id()) + ")");
+  line("JobId:", std::to_string(job.tenant_job_id()) + " (tenant " + job.tenant() + ", global id " +
+                     std::to_string(job.id()) + ")");
   line("Name:", spec.name());
   line("User:", spec.user());
   line("State:", StateName(job.state()));
   line("Reason:", job.reason());
   if (IsTerminalState(job.state())) line("ExitCode:", std::to_string(job.exit_code()));
-  line("Pool:", spec.pool() + "   Queue: " + spec.queue() + "   Priority: " +
-                    std::to_string(spec.priority()) +
+  line("Pool:", spec.pool() + "   Queue: " + spec.queue() +
+                    "   Priority: " + std::to_string(spec.priority()) +
                     "   Preemptible: " + (spec.preemptible() ? "yes" : "no"));
   line("TimeLimit:", FormatDurationSeconds(spec.time_limit_s()));
   line("Elapsed:", Elapsed(job, now_ms));
@@ -174,14 +179,14 @@ std::string FormatJobDetail(const v1::JobRecord& job, int64_t now_ms) {
   std::string command = spec.task().command();
   for (const auto& a : spec.task().args()) command += " " + a;
   line("Command:", command);
-  line("Resources:", std::to_string(r.cores()) + " cores, " + std::to_string(r.ksps()) +
-                         " ksps, " + std::to_string(r.streams()) + " streams per task, board " +
+  line("Resources:", std::to_string(r.cores()) + " cores, " + std::to_string(r.ksps()) + " ksps, " +
+                         std::to_string(r.streams()) + " streams per task, board " +
                          (AnyBoardType(r.board_type()) ? "any" : r.board_type()));
   line("Replicas:", "min " + std::to_string(spec.min_replicas()) + ", max " +
                         std::to_string(spec.max_replicas()));
-  line("Attempts:", std::to_string(job.attempt()) + "   Requeues: " +
-                        std::to_string(job.requeue_count()) + "   Preempted: " +
-                        std::to_string(job.preempt_count()));
+  line("Attempts:", std::to_string(job.attempt()) +
+                        "   Requeues: " + std::to_string(job.requeue_count()) +
+                        "   Preempted: " + std::to_string(job.preempt_count()));
   if (job.state() == v1::PENDING && job.expected_start_ms() > 0) {
     line("ExpectedStart:", FormatTimestamp(job.expected_start_ms()) +
                                " (reserved; by the running jobs' time limits)");
@@ -238,9 +243,9 @@ std::string FormatJobDetail(const v1::JobRecord& job, int64_t now_ms) {
 
 std::string FormatPoolStatus(const v1::PoolStatusResponse& pool) {
   std::vector<std::vector<std::string>> rows = {
-      {"NODE", "STATE", "POOLS", "BOARD", "TYPE", "MESH", "HEALTH", "DEAD", "CORES_USED", "CORES_FREE",
-       "LARGEST_FREE", "KSPS_CAP", "KSPS_MEASURED", "LATENCY_US",
-       "KSPS_USED", "KSPS_FREE", "STREAMS_USED", "STREAMS_FREE", "TASKS"}};
+      {"NODE", "STATE", "POOLS", "BOARD", "TYPE", "MESH", "HEALTH", "DEAD", "CORES_USED",
+       "CORES_FREE", "LARGEST_FREE", "KSPS_CAP", "KSPS_MEASURED", "LATENCY_US", "KSPS_USED",
+       "KSPS_FREE", "STREAMS_USED", "STREAMS_FREE", "TASKS"}};
   for (const auto& node : pool.nodes()) {
     std::string pools;
     for (const auto& p : node.pools()) pools += (pools.empty() ? "" : ",") + p;
@@ -253,15 +258,14 @@ std::string FormatPoolStatus(const v1::PoolStatusResponse& pool) {
                       std::to_string(info.index()), info.type(),
                       std::to_string(info.width()) + "x" + std::to_string(info.height()),
                       std::to_string(info.health()), std::to_string(info.dead_cores_size()),
-                      std::to_string(b.cores_used()),
-                      free(b.cores_total(), b.cores_used()),
+                      std::to_string(b.cores_used()), free(b.cores_total(), b.cores_used()),
                       std::to_string(b.largest_free().width()) + "x" +
                           std::to_string(b.largest_free().height()),
                       std::to_string(info.ksps()), std::to_string(info.measured_ksps()),
                       info.latency_us() ? std::to_string(info.latency_us()) : "-",
-                      std::to_string(b.ksps_used()),
-                      free(info.ksps(), b.ksps_used()), std::to_string(b.streams_used()),
-                      free(info.streams(), b.streams_used()), std::to_string(b.tasks())});
+                      std::to_string(b.ksps_used()), free(info.ksps(), b.ksps_used()),
+                      std::to_string(b.streams_used()), free(info.streams(), b.streams_used()),
+                      std::to_string(b.tasks())});
     }
   }
   std::string out = pool.nodes_size() == 0 ? "No nodes have registered.\n" : FormatTable(rows);

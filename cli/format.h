@@ -1,11 +1,11 @@
 // How snnctl prints: aligned tables, `show` pages, and JSON. Pure functions; thread-safe.
 #pragma once
 
+#include <google/protobuf/message.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include <google/protobuf/message.h>
 
 #include "proto/job.pb.h"
 #include "proto/node.pb.h"

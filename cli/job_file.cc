@@ -1,12 +1,12 @@
 #include "cli/job_file.h"
 
+#include <yaml-cpp/yaml.h>
+
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <set>
 #include <sstream>
-
-#include <yaml-cpp/yaml.h>
 
 #include "common/duration.h"
 #include "common/file_util.h"
@@ -56,7 +56,8 @@ Status ParseEventResources(const YAML::Node& node, v1::Resources& r) {
   if (!ksps.ok()) return ksps.status();
   r.set_ksps(static_cast<uint32_t>(*ksps));
   if (node["streams"]) {
-    auto streams = ReadWholeNumber(node["streams"], "task.resources.streams", 1, JobLimits::kMaxStreams);
+    auto streams =
+        ReadWholeNumber(node["streams"], "task.resources.streams", 1, JobLimits::kMaxStreams);
     if (!streams.ok()) return streams.status();
     r.set_streams(static_cast<uint32_t>(*streams));
   } else {
@@ -131,9 +132,10 @@ Result<v1::JobSpec> ParseJobYaml(const std::string& text, const std::string& def
   try {
     YAML::Node root = YAML::Load(text);
     if (!root || root.IsNull()) return InvalidArgument("the job file is empty");
-    SNN_RETURN_IF_ERROR(CheckKnownFields(root, "the job file",
-                                    {"name", "tenant", "pool", "queue", "priority", "preemptible",
-                                     "requeue", "time_limit", "replicas", "task"}));
+    SNN_RETURN_IF_ERROR(
+        CheckKnownFields(root, "the job file",
+                         {"name", "tenant", "pool", "queue", "priority", "preemptible", "requeue",
+                          "time_limit", "replicas", "task"}));
     spec.set_name(default_name);
     for (const char* field : {"name", "tenant", "pool", "queue"}) {
       if (!root[field]) continue;

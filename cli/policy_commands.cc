@@ -14,7 +14,8 @@ Result<uint64_t> Cores(const std::string& name, const std::string& text) {
   uint64_t v = 0;
   auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec != std::errc() || p != text.data() + text.size() || v > (uint64_t{1} << 40)) {
-    return InvalidArgument("--" + name + " is '" + text + "'; give a whole number of cores, 0 or more");
+    return InvalidArgument("--" + name + " is '" + text +
+                           "'; give a whole number of cores, 0 or more");
   }
   return v;
 }
@@ -57,7 +58,8 @@ Status SetCap(const CliOptions& o, const char* limit_flag,
   const auto& s = o.settings;
   const bool any = s.count(limit_flag) || s.count("guaranteed");
   if (!s.count("pool")) {
-    if (any) return InvalidArgument(std::string("--") + limit_flag + " and --guaranteed need --pool");
+    if (any)
+      return InvalidArgument(std::string("--") + limit_flag + " and --guaranteed need --pool");
     return Status::Ok();
   }
   v1::PoolCap cap;
@@ -83,7 +85,8 @@ Status SetCap(const CliOptions& o, const char* limit_flag,
 }  // namespace
 
 int PolicyShow(const CliOptions& o, std::ostream& out, std::ostream& err) {
-  if (o.args.size() != 2 || o.args[1] != "show") return Fail(err, InvalidArgument("usage: snnctl policy show"));
+  if (o.args.size() != 2 || o.args[1] != "show")
+    return Fail(err, InvalidArgument("usage: snnctl policy show"));
   auto resp = Call<v1::PolicyGetResponse>(o, "admin.policy.get", v1::PolicyGetRequest());
   if (!resp.ok()) return Fail(err, resp.status());
   const v1::SchedulingConfig& c = resp->config();
@@ -96,13 +99,13 @@ int PolicyShow(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (c.backfill_order() == "shortest_first" && c.backfill_age_first_after_s() > 0) {
     out << " (jobs waiting over " << c.backfill_age_first_after_s() << " s first)";
   }
-  out      << ", preemption " << (c.preemption() ? "on" : "off") << " (grace "
-      << c.preempt_grace_s() << " s)\n";
+  out << ", preemption " << (c.preemption() ? "on" : "off") << " (grace " << c.preempt_grace_s()
+      << " s)\n";
   out << "priority weights: age " << p.age_weight() << ", fairshare " << p.fairshare_weight()
-      << ", size " << p.size_weight() << (p.favor_small() ? " (favoring small)" : "")
-      << ", queue " << p.queue_weight() << ", job " << p.job_weight() << "; full age after "
-      << p.max_age_s() << " s; fair-share half-life " << p.fairshare_half_life_s()
-      << " s; starvation guard " << p.starve_after_s() << " s\n";
+      << ", size " << p.size_weight() << (p.favor_small() ? " (favoring small)" : "") << ", queue "
+      << p.queue_weight() << ", job " << p.job_weight() << "; full age after " << p.max_age_s()
+      << " s; fair-share half-life " << p.fairshare_half_life_s() << " s; starvation guard "
+      << p.starve_after_s() << " s\n";
   for (const auto& q : c.queues()) out << Describe(q) << "\n";
   for (const auto& t : c.tenants()) out << Describe(t) << "\n";
   return 0;
@@ -110,9 +113,10 @@ int PolicyShow(const CliOptions& o, std::ostream& out, std::ostream& err) {
 
 int PolicySet(const CliOptions& o, std::ostream& out, std::ostream& err) {
   const bool queue = o.args[0] == "queue";
-  const std::string usage =
-      queue ? "usage: snnctl queue set NAME [--priority N] [--weight W] [--pool P [--max N] [--guaranteed N]] [--create]"
-            : "usage: snnctl tenant set NAME [--weight W] [--pool P [--limit N] [--guaranteed N]] [--create]";
+  const std::string usage = queue ? "usage: snnctl queue set NAME [--priority N] [--weight W] "
+                                    "[--pool P [--max N] [--guaranteed N]] [--create]"
+                                  : "usage: snnctl tenant set NAME [--weight W] [--pool P [--limit "
+                                    "N] [--guaranteed N]] [--create]";
   if (o.args.size() != 3 || o.args[1] != "set") return Fail(err, InvalidArgument(usage));
   const std::string& name = o.args[2];
   for (const auto& [flag, value] : o.settings) {

@@ -13,7 +13,8 @@ namespace snn {
 
 class Session {
  public:
-  explicit Session(const CliOptions& o) : options_(o), client_(std::chrono::milliseconds(o.timeout_ms)) {}
+  explicit Session(const CliOptions& o)
+      : options_(o), client_(std::chrono::milliseconds(o.timeout_ms)) {}
 
   Status Open() {
     auto address = ParseHostPort(options_.master);

@@ -9,9 +9,9 @@
 #include "cli/job_file.h"
 #include "cli/policy_commands.h"
 #include "cli/session.h"
+#include "common/clock.h"
 #include "common/job_validation.h"
 #include "common/model.h"
-#include "common/clock.h"
 #include "common/rpc_client.h"
 #include "proto/node.pb.h"
 
@@ -39,7 +39,6 @@ Result<v1::JobState> ParseState(const std::string& text) {
   }
   return state;
 }
-
 
 // Neurons per core of the boards a job could use: the given type's, or the smallest in the pool.
 Result<uint32_t> NeuronsPerCore(const CliOptions& o, const std::string& board_type,
@@ -107,7 +106,8 @@ int Submit(const CliOptions& o, std::ostream& out, std::ostream& err) {
 
 int Jobs(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (o.args.size() != 1) {
-    return Fail(err, InvalidArgument("usage: snnctl jobs [--all-tenants] [--state S[,S]] [--priority]"));
+    return Fail(err,
+                InvalidArgument("usage: snnctl jobs [--all-tenants] [--state S[,S]] [--priority]"));
   }
   v1::ListJobsRequest req;
   req.set_all_tenants(o.all_tenants);
@@ -202,9 +202,9 @@ int Estimate(const CliOptions& o, std::ostream& out, std::ostream& err) {
   snprintf(rate, sizeof rate, "%.1f", e.spikes_per_s / 1000.0);
   if (o.output == "json") {
     out << "{\"model\": \"" << model->name() << "\", \"neurons\": " << e.neurons
-        << ", \"neurons_per_core\": " << npc << ", \"cores\": " << e.cores
-        << ", \"shape\": \"" << e.shape_width << "x" << e.shape_height
-        << "\", \"input_rate_hz\": " << o.input_rate_hz << ", \"ksps\": " << rate << "}\n";
+        << ", \"neurons_per_core\": " << npc << ", \"cores\": " << e.cores << ", \"shape\": \""
+        << e.shape_width << "x" << e.shape_height << "\", \"input_rate_hz\": " << o.input_rate_hz
+        << ", \"ksps\": " << rate << "}\n";
     return 0;
   }
   out << "model:            " << (model->name().empty() ? o.args[1] : model->name()) << " ("
@@ -263,9 +263,9 @@ int Sim(const CliOptions& o, std::ostream& out, std::ostream& err) {
 // snnctl node drain|resume NODE, snnctl board drain|resume NODE/BOARD.
 int Drain(const CliOptions& o, std::ostream& out, std::ostream& err) {
   const bool board = o.args[0] == "board";
-  const Status usage = InvalidArgument(
-      board ? "usage: snnctl board drain|resume NODE/BOARD [--reason TEXT]"
-            : "usage: snnctl node drain|resume NODE [--reason TEXT]");
+  const Status usage =
+      InvalidArgument(board ? "usage: snnctl board drain|resume NODE/BOARD [--reason TEXT]"
+                            : "usage: snnctl node drain|resume NODE [--reason TEXT]");
   if (o.args.size() != 3 || (o.args[1] != "drain" && o.args[1] != "resume")) {
     return Fail(err, usage);
   }

@@ -2,8 +2,8 @@
 // Kept apart from main() so tests can run commands and read what they print.
 #pragma once
 
-#include <ostream>
 #include <map>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -12,24 +12,24 @@
 namespace snn {
 
 struct CliOptions {
-  std::string master;          // from --master, else SNN_MASTER, else 127.0.0.1:6817
+  std::string master;  // from --master, else SNN_MASTER, else 127.0.0.1:6817
   std::string output = "table";
-  std::string tenant;          // from --tenant, else SNN_TENANT, else the user
+  std::string tenant;  // from --tenant, else SNN_TENANT, else the user
   std::string user;
   int timeout_ms = 5000;
   bool all_tenants = false;
   bool parsable = false;
   bool help = false;
   std::vector<std::string> states;
-  std::string reason;             // node/board drain
-  uint32_t page_size = 1000;      // jobs: jobs per request
-  std::string board_type;         // estimate
-  double input_rate_hz = 10;      // estimate
-  uint32_t neurons_per_core = 0;  // estimate: 0 asks the master
-  bool show_priority = false;     // jobs: pending jobs with their priority factors
-  bool create = false;            // queue/tenant set: the name may be new
+  std::string reason;                           // node/board drain
+  uint32_t page_size = 1000;                    // jobs: jobs per request
+  std::string board_type;                       // estimate
+  double input_rate_hz = 10;                    // estimate
+  uint32_t neurons_per_core = 0;                // estimate: 0 asks the master
+  bool show_priority = false;                   // jobs: pending jobs with their priority factors
+  bool create = false;                          // queue/tenant set: the name may be new
   std::map<std::string, std::string> settings;  // queue/tenant set: --priority, --weight, ...
-  std::vector<std::string> args;  // the command and its operands
+  std::vector<std::string> args;                // the command and its operands
 };
 
 Result<CliOptions> ParseCliArgs(const std::vector<std::string>& argv);

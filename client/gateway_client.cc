@@ -39,8 +39,8 @@ GatewayClient::GatewayClient(const std::string& socket_path, const std::string& 
                        std::strerror(err));
   }
   try {
-    const auto reply = Call(wire::kHello, 0, static_cast<uint32_t>(token.size()), token.data(),
-                            token.size());
+    const auto reply =
+        Call(wire::kHello, 0, static_cast<uint32_t>(token.size()), token.data(), token.size());
     num_cores_ = static_cast<uint32_t>(reply.value >> 32);
     neurons_per_core_ = static_cast<uint32_t>(reply.value);
   } catch (...) {
@@ -112,9 +112,9 @@ uint32_t GatewayClient::Inject(const Spike* spikes, size_t n) {
   size_t done = 0;
   do {
     const size_t batch = std::min<size_t>(n - done, wire::kMaxSpikesPerBatch);
-    step = static_cast<uint32_t>(Call(wire::kInject, 0, static_cast<uint32_t>(batch),
-                                      spikes + done, batch * sizeof(Spike))
-                                     .value);
+    step = static_cast<uint32_t>(
+        Call(wire::kInject, 0, static_cast<uint32_t>(batch), spikes + done, batch * sizeof(Spike))
+            .value);
     done += batch;
   } while (done < n);
   return step;
@@ -125,8 +125,8 @@ uint64_t GatewayClient::TryInject(const Spike* spikes, size_t n) {
     throw GatewayError("a batch holds at most " + std::to_string(wire::kMaxSpikesPerBatch) +
                        " spikes");
   }
-  const auto reply = Call(wire::kInject, wire::kNoWait, static_cast<uint32_t>(n), spikes,
-                          n * sizeof(Spike));
+  const auto reply =
+      Call(wire::kInject, wire::kNoWait, static_cast<uint32_t>(n), spikes, n * sizeof(Spike));
   return reply.status == wire::kThrottled ? std::max<uint64_t>(1, reply.value) : 0;
 }
 
@@ -144,7 +144,8 @@ std::vector<Spike> GatewayClient::ReadOutput(size_t max) {
   std::vector<Spike> out;
   std::vector<char> body;
   while (out.size() < max) {
-    const uint32_t want = static_cast<uint32_t>(std::min<size_t>(max - out.size(), wire::kMaxSpikesPerBatch));
+    const uint32_t want =
+        static_cast<uint32_t>(std::min<size_t>(max - out.size(), wire::kMaxSpikesPerBatch));
     const auto reply = Call(wire::kRead, 0, want, nullptr, 0, &body);
     const auto* first = reinterpret_cast<const Spike*>(body.data());
     out.insert(out.end(), first, first + reply.count);

@@ -28,23 +28,23 @@ void Connection::Start() { ReadHeader(); }
 
 void Connection::ReadHeader() {
   auto self = shared_from_this();
-  asio::async_read(socket_, asio::buffer(header_),
-                   [self](const boost::system::error_code& ec, size_t) {
-                     if (self->closed_) return;  // completed after Close: drop it
-                     if (ec) {
-                       self->Close(Unavailable(ec == asio::error::eof ? "peer closed the connection"
-                                                                      : ec.message()));
-                       return;
-                     }
-                     const uint32_t length = DecodeFrameLength(self->header_.data());
-                     if (length > self->max_frame_bytes_) {
-                       self->Close(InvalidArgument("frame of " + std::to_string(length) +
-                                                   " bytes exceeds the limit of " +
-                                                   std::to_string(self->max_frame_bytes_)));
-                       return;
-                     }
-                     self->ReadBody(length);
-                   });
+  asio::async_read(
+      socket_, asio::buffer(header_), [self](const boost::system::error_code& ec, size_t) {
+        if (self->closed_) return;  // completed after Close: drop it
+        if (ec) {
+          self->Close(
+              Unavailable(ec == asio::error::eof ? "peer closed the connection" : ec.message()));
+          return;
+        }
+        const uint32_t length = DecodeFrameLength(self->header_.data());
+        if (length > self->max_frame_bytes_) {
+          self->Close(InvalidArgument("frame of " + std::to_string(length) +
+                                      " bytes exceeds the limit of " +
+                                      std::to_string(self->max_frame_bytes_)));
+          return;
+        }
+        self->ReadBody(length);
+      });
 }
 
 void Connection::ReadBody(uint32_t length) {

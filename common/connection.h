@@ -4,6 +4,8 @@
 // handlers are invoked there too. Owned by shared_ptr; it stays alive while I/O is pending.
 #pragma once
 
+#include <google/protobuf/message.h>
+
 #include <array>
 #include <deque>
 #include <functional>
@@ -11,8 +13,6 @@
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <google/protobuf/message.h>
 
 #include "common/asio.h"
 #include "common/frame.h"

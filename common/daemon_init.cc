@@ -1,10 +1,10 @@
 #include "common/daemon_init.h"
 
-#include <csignal>
-#include <filesystem>
-
 #include <gflags/gflags.h>
 #include <glog/logging.h>
+
+#include <csignal>
+#include <filesystem>
 
 namespace snn {
 

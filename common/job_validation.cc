@@ -75,14 +75,14 @@ Status ValidateJobSpec(const v1::JobSpec& spec) {
       return InvalidArgument("task.env has a bad variable name '" + key + "'");
     }
     if (key.rfind("SNN_", 0) == 0) {
-      return InvalidArgument("task.env may not set " + key + ": SNN_* variables are set by the agent");
+      return InvalidArgument("task.env may not set " + key +
+                             ": SNN_* variables are set by the agent");
     }
   }
   const auto& r = task.resources();
   SNN_RETURN_IF_ERROR(CheckRange("task.resources.cores", r.cores(), 1, JobLimits::kMaxCores));
   SNN_RETURN_IF_ERROR(CheckRange("task.resources.ksps", r.ksps(), 1, JobLimits::kMaxKsps));
-  SNN_RETURN_IF_ERROR(
-      CheckRange("task.resources.streams", r.streams(), 1, JobLimits::kMaxStreams));
+  SNN_RETURN_IF_ERROR(CheckRange("task.resources.streams", r.streams(), 1, JobLimits::kMaxStreams));
   if ((r.shape_width() > 0) != (r.shape_height() > 0)) {
     return InvalidArgument("task.resources shape needs both a width and a height");
   }

@@ -1,10 +1,10 @@
 #include "common/model.h"
 
+#include <google/protobuf/util/json_util.h>
+
 #include <cmath>
 #include <map>
 #include <set>
-
-#include <google/protobuf/util/json_util.h>
 
 #include "common/file_util.h"
 #include "common/rect_allocator.h"
@@ -72,7 +72,8 @@ Status ValidateModel(v1::Model& model) {
     v1::Population& p = *model.mutable_populations(i);
     const std::string which = "population " + std::to_string(i);
     if (p.name().empty()) return InvalidArgument(which + " has no name");
-    if (sizes.count(p.name())) return InvalidArgument("population '" + p.name() + "' appears twice");
+    if (sizes.count(p.name()))
+      return InvalidArgument("population '" + p.name() + "' appears twice");
     if (p.size() < 1 || p.size() > kMaxPopulation) {
       return InvalidArgument("population '" + p.name() + "' has size " + std::to_string(p.size()) +
                              "; it must be between 1 and " + std::to_string(kMaxPopulation));
@@ -132,12 +133,12 @@ Status ValidateModel(v1::Model& model) {
       if (p.weight() != 0) return InvalidArgument(which + ": give 'weight' or 'weights', not both");
       const int64_t want = p.connectivity() == "one_to_one" ? from : from * to;
       if (p.weights_size() != want) {
-        return InvalidArgument(
-            which + ": weights has " + std::to_string(p.weights_size()) + " values; " +
-            (p.connectivity() == "one_to_one"
-                 ? "one_to_one needs " + std::to_string(from)
-                 : "all_to_all needs " + std::to_string(from) + " x " + std::to_string(to) +
-                       " = " + std::to_string(want)));
+        return InvalidArgument(which + ": weights has " + std::to_string(p.weights_size()) +
+                               " values; " +
+                               (p.connectivity() == "one_to_one"
+                                    ? "one_to_one needs " + std::to_string(from)
+                                    : "all_to_all needs " + std::to_string(from) + " x " +
+                                          std::to_string(to) + " = " + std::to_string(want)));
       }
     }
     for (double w : p.weights()) {

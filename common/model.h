@@ -20,9 +20,9 @@ Status ValidateModel(v1::Model& model);
 
 struct ModelEstimate {
   uint64_t neurons = 0;
-  uint32_t cores = 0;          // each population on its own cores
+  uint32_t cores = 0;  // each population on its own cores
   uint32_t shape_width = 0, shape_height = 0;
-  double spikes_per_s = 0;     // all populations, inputs included
+  double spikes_per_s = 0;  // all populations, inputs included
 };
 
 // For a board with `neurons_per_core`, input populations firing at `input_rate_hz`.

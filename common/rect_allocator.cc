@@ -1,11 +1,9 @@
 #include "common/rect_allocator.h"
 
-#include <map>
-#include <tuple>
-
 #include <algorithm>
 #include <charconv>
 #include <cstdlib>
+#include <map>
 #include <tuple>
 
 namespace snn {
@@ -46,8 +44,8 @@ int Corners(const Rect& mer, uint32_t w, uint32_t h, Rect out[4]) {
 bool Before(const Rect& a, const Rect& b) { return a.y != b.y ? a.y < b.y : a.x < b.x; }
 
 // The best position for one shape (w, h), both orientations when `rotate`.
-std::optional<Placement> PlaceShape(const CoreGrid& grid, const std::vector<Rect>& mers,
-                                    uint32_t w, uint32_t h, bool rotate, FitPolicy policy) {
+std::optional<Placement> PlaceShape(const CoreGrid& grid, const std::vector<Rect>& mers, uint32_t w,
+                                    uint32_t h, bool rotate, FitPolicy policy) {
   std::optional<Placement> best;
   const int orientations = rotate && w != h ? 2 : 1;
   if (policy == FitPolicy::kFirstFit) {
@@ -99,8 +97,8 @@ std::string CoreRequest::ToString() const {
 }
 
 Result<CoreRequest> ParseCoreRequest(const std::string& text) {
-  const Status bad = InvalidArgument("cores '" + text +
-                                     "' is neither a count (16) nor a shape WxH (4x4)");
+  const Status bad =
+      InvalidArgument("cores '" + text + "' is neither a count (16) nor a shape WxH (4x4)");
   auto number = [](const std::string& s, uint32_t& out) {
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
     return ec == std::errc() && p == s.data() + s.size() && !s.empty();
@@ -205,12 +203,14 @@ std::optional<Placement> PlaceCores(const CoreGrid& grid, const std::vector<Rect
   }
   // The candidate shapes depend only on (count, width, height): worked out once per thread.
   thread_local std::map<std::tuple<uint32_t, uint32_t, uint32_t>,
-                        std::vector<std::pair<uint32_t, uint32_t>>> shapes_cache;
+                        std::vector<std::pair<uint32_t, uint32_t>>>
+      shapes_cache;
   auto key = std::make_tuple(request.count, grid.width(), grid.height());
   auto it = shapes_cache.find(key);
   if (it == shapes_cache.end()) {
     if (shapes_cache.size() > 4096) shapes_cache.clear();
-    it = shapes_cache.emplace(key, CandidateShapes(request.count, grid.width(), grid.height())).first;
+    it = shapes_cache.emplace(key, CandidateShapes(request.count, grid.width(), grid.height()))
+             .first;
   }
   for (const auto& [w, h] : it->second) {
     if (tallest[w] >= h) return PlaceShape(grid, mers, w, h, /*rotate=*/false, policy);

@@ -73,28 +73,30 @@ Result<v1::Envelope> RpcClient::CallRaw(const std::string& method,
       done = true;
       return;
     }
-    asio::async_read(socket_, asio::buffer(header), [&](const boost::system::error_code& ec2,
-                                                        size_t) {
-      if (ec2) {
-        status = Unavailable("the master at " + target_ + " closed the connection: " +
-                             ec2.message());
-        done = true;
-        return;
-      }
-      const uint32_t length = DecodeFrameLength(header.data());
-      if (length > max_frame_bytes_) {
-        status = Internal("the server at " + target_ +
-                          " answered with something that is not an snn frame; is it the master?");
-        done = true;
-        return;
-      }
-      body.resize(length);
-      asio::async_read(socket_, asio::buffer(body), [&](const boost::system::error_code& ec3,
-                                                        size_t) {
-        if (ec3) status = Unavailable("response from " + target_ + " cut short: " + ec3.message());
-        done = true;
-      });
-    });
+    asio::async_read(
+        socket_, asio::buffer(header), [&](const boost::system::error_code& ec2, size_t) {
+          if (ec2) {
+            status = Unavailable("the master at " + target_ +
+                                 " closed the connection: " + ec2.message());
+            done = true;
+            return;
+          }
+          const uint32_t length = DecodeFrameLength(header.data());
+          if (length > max_frame_bytes_) {
+            status =
+                Internal("the server at " + target_ +
+                         " answered with something that is not an snn frame; is it the master?");
+            done = true;
+            return;
+          }
+          body.resize(length);
+          asio::async_read(
+              socket_, asio::buffer(body), [&](const boost::system::error_code& ec3, size_t) {
+                if (ec3)
+                  status = Unavailable("response from " + target_ + " cut short: " + ec3.message());
+                done = true;
+              });
+        });
   });
   if (!RunUntil(done)) {
     return DeadlineExceeded("no answer from " + target_ + " within " +

@@ -2,11 +2,11 @@
 // One call at a time; not thread-safe (use one client per thread).
 #pragma once
 
+#include <google/protobuf/message.h>
+
 #include <chrono>
 #include <memory>
 #include <string>
-
-#include <google/protobuf/message.h>
 
 #include "common/address.h"
 #include "common/asio.h"
@@ -31,7 +31,8 @@ class RpcClient {
   Result<Response> Call(const std::string& method, const google::protobuf::Message& request) {
     auto envelope = CallRaw(method, request);
     if (!envelope.ok()) return envelope.status();
-    if (envelope->code() != 0) return Status(static_cast<Code>(envelope->code()), envelope->error());
+    if (envelope->code() != 0)
+      return Status(static_cast<Code>(envelope->code()), envelope->error());
     Response response;
     if (!response.ParseFromString(envelope->payload())) {
       return Internal("malformed " + method + " response");

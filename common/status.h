@@ -57,7 +57,7 @@ inline Status Unauthenticated(std::string m) { return {Code::kUnauthenticated, s
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : value_(std::move(value)) {}          // NOLINT: implicit by design
   Result(Status status) : status_(std::move(status)) {}  // NOLINT: implicit by design
 
   bool ok() const { return value_.has_value(); }
@@ -77,8 +77,8 @@ class [[nodiscard]] Result {
 
 }  // namespace snn
 
-#define SNN_RETURN_IF_ERROR(expr)      \
-  do {                                 \
-    ::snn::Status _st = (expr);        \
-    if (!_st.ok()) return _st;         \
+#define SNN_RETURN_IF_ERROR(expr) \
+  do {                            \
+    ::snn::Status _st = (expr);   \
+    if (!_st.ok()) return _st;    \
   } while (0)

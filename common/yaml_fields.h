@@ -2,11 +2,11 @@
 // Used by snnctl's job files and the agent's boards file. Pure; thread-safe.
 #pragma once
 
+#include <yaml-cpp/yaml.h>
+
 #include <cstdint>
 #include <set>
 #include <string>
-
-#include <yaml-cpp/yaml.h>
 
 #include "common/status.h"
 

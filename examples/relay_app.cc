@@ -28,7 +28,8 @@ int main(int argc, char** argv) {
   uint32_t neurons = 8, steps = 40;
   double flood_s = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::strcmp(argv[i], "--neurons") == 0) neurons = static_cast<uint32_t>(std::atoi(argv[i + 1]));
+    if (std::strcmp(argv[i], "--neurons") == 0)
+      neurons = static_cast<uint32_t>(std::atoi(argv[i + 1]));
     if (std::strcmp(argv[i], "--steps") == 0) steps = static_cast<uint32_t>(std::atoi(argv[i + 1]));
     if (std::strcmp(argv[i], "--flood") == 0) flood_s = std::atof(argv[i + 1]);
   }
@@ -71,11 +72,10 @@ int main(int argc, char** argv) {
                   std::getenv("SNN_MAX_KSPS") ? std::getenv("SNN_MAX_KSPS") : "?");
     }
     const snn::wire::UsageCounters u = gw.Usage();
-    std::printf("usage: injected %llu, delivered %llu, outputs %llu, throttled %llu\n",
-                static_cast<unsigned long long>(u.injected),
-                static_cast<unsigned long long>(u.delivered),
-                static_cast<unsigned long long>(u.outputs),
-                static_cast<unsigned long long>(u.throttled));
+    std::printf(
+        "usage: injected %llu, delivered %llu, outputs %llu, throttled %llu\n",
+        static_cast<unsigned long long>(u.injected), static_cast<unsigned long long>(u.delivered),
+        static_cast<unsigned long long>(u.outputs), static_cast<unsigned long long>(u.throttled));
     std::printf("result: %u of %u spikes relayed to their output neuron 2 steps later\n", relayed,
                 neurons);
     return relayed == neurons && out.size() == neurons ? 0 : 1;  // checked before any flood

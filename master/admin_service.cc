@@ -8,8 +8,9 @@ void AdminService::Register(MethodRouter& router) {
                             Responder<v1::DrainResponse> r) { Drain(ctx, std::move(req), r); });
   router.Add<v1::SimFaultRequest, v1::SimFaultResponse>(
       "admin.sim_fault",
-      [this](const CallContext& ctx, v1::SimFaultRequest req,
-             Responder<v1::SimFaultResponse> r) { SimFault(ctx, std::move(req), r); });
+      [this](const CallContext& ctx, v1::SimFaultRequest req, Responder<v1::SimFaultResponse> r) {
+        SimFault(ctx, std::move(req), r);
+      });
 }
 
 void AdminService::Drain(const CallContext& ctx, v1::DrainRequest req,
@@ -27,7 +28,7 @@ void AdminService::Drain(const CallContext& ctx, v1::DrainRequest req,
 }
 
 void AdminService::SimFault(const CallContext& ctx, v1::SimFaultRequest req,
-                               Responder<v1::SimFaultResponse> r) {
+                            Responder<v1::SimFaultResponse> r) {
   if (ctx.credential.user().empty()) return r.Fail(Unauthenticated("request carries no user"));
   NodeEntry* node = nodes_.Find(req.node());
   if (node == nullptr) return r.Fail(NotFound("no node named '" + req.node() + "'"));
@@ -38,12 +39,11 @@ void AdminService::SimFault(const CallContext& ctx, v1::SimFaultRequest req,
   master.set_user("snn-master");
   // The agent re-registers with the new board description before it answers, so once the
   // answer is here (and the journal has synced it) the master's free map knows the core is dead.
-  node->session->Call("agent.sim_fault", req, master,
-                      [this, r](Result<v1::Envelope> reply) {
-                        auto resp = DecodeResponse<v1::SimFaultResponse>(reply);
-                        if (!resp.ok()) return r.Fail(resp.status());
-                        journal_.Commit([r, out = *resp] { r.Ok(out); });
-                      });
+  node->session->Call("agent.sim_fault", req, master, [this, r](Result<v1::Envelope> reply) {
+    auto resp = DecodeResponse<v1::SimFaultResponse>(reply);
+    if (!resp.ok()) return r.Fail(resp.status());
+    journal_.Commit([r, out = *resp] { r.Ok(out); });
+  });
 }
 
 }  // namespace snn

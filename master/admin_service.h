@@ -20,8 +20,7 @@ class AdminService {
 
  private:
   void Drain(const CallContext& ctx, v1::DrainRequest req, Responder<v1::DrainResponse> r);
-  void SimFault(const CallContext& ctx, v1::SimFaultRequest req,
-                   Responder<v1::SimFaultResponse> r);
+  void SimFault(const CallContext& ctx, v1::SimFaultRequest req, Responder<v1::SimFaultResponse> r);
 
   NodeRegistry& nodes_;
   Journal& journal_;

@@ -1,9 +1,9 @@
 #include "master/agent_service.h"
 
+#include <glog/logging.h>
+
 #include <algorithm>
 #include <vector>
-
-#include <glog/logging.h>
 
 namespace snn {
 
@@ -111,8 +111,8 @@ void AgentService::AutoDrain(NodeEntry& entry) {
       if (it == drains.end() || automatic) {  // never overwrite an operator's drain
         drains[b.index()] = kAuto + std::to_string(b.health()) + " is below " +
                             std::to_string(options_.auto_drain_health_below);
-        LOG(WARNING) << "board " << entry.record.name() << "/" << b.index() << " drained: "
-                     << drains[b.index()];
+        LOG(WARNING) << "board " << entry.record.name() << "/" << b.index()
+                     << " drained: " << drains[b.index()];
       }
     } else if (automatic) {
       drains.erase(it);

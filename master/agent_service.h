@@ -11,14 +11,14 @@ namespace snn {
 
 struct AgentServiceOptions {
   int64_t heartbeat_interval_ms = 1000;
-  int64_t lease_ms = 7500;  // shorter than the heartbeat timeout
+  int64_t lease_ms = 7500;                // shorter than the heartbeat timeout
   uint32_t auto_drain_health_below = 50;  // 0: never drain automatically
 };
 
 class AgentService {
  public:
-  AgentService(NodeRegistry& nodes, Journal& journal, JobController& controller,
-               const Clock& clock, AgentServiceOptions options);
+  AgentService(NodeRegistry& nodes, Journal& journal, JobController& controller, const Clock& clock,
+               AgentServiceOptions options);
 
   void Register(MethodRouter& router);
 

@@ -144,11 +144,10 @@ void ClientService::PoolStatus(const CallContext& ctx, v1::PoolStatusRequest req
       v1::BoardStatus* bs = ns->add_boards();
       *bs->mutable_info() = info;
       const std::string drain = entry.DrainReason(info.index());
-      const bool busy =
-          info.index() < entry.usage.size() && entry.usage[info.index()].tasks > 0;
-      bs->set_state(!entry.up()        ? ns->state()
-                    : !drain.empty()   ? (busy ? "DRAINING (" : "DRAINED (") + drain + ")"
-                                       : "UP");
+      const bool busy = info.index() < entry.usage.size() && entry.usage[info.index()].tasks > 0;
+      bs->set_state(!entry.up()      ? ns->state()
+                    : !drain.empty() ? (busy ? "DRAINING (" : "DRAINED (") + drain + ")"
+                                     : "UP");
       bs->set_cores_total(LiveCores(info));
       if (info.index() < entry.usage.size()) {
         const BoardUsage& u = entry.usage[info.index()];
@@ -167,8 +166,8 @@ void ClientService::PoolStatus(const CallContext& ctx, v1::PoolStatusRequest req
       }
     }
   }
-  for (v1::JobState s : {v1::PENDING, v1::RUNNING, v1::COMPLETED, v1::FAILED, v1::CANCELLED,
-                         v1::TIMEOUT}) {
+  for (v1::JobState s :
+       {v1::PENDING, v1::RUNNING, v1::COMPLETED, v1::FAILED, v1::CANCELLED, v1::TIMEOUT}) {
     v1::JobCount* c = resp->add_job_counts();
     c->set_state(s);
     c->set_count(jobs_.CountInState(s));

@@ -27,7 +27,7 @@ class CoreTimeAccrual {
   struct Tenant {
     uint64_t cores = 0;
     int64_t since_ms = INT64_MIN;  // accrued up to here
-    double core_ms = 0;           // not yet taken
+    double core_ms = 0;            // not yet taken
   };
   static void Advance(Tenant& t, int64_t to_ms);
 

@@ -1,15 +1,15 @@
 #include "master/job_controller.h"
 
+#include <glog/logging.h>
+
 #include <algorithm>
 #include <map>
 #include <set>
 #include <tuple>
 
-#include <glog/logging.h>
-
 #include "common/duration.h"
-#include "master/usage_accounting.h"
 #include "common/job_validation.h"
+#include "master/usage_accounting.h"
 
 namespace snn {
 namespace {
@@ -85,9 +85,9 @@ Result<const v1::JobRecord*> JobController::Submit(v1::JobSpec spec, const std::
   if (pool_boards.empty()) {
     std::string known;
     for (const auto& p : known_pools) known += (known.empty() ? "" : ", ") + p;
-    return InvalidArgument("pool '" + spec.pool() + "' has no boards" +
-                           (known.empty() ? " (no agent has registered yet)"
-                                          : " (known pools: " + known + ")"));
+    return InvalidArgument(
+        "pool '" + spec.pool() + "' has no boards" +
+        (known.empty() ? " (no agent has registered yet)" : " (known pools: " + known + ")"));
   }
   // Per board type, the healthiest board (then the one with the largest live rectangle)
   // decides whether a task of this shape can ever run; every board counts toward replicas.
@@ -237,7 +237,7 @@ void JobController::OnLaunchAnswer(const std::string& node, uint64_t job_id, uin
     // An agent whose board cannot take the task (its view differs) loses it: requeue. Anything
     // else it refused is the job's own fault (bad command, bad workdir): fail.
     status.set_state(answer.status().code() == Code::kResourceExhausted ? v1::TASK_LOST
-                                                                          : v1::TASK_LAUNCH_FAILED);
+                                                                        : v1::TASK_LAUNCH_FAILED);
     status.set_detail(answer.status().message());
     ApplyTaskStatus(node, status);
   }
@@ -267,9 +267,8 @@ void JobController::KillActiveTasks(const v1::JobRecord& job, const std::string&
   for (const auto& task : job.tasks()) {
     if (!IsTaskActive(task.state())) continue;
     journal_.Defer([this, node = task.node(), id = job.id(), index = task.index(),
-                    attempt = task.attempt(), reason] {
-      SendKill(node, id, index, attempt, reason);
-    });
+                    attempt = task.attempt(),
+                    reason] { SendKill(node, id, index, attempt, reason); });
   }
 }
 

@@ -57,7 +57,9 @@ class JobTable {
   const std::map<std::string, PendingQueue>& pending() const { return pending_; }
   // Pending and running jobs as the scheduler sees them.
   const SchedulerViews& views() const { return views_; }
-  void SetQueuePriorities(std::map<std::string, int32_t> p) { views_.SetQueuePriorities(std::move(p)); }
+  void SetQueuePriorities(std::map<std::string, int32_t> p) {
+    views_.SetQueuePriorities(std::move(p));
+  }
   // A running job's tasks changed (one ended, moved, was added or given back) at `now_ms`.
   void TasksChanged(const v1::JobRecord& job, int64_t now_ms);
   // Core-milliseconds each tenant's running jobs used since the last call, up to `now_ms`.

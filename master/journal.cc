@@ -1,9 +1,9 @@
 #include "master/journal.h"
 
+#include <glog/logging.h>
+
 #include <cstdio>
 #include <memory>
-
-#include <glog/logging.h>
 
 namespace snn {
 

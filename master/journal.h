@@ -43,7 +43,7 @@ class Journal {
  private:
   Store& store_;
   Post post_;
-  StoreBatch batch_;                           // only on the io thread
+  StoreBatch batch_;                            // only on the io thread
   std::vector<std::function<void()>> effects_;  // only on the io thread
   uint64_t commits_ = 0;
 };

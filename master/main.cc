@@ -1,9 +1,9 @@
 // snn-master: the cluster's master daemon. Flags may come from a file: --flagfile=PATH.
-#include <csignal>
-#include <filesystem>
-
 #include <gflags/gflags.h>
 #include <glog/logging.h>
+
+#include <csignal>
+#include <filesystem>
 
 #include "common/clock.h"
 #include "common/daemon_init.h"

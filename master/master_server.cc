@@ -1,8 +1,8 @@
 #include "master/master_server.h"
 
-#include <fstream>
-
 #include <glog/logging.h>
+
+#include <fstream>
 
 namespace snn {
 
@@ -24,7 +24,8 @@ MasterServer::MasterServer(MasterConfig config, const Clock& clock, std::unique_
           },
           [this](const std::shared_ptr<Connection>& c, const Status& why) {
             const std::string node = nodes_.OnSessionClosed(c.get());
-            if (!node.empty()) LOG(WARNING) << "node " << node << " disconnected: " << why.ToString();
+            if (!node.empty())
+              LOG(WARNING) << "node " << node << " disconnected: " << why.ToString();
           }),
       tick_timer_(io_),
       signals_(io_) {
@@ -111,7 +112,8 @@ void MasterServer::Tick() {
   }
   // Ages grow, grace periods pass and reservations come due without any event: pass anyway.
   const int64_t now = clock_.NowMs();
-  if (config_.schedule_interval_ms > 0 && now - last_periodic_pass_ms_ >= config_.schedule_interval_ms) {
+  if (config_.schedule_interval_ms > 0 &&
+      now - last_periodic_pass_ms_ >= config_.schedule_interval_ms) {
     last_periodic_pass_ms_ = now;
     RequestSchedule();
   }

@@ -26,7 +26,7 @@ struct MasterConfig {
   int64_t heartbeat_timeout_ms = 15000;
   int64_t tick_ms = 200;
   int64_t schedule_interval_ms = 1000;  // a scheduling pass at least this often (0: on events only)
-  bool handle_signals = false;  // stop cleanly on SIGTERM and SIGINT
+  bool handle_signals = false;          // stop cleanly on SIGTERM and SIGINT
   ControllerOptions controller;
   AgentServiceOptions agents;
 };

@@ -1,8 +1,8 @@
 #include "master/node_registry.h"
 
-#include <algorithm>
-
 #include <glog/logging.h>
+
+#include <algorithm>
 
 #include "common/rect_allocator.h"
 
@@ -105,8 +105,7 @@ NodeEntry* NodeRegistry::Find(const std::string& name) {
   return it == nodes_.end() ? nullptr : &it->second;
 }
 
-Status NodeRegistry::Heartbeat(const std::string& name, const Connection* session,
-                               int64_t now_ms) {
+Status NodeRegistry::Heartbeat(const std::string& name, const Connection* session, int64_t now_ms) {
   NodeEntry* entry = Find(name);
   if (entry == nullptr || entry->session.get() != session) {
     return FailedPrecondition("node '" + name + "' is not registered on this session");

@@ -21,9 +21,9 @@ struct BoardUsage {
   uint32_t ksps = 0;
   uint32_t streams = 0;
   uint32_t tasks = 0;
-  std::vector<Rect> rects;              // the rectangles tasks hold
-  std::shared_ptr<CoreGrid> grid;       // the free map: dead cores and those rectangles
-  Rect largest_live;                    // largest rectangle of live cores on the empty board
+  std::vector<Rect> rects;         // the rectangles tasks hold
+  std::shared_ptr<CoreGrid> grid;  // the free map: dead cores and those rectangles
+  Rect largest_live;               // largest rectangle of live cores on the empty board
   // The free map's maximal empty rectangles, kept with it so a scheduling pass need not
   // recompute them for every board.
   std::shared_ptr<const std::vector<Rect>> mers;

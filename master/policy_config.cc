@@ -1,8 +1,8 @@
 #include "master/policy_config.h"
 
-#include <map>
-
 #include <yaml-cpp/yaml.h>
+
+#include <map>
 
 #include "common/duration.h"
 #include "common/file_util.h"
@@ -118,9 +118,13 @@ Result<v1::SchedulingConfig> ParsePolicyYaml(const std::string& text) {
   try {
     const YAML::Node root = YAML::Load(text);
     if (!root.IsMap()) return InvalidArgument("the policy file must be a map");
-    SNN_RETURN_IF_ERROR(CheckKnownFields(root, "the policy file", {"scheduler", "priority", "queues", "tenants"}));
+    SNN_RETURN_IF_ERROR(
+        CheckKnownFields(root, "the policy file", {"scheduler", "priority", "queues", "tenants"}));
     if (const YAML::Node s = root["scheduler"]) {
-      SNN_RETURN_IF_ERROR(CheckKnownFields(s, "scheduler", {"backfill", "backfill_order", "backfill_age_first_after", "preemption", "preempt_grace"}));
+      SNN_RETURN_IF_ERROR(
+          CheckKnownFields(s, "scheduler",
+                           {"backfill", "backfill_order", "backfill_age_first_after", "preemption",
+                            "preempt_grace"}));
       if (s["backfill"]) c.set_backfill(s["backfill"].as<std::string>());
       if (s["backfill_order"]) c.set_backfill_order(s["backfill_order"].as<std::string>());
       if (s["preemption"]) c.set_preemption(s["preemption"].as<bool>());
@@ -136,10 +140,13 @@ Result<v1::SchedulingConfig> ParsePolicyYaml(const std::string& text) {
       }
     }
     if (const YAML::Node p = root["priority"]) {
-      SNN_RETURN_IF_ERROR(CheckKnownFields(p, "priority", {"weights", "max_age", "fairshare_half_life", "starve_after", "favor_small"}));
+      SNN_RETURN_IF_ERROR(CheckKnownFields(
+          p, "priority",
+          {"weights", "max_age", "fairshare_half_life", "starve_after", "favor_small"}));
       auto* out = c.mutable_priority();
       if (const YAML::Node w = p["weights"]) {
-        SNN_RETURN_IF_ERROR(CheckKnownFields(w, "priority.weights", {"age", "fairshare", "size", "queue", "job"}));
+        SNN_RETURN_IF_ERROR(
+            CheckKnownFields(w, "priority.weights", {"age", "fairshare", "size", "queue", "job"}));
         const std::map<std::string, void (v1::PriorityConfig::*)(double)> setters = {
             {"age", &v1::PriorityConfig::set_age_weight},
             {"fairshare", &v1::PriorityConfig::set_fairshare_weight},
@@ -187,7 +194,9 @@ Result<v1::SchedulingConfig> ParsePolicyYaml(const std::string& text) {
           if (!v.ok()) return v.status();
           out->set_weight(*v);
         }
-        if (q["pools"]) SNN_RETURN_IF_ERROR(ReadPoolCaps(q["pools"], where + ".pools", "max", out->mutable_pools()));
+        if (q["pools"])
+          SNN_RETURN_IF_ERROR(
+              ReadPoolCaps(q["pools"], where + ".pools", "max", out->mutable_pools()));
       }
     }
     if (const YAML::Node tenants = root["tenants"]) {
@@ -206,7 +215,9 @@ Result<v1::SchedulingConfig> ParsePolicyYaml(const std::string& text) {
           if (!v.ok()) return v.status();
           out->set_weight(*v);
         }
-        if (t["quotas"]) SNN_RETURN_IF_ERROR(ReadPoolCaps(t["quotas"], where + ".quotas", "limit", out->mutable_quotas()));
+        if (t["quotas"])
+          SNN_RETURN_IF_ERROR(
+              ReadPoolCaps(t["quotas"], where + ".quotas", "limit", out->mutable_quotas()));
       }
     }
   } catch (const YAML::Exception& e) {
@@ -236,19 +247,24 @@ Status ValidatePolicy(const v1::SchedulingConfig& c) {
   std::set<std::string> names;
   for (const auto& q : c.queues()) {
     if (q.name().empty()) return InvalidArgument("a queue has no name");
-    if (!names.insert(q.name()).second) return InvalidArgument("queue '" + q.name() + "' appears twice");
-    if (!(q.weight() >= 0)) return InvalidArgument("queue '" + q.name() + "': weight must not be negative");
+    if (!names.insert(q.name()).second)
+      return InvalidArgument("queue '" + q.name() + "' appears twice");
+    if (!(q.weight() >= 0))
+      return InvalidArgument("queue '" + q.name() + "': weight must not be negative");
     SNN_RETURN_IF_ERROR(CheckCaps(q.pools(), "queue '" + q.name() + "'", nullptr));
   }
   names.clear();
   for (const auto& t : c.tenants()) {
     if (t.name().empty()) return InvalidArgument("a tenant has no name");
-    if (!names.insert(t.name()).second) return InvalidArgument("tenant '" + t.name() + "' appears twice");
-    if (!(t.weight() >= 0)) return InvalidArgument("tenant '" + t.name() + "': weight must not be negative");
+    if (!names.insert(t.name()).second)
+      return InvalidArgument("tenant '" + t.name() + "' appears twice");
+    if (!(t.weight() >= 0))
+      return InvalidArgument("tenant '" + t.name() + "': weight must not be negative");
     SNN_RETURN_IF_ERROR(CheckCaps(t.quotas(), "tenant '" + t.name() + "'", nullptr));
   }
   const auto& p = c.priority();
-  for (double w : {p.age_weight(), p.fairshare_weight(), p.size_weight(), p.queue_weight(), p.job_weight()}) {
+  for (double w :
+       {p.age_weight(), p.fairshare_weight(), p.size_weight(), p.queue_weight(), p.job_weight()}) {
     if (!(w >= 0)) return InvalidArgument("priority weights must not be negative");
   }
   return Status::Ok();
@@ -308,8 +324,8 @@ Result<v1::SchedulingConfig> SetTenant(const v1::SchedulingConfig& current,
     if (!create) {
       std::string known;
       for (const auto& e : current.tenants()) known += (known.empty() ? "" : ", ") + e.name();
-      return NotFound("unknown tenant '" + change.name() + "' (known: " +
-                      (known.empty() ? "none" : known) + "); add it with --create");
+      return NotFound("unknown tenant '" + change.name() +
+                      "' (known: " + (known.empty() ? "none" : known) + "); add it with --create");
     }
     t = next.add_tenants();
     t->set_name(change.name());

@@ -17,8 +17,10 @@ void PolicyService::Register(MethodRouter& router) {
   router.Add<v1::SetQueueRequest, v1::PolicySetResponse>(
       "admin.queue.set",
       [this](const CallContext& ctx, v1::SetQueueRequest req, Responder<v1::PolicySetResponse> r) {
-        if (ctx.credential.user().empty()) return r.Fail(Unauthenticated("request carries no user"));
-        auto next = SetQueue(controller_.scheduling(), req.queue(), req.create(), controller_.KnownPools());
+        if (ctx.credential.user().empty())
+          return r.Fail(Unauthenticated("request carries no user"));
+        auto next =
+            SetQueue(controller_.scheduling(), req.queue(), req.create(), controller_.KnownPools());
         if (!next.ok()) return r.Fail(next.status());
         LOG(INFO) << ctx.credential.user() << " set queue " << req.queue().ShortDebugString();
         Apply(*next, r);
@@ -26,8 +28,10 @@ void PolicyService::Register(MethodRouter& router) {
   router.Add<v1::SetTenantRequest, v1::PolicySetResponse>(
       "admin.tenant.set",
       [this](const CallContext& ctx, v1::SetTenantRequest req, Responder<v1::PolicySetResponse> r) {
-        if (ctx.credential.user().empty()) return r.Fail(Unauthenticated("request carries no user"));
-        auto next = SetTenant(controller_.scheduling(), req.tenant(), req.create(), controller_.KnownPools());
+        if (ctx.credential.user().empty())
+          return r.Fail(Unauthenticated("request carries no user"));
+        auto next = SetTenant(controller_.scheduling(), req.tenant(), req.create(),
+                              controller_.KnownPools());
         if (!next.ok()) return r.Fail(next.status());
         LOG(INFO) << ctx.credential.user() << " set tenant " << req.tenant().ShortDebugString();
         Apply(*next, r);

@@ -16,7 +16,9 @@ namespace snn {
 class PolicyService {
  public:
   PolicyService(JobController& controller, Journal& journal, std::function<void()> request_schedule)
-      : controller_(controller), journal_(journal), request_schedule_(std::move(request_schedule)) {}
+      : controller_(controller),
+        journal_(journal),
+        request_schedule_(std::move(request_schedule)) {}
   void Register(MethodRouter& router);
 
  private:

@@ -67,9 +67,9 @@ size_t PoolBoards::Find(const std::string& node, uint32_t board_index) const {
   return npos;
 }
 
-std::optional<Placement> PoolBoards::TryBoard(
-    size_t i, const v1::Resources& r, const CoreRequest& request,
-    const std::vector<std::optional<BoardHold>>* holds) {
+std::optional<Placement> PoolBoards::TryBoard(size_t i, const v1::Resources& r,
+                                              const CoreRequest& request,
+                                              const std::vector<std::optional<BoardHold>>* holds) {
   // Only the caches (free rectangles) are filled in, wherever the board lives.
   BoardCapacity& b = changed_[i] ? *changed_[i] : (*base_)[i];
   if (!AnyBoardType(r.board_type()) && b.type != r.board_type()) return std::nullopt;
@@ -122,7 +122,8 @@ std::optional<BoardChoice> PoolBoards::Choose(const v1::Resources& r, const Core
       }
       auto p = TryBoard(i, r, request, holds);
       if (KeyOf(i) != key_[i]) {
-        Reindex(i);  // its rectangles are known now: down to a bucket already passed; slot k refilled
+        Reindex(
+            i);  // its rectangles are known now: down to a bucket already passed; slot k refilled
       } else {
         ++k;
       }

@@ -36,7 +36,7 @@ struct BoardCapacity {
   // maximal empty rectangles while unchanged.
   std::shared_ptr<CoreGrid> own;
   std::shared_ptr<const std::vector<Rect>> mers;  // of current(), when known
-  uint32_t max_mer_area = 0;  // with mers: the largest free rectangle's area
+  uint32_t max_mer_area = 0;                      // with mers: the largest free rectangle's area
   const CoreGrid& current() const { return own ? *own : *grid; }
 };
 

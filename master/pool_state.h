@@ -35,14 +35,14 @@ struct PoolState {
     const v1::Resources* resources;
   };
   std::vector<Placed> placed;
-  std::vector<const SchedJob*> preemptible;                  // the running ones that are
-  std::vector<const SchedJob*> elastic;                      // the running ones that are
-  bool blocked = false;      // FCFS: the first job that could not start holds the rest back
-  bool reserved = false;     // EASY: one job holds a reservation
+  std::vector<const SchedJob*> preemptible;  // the running ones that are
+  std::vector<const SchedJob*> elastic;      // the running ones that are
+  bool blocked = false;   // FCFS: the first job that could not start holds the rest back
+  bool reserved = false;  // EASY: one job holds a reservation
   uint64_t holder = 0;
-  int64_t shadow_ms = 0;     // when the reservation starts
+  int64_t shadow_ms = 0;  // when the reservation starts
   Holds holds;
-  std::vector<char> unheld;  // by board: no hold on it
+  std::vector<char> unheld;                 // by board: no hold on it
   std::vector<const PendingJob*> backfill;  // later jobs, tried once the order is known
 
   // `holder` reserves what `gang` takes on `boards` (a what-if copy of these), from `start_ms`.

@@ -7,7 +7,8 @@ namespace snn {
 
 void FairShareLedger::AdvanceTo(int64_t now_ms) {
   if (last_ms_ != INT64_MIN && now_ms > last_ms_ && half_life_ms_ > 0) {
-    const double f = std::exp2(-static_cast<double>(now_ms - last_ms_) / static_cast<double>(half_life_ms_));
+    const double f =
+        std::exp2(-static_cast<double>(now_ms - last_ms_) / static_cast<double>(half_life_ms_));
     for (auto& [tenant, u] : usage_) u *= f;
   }
   if (last_ms_ == INT64_MIN || now_ms > last_ms_) last_ms_ = now_ms;
@@ -34,9 +35,10 @@ PriorityFactors ComputePriority(const PriorityInputs& in, const PriorityWeights&
   const double size = std::min(1.0, static_cast<double>(in.cores) /
                                         static_cast<double>(std::max<uint64_t>(1, in.pool_cores)));
   f.size = w.favor_small ? 1.0 - size : size;
-  f.queue = in.max_queue_priority > 0
-                ? std::clamp(static_cast<double>(in.queue_priority) / in.max_queue_priority, 0.0, 1.0)
-                : 0;
+  f.queue =
+      in.max_queue_priority > 0
+          ? std::clamp(static_cast<double>(in.queue_priority) / in.max_queue_priority, 0.0, 1.0)
+          : 0;
   f.job = (std::clamp(in.job_priority, -1000, 1000) + 1000) / 2000.0;
   f.total = w.age * f.age + w.fairshare * f.fairshare + w.size * f.size + w.queue * f.queue +
             w.job * f.job;
@@ -47,8 +49,8 @@ PriorityFactors ComputePriority(const PriorityInputs& in, const PriorityWeights&
 
 namespace snn {
 
-bool GoesFirst(int64_t wait_a, double priority_a, uint64_t id_a, int64_t wait_b,
-               double priority_b, uint64_t id_b, const PriorityWeights& w) {
+bool GoesFirst(int64_t wait_a, double priority_a, uint64_t id_a, int64_t wait_b, double priority_b,
+               uint64_t id_b, const PriorityWeights& w) {
   if (w.starve_after_ms > 0) {
     const bool starving_a = wait_a > w.starve_after_ms, starving_b = wait_b > w.starve_after_ms;
     if (starving_a != starving_b) return starving_a;

@@ -39,7 +39,8 @@ struct PriorityFactors {
 // Decayed past usage (core-milliseconds) per tenant.
 class FairShareLedger {
  public:
-  explicit FairShareLedger(int64_t half_life_ms = 7LL * 86400 * 1000) : half_life_ms_(half_life_ms) {}
+  explicit FairShareLedger(int64_t half_life_ms = 7LL * 86400 * 1000)
+      : half_life_ms_(half_life_ms) {}
 
   // Decays every tenant's usage to `now_ms` (time never runs backwards here).
   void AdvanceTo(int64_t now_ms);
@@ -68,7 +69,7 @@ struct PriorityInputs {
 PriorityFactors ComputePriority(const PriorityInputs& in, const PriorityWeights& w);
 
 // The order of two pending jobs: true if (wait_a, priority_a, id_a) goes before b.
-bool GoesFirst(int64_t wait_a, double priority_a, uint64_t id_a, int64_t wait_b,
-               double priority_b, uint64_t id_b, const PriorityWeights& w);
+bool GoesFirst(int64_t wait_a, double priority_a, uint64_t id_a, int64_t wait_b, double priority_b,
+               uint64_t id_b, const PriorityWeights& w);
 
 }  // namespace snn

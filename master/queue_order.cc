@@ -25,8 +25,9 @@ void QueueOrder::Charge(JobTable& jobs, int64_t now_ms) {
   ledger_.AdvanceTo(now_ms);
 }
 
-std::vector<const PendingKey*> QueueOrder::Order(
-    JobTable& jobs, const std::map<std::string, uint64_t>& pool_cores, int64_t now_ms) {
+std::vector<const PendingKey*> QueueOrder::Order(JobTable& jobs,
+                                                 const std::map<std::string, uint64_t>& pool_cores,
+                                                 int64_t now_ms) {
   Charge(jobs, now_ms);
   const double total_usage = ledger_.total();
   // Shares among the tenants that have work or a configured weight.
@@ -60,9 +61,9 @@ std::vector<const PendingKey*> QueueOrder::Order(
   };
   std::unordered_map<std::string_view, TenantTerms> tenants;
   for (const auto& [tenant, w] : weight) {
-    tenants[tenant] = TenantTerms{
-        total_usage > 0 ? ledger_.usage(std::string(tenant)) / total_usage : 0,
-        weight_sum > 0 ? w / weight_sum : 1};
+    tenants[tenant] =
+        TenantTerms{total_usage > 0 ? ledger_.usage(std::string(tenant)) / total_usage : 0,
+                    weight_sum > 0 ? w / weight_sum : 1};
   }
   struct QueueTerms {
     int32_t tier = 0, factor = 0;
@@ -70,7 +71,8 @@ std::vector<const PendingKey*> QueueOrder::Order(
   std::map<std::string, QueueTerms> queues;
   for (const auto& q : config_.queues()) {
     queues[q.name()] = QueueTerms{
-        q.priority(), max_queue_weight > 0 ? static_cast<int32_t>(1000 * q.weight() / max_queue_weight) : 0};
+        q.priority(),
+        max_queue_weight > 0 ? static_cast<int32_t>(1000 * q.weight() / max_queue_weight) : 0};
   }
   const std::string* last_tenant = nullptr;
   const std::string* last_queue = nullptr;

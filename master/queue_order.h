@@ -1,8 +1,8 @@
 // The order of the pending jobs for a scheduling pass: the multifactor priority of each (left
-// in the job's scheduler view, where `snnctl jobs --priority` reads it), from the fair-share ledger, which this charges
-// with the core time the job table accrued for running jobs. Starving jobs first (oldest
-// first), then by queue tier, then by priority, then by id.
-// Thread contract: the master's io thread.
+// in the job's scheduler view, where `snnctl jobs --priority` reads it), from the fair-share
+// ledger, which this charges with the core time the job table accrued for running jobs. Starving
+// jobs first (oldest first), then by queue tier, then by priority, then by id. Thread contract: the
+// master's io thread.
 #pragma once
 
 #include <cstdint>
@@ -23,8 +23,8 @@ class QueueOrder {
   // `pool_cores`: live cores per pool (the size factor's denominator).
   // The pending jobs' index entries (record and scheduler view), in order.
   std::vector<const PendingKey*> Order(JobTable& jobs,
-                                          const std::map<std::string, uint64_t>& pool_cores,
-                                          int64_t now_ms);
+                                       const std::map<std::string, uint64_t>& pool_cores,
+                                       int64_t now_ms);
 
   const FairShareLedger& ledger() const { return ledger_; }
 

@@ -3,13 +3,13 @@
 // Thread contract: Commit from any thread; callbacks run on the writer thread.
 #pragma once
 
+#include <rocksdb/db.h>
+
 #include <condition_variable>
 #include <deque>
 #include <memory>
 #include <mutex>
 #include <thread>
-
-#include <rocksdb/db.h>
 
 #include "master/store.h"
 

@@ -27,7 +27,8 @@ bool SameName(const std::string* a, const std::string* b) {
 class Pass {
  public:
   Pass(SchedulerInput& in, const SchedulerPolicy& policy)
-      : in_(in), policy_(policy),
+      : in_(in),
+        policy_(policy),
         track_use_(!policy.tenant_quotas.empty() || !policy.queue_quotas.empty()) {}
 
   SchedulePlan Run();
@@ -75,9 +76,9 @@ class Pass {
   std::set<uint64_t> preempted_;
   std::set<std::pair<uint64_t, uint32_t>> given_back_;  // (job, task index)
   std::set<uint64_t> giving_back_;                      // jobs that give extras back
-  const bool track_use_;  // quotas or queue limits to keep
-  size_t open_pools_ = 0;  // pools not blocked (FCFS)
-  PoolState* last_pool_ = nullptr;  // the pool of the job considered last
+  const bool track_use_;                                // quotas or queue limits to keep
+  size_t open_pools_ = 0;                               // pools not blocked (FCFS)
+  PoolState* last_pool_ = nullptr;                      // the pool of the job considered last
   const std::string* last_pool_name_ = nullptr;
 };
 
@@ -116,7 +117,8 @@ void Pass::BuildPools() {
     }
     last_pool = r.pool;
     if (pool == nullptr) {
-      if (r.elastic && r.job->replicas < r.job->max_replicas) idle_elastic[*r.pool].push_back(r.job);
+      if (r.elastic && r.job->replicas < r.job->max_replicas)
+        idle_elastic[*r.pool].push_back(r.job);
       continue;
     }
     pool->running.emplace_back(std::max(in_.now_ms, r.limit_end_ms), r.job);
@@ -156,8 +158,8 @@ bool Pass::OverQuota(const SchedJob& job) {
   }
   auto l = policy_.queue_quotas.find({job.queue, job.pool});
   if (l != policy_.queue_quotas.end() && QueueUse(job) + job.cores() > l->second.limit) {
-    Wait(job, "queue " + job.queue + " is at its limit in pool '" + job.pool + "': " +
-                  std::to_string(QueueUse(job)) + " of " + std::to_string(l->second.limit) +
+    Wait(job, "queue " + job.queue + " is at its limit in pool '" + job.pool +
+                  "': " + std::to_string(QueueUse(job)) + " of " + std::to_string(l->second.limit) +
                   " cores in use, and this job needs " + std::to_string(job.cores()));
     return true;
   }
@@ -234,23 +236,23 @@ std::vector<const SchedJob*> Pass::PreemptionVictims(PoolState& pool, const Sche
   };
   const auto& tq = policy_.tenant_quotas;
   const auto& qq = policy_.queue_quotas;
-  const bool tenant_under =
-      track_use_ && TenantUse(job) + job.cores() <= guarantee(tq, job.tenant);
+  const bool tenant_under = track_use_ && TenantUse(job) + job.cores() <= guarantee(tq, job.tenant);
   const bool queue_under = track_use_ && QueueUse(job) + job.cores() <= guarantee(qq, job.queue);
   for (const SchedJob* r : pool.preemptible) {
-    if (preempted_.count(r->id) ||
-        in_.now_ms - r->start_ms < policy_.preempt_grace_ms) {
+    if (preempted_.count(r->id) || in_.now_ms - r->start_ms < policy_.preempt_grace_ms) {
       continue;
     }
     const bool lower_tier = r->tier < job.tier;
-    const bool tenant_reclaim = tenant_under && r->tenant != job.tenant &&
-                                tenant_use_[QuotaKey(r->tenant, r->pool)] > guarantee(tq, r->tenant);
+    const bool tenant_reclaim =
+        tenant_under && r->tenant != job.tenant &&
+        tenant_use_[QuotaKey(r->tenant, r->pool)] > guarantee(tq, r->tenant);
     const bool queue_reclaim = queue_under && r->queue != job.queue &&
                                queue_use_[QuotaKey(r->queue, r->pool)] > guarantee(qq, r->queue);
     if (lower_tier || tenant_reclaim || queue_reclaim) victims.push_back(r);
   }
   std::sort(victims.begin(), victims.end(), [](const SchedJob* a, const SchedJob* b) {
-    return std::make_tuple(a->tier, -a->start_ms, a->id) < std::make_tuple(b->tier, -b->start_ms, b->id);
+    return std::make_tuple(a->tier, -a->start_ms, a->id) <
+           std::make_tuple(b->tier, -b->start_ms, b->id);
   });
   return victims;
 }
@@ -270,9 +272,9 @@ void Pass::GiveBackExtras(
       TenantUse(*j) -= std::min(TenantUse(*j), cores);
       QueueUse(*j) -= std::min(QueueUse(*j), cores);
     }
-    plan_.shrinks.push_back(ShrinkDecision{
-        j->id, std::move(tasks), for_job.id,
-        "extra replica given back for job " + std::to_string(for_job.id)});
+    plan_.shrinks.push_back(
+        ShrinkDecision{j->id, std::move(tasks), for_job.id,
+                       "extra replica given back for job " + std::to_string(for_job.id)});
   }
 }
 
@@ -286,8 +288,10 @@ bool Pass::TryReclaim(PoolState& pool, const SchedJob& job) {
     }
   }
   std::sort(extras.begin(), extras.end(), [](const auto& a, const auto& b) {
-    return std::make_tuple(a.first->tier, -a.first->start_ms, a.first->id, -int64_t{a.second->index}) <
-           std::make_tuple(b.first->tier, -b.first->start_ms, b.first->id, -int64_t{b.second->index});
+    return std::make_tuple(a.first->tier, -a.first->start_ms, a.first->id,
+                           -int64_t{a.second->index}) <
+           std::make_tuple(b.first->tier, -b.first->start_ms, b.first->id,
+                           -int64_t{b.second->index});
   });
   PoolBoards what_if = pool.boards.Fork();
   for (size_t n = 0; n < extras.size(); ++n) {
@@ -296,10 +300,13 @@ bool Pass::TryReclaim(PoolState& pool, const SchedJob& job) {
     auto gang = PlaceGang(trial, job, nullptr, nullptr);
     if (!gang) continue;
     GiveBackExtras(extras, n + 1, job);
-    for (size_t k = 0; k <= n; ++k) given_back_.insert({extras[k].first->id, extras[k].second->index});
+    for (size_t k = 0; k <= n; ++k)
+      given_back_.insert({extras[k].first->id, extras[k].second->index});
     pool.HoldFor(job.id, in_.now_ms, trial, *gang);
-    Wait(job, "waiting for elastic jobs to give back " + std::to_string(n + 1) +
-                  " extra replica(s) to start", in_.now_ms);
+    Wait(job,
+         "waiting for elastic jobs to give back " + std::to_string(n + 1) +
+             " extra replica(s) to start",
+         in_.now_ms);
     return true;
   }
   // Then preemption, on top of every extra replica given back.
@@ -406,8 +413,8 @@ void Pass::Consider(const PendingJob& p, bool as_backfill) {
   // A full pool starts nothing; without words to give, nothing more to work out.
   if (pool.boards.free_cores() == 0 && (pool.reserved || !policy_.explain)) return;
   const bool long_job = pool.reserved && in_.now_ms + p.time_limit_ms > pool.shadow_ms;
-  const auto signature = std::make_tuple(p.cores, p.shape_width, p.shape_height, p.ksps,
-                                         p.streams, p.board_type, p.replicas, long_job);
+  const auto signature = std::make_tuple(p.cores, p.shape_width, p.shape_height, p.ksps, p.streams,
+                                         p.board_type, p.replicas, long_job);
   if (pool.reserved) {
     if (auto f = pool.failed.find(signature); f != pool.failed.end()) return Wait(p.id, f->second);
   }
@@ -484,14 +491,11 @@ PendingJob PendingJob::Of(const SchedJob& j) {
   return p;
 }
 
-uint64_t SchedJob::cores() const {
-  return uint64_t{replicas} * CoreRequestOf(*resources).cores();
-}
+uint64_t SchedJob::cores() const { return uint64_t{replicas} * CoreRequestOf(*resources).cores(); }
 
 bool BoardCanEverHold(const BoardCapacity& b, const v1::Resources& r) {
-  return (AnyBoardType(r.board_type()) || b.type == r.board_type()) &&
-         b.ksps_total >= r.ksps() && b.streams_total >= r.streams() &&
-         RectCanHold(b.largest_live, CoreRequestOf(r));
+  return (AnyBoardType(r.board_type()) || b.type == r.board_type()) && b.ksps_total >= r.ksps() &&
+         b.streams_total >= r.streams() && RectCanHold(b.largest_live, CoreRequestOf(r));
 }
 
 SchedulePlan PlanPass(SchedulerInput input, const SchedulerPolicy& policy) {

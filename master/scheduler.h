@@ -51,7 +51,7 @@ struct SchedJob {
   uint64_t id = 0;
   std::string pool, tenant, queue;
   const v1::Resources* resources = nullptr;  // one replica's; must outlive the pass
-  uint32_t replicas = 1;      // to start with (min); running: the active tasks
+  uint32_t replicas = 1;                     // to start with (min); running: the active tasks
   uint32_t max_replicas = 0;  // elastic: grows toward this while boards are idle (0: never)
   int64_t submit_ms = 0;
   int64_t time_limit_ms = 0;  // the estimate reservations and backfill rely on
@@ -71,8 +71,8 @@ struct Quota {
 };
 
 struct SchedulerPolicy {
-  bool backfill = true;             // EASY; false: FCFS
-  bool explain = true;              // say why each job waits (the simulator needs no words)
+  bool backfill = true;                  // EASY; false: FCFS
+  bool explain = true;                   // say why each job waits (the simulator needs no words)
   bool backfill_shortest_first = false;  // try backfill candidates shortest time limit first
   // With shortest-first backfill, jobs waiting longer than this are tried first, in queue order:
   // small short jobs fill the holes, but not for ever ahead of old ones. 0: off.
@@ -80,7 +80,7 @@ struct SchedulerPolicy {
   bool preemption = true;
   int64_t preempt_grace_ms = 60'000;
   std::map<std::pair<std::string, std::string>, Quota> tenant_quotas;  // (tenant, pool)
-  std::map<std::pair<std::string, std::string>, Quota> queue_quotas;    // (queue, pool)
+  std::map<std::pair<std::string, std::string>, Quota> queue_quotas;   // (queue, pool)
 };
 
 // A running job at a glance: a pass reads hundreds of thousands of these in a row, and looks
@@ -90,7 +90,7 @@ struct RunningJob {
   const std::string* pool = nullptr;  // the job's pool; jobs of one pool may share the pointer
   int64_t limit_end_ms = 0;           // start + time limit
   bool preemptible = false;
-  bool elastic = false;               // max_replicas > 0
+  bool elastic = false;  // max_replicas > 0
 
   static RunningJob Of(const SchedJob& j) {
     return RunningJob{&j, &j.pool, j.start_ms + j.time_limit_ms, j.preemptible, j.max_replicas > 0};
@@ -114,8 +114,8 @@ struct PendingJob {
 };
 
 struct SchedulerInput {
-  std::vector<PendingJob> pending;       // in priority order; the jobs must outlive the pass
-  std::span<const RunningJob> running;   // must outlive the pass
+  std::vector<PendingJob> pending;      // in priority order; the jobs must outlive the pass
+  std::span<const RunningJob> running;  // must outlive the pass
   std::vector<BoardCapacity> boards;
   int64_t now_ms = 0;
 };

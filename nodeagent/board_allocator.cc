@@ -69,8 +69,8 @@ Result<v1::TaskMapping> BoardAllocator::Allocate(const TaskKey& task, const v1::
     c->set_y(rect.y + i / rect.w);
     *mapping.add_paths() = RelayPathFor(grid_, io_port_, *c);
   }
-  for (uint32_t ch = 0; ch < channel_busy_.size() &&
-                        uint32_t(mapping.router_channels_size()) < r.streams(); ++ch) {
+  for (uint32_t ch = 0;
+       ch < channel_busy_.size() && uint32_t(mapping.router_channels_size()) < r.streams(); ++ch) {
     if (!channel_busy_[ch]) mapping.add_router_channels(ch);
   }
   // The pulse input queue: the smallest id no other task on this board holds.

@@ -1,8 +1,8 @@
 #include "nodeagent/board_config.h"
 
-#include <set>
-
 #include <yaml-cpp/yaml.h>
+
+#include <set>
 
 #include "common/file_util.h"
 #include "common/yaml_fields.h"
@@ -68,8 +68,8 @@ Result<v1::BoardInfo> ParseBoard(const YAML::Node& node, size_t index) {
   auto streams = ReadUint(node["streams"], where + ".streams", 1, 4096);
   if (!streams.ok()) return streams.status();
   board.set_streams(*streams);
-  auto health = node["health"] ? ReadUint(node["health"], where + ".health", 0, 100)
-                               : Result<uint32_t>(100u);
+  auto health =
+      node["health"] ? ReadUint(node["health"], where + ".health", 0, 100) : Result<uint32_t>(100u);
   if (!health.ok()) return health.status();
   board.set_health(*health);
   if (const YAML::Node dead = node["dead_cores"]) {
@@ -131,7 +131,8 @@ Result<BoardsFile> ParseBoardsYaml(const std::string& text) {
   BoardsFile file;
   try {
     YAML::Node root = YAML::Load(text);
-    SNN_RETURN_IF_ERROR(CheckKnownFields(root, "the boards file", {"backend", "boards", "runtimes"}));
+    SNN_RETURN_IF_ERROR(
+        CheckKnownFields(root, "the boards file", {"backend", "boards", "runtimes"}));
     if (root["backend"]) file.backend = root["backend"].as<std::string>();
     if (file.backend != "sim") {
       return InvalidArgument("backend '" + file.backend + "' is not available (known: sim)");

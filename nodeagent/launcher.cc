@@ -1,5 +1,6 @@
 #include "nodeagent/launcher.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -7,8 +8,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <dirent.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -50,8 +49,8 @@ Result<pid_t> SpawnProcess(const ProcessSpec& spec) {
   posix_spawnattr_setsigmask(&attr, &empty);
   posix_spawnattr_setsigdefault(&attr, &all);
   posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-                                      POSIX_SPAWN_SETSIGDEF);
+  posix_spawnattr_setflags(&attr,
+                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 
   // Look the command up in the task's PATH, as a shell started in that environment would.
   std::string path_env = spec.env.count("PATH") ? spec.env.at("PATH") : "/usr/bin:/bin";
@@ -95,8 +94,8 @@ Result<pid_t> SpawnProcess(const ProcessSpec& spec) {
   for (auto& a : argv_storage) argv.push_back(a.data());
   argv.push_back(nullptr);
   pid_t pid = 0;
-  const int rc = posix_spawn(&pid, argv_storage[0].c_str(), &actions, &attr, argv.data(),
-                             envp.data());
+  const int rc =
+      posix_spawn(&pid, argv_storage[0].c_str(), &actions, &attr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   if (rc != 0) {

@@ -48,8 +48,8 @@ bool GroupAlive(pid_t pgid);
 bool ProcessAlive(pid_t pid, uint64_t* start_time = nullptr);
 
 struct ShepherdReport {
-  bool known = false;   // the shepherd wrote the file
-  bool lost = false;    // it stopped the task itself: the agent's lease ran out
+  bool known = false;  // the shepherd wrote the file
+  bool lost = false;   // it stopped the task itself: the agent's lease ran out
   int exit_code = 0;
   int term_signal = 0;
 };

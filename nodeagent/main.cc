@@ -1,12 +1,11 @@
 // snn-agent: the node agent. Flags may come from a file: --flagfile=PATH.
+#include <gflags/gflags.h>
+#include <glog/logging.h>
 #include <unistd.h>
 
 #include <csignal>
 #include <filesystem>
 #include <sstream>
-
-#include <gflags/gflags.h>
-#include <glog/logging.h>
 
 #include "common/clock.h"
 #include "common/daemon_init.h"
@@ -88,7 +87,8 @@ int main(int argc, char** argv) {
   config.tasks.shepherd = FLAGS_shepherd;
   if (config.tasks.shepherd.empty()) {
     config.tasks.shepherd =
-        (std::filesystem::read_symlink("/proc/self/exe", ec).parent_path() / "snn-shepherd").string();
+        (std::filesystem::read_symlink("/proc/self/exe", ec).parent_path() / "snn-shepherd")
+            .string();
   }
   if (access(config.tasks.shepherd.c_str(), X_OK) != 0) {
     LOG(ERROR) << "cannot run the shepherd " << config.tasks.shepherd << " (set --shepherd)";
@@ -97,9 +97,8 @@ int main(int argc, char** argv) {
   config.stop_tasks_on_exit = FLAGS_stop_tasks_on_exit;
   config.tasks.runtimes = boards_file->runtimes;
   config.tasks.gateway_burst_ms = static_cast<uint32_t>(FLAGS_gateway_burst_ms);
-  config.gateway_socket = FLAGS_gateway_socket.empty()
-                              ? config.tasks.data_dir + "/gateway.sock"
-                              : FLAGS_gateway_socket;
+  config.gateway_socket =
+      FLAGS_gateway_socket.empty() ? config.tasks.data_dir + "/gateway.sock" : FLAGS_gateway_socket;
   config.tick_ms = FLAGS_tick_ms;
   config.handle_signals = true;
 

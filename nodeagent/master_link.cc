@@ -27,8 +27,8 @@ MasterLink::MasterLink(asio::io_context& io, const Clock& clock, TaskManager& ta
         r.Ok(v1::KillResponse());
       });
   router_.Add<v1::SimFaultRequest, v1::SimFaultResponse>(
-      "agent.sim_fault", [this](const CallContext&, v1::SimFaultRequest req,
-                                    Responder<v1::SimFaultResponse> r) {
+      "agent.sim_fault",
+      [this](const CallContext&, v1::SimFaultRequest req, Responder<v1::SimFaultResponse> r) {
         auto outcome = tasks_.InjectFault(req);
         if (!outcome.ok()) return r.Fail(outcome.status());
         // Re-register first: the master must learn the board's new state and the tasks' new
@@ -128,25 +128,24 @@ void MasterLink::SendRegister() {
     *req.add_tasks() = s;
     if (s.state() != v1::TASK_RUNNING) ended.push_back(KeyOf(s));
   }
-  session_->Call("master.register", req, Credential(),
-                 [this, ended](Result<v1::Envelope> reply) {
-                   auto resp = DecodeResponse<v1::RegisterResponse>(reply);
-                   if (!resp.ok()) {
-                     LOG(WARNING) << "registration refused: " << resp.status().ToString();
-                     if (session_) session_->Close(resp.status());
-                     return;
-                   }
-                   registered_ = true;
-                   report_in_flight_ = false;
-                   heartbeat_interval_ms_ = std::max<int64_t>(50, resp->heartbeat_interval_ms());
-                   lease_ms_ = static_cast<int64_t>(resp->lease_ms());
-                   tasks_.set_lease_ms(lease_ms_);
-                   HeardFromMaster();
-                   next_heartbeat_ms_ = clock_.NowMs() + heartbeat_interval_ms_;
-                   tasks_.Acknowledge(ended);  // the master recorded them before answering
-                   LOG(INFO) << "registered with master " << options_.master.ToString();
-                   ReportEnded();
-                 });
+  session_->Call("master.register", req, Credential(), [this, ended](Result<v1::Envelope> reply) {
+    auto resp = DecodeResponse<v1::RegisterResponse>(reply);
+    if (!resp.ok()) {
+      LOG(WARNING) << "registration refused: " << resp.status().ToString();
+      if (session_) session_->Close(resp.status());
+      return;
+    }
+    registered_ = true;
+    report_in_flight_ = false;
+    heartbeat_interval_ms_ = std::max<int64_t>(50, resp->heartbeat_interval_ms());
+    lease_ms_ = static_cast<int64_t>(resp->lease_ms());
+    tasks_.set_lease_ms(lease_ms_);
+    HeardFromMaster();
+    next_heartbeat_ms_ = clock_.NowMs() + heartbeat_interval_ms_;
+    tasks_.Acknowledge(ended);  // the master recorded them before answering
+    LOG(INFO) << "registered with master " << options_.master.ToString();
+    ReportEnded();
+  });
 }
 
 void MasterLink::SendHeartbeat() {

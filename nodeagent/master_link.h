@@ -63,8 +63,8 @@ class MasterLink {
   int64_t next_connect_ms_ = 0;
   int64_t next_heartbeat_ms_ = 0;
   int64_t heartbeat_interval_ms_ = 1000;
-  int64_t lease_ms_ = 0;          // from the master; 0 until the first registration
-  int64_t last_contact_ms_ = 0;   // the last answer from the master
+  int64_t lease_ms_ = 0;         // from the master; 0 until the first registration
+  int64_t last_contact_ms_ = 0;  // the last answer from the master
   bool lease_expired_ = false;
 };
 

@@ -32,8 +32,9 @@ bool Clear(const CoreGrid& g, const v1::CoreXY& a, const v1::CoreXY& b) {
 std::vector<v1::CoreXY> Waypoints(const std::vector<std::pair<uint32_t, uint32_t>>& cells) {
   std::vector<v1::CoreXY> out;
   for (size_t i = 0; i < cells.size(); ++i) {
-    const bool turn = i > 0 && i + 1 < cells.size() &&
-                      (cells[i - 1].first == cells[i].first) != (cells[i].first == cells[i + 1].first);
+    const bool turn =
+        i > 0 && i + 1 < cells.size() &&
+        (cells[i - 1].first == cells[i].first) != (cells[i].first == cells[i + 1].first);
     if (i == 0 || i + 1 == cells.size() || turn) out.push_back(XY(cells[i].first, cells[i].second));
   }
   return out;

@@ -35,7 +35,8 @@ class GatewaySession : public std::enable_shared_from_this<GatewaySession> {
   void OnHeader() {
     const uint32_t count = header_.count;
     if (header_.op == wire::kHello) {
-      if (count == 0 || count > wire::kMaxTokenBytes) return Fail("the token must be 1 to 256 bytes");
+      if (count == 0 || count > wire::kMaxTokenBytes)
+        return Fail("the token must be 1 to 256 bytes");
       token_.resize(count);
       return ReadPayload(token_.data(), count, [this] { OnHello(); });
     }
@@ -48,7 +49,8 @@ class GatewaySession : public std::enable_shared_from_this<GatewaySession> {
                       " spikes; this one says " + std::to_string(count));
         }
         spikes_.resize(count);
-        return ReadPayload(spikes_.data(), count * sizeof(wire::Spike), [this] { TryInject(true); });
+        return ReadPayload(spikes_.data(), count * sizeof(wire::Spike),
+                           [this] { TryInject(true); });
       case wire::kStep:
         if (count > wire::kMaxStepsPerCall) {
           return Fail("at most " + std::to_string(wire::kMaxStepsPerCall) + " steps a call");
@@ -70,12 +72,13 @@ class GatewaySession : public std::enable_shared_from_this<GatewaySession> {
 
   template <typename Then>
   void ReadPayload(void* data, size_t bytes, Then then) {
-    asio::async_read(socket_, asio::buffer(data, bytes),
-                     [self = shared_from_this(), then](const boost::system::error_code& ec, size_t) {
-                       // A task gone mid-batch: nothing of the batch was used.
-                       if (ec) return self->End();
-                       then();
-                     });
+    asio::async_read(
+        socket_, asio::buffer(data, bytes),
+        [self = shared_from_this(), then](const boost::system::error_code& ec, size_t) {
+          // A task gone mid-batch: nothing of the batch was used.
+          if (ec) return self->End();
+          then();
+        });
   }
 
   void OnHello() {
@@ -90,8 +93,8 @@ class GatewaySession : public std::enable_shared_from_this<GatewaySession> {
   }
 
   void TryInject(bool first_try) {
-    const Admission a = plane_->Inject(spikes_.data(), spikes_.size(), gateway_.clock().NowUs(),
-                                       first_try);
+    const Admission a =
+        plane_->Inject(spikes_.data(), spikes_.size(), gateway_.clock().NowUs(), first_try);
     switch (a.kind) {
       case Admission::kAdmitted:
         return Reply(wire::kOk, plane_->now_step(), nullptr, 0);
@@ -111,7 +114,8 @@ class GatewaySession : public std::enable_shared_from_this<GatewaySession> {
 
   void Reply(uint16_t status, uint64_t value, const void* payload, size_t bytes,
              uint32_t count = UINT32_MAX) {
-    reply_ = {status, header_.op, count == UINT32_MAX ? static_cast<uint32_t>(bytes) : count, value};
+    reply_ = {status, header_.op, count == UINT32_MAX ? static_cast<uint32_t>(bytes) : count,
+              value};
     std::array<asio::const_buffer, 2> buffers{asio::buffer(&reply_, sizeof reply_),
                                               asio::buffer(payload, bytes)};
     asio::async_write(socket_, buffers,
@@ -162,7 +166,8 @@ Status SpikeGateway::Start() {
   acceptor_.open(asio::local::stream_protocol(), ec);
   if (!ec) acceptor_.bind(asio::local::stream_protocol::endpoint(socket_path_), ec);
   if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
-  if (ec) return Unavailable("cannot listen on gateway socket " + socket_path_ + ": " + ec.message());
+  if (ec)
+    return Unavailable("cannot listen on gateway socket " + socket_path_ + ": " + ec.message());
   ::chmod(socket_path_.c_str(), 0666);  // tasks may run as other users; tokens guard the plane
   Accept();
   thread_ = std::thread([this] { io_.run(); });
@@ -200,7 +205,8 @@ void SpikeGateway::Forget(const std::shared_ptr<GatewaySession>& session) {
 std::shared_ptr<TaskSpikePlane> SpikeGateway::AddTask(SpikePlaneConfig config,
                                                       std::unique_ptr<SpikeNetwork> network) {
   const TaskKey key = config.key;
-  auto plane = std::make_shared<TaskSpikePlane>(std::move(config), std::move(network), clock_.NowUs());
+  auto plane =
+      std::make_shared<TaskSpikePlane>(std::move(config), std::move(network), clock_.NowUs());
   std::lock_guard lock(mu_);
   if (auto it = planes_.find(key); it != planes_.end()) it->second->Close();
   planes_[key] = plane;

@@ -18,9 +18,9 @@ namespace snn {
 struct SpikePlaneConfig {
   TaskKey key;
   std::string token;
-  uint64_t ksps = 0;        // the task's budget (SNN_MAX_KSPS); 0 admits nothing
-  bool unlimited = false;   // no budget at all (benchmarks)
-  uint32_t burst_ms = 20;   // the bucket holds this much of the budget
+  uint64_t ksps = 0;       // the task's budget (SNN_MAX_KSPS); 0 admits nothing
+  bool unlimited = false;  // no budget at all (benchmarks)
+  uint32_t burst_ms = 20;  // the bucket holds this much of the budget
   uint32_t num_cores = 0;
   uint32_t neurons_per_core = 0;
 };

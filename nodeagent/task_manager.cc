@@ -1,5 +1,6 @@
 #include "nodeagent/task_manager.h"
 
+#include <glog/logging.h>
 #include <signal.h>
 
 #include <chrono>
@@ -7,8 +8,6 @@
 #include <fstream>
 #include <random>
 #include <thread>
-
-#include <glog/logging.h>
 
 #include "nodeagent/launcher.h"
 
@@ -33,14 +32,14 @@ std::string PointsJson(const google::protobuf::RepeatedPtrField<v1::CoreXY>& poi
 // The task's mapping for the task itself: logical core -> physical core and its relay paths.
 std::error_code WriteMappingFile(const v1::TaskMapping& m, const v1::BoardInfo& board) {
   std::ofstream out(m.mapping_file());
-  out << "{\n  \"board_type\": \"" << board.type() << "\",\n  \"mesh\": [" << board.width()
-      << "," << board.height() << "],\n  \"io_port\": [" << board.io_port().x() << ","
+  out << "{\n  \"board_type\": \"" << board.type() << "\",\n  \"mesh\": [" << board.width() << ","
+      << board.height() << "],\n  \"io_port\": [" << board.io_port().x() << ","
       << board.io_port().y() << "],\n  \"rect\": {\"x\": " << m.rect().x()
       << ", \"y\": " << m.rect().y() << ", \"width\": " << m.rect().width()
       << ", \"height\": " << m.rect().height() << "},\n  \"cores\": [\n";
   for (int i = 0; i < m.cores_size(); ++i) {
-    out << "    {\"logical\": " << i << ", \"x\": " << m.cores(i).x() << ", \"y\": "
-        << m.cores(i).y() << ", \"config_path\": " << PointsJson(m.paths(i).config())
+    out << "    {\"logical\": " << i << ", \"x\": " << m.cores(i).x()
+        << ", \"y\": " << m.cores(i).y() << ", \"config_path\": " << PointsJson(m.paths(i).config())
         << ", \"spike_path\": " << PointsJson(m.paths(i).spike()) << "}"
         << (i + 1 < m.cores_size() ? "," : "") << "\n";
   }
@@ -83,8 +82,9 @@ std::vector<v1::BoardInfo> TaskManager::DescribeBoards() const {
   return out;
 }
 
-std::map<std::string, std::string> TaskManager::TaskEnvironment(
-    const v1::LaunchRequest& req, const v1::TaskMapping& mapping, const std::string& token) const {
+std::map<std::string, std::string> TaskManager::TaskEnvironment(const v1::LaunchRequest& req,
+                                                                const v1::TaskMapping& mapping,
+                                                                const std::string& token) const {
   std::map<std::string, std::string> env = options_.base_env;
   for (auto it = env.begin(); it != env.end();) {
     it = it->first.rfind("SNN_", 0) == 0 ? env.erase(it) : std::next(it);
@@ -367,9 +367,9 @@ void TaskManager::Finish(Task& task) {
   if (gateway_ != nullptr) gateway_->RemoveTask(task.key);
   allocators_[task.board].Free(task.key);
   boards_[task.board]->Release(task.key);
-  LOG(INFO) << "job " << task.key.job_id << " task " << task.key.index << " ended: "
-            << v1::TaskState_Name(task.final_state) << " code " << task.exit_code << " signal "
-            << task.term_signal;
+  LOG(INFO) << "job " << task.key.job_id << " task " << task.key.index
+            << " ended: " << v1::TaskState_Name(task.final_state) << " code " << task.exit_code
+            << " signal " << task.term_signal;
   if (on_ended_) on_ended_();
 }
 
@@ -452,13 +452,13 @@ Result<std::string> TaskManager::InjectFault(const v1::SimFaultRequest& fault) {
   const uint32_t x = fault.x(), y = fault.y();
   SNN_RETURN_IF_ERROR(boards_[board]->KillCore(x, y));
   allocators_[board].MarkDead(x, y);
-  std::string outcome = "core " + std::to_string(x) + "," + std::to_string(y) + " of " + where +
-                        " is dead";
+  std::string outcome =
+      "core " + std::to_string(x) + "," + std::to_string(y) + " of " + where + " is dead";
   LOG(WARNING) << outcome;
   for (auto& [key, task] : tasks_) {
     const auto& r = task.mapping.rect();
-    if (task.board != board || task.ended || task.stopping || x < r.x() ||
-        x >= r.x() + r.width() || y < r.y() || y >= r.y() + r.height()) {
+    if (task.board != board || task.ended || task.stopping || x < r.x() || x >= r.x() + r.width() ||
+        y < r.y() || y >= r.y() + r.height()) {
       continue;
     }
     const std::string which =

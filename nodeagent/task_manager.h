@@ -23,11 +23,11 @@
 namespace snn {
 
 struct TaskManagerOptions {
-  std::string data_dir;   // task output and records go under data_dir/tasks/
-  std::string shepherd;   // the snn-shepherd binary
+  std::string data_dir;  // task output and records go under data_dir/tasks/
+  std::string shepherd;  // the snn-shepherd binary
   std::string node_name;
   int64_t kill_grace_ms = 5000;
-  std::map<std::string, std::string> base_env;  // what every task inherits
+  std::map<std::string, std::string> base_env;   // what every task inherits
   std::map<std::string, BoardRuntime> runtimes;  // by board type: set up for its tasks
   uint32_t gateway_burst_ms = 20;  // each task's token bucket holds this much of its budget
 };

@@ -1,9 +1,9 @@
 // The spike side of the task manager: measuring boards, opening each task's plane in the
 // spike gateway (its network loaded on its board), and reading back what the gateway counted.
-#include <optional>
-
 #include <glog/logging.h>
 #include <google/protobuf/util/message_differencer.h>
+
+#include <optional>
 
 #include "common/model.h"
 #include "nodeagent/task_manager.h"
@@ -48,7 +48,8 @@ Status TaskManager::OpenSpikePlane(const Task& task) {
   auto network = board.LoadNetwork(model ? &*model : nullptr,
                                    static_cast<uint32_t>(task.mapping.cores_size()));
   if (!network.ok()) {
-    return Status(network.status().code(), "cannot load the network: " + network.status().message());
+    return Status(network.status().code(),
+                  "cannot load the network: " + network.status().message());
   }
   SpikePlaneConfig config;
   config.key = task.key;

@@ -6,13 +6,16 @@
 namespace snn {
 
 TokenBucket::TokenBucket(uint64_t rate_per_s, uint64_t burst, int64_t now_us)
-    : rate_(rate_per_s), burst_(std::max<uint64_t>(burst, 1)),
-      tokens_(static_cast<double>(burst_)), last_us_(now_us) {}
+    : rate_(rate_per_s),
+      burst_(std::max<uint64_t>(burst, 1)),
+      tokens_(static_cast<double>(burst_)),
+      last_us_(now_us) {}
 
 void TokenBucket::Refill(int64_t now_us) {
   if (now_us <= last_us_) return;  // time that stands still or steps back adds nothing
-  tokens_ = std::min(static_cast<double>(burst_),
-                     tokens_ + static_cast<double>(rate_) * static_cast<double>(now_us - last_us_) / 1e6);
+  tokens_ =
+      std::min(static_cast<double>(burst_),
+               tokens_ + static_cast<double>(rate_) * static_cast<double>(now_us - last_us_) / 1e6);
   last_us_ = now_us;
 }
 

@@ -1,25 +1,30 @@
 // snn-sim: replays an SWF workload trace through the master's scheduler core in virtual time and
 // prints the figures one a line, for scripts to compare runs.
+#include <gflags/gflags.h>
+
 #include <chrono>
 #include <cstdio>
-
-#include <gflags/gflags.h>
 
 #include "sim/replay.h"
 
 DEFINE_string(trace, "", "the SWF trace (plain or .gz)");
 DEFINE_string(policy, "default", "fcfs, easy, or default (the master's default policy)");
 DEFINE_string(on_bad_line, "stop", "a malformed trace line: stop (an error) or skip");
-DEFINE_string(mesh, "", "map each job to one rectangle of cores on WxH boards (default: a gang "
-                        "of one-core tasks on MaxProcs one-core boards)");
+DEFINE_string(mesh, "",
+              "map each job to one rectangle of cores on WxH boards (default: a gang "
+              "of one-core tasks on MaxProcs one-core boards)");
 DEFINE_double(age_weight, -1, "default policy: weight of the age factor (-1: the default)");
 DEFINE_double(fairshare_weight, -1, "default policy: weight of the fair-share factor");
-DEFINE_double(size_weight, -1, "default policy: weight of the job-size factor (favoring large jobs)");
+DEFINE_double(size_weight, -1,
+              "default policy: weight of the job-size factor (favoring large jobs)");
 DEFINE_double(max_age_h, -1, "default policy: hours of waiting that earn the full age factor");
-DEFINE_double(starve_after_h, -1, "default policy: hours after which a job goes ahead of younger ones");
-DEFINE_double(backfill_age_first_after_h, -1, "default policy: hours of waiting after which a job "
+DEFINE_double(starve_after_h, -1,
+              "default policy: hours after which a job goes ahead of younger ones");
+DEFINE_double(backfill_age_first_after_h, -1,
+              "default policy: hours of waiting after which a job "
               "is tried for backfill before shorter ones (0: never; -1: the default)");
-DEFINE_string(jobs_out, "", "also write each job's id, submit, start, wait, run time and processors "
+DEFINE_string(jobs_out, "",
+              "also write each job's id, submit, start, wait, run time and processors "
               "to this file, one job a line, for comparison with other schedulers");
 DEFINE_bool(per_user, false, "also print each user's job count and mean bounded slowdown");
 
@@ -41,28 +46,34 @@ int main(int argc, char** argv) {
   } else if (FLAGS_policy == "default") {
     options.policy = snn::SimPolicy::kDefault;
   } else {
-    std::fprintf(stderr, "snn-sim: --policy is '%s'; use fcfs, easy or default\n", FLAGS_policy.c_str());
+    std::fprintf(stderr, "snn-sim: --policy is '%s'; use fcfs, easy or default\n",
+                 FLAGS_policy.c_str());
     return 2;
   }
   options.weights = snn::DefaultWeights();
   if (FLAGS_age_weight >= 0) options.weights.age = FLAGS_age_weight;
   if (FLAGS_fairshare_weight >= 0) options.weights.fairshare = FLAGS_fairshare_weight;
   if (FLAGS_size_weight >= 0) options.weights.size = FLAGS_size_weight;
-  if (FLAGS_starve_after_h >= 0) options.weights.starve_after_ms = static_cast<int64_t>(FLAGS_starve_after_h * 3600e3);
+  if (FLAGS_starve_after_h >= 0)
+    options.weights.starve_after_ms = static_cast<int64_t>(FLAGS_starve_after_h * 3600e3);
   if (FLAGS_backfill_age_first_after_h >= 0) {
-    options.backfill_age_first_after_ms = static_cast<int64_t>(FLAGS_backfill_age_first_after_h * 3600e3);
+    options.backfill_age_first_after_ms =
+        static_cast<int64_t>(FLAGS_backfill_age_first_after_h * 3600e3);
   }
-  if (FLAGS_max_age_h > 0) options.weights.max_age_ms = static_cast<int64_t>(FLAGS_max_age_h * 3600e3);
+  if (FLAGS_max_age_h > 0)
+    options.weights.max_age_ms = static_cast<int64_t>(FLAGS_max_age_h * 3600e3);
   if (!FLAGS_mesh.empty()) {
     char x = 0;
-    if (std::sscanf(FLAGS_mesh.c_str(), "%u%c%u", &options.mesh_width, &x, &options.mesh_height) != 3 ||
+    if (std::sscanf(FLAGS_mesh.c_str(), "%u%c%u", &options.mesh_width, &x, &options.mesh_height) !=
+            3 ||
         x != 'x' || options.mesh_width == 0 || options.mesh_height == 0) {
       std::fprintf(stderr, "snn-sim: --mesh is '%s'; write WxH\n", FLAGS_mesh.c_str());
       return 2;
     }
   }
   if (FLAGS_on_bad_line != "stop" && FLAGS_on_bad_line != "skip") {
-    std::fprintf(stderr, "snn-sim: --on_bad_line is '%s'; use stop or skip\n", FLAGS_on_bad_line.c_str());
+    std::fprintf(stderr, "snn-sim: --on_bad_line is '%s'; use stop or skip\n",
+                 FLAGS_on_bad_line.c_str());
     return 2;
   }
   const auto start = std::chrono::steady_clock::now();
@@ -87,13 +98,15 @@ int main(int argc, char** argv) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (FLAGS_per_user) {
     for (const auto& [user, u] : m.per_user) {
-      std::printf("user %lld: %llu jobs, mean bounded slowdown %.1f\n", static_cast<long long>(user),
-                  static_cast<unsigned long long>(u.jobs), u.mean_bounded_slowdown);
+      std::printf("user %lld: %llu jobs, mean bounded slowdown %.1f\n",
+                  static_cast<long long>(user), static_cast<unsigned long long>(u.jobs),
+                  u.mean_bounded_slowdown);
     }
   }
   std::printf("policy: %s\n", FLAGS_policy.c_str());
   std::printf("jobs: %llu (dropped by the conventions: %llu, bad lines skipped: %llu)\n",
-              static_cast<unsigned long long>(m.jobs), static_cast<unsigned long long>(trace->dropped),
+              static_cast<unsigned long long>(m.jobs),
+              static_cast<unsigned long long>(trace->dropped),
               static_cast<unsigned long long>(trace->bad_lines));
   std::printf("replay s: %.2f\n", seconds);
   std::printf("users: %llu\n", static_cast<unsigned long long>(m.users));

@@ -25,7 +25,9 @@ struct SimJob {
 class Replayer {
  public:
   Replayer(const Trace& trace, const ReplayOptions& options)
-      : trace_(trace), options_(options), policy_(PolicyFor(options.policy)),
+      : trace_(trace),
+        options_(options),
+        policy_(PolicyFor(options.policy)),
         ledger_(options.fairshare_half_life_s * kMs) {
     if (options.backfill_age_first_after_ms >= 0) {
       policy_.backfill_age_first_after_ms = options.backfill_age_first_after_ms;
@@ -62,8 +64,8 @@ void Replayer::BuildBoards() {
   const uint32_t per_board = mesh ? options_.mesh_width * options_.mesh_height : 1;
   const uint32_t count = (trace_.max_procs + per_board - 1) / per_board;
   for (uint32_t i = 0; i < count; ++i) {
-    auto grid = std::make_shared<CoreGrid>(mesh ? options_.mesh_width : 1,
-                                           mesh ? options_.mesh_height : 1);
+    auto grid =
+        std::make_shared<CoreGrid>(mesh ? options_.mesh_width : 1, mesh ? options_.mesh_height : 1);
     BoardCapacity b;
     b.node = "b" + std::to_string(i);
     b.type = "sim";
@@ -82,8 +84,9 @@ void Replayer::Order(int64_t now_s) {
   if (options_.policy != SimPolicy::kDefault) return;
   // Charge the running jobs' use since the last event, then decay.
   for (SimJob* j : running_) {
-    ledger_.Charge(j->sched.tenant, static_cast<double>(j->trace->procs) *
-                                        static_cast<double>(now_s - std::max(j->start_s, charged_to_s_)) * kMs);
+    ledger_.Charge(j->sched.tenant,
+                   static_cast<double>(j->trace->procs) *
+                       static_cast<double>(now_s - std::max(j->start_s, charged_to_s_)) * kMs);
   }
   charged_to_s_ = now_s;
   ledger_.AdvanceTo(now_s * kMs);
@@ -107,8 +110,8 @@ void Replayer::Order(int64_t now_s) {
     keyed.push_back(Keyed{in.wait_ms, ComputePriority(in, options_.weights).total, j});
   }
   std::sort(keyed.begin(), keyed.end(), [this](const Keyed& a, const Keyed& b) {
-    return GoesFirst(a.wait_ms, a.priority, a.job->sched.id, b.wait_ms, b.priority,
-                     b.job->sched.id, options_.weights);
+    return GoesFirst(a.wait_ms, a.priority, a.job->sched.id, b.wait_ms, b.priority, b.job->sched.id,
+                     options_.weights);
   });
   for (size_t i = 0; i < keyed.size(); ++i) pending_[i] = keyed[i].job;
 }
@@ -181,7 +184,8 @@ Result<std::vector<JobOutcome>> Replayer::Run() {
       }
       running_.erase(std::find(running_.begin(), running_.end(), &job));
     }
-    while (next < jobs_.size() && jobs_[next].trace->submit_s == now) pending_.push_back(&jobs_[next++]);
+    while (next < jobs_.size() && jobs_[next].trace->submit_s == now)
+      pending_.push_back(&jobs_[next++]);
     Schedule(now);
   }
   std::vector<JobOutcome> out;
@@ -252,7 +256,8 @@ ReplayMetrics Summarize(const std::vector<JobOutcome>& jobs, uint32_t max_procs)
   m.jobs = jobs.size();
   m.mean_wait_s = wait_sum / static_cast<double>(jobs.size());
   m.mean_bounded_slowdown = bsld_sum / static_cast<double>(jobs.size());
-  m.utilization = work / (static_cast<double>(max_procs) * static_cast<double>(last_end - first_submit));
+  m.utilization =
+      work / (static_cast<double>(max_procs) * static_cast<double>(last_end - first_submit));
   double s = 0, s2 = 0;
   for (const auto& [user, v] : per_user) {
     const double mean = v.first / static_cast<double>(v.second);

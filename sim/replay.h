@@ -46,8 +46,8 @@ struct ReplayMetrics {
   double utilization = 0;
   double max_wait_s = 0;
   uint64_t users = 0;
-  double fairness = 0;               // Jain's index over the users' mean bounded slowdowns
-  double worst_user_slowdown = 0;    // the highest mean bounded slowdown of any user
+  double fairness = 0;             // Jain's index over the users' mean bounded slowdowns
+  double worst_user_slowdown = 0;  // the highest mean bounded slowdown of any user
   int64_t worst_user = -1;
   std::map<int64_t, UserFigures> per_user;
 };

@@ -14,13 +14,14 @@ Status ParseLine(const std::string& line, size_t number, Trace& trace) {
   int64_t f[18];
   for (int i = 0; i < 18; ++i) {
     if (!(in >> f[i])) {
-      return InvalidArgument("line " + std::to_string(number) + ": expected 18 integer fields, found " +
-                             std::to_string(i));
+      return InvalidArgument("line " + std::to_string(number) +
+                             ": expected 18 integer fields, found " + std::to_string(i));
     }
   }
   std::string extra;
   if (in >> extra) {
-    return InvalidArgument("line " + std::to_string(number) + ": more than 18 fields ('" + extra + "')");
+    return InvalidArgument("line " + std::to_string(number) + ": more than 18 fields ('" + extra +
+                           "')");
   }
   const int64_t run = f[3], allocated = f[4], requested = f[7], estimate = f[8];
   int64_t procs = allocated > 0 ? allocated : requested;

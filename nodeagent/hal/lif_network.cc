@@ -68,8 +68,7 @@ Result<std::unique_ptr<LifNetwork>> LifNetwork::Build(const v1::Model& model,
       }
       return InvalidArgument("the model needs " + std::to_string(needed) + " cores at " +
                              std::to_string(limits.neurons_per_core) +
-                             " neurons per core; the task has " +
-                             std::to_string(limits.num_cores));
+                             " neurons per core; the task has " + std::to_string(limits.num_cores));
     }
     for (uint64_t c = 0; c < cores; ++c) {
       net->core_first_gid_.push_back(gid + static_cast<uint32_t>(c * limits.neurons_per_core));
@@ -105,17 +104,18 @@ Status LifNetwork::Connect(const v1::Model& model) {
     max_delay = std::max(max_delay, p.delay_steps());
   }
   if (expected > static_cast<double>(limits_.max_synapses)) {
-    return InvalidArgument("the model has about " + std::to_string(static_cast<uint64_t>(expected)) +
-                           " synapses; the simulator holds at most " +
-                           std::to_string(limits_.max_synapses));
+    return InvalidArgument(
+        "the model has about " + std::to_string(static_cast<uint64_t>(expected)) +
+        " synapses; the simulator holds at most " + std::to_string(limits_.max_synapses));
   }
   // Two passes over the same (seeded) connections: count per source, then fill.
   synapse_begin_.assign(neurons_.size() + 1, 0);
   for (int i = 0; i < model.projections_size(); ++i) {
     const auto& p = model.projections(i);
     const auto &from = layout_of(p.from()), &to = layout_of(p.to());
-    ForEachConnection(p, i, from.size, to.size,
-                      [&](uint32_t s, uint32_t, float) { ++synapse_begin_[from.first_gid + s + 1]; });
+    ForEachConnection(p, i, from.size, to.size, [&](uint32_t s, uint32_t, float) {
+      ++synapse_begin_[from.first_gid + s + 1];
+    });
   }
   for (size_t i = 1; i < synapse_begin_.size(); ++i) synapse_begin_[i] += synapse_begin_[i - 1];
   synapses_.resize(synapse_begin_.back());
@@ -243,8 +243,8 @@ size_t LifNetwork::ReadOutput(wire::Spike* out, size_t max) {
 Result<wire::Spike> LifNetwork::AddressOf(const std::string& population, uint32_t i) const {
   for (const auto& p : populations_) {
     if (p.name != population) continue;
-    if (i >= p.size) return InvalidArgument("population '" + population + "' has no neuron " +
-                                            std::to_string(i));
+    if (i >= p.size)
+      return InvalidArgument("population '" + population + "' has no neuron " + std::to_string(i));
     return Address(p.first_gid + i);
   }
   return NotFound("no population '" + population + "'");

@@ -20,12 +20,12 @@
 namespace snn {
 
 struct SimNetworkLimits {
-  uint32_t num_cores = 0;           // the task's logical cores
+  uint32_t num_cores = 0;  // the task's logical cores
   uint32_t neurons_per_core = 0;
-  uint64_t spikes_per_step = 0;     // board capacity (ksps x timestep_ms); 0: unlimited
-  uint64_t backlog_limit = 1 << 20; // spikes waiting for the board beyond which spikes drop
-  uint64_t input_limit = 1 << 22;   // injected spikes waiting for their step
-  uint64_t output_limit = 1 << 22;  // output spikes waiting to be read
+  uint64_t spikes_per_step = 0;      // board capacity (ksps x timestep_ms); 0: unlimited
+  uint64_t backlog_limit = 1 << 20;  // spikes waiting for the board beyond which spikes drop
+  uint64_t input_limit = 1 << 22;    // injected spikes waiting for their step
+  uint64_t output_limit = 1 << 22;   // output spikes waiting to be read
   uint64_t max_synapses = 50'000'000;
 };
 
@@ -72,14 +72,14 @@ class LifNetwork : public SpikeNetwork {
 
   SimNetworkLimits limits_;
   std::vector<PopulationLayout> populations_;
-  std::vector<uint32_t> population_of_;     // by gid
-  std::vector<uint32_t> core_first_gid_;    // by logical core
-  std::vector<uint32_t> core_neurons_;      // by logical core
-  std::vector<uint64_t> synapse_begin_;     // CSR by source gid (size neurons + 1)
+  std::vector<uint32_t> population_of_;   // by gid
+  std::vector<uint32_t> core_first_gid_;  // by logical core
+  std::vector<uint32_t> core_neurons_;    // by logical core
+  std::vector<uint64_t> synapse_begin_;   // CSR by source gid (size neurons + 1)
   std::vector<Synapse> synapses_;
   std::vector<Neuron> neurons_;
-  std::vector<std::vector<float>> input_ring_;  // by step % ring size, by gid
-  std::vector<uint8_t> fired_;                  // by gid, this step
+  std::vector<std::vector<float>> input_ring_;          // by step % ring size, by gid
+  std::vector<uint8_t> fired_;                          // by gid, this step
   std::map<uint32_t, std::vector<uint32_t>> injected_;  // step -> gids
   uint64_t injected_waiting_ = 0;
   std::deque<uint32_t> backlog_;  // fired, not yet processed by the board

@@ -72,7 +72,8 @@ v1::BoardInfo SimBoard::Describe() const {
   v1::BoardInfo info = info_;
   const uint32_t penalty = std::min<uint32_t>(info.health(), 10 * cores_killed_);
   info.set_health(failed_ ? 0 : info.health() - penalty);
-  const uint64_t capacity = host_ksps_ > 0 ? std::min<uint64_t>(host_ksps_, info.ksps()) : info.ksps();
+  const uint64_t capacity =
+      host_ksps_ > 0 ? std::min<uint64_t>(host_ksps_, info.ksps()) : info.ksps();
   info.set_measured_ksps(failed_ ? 0 : static_cast<uint32_t>(capacity * speed_percent_ / 100));
   info.set_latency_us(latency_us_);
   return info;
@@ -86,7 +87,8 @@ Result<std::unique_ptr<SpikeNetwork>> SimBoard::LoadNetwork(const v1::Model* mod
   limits.neurons_per_core = info_.neurons_per_core();
   if (model == nullptr) return std::unique_ptr<SpikeNetwork>(new SinkNetwork(limits));
   // ksps is spikes per millisecond.
-  const double per_step = static_cast<double>(info_.ksps()) * speed_percent_ / 100 * model->timestep_ms();
+  const double per_step =
+      static_cast<double>(info_.ksps()) * speed_percent_ / 100 * model->timestep_ms();
   limits.spikes_per_step = std::max<uint64_t>(1, static_cast<uint64_t>(per_step));
   auto net = LifNetwork::Build(*model, limits);
   if (!net.ok()) return net.status();
@@ -147,9 +149,11 @@ void SimBoard::Fingerprint() {
       for (auto& s : in) s.step = net.now_step();
       net.Inject(in.data(), in.size());
       net.Step(1);
-      while (net.ReadOutput(out.data(), out.size()) > 0) {}
+      while (net.ReadOutput(out.data(), out.size()) > 0) {
+      }
     } while (SecondsSince(start) < 0.01);
-    best = std::max(best, static_cast<double>(net.counters().delivered - before) / SecondsSince(start));
+    best = std::max(best,
+                    static_cast<double>(net.counters().delivered - before) / SecondsSince(start));
   }
   std::vector<double> rounds;
   for (int i = 0; i < 101; ++i) {
@@ -158,7 +162,8 @@ void SimBoard::Fingerprint() {
     one.step = net.now_step();
     net.Inject(&one, 1);
     net.Step(2);
-    while (net.ReadOutput(out.data(), out.size()) > 0) {}
+    while (net.ReadOutput(out.data(), out.size()) > 0) {
+    }
     rounds.push_back(SecondsSince(start));
   }
   std::nth_element(rounds.begin(), rounds.begin() + 50, rounds.end());

@@ -5,6 +5,7 @@
 // RUNNING; no core was held by two live tasks at once and no task ran as two copies at once (the
 // tasks' own locks say so); no task attempt was launched twice. Prints the jobs, the kills and
 // the violations, and `violations: N` as its last line; exits 1 if N > 0.
+#include <gflags/gflags.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -18,8 +19,6 @@
 #include <set>
 #include <sstream>
 #include <thread>
-
-#include <gflags/gflags.h>
 
 #include "common/rpc_client.h"
 #include "proto/job.pb.h"
@@ -126,9 +125,13 @@ int main(int argc, char** argv) {
       << "boards:\n  - {type: sim-v1, mesh: 6x6, ksps: 100000, streams: 16}\n"
          "  - {type: sim-v1, mesh: 6x6, ksps: 100000, streams: 16}\n";
 
-  c.master.argv = {SNN_MASTER_BIN, "--listen=127.0.0.1:0", "--data_dir=" + c.dir + "/master",
-                   "--port_file=" + c.dir + "/port", "--heartbeat_interval_ms=200",
-                   "--heartbeat_timeout_ms=3000", "--agent_lease_ms=1500"};
+  c.master.argv = {SNN_MASTER_BIN,
+                   "--listen=127.0.0.1:0",
+                   "--data_dir=" + c.dir + "/master",
+                   "--port_file=" + c.dir + "/port",
+                   "--heartbeat_interval_ms=200",
+                   "--heartbeat_timeout_ms=3000",
+                   "--agent_lease_ms=1500"};
   c.master.log = c.dir + "/master.log";
   c.master.Start();
   if (!c.WaitFor([&] { return std::filesystem::exists(c.dir + "/port"); }, 20)) {
@@ -140,9 +143,14 @@ int main(int argc, char** argv) {
   for (int i = 1; i <= FLAGS_agents; ++i) {
     Daemon a;
     const std::string node = "node" + std::to_string(i);
-    a.argv = {SNN_AGENT_BIN, "--master=127.0.0.1:" + std::to_string(c.port), "--node_name=" + node,
-              "--boards_file=" + c.dir + "/boards.yaml", "--data_dir=" + c.dir + "/" + node,
-              "--kill_grace_ms=300", "--reconnect_ms=200", "--tick_ms=50",
+    a.argv = {SNN_AGENT_BIN,
+              "--master=127.0.0.1:" + std::to_string(c.port),
+              "--node_name=" + node,
+              "--boards_file=" + c.dir + "/boards.yaml",
+              "--data_dir=" + c.dir + "/" + node,
+              "--kill_grace_ms=300",
+              "--reconnect_ms=200",
+              "--tick_ms=50",
               "--stop_tasks_on_exit=false"};
     a.log = c.dir + "/" + node + ".log";
     a.Start();
@@ -264,10 +272,11 @@ int main(int argc, char** argv) {
   std::istringstream locks(ReadFile(c.dir + "/violations"));
   for (std::string line; std::getline(locks, line);) violations.push_back(line);
 
-  printf("ran %d s with %d agents: %zu jobs acknowledged, %llu submits refused or unanswered, "
-         "%zu jobs in the master, %zu task launches\n",
-         FLAGS_seconds, FLAGS_agents, acknowledged.size(),
-         static_cast<unsigned long long>(submit_errors), seen.size(), launches.size());
+  printf(
+      "ran %d s with %d agents: %zu jobs acknowledged, %llu submits refused or unanswered, "
+      "%zu jobs in the master, %zu task launches\n",
+      FLAGS_seconds, FLAGS_agents, acknowledged.size(),
+      static_cast<unsigned long long>(submit_errors), seen.size(), launches.size());
   printf("jobs by state:");
   for (const auto& [state, n] : by_state) {
     printf(" %s %d", snn::v1::JobState_Name(state).c_str(), n);

@@ -56,8 +56,8 @@ int main(int argc, char** argv) {
     if (end == std::string::npos) end = cores.size();
     const std::string core = cores.substr(start, end - start);
     if (!Hold(dir, "core-" + node + "-" + board + "-" + core)) {
-      Append(dir + "/violations", "core " + core + " of " + node + "/" + board +
-                                      " held twice: " + who + "\n");
+      Append(dir + "/violations",
+             "core " + core + " of " + node + "/" + board + " held twice: " + who + "\n");
     }
     start = end + 1;
   }

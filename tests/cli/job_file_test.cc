@@ -23,7 +23,8 @@ task:
   env: {MODEL: chain}
   workdir: /tmp
   resources: {cores: 16, ksps: 500, streams: 2, board_type: sim-v2}
-)", "fallback");
+)",
+                           "fallback");
   ASSERT_TRUE(spec.ok()) << spec.status().ToString();
   EXPECT_EQ(spec->name(), "train");
   EXPECT_EQ(spec->time_limit_s(), 5400u);
@@ -69,7 +70,8 @@ TEST(JobFileTest, EachMistakeIsNamed) {
        "below replicas.min"},
       {"priority: -1\ntask: {command: x, resources: {cores: 1, ksps: 1}}", "priority is -1"},
       {"preemptible: maybe\ntask: {command: x, resources: {cores: 1, ksps: 1}}", "true or false"},
-      {"task: {command: x, args: oops, resources: {cores: 1, ksps: 1}}", "task.args must be a list"},
+      {"task: {command: x, args: oops, resources: {cores: 1, ksps: 1}}",
+       "task.args must be a list"},
   };
   for (const auto& c : cases) {
     auto spec = ParseJobYaml(c.yaml, "j");
@@ -82,9 +84,9 @@ TEST(JobFileTest, EachMistakeIsNamed) {
 TEST(JobFileTest, FileProblemsAreNamed) {
   EXPECT_NE(LoadJobFile("/no/such/job.yaml").status().message().find("no such file"),
             std::string::npos);
-  EXPECT_NE(LoadJobFile(std::filesystem::temp_directory_path()).status().message().find(
-                "is a directory"),
-            std::string::npos);
+  EXPECT_NE(
+      LoadJobFile(std::filesystem::temp_directory_path()).status().message().find("is a directory"),
+      std::string::npos);
   auto examples = std::filesystem::path(SNN_SOURCE_DIR) / "etc" / "examples";
   int n = 0;
   for (const auto& entry : std::filesystem::directory_iterator(examples)) {

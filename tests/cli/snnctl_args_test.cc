@@ -1,8 +1,8 @@
-#include "cli/snnctl.h"
-
 #include <gtest/gtest.h>
 
 #include <sstream>
+
+#include "cli/snnctl.h"
 
 namespace snn {
 namespace {

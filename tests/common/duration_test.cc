@@ -17,8 +17,8 @@ TEST(DurationTest, ParsesSlurmStyleForms) {
 }
 
 TEST(DurationTest, RejectsNonsense) {
-  for (const char* bad : {"", "0", "0s", "-5m", "abc", "1:60", "1:2:3:4", "5x", "1.5h",
-                          "99999999999999d"}) {
+  for (const char* bad :
+       {"", "0", "0s", "-5m", "abc", "1:60", "1:2:3:4", "5x", "1.5h", "99999999999999d"}) {
     EXPECT_FALSE(ParseDurationSeconds(bad).ok()) << bad;
   }
 }

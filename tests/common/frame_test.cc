@@ -31,8 +31,7 @@ TEST(FrameTest, GarbageIsAnErrorNotACrash) {
   EXPECT_FALSE(DecodeEnvelope(garbage, sizeof garbage).ok());
   v1::Envelope no_method;  // a request must name its method
   const std::string body = no_method.SerializeAsString();
-  EXPECT_FALSE(
-      DecodeEnvelope(reinterpret_cast<const uint8_t*>(body.data()), body.size()).ok());
+  EXPECT_FALSE(DecodeEnvelope(reinterpret_cast<const uint8_t*>(body.data()), body.size()).ok());
 }
 
 }  // namespace

@@ -149,8 +149,8 @@ TEST(RectAllocatorTest, DeadCoresAreNeverAllocatedEvenAfterRelease) {
   auto p = PlaceCores(g, CoreRequest{0, 4, 2});
   ASSERT_TRUE(p);
   EXPECT_TRUE(g.IsFree(p->rect));
-  const bool covers_dead = p->rect.x <= 1 && 1 < p->rect.x + p->rect.w && p->rect.y <= 1 &&
-                           1 < p->rect.y + p->rect.h;
+  const bool covers_dead =
+      p->rect.x <= 1 && 1 < p->rect.x + p->rect.w && p->rect.y <= 1 && 1 < p->rect.y + p->rect.h;
   EXPECT_FALSE(covers_dead) << p->rect.ToString();
   EXPECT_EQ(LargestEmptyRectangle(g).area(), 8u);
 }

@@ -16,8 +16,8 @@ class RpcTest : public ::testing::Test {
  protected:
   void SetUp() override {
     router_.Add<v1::ShowJobRequest, v1::ShowJobResponse>(
-        "echo", [](const CallContext& ctx, v1::ShowJobRequest req,
-                   Responder<v1::ShowJobResponse> r) {
+        "echo",
+        [](const CallContext& ctx, v1::ShowJobRequest req, Responder<v1::ShowJobResponse> r) {
           if (req.job().tenant_job_id() == 0) return r.Fail(InvalidArgument("id 0"));
           v1::ShowJobResponse resp;
           resp.mutable_job()->set_tenant_job_id(req.job().tenant_job_id());
@@ -34,7 +34,10 @@ class RpcTest : public ::testing::Test {
     thread_ = std::thread([this] { io_.run(); });
   }
   void TearDown() override {
-    asio::post(io_, [this] { server_->Stop(); io_.stop(); });
+    asio::post(io_, [this] {
+      server_->Stop();
+      io_.stop();
+    });
     thread_.join();
   }
 
@@ -82,8 +85,11 @@ TEST_F(RpcTest, UnknownMethodGetsAnError) {
 }
 
 TEST_F(RpcTest, SurvivesOversizedTruncatedAndGarbageFrames) {
-  EXPECT_TRUE(ServerClosesAfter(std::string("\xff\xff\xff\xff", 4)));       // oversized
-  EXPECT_TRUE(ServerClosesAfter(std::string("\x00\x00\x00\x64" "abc", 7)));  // truncated
+  EXPECT_TRUE(ServerClosesAfter(std::string("\xff\xff\xff\xff", 4)));  // oversized
+  EXPECT_TRUE(
+      ServerClosesAfter(std::string("\x00\x00\x00\x64"
+                                    "abc",
+                                    7)));                                              // truncated
   EXPECT_TRUE(ServerClosesAfter(std::string("\x00\x00\x00\x04\xff\xff\xff\xff", 8)));  // garbage
   auto resp = Echo(9);  // and everyone else is still served
   ASSERT_TRUE(resp.ok()) << resp.status().ToString();
@@ -123,12 +129,12 @@ TEST(ConnectionTest, FramesCompletedAfterCloseAreDropped) {
 
   int delivered = 0;
   auto conn = Connection::Create(
-      std::move(ours), 1024,
-      [&](const std::shared_ptr<Connection>&, v1::Envelope) { ++delivered; }, nullptr);
-  conn->Start();          // header read completes at once; its handler is queued
-  io.run_one();           // header handler: starts the body read, whose handler is queued
+      std::move(ours), 1024, [&](const std::shared_ptr<Connection>&, v1::Envelope) { ++delivered; },
+      nullptr);
+  conn->Start();  // header read completes at once; its handler is queued
+  io.run_one();   // header handler: starts the body read, whose handler is queued
   conn->Close(Unavailable("closed by the test"));
-  io.run();               // the queued body handler runs after Close
+  io.run();  // the queued body handler runs after Close
   EXPECT_EQ(delivered, 0);
 }
 

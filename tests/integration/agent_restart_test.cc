@@ -1,9 +1,8 @@
 // Agent restart: tasks outlive the agent; the next agent on the same data dir re-attaches,
 // reports them, and the master keeps them RUNNING. Exit codes still arrive, through the
 // shepherd's record, whether the task ends before or after the new agent starts.
-#include <signal.h>
-
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <fstream>
 
@@ -25,8 +24,9 @@ class AgentRestartTest : public ::testing::Test {
 
   // A job that waits for `release` and then exits with `code`.
   pid_t StartWaitingJob(const std::string& release, int code) {
-    EXPECT_TRUE(cluster_.Submit(ShellJob("while [ ! -e " + release + " ]; do sleep 0.05; done; " +
-                                         "exit " + std::to_string(code)))
+    EXPECT_TRUE(cluster_
+                    .Submit(ShellJob("while [ ! -e " + release + " ]; do sleep 0.05; done; " +
+                                     "exit " + std::to_string(code)))
                     .ok());
     const pid_t pgid = static_cast<pid_t>(cluster_.WaitForRunningTask(1).pid());
     EXPECT_NE(pgid, 0) << "the job never ran";

@@ -1,6 +1,5 @@
 // Bad input gets one clear line and changes nothing; daemons survive garbage from peers.
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <filesystem>
@@ -43,7 +42,8 @@ class BadInputTest : public ::testing::Test {
     EXPECT_NE(run.exit_code, 0) << args.back();
     EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
     EXPECT_EQ(run.err.rfind("snnctl: ", 0), 0u) << run.err;
-    EXPECT_NE(run.err.find(expect), std::string::npos) << "wanted '" << expect << "' in: " << run.err;
+    EXPECT_NE(run.err.find(expect), std::string::npos)
+        << "wanted '" << expect << "' in: " << run.err;
     EXPECT_TRUE(run.out.empty()) << run.out;
   }
 
@@ -71,21 +71,26 @@ TEST_F(BadInputTest, SnnctlRejectsBadJobFilesAndChangesNothing) {
                  "task.command is required");
   ExpectRejected({"submit", WriteJob("nocores.yaml", "task: {command: x, resources: {ksps: 1}}\n")},
                  "task.resources.cores is required");
-  ExpectRejected({"submit", WriteJob("zero.yaml", "task: {command: x, resources: {cores: 0, ksps: 1}}\n")},
-                 "task.resources.cores is 0");
-  ExpectRejected({"submit", WriteJob("neg.yaml", "task: {command: x, resources: {cores: 1, ksps: -5}}\n")},
-                 "task.resources.ksps is -5");
   ExpectRejected(
-      {"submit", WriteJob("absurd.yaml", "task: {command: x, resources: {cores: 99999999, ksps: 1}}\n")},
+      {"submit", WriteJob("zero.yaml", "task: {command: x, resources: {cores: 0, ksps: 1}}\n")},
+      "task.resources.cores is 0");
+  ExpectRejected(
+      {"submit", WriteJob("neg.yaml", "task: {command: x, resources: {cores: 1, ksps: -5}}\n")},
+      "task.resources.ksps is -5");
+  ExpectRejected(
+      {"submit",
+       WriteJob("absurd.yaml", "task: {command: x, resources: {cores: 99999999, ksps: 1}}\n")},
       "task.resources.cores is 99999999");
   ExpectRejected(
       {"submit", WriteJob("never.yaml", "task: {command: x, resources: {cores: 17, ksps: 1}}\n")},
       "no board in pool 'default' can ever hold this task");
   ExpectRejected({"submit", WriteJob("pool.yaml", "pool: nowhere\n" + ok_task)},
                  "pool 'nowhere' has no boards");
-  ExpectRejected({"submit", WriteJob("zeroshape.yaml", "task: {command: x, resources: {cores: 0x3, ksps: 1}}\n")},
+  ExpectRejected({"submit", WriteJob("zeroshape.yaml",
+                                     "task: {command: x, resources: {cores: 0x3, ksps: 1}}\n")},
                  "shape 0x3 has a zero side");
-  ExpectRejected({"submit", WriteJob("bigshape.yaml", "task: {command: x, resources: {cores: 9x9, ksps: 1}}\n")},
+  ExpectRejected({"submit", WriteJob("bigshape.yaml",
+                                     "task: {command: x, resources: {cores: 9x9, ksps: 1}}\n")},
                  "no board in pool 'default' can ever hold this task: it asks for 9x9");
   const std::string bad_model = cluster_.dir() + "/bad_model.json";
   std::ofstream(bad_model) << R"({"populations": [{"name": "a", "size": 4, "role": "input"},
@@ -112,15 +117,16 @@ TEST_F(BadInputTest, UnreachableMasterIsReportedWithinSeconds) {
     tcp::acceptor a(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
     closed_port = a.local_endpoint().port();
   }
-  CliRun refused = cluster_.RunSnnctl({"--master", "127.0.0.1:" + std::to_string(closed_port), "jobs"});
+  CliRun refused =
+      cluster_.RunSnnctl({"--master", "127.0.0.1:" + std::to_string(closed_port), "jobs"});
   EXPECT_EQ(refused.exit_code, 1);
   EXPECT_NE(refused.err.find("cannot reach the master"), std::string::npos) << refused.err;
   // A listener that never answers: the client gives up at its timeout instead of hanging.
   asio::io_context io;
   tcp::acceptor silent(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
-  CliRun hung = cluster_.RunSnnctl(
-      {"--master", "127.0.0.1:" + std::to_string(silent.local_endpoint().port()), "--timeout", "2",
-       "jobs"});
+  CliRun hung =
+      cluster_.RunSnnctl({"--master", "127.0.0.1:" + std::to_string(silent.local_endpoint().port()),
+                          "--timeout", "2", "jobs"});
   EXPECT_EQ(hung.exit_code, 1);
   EXPECT_NE(hung.err.find("no answer"), std::string::npos) << hung.err;
   EXPECT_LT(hung.seconds, 10.0);
@@ -128,10 +134,13 @@ TEST_F(BadInputTest, UnreachableMasterIsReportedWithinSeconds) {
 
 TEST_F(BadInputTest, MasterSurvivesGarbageAndKeepsServing) {
   const std::string before = State();
-  EXPECT_TRUE(MasterCloses(std::string("\x7f\xff\xff\xff", 4)));                 // oversized
-  EXPECT_TRUE(MasterCloses(std::string("\x00\x00\x01\x00" "partial", 11)));       // truncated
+  EXPECT_TRUE(MasterCloses(std::string("\x7f\xff\xff\xff", 4)));  // oversized
+  EXPECT_TRUE(
+      MasterCloses(std::string("\x00\x00\x01\x00"
+                               "partial",
+                               11)));                                                 // truncated
   EXPECT_TRUE(MasterCloses(std::string("\x00\x00\x00\x05\xff\xff\xff\xff\xff", 9)));  // garbage
-  EXPECT_TRUE(MasterCloses("GET / HTTP/1.1\r\nHost: x\r\n\r\n"));                 // wrong protocol
+  EXPECT_TRUE(MasterCloses("GET / HTTP/1.1\r\nHost: x\r\n\r\n"));  // wrong protocol
   // Well-framed but wrong: errors come back as answers.
   auto client = cluster_.Client();
   auto unknown = client->Call<v1::ShowJobResponse>("job.frobnicate", v1::ShowJobRequest());

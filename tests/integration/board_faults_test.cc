@@ -42,8 +42,8 @@ TEST_F(BoardFaultsTest, ADeadCoreUnderARunningTaskMovesItWithTheSameLogicalCores
   ASSERT_TRUE(cluster_.Submit(Shaped(2, 2)).ok());
   const v1::TaskRecord before = RunningTask(1, 1);
   const v1::CoreRect old = before.mapping().rect();
-  auto kill = Ctl({"sim", "kill-core", "node1/0",
-                   std::to_string(old.x()) + "," + std::to_string(old.y())});
+  auto kill =
+      Ctl({"sim", "kill-core", "node1/0", std::to_string(old.x()) + "," + std::to_string(old.y())});
   ASSERT_EQ(kill.exit_code, 0) << kill.err;
   EXPECT_NE(kill.out.find("job 1 task 0 moved to 2x2@"), std::string::npos) << kill.out;
   v1::TaskRecord after;
@@ -62,8 +62,8 @@ TEST_F(BoardFaultsTest, ADeadCoreUnderARunningTaskMovesItWithTheSameLogicalCores
   std::stringstream text;
   text << in.rdbuf();
   const auto& c3 = after.mapping().cores(3);
-  EXPECT_NE(text.str().find("\"logical\": 3, \"x\": " + std::to_string(c3.x()) + ", \"y\": " +
-                            std::to_string(c3.y())),
+  EXPECT_NE(text.str().find("\"logical\": 3, \"x\": " + std::to_string(c3.x()) +
+                            ", \"y\": " + std::to_string(c3.y())),
             std::string::npos)
       << text.str();
   // The board's health fell; one dead core is not enough to drain it.

@@ -1,7 +1,7 @@
 #include "tests/integration/cluster.h"
-#include "tests/test_util/process.h"
 
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -13,8 +13,7 @@
 #include <sstream>
 #include <thread>
 
-#include <gtest/gtest.h>
-
+#include "tests/test_util/process.h"
 
 namespace snn::testing {
 namespace {
@@ -79,18 +78,14 @@ TestCluster::~TestCluster() {
   if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir_);
 }
 
-std::string TestCluster::master_address() const {
-  return host_ + ":" + std::to_string(port_);
-}
+std::string TestCluster::master_address() const { return host_ + ":" + std::to_string(port_); }
 
 void TestCluster::StartMaster(const std::vector<std::string>& extra_flags) {
   const std::string port_file = dir_ + "/master.port";
   std::filesystem::remove(port_file);
-  std::vector<std::string> argv = {SNN_MASTER_BIN,
-                                   "--listen=" + host_ + ":" + std::to_string(port_),
-                                   "--data_dir=" + dir_ + "/master",
-                                   "--port_file=" + port_file,
-                                   "--heartbeat_interval_ms=200"};
+  std::vector<std::string> argv = {
+      SNN_MASTER_BIN, "--listen=" + host_ + ":" + std::to_string(port_),
+      "--data_dir=" + dir_ + "/master", "--port_file=" + port_file, "--heartbeat_interval_ms=200"};
   argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
   ++master_starts_;
   master_ = std::make_unique<Daemon>(argv, dir_ + "/master.log");
@@ -117,14 +112,10 @@ void TestCluster::StartAgent(const std::string& node, const std::string& boards_
                              const std::vector<std::string>& prefix) {
   const std::string boards = dir_ + "/" + node + ".boards.yaml";
   std::ofstream(boards) << boards_yaml;
-  std::vector<std::string> argv = {SNN_AGENT_BIN,
-                                   "--master=" + master_address(),
-                                   "--node_name=" + node,
-                                   "--boards_file=" + boards,
-                                   "--data_dir=" + dir_ + "/" + node,
-                                   "--kill_grace_ms=500",
-                                   "--reconnect_ms=100",
-                                   "--tick_ms=20",
+  std::vector<std::string> argv = {SNN_AGENT_BIN, "--master=" + master_address(),
+                                   "--node_name=" + node, "--boards_file=" + boards,
+                                   "--data_dir=" + dir_ + "/" + node, "--kill_grace_ms=500",
+                                   "--reconnect_ms=100", "--tick_ms=20",
                                    // Tests leave nothing behind; re-attach tests override this.
                                    "--stop_tasks_on_exit=true"};
   argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
@@ -218,8 +209,7 @@ CliRun TestCluster::RunSnnctl(const std::vector<std::string>& args) {
   const pid_t pid = Spawn(argv, out, err);
   int status = 0;
   waitpid(pid, &status, 0);
-  result.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   result.out = ReadFile(out);
   result.err = ReadFile(err);

@@ -70,7 +70,8 @@ TEST(DurabilityTest, AcknowledgedJobsSurviveSigkillAndNothingRunsTwice) {
     }
     running_at_kill += old.state() == v1::RUNNING ? 1 : 0;
   }
-  for (uint64_t id : acknowledged) EXPECT_TRUE(now.count(id)) << "acknowledged job " << id << " lost";
+  for (uint64_t id : acknowledged)
+    EXPECT_TRUE(now.count(id)) << "acknowledged job " << id << " lost";
   EXPECT_EQ(now.size(), acknowledged.size()) << "jobs appeared that nobody submitted";
   EXPECT_GT(running_at_kill, 0) << "the kill should catch jobs running";
 

@@ -1,9 +1,8 @@
 // Node loss with real daemons: a partitioned agent stops its tasks when its lease runs out, the
 // master declares the node DOWN and requeues the job elsewhere, and a node that comes back with
 // a task the master gave up has it killed (fencing). No task runs twice at once.
-#include <signal.h>
-
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <fstream>
 
@@ -41,7 +40,8 @@ class FaultsTest : public ::testing::Test {
 TEST_F(FaultsTest, PartitionedNodeGoesDownItsJobRequeuesAndNothingRunsTwice) {
   cluster_.StartMaster(kFastFailure);
   TcpProxy link(cluster_.master_port());
-  cluster_.StartAgent("node1", SmallBoards(), {"--master=127.0.0.1:" + std::to_string(link.port())});
+  cluster_.StartAgent("node1", SmallBoards(),
+                      {"--master=127.0.0.1:" + std::to_string(link.port())});
   ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster_.NodesUp() == 1; }));
   ASSERT_TRUE(cluster_.Submit(ShellJob("sleep 600")).ok());
   const auto [first_node, first_pgid] = Running(1, 1);
@@ -91,10 +91,11 @@ TEST_F(FaultsTest, AFrozenNodesTaskIsStoppedByItsShepherdAndTheNodeDoesNotTakeIt
 
 TEST_F(FaultsTest, ATaskCancelledWhileItsNodeWasCutOffIsKilledWhenTheNodeReturns) {
   // A long lease: the cut is over before anyone gives up on anything.
-  cluster_.StartMaster({"--heartbeat_interval_ms=100", "--heartbeat_timeout_ms=20000",
-                        "--agent_lease_ms=10000"});
+  cluster_.StartMaster(
+      {"--heartbeat_interval_ms=100", "--heartbeat_timeout_ms=20000", "--agent_lease_ms=10000"});
   TcpProxy link(cluster_.master_port());
-  cluster_.StartAgent("node1", SmallBoards(), {"--master=127.0.0.1:" + std::to_string(link.port())});
+  cluster_.StartAgent("node1", SmallBoards(),
+                      {"--master=127.0.0.1:" + std::to_string(link.port())});
   ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster_.NodesUp() == 1; }));
   ASSERT_TRUE(cluster_.Submit(ShellJob("sleep 600")).ok());
   const auto [node, pgid] = Running(1, 1);
@@ -133,7 +134,8 @@ TEST_F(FaultsTest, ADeadAgentsTasksStopOnTheirOwnBeforeTheJobRunsElsewhere) {
 TEST_F(FaultsTest, AJobThatMayNotRequeueFailsWithTheReason) {
   cluster_.StartMaster(kFastFailure);
   TcpProxy link(cluster_.master_port());
-  cluster_.StartAgent("node1", SmallBoards(), {"--master=127.0.0.1:" + std::to_string(link.port())});
+  cluster_.StartAgent("node1", SmallBoards(),
+                      {"--master=127.0.0.1:" + std::to_string(link.port())});
   ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster_.NodesUp() == 1; }));
   auto spec = ShellJob("sleep 600");
   spec.set_no_requeue(true);
@@ -158,7 +160,8 @@ TEST(DrainTest, DrainedNodesAndBoardsTakeNoNewWorkAndRunningJobsFinish) {
   ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster.NodesUp() == 1; }));
   auto ctl = [&](const std::vector<std::string>& args) { return cluster.Snnctl(args); };
   const std::string release = cluster.dir() + "/release";
-  ASSERT_TRUE(cluster.Submit(ShellJob("while [ ! -e " + release + " ]; do sleep 0.05; done", 16)).ok());
+  ASSERT_TRUE(
+      cluster.Submit(ShellJob("while [ ! -e " + release + " ]; do sleep 0.05; done", 16)).ok());
   ASSERT_TRUE(cluster.WaitForState(1, v1::RUNNING));
   const uint32_t busy_board = cluster.Show(1)->tasks(0).board();
   const uint32_t other = 1 - busy_board;

@@ -1,8 +1,7 @@
 // A real master and two real agents: jobs run with the SNN_* environment, and every way a job
 // ends (exit 0, non-zero exit, time limit, cancel) gives the right state with no process left.
-#include <signal.h>
-
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <algorithm>
 #include <filesystem>

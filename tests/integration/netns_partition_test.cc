@@ -1,10 +1,9 @@
 // A real network partition: node1's agent runs in its own network namespace, joined to the
 // master's by a veth pair; taking the link down cuts it off without any FIN or RST. Skipped,
 // saying why, where network namespaces cannot be created.
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <cstdlib>
 
@@ -55,8 +54,8 @@ TEST(NetnsPartitionTest, CutLinkMeansDownRequeueAndFencingWithoutTwoCopies) {
   if (!net.ok()) GTEST_SKIP() << "cannot create network namespaces here (needs root and iproute2)";
   TestCluster cluster;
   cluster.set_master_host(net.outer_ip());
-  cluster.StartMaster({"--heartbeat_interval_ms=100", "--heartbeat_timeout_ms=2000",
-                       "--agent_lease_ms=800"});
+  cluster.StartMaster(
+      {"--heartbeat_interval_ms=100", "--heartbeat_timeout_ms=2000", "--agent_lease_ms=800"});
   cluster.StartAgent("node1", SmallBoards(), {}, net.Exec());
   ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster.NodesUp() == 1; }));
   ASSERT_TRUE(cluster.Submit(ShellJob("sleep 600")).ok());

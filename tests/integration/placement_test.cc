@@ -86,8 +86,7 @@ TEST(PlacementTest, ScatteredFreeCoresLeaveAFiveByFiveJobPendingWithTheReason) {
     reason = job.ok() ? job->reason() : "";
     return reason.find("contiguous") != std::string::npos;
   })) << reason;
-  auto show = cluster.Snnctl({"show",
-                                 std::to_string(big->tenant_job_id())});
+  auto show = cluster.Snnctl({"show", std::to_string(big->tenant_job_id())});
   EXPECT_NE(show.out.find("State:       PENDING"), std::string::npos) << show.out;
   EXPECT_NE(show.out.find("waiting for a contiguous 5x5 region"), std::string::npos) << show.out;
   EXPECT_NE(show.out.find("32 free cores"), std::string::npos) << show.out;
@@ -100,8 +99,10 @@ TEST(PlacementTest, TheTaskGetsItsMappingFileAndShowListsPaths) {
   cluster.StartAgent("node1", SmallBoards(1, 8, 1000, 4));
   ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster.NodesUp() == 1; }));
   const std::string copy = cluster.dir() + "/mapping.copy";
-  ASSERT_TRUE(cluster.Submit(ShapedJob(3, 2, "cp $SNN_MAPPING_FILE " + copy +
-                                                 "; echo $SNN_CORE_RECT >> " + copy)).ok());
+  ASSERT_TRUE(cluster
+                  .Submit(ShapedJob(
+                      3, 2, "cp $SNN_MAPPING_FILE " + copy + "; echo $SNN_CORE_RECT >> " + copy))
+                  .ok());
   ASSERT_TRUE(cluster.WaitForState(1, v1::COMPLETED));
   std::ifstream in(copy);
   std::stringstream text;
@@ -158,8 +159,9 @@ namespace {
 TEST(PlacementTest, ModelDerivedCoresFollowTheBoardType) {
   TestCluster cluster;
   cluster.StartMaster();
-  cluster.StartAgent("node1", "boards:\n  - {type: small, mesh: 8x8, neurons_per_core: 100, "
-                              "ksps: 1000, streams: 4}\n");
+  cluster.StartAgent("node1",
+                     "boards:\n  - {type: small, mesh: 8x8, neurons_per_core: 100, "
+                     "ksps: 1000, streams: 4}\n");
   ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster.NodesUp() == 1; }));
   const std::string job = cluster.dir() + "/model_job.yaml";
   std::ofstream(job) << "task:\n  command: /bin/true\n  resources:\n    model: " SNN_SOURCE_DIR
@@ -171,9 +173,9 @@ TEST(PlacementTest, ModelDerivedCoresFollowTheBoardType) {
   // chain.json: 100 + 1000 + 10 neurons at 100 per core = 1 + 10 + 1 cores.
   EXPECT_EQ(shown->spec().task().resources().cores(), 12u);
   EXPECT_NE(shown->spec().task().resources().model().find("chain.json"), std::string::npos);
-  auto estimate = cluster.RunSnnctl({"--master", cluster.master_address(), "estimate",
-                                     SNN_SOURCE_DIR "/etc/models/chain.json", "--board-type",
-                                     "small"});
+  auto estimate =
+      cluster.RunSnnctl({"--master", cluster.master_address(), "estimate",
+                         SNN_SOURCE_DIR "/etc/models/chain.json", "--board-type", "small"});
   EXPECT_EQ(estimate.exit_code, 0) << estimate.err;
   EXPECT_NE(estimate.out.find("logical cores:    12 (small, 100 neurons per core)"),
             std::string::npos)

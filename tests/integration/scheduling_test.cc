@@ -103,7 +103,8 @@ TEST(SchedulingTest, ATenantAtItsQuotaWaitsWhileAnotherRunsAndNonsenseChangesAre
   })) << cluster.Snnctl({"show", "2"}, "alice").out;
   EXPECT_EQ(cluster.Show(2, "alice")->state(), v1::PENDING);
   // Raising the limit lets it start.
-  ASSERT_EQ(cluster.Snnctl({"tenant", "set", "alice", "--pool", "default", "--limit", "8"}).exit_code, 0);
+  ASSERT_EQ(
+      cluster.Snnctl({"tenant", "set", "alice", "--pool", "default", "--limit", "8"}).exit_code, 0);
   EXPECT_TRUE(cluster.WaitForState(2, v1::RUNNING));
 }
 
@@ -145,8 +146,7 @@ TEST(SchedulingTest, AnElasticJobGrowsOnIdleBoardsAndGivesAReplicaBackForAnother
   cluster.StartAgent("node1", SmallBoards(3, 4, 1000, 4));
   ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster.NodesUp() == 1; }));
   const std::string done = cluster.dir() + "/done";
-  v1::JobSpec elastic =
-      ShellJob("while [ ! -e " + done + " ]; do sleep 0.05; done", 16, 120);
+  v1::JobSpec elastic = ShellJob("while [ ! -e " + done + " ]; do sleep 0.05; done", 16, 120);
   elastic.set_min_replicas(1);
   elastic.set_max_replicas(3);
   ASSERT_TRUE(cluster.Submit(elastic).ok());

@@ -15,7 +15,8 @@ namespace {
 std::string Boards(const std::string& type, const std::string& mesh, const std::string& firmware) {
   return "backend: sim\nboards:\n  - type: " + type + "\n    mesh: " + mesh +
          "\n    neurons_per_core: 256\n    ksps: 2000\n    streams: 8\n"
-         "runtimes:\n  " + type + ":\n    env: {SIM_FIRMWARE: \"" + firmware +
+         "runtimes:\n  " +
+         type + ":\n    env: {SIM_FIRMWARE: \"" + firmware +
          "\"}\n    library_paths: [\"/opt/snn/" + type + "/lib\"]\n";
 }
 
@@ -92,8 +93,7 @@ TEST(SpikePlaneTest, EachBoardTypesRuntimeReachesItsTasksAlsoWhenTheMasterChoose
   cluster.StartAgent("node1", Boards("sim-v1", "4x4", "v1-firmware"));
   cluster.StartAgent("node2", Boards("sim-v2", "16x16", "v2-firmware"));
   ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster.NodesUp() == 2; }));
-  const std::string script =
-      "echo type=$SNN_BOARD_TYPE firmware=$SIM_FIRMWARE ld=$LD_LIBRARY_PATH";
+  const std::string script = "echo type=$SNN_BOARD_TYPE firmware=$SIM_FIRMWARE ld=$LD_LIBRARY_PATH";
   v1::JobSpec on_v1 = ShellJob(script, 4);
   on_v1.mutable_task()->mutable_resources()->set_board_type("sim-v1");
   v1::JobSpec any_big = ShellJob(script, 100);  // only the 16x16 sim-v2 board can hold it

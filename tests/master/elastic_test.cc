@@ -112,8 +112,8 @@ TEST(ElasticTest, AJobNeedingMoreThanTheExtrasGetsThemAllAndThenPreempts) {
   wide.tier = {10, 0};
   SchedulerPolicy p;
   p.preempt_grace_ms = 0;
-  SchedulePlan plan = s.Plan({Board("n1", 0, 4), Board("n2", 0, 4), Board("n3", 0, 4),
-                              Board("n4", 0, 4)}, p, 60 * kMin);
+  SchedulePlan plan = s.Plan(
+      {Board("n1", 0, 4), Board("n2", 0, 4), Board("n3", 0, 4), Board("n4", 0, 4)}, p, 60 * kMin);
   ASSERT_EQ(plan.shrinks.size(), 1u);
   EXPECT_EQ(plan.shrinks[0].tasks.size(), 2u);
   ASSERT_EQ(plan.preemptions.size(), 1u);

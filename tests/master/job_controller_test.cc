@@ -13,7 +13,8 @@ class JobControllerTest : public ::testing::Test {
  protected:
   JobControllerTest()
       : journal_(store_, [](std::function<void()> fn) { fn(); }),
-        controller_(jobs_, nodes_, journal_, clock_, ControllerOptions(), [this] { ++schedule_requests_; }) {}
+        controller_(jobs_, nodes_, journal_, clock_, ControllerOptions(),
+                    [this] { ++schedule_requests_; }) {}
 
   void SetUp() override { AddNode("n1", 2); }
 
@@ -103,7 +104,7 @@ TEST_F(JobControllerTest, SubmitRejectsWhatNoBoardCanEverHold) {
 }
 
 TEST_F(JobControllerTest, TheHealthiestBoardOfEachTypeDecidesWhatCanEverFit) {
-  AddNode("worn", 1, "sim-v9", 6, /*health=*/60);                         // whole 6x6
+  AddNode("worn", 1, "sim-v9", 6, /*health=*/60);                          // whole 6x6
   AddNode("fresh", 1, "sim-v9", 6, /*health=*/100, /*dead_middle=*/true);  // 6x3 at most
   auto spec = Spec(25);
   spec.mutable_task()->mutable_resources()->set_shape_width(5);
@@ -162,7 +163,8 @@ TEST_F(JobControllerTest, CancelHoldsResourcesUntilTheTaskIsGone) {
 TEST_F(JobControllerTest, GangFailsAsAWholeWhenOneReplicaFails) {
   v1::JobRecord& job = SubmitAndStart(8, 3);
   ASSERT_EQ(job.tasks_size(), 3);
-  for (uint32_t i = 0; i < 3; ++i) controller_.ApplyTaskStatus("n1", Report(job, i, v1::TASK_RUNNING));
+  for (uint32_t i = 0; i < 3; ++i)
+    controller_.ApplyTaskStatus("n1", Report(job, i, v1::TASK_RUNNING));
   controller_.ApplyTaskStatus("n1", Report(job, 1, v1::TASK_EXITED, 1));
   EXPECT_EQ(job.state(), v1::FAILED);
   controller_.ApplyTaskStatus("n1", Report(job, 0, v1::TASK_KILLED));

@@ -34,7 +34,7 @@ TEST(PriorityTest, EachFactorFromZeroToOneAndTheWeightedTotal) {
   EXPECT_DOUBLE_EQ(f.queue, 0.5);
   EXPECT_DOUBLE_EQ(f.job, 0.5);
   EXPECT_DOUBLE_EQ(f.total, 50 + 5 + 0.25 + 500 + 5000);
-  in.wait_ms = 100 * kHour;  // capped
+  in.wait_ms = 100 * kHour;   // capped
   in.tenant_usage_share = 0;  // used nothing: full fair share
   w.favor_small = true;
   const PriorityFactors g = ComputePriority(in, w);
@@ -123,7 +123,8 @@ TEST(PolicyConfigTest, ChangesThatMakeNoSenseAreRefusedWithTheReason) {
     return c.ok() ? std::string("accepted") : c.status().message();
   };
   EXPECT_NE(bad("tenants: [{name: a, quotas: {default: {limit: 4, guaranteed: 8}}}]")
-                .find("guaranteed 8 is above the limit 4"), std::string::npos);
+                .find("guaranteed 8 is above the limit 4"),
+            std::string::npos);
   EXPECT_NE(bad("tenants: [{name: a, quotas: {default: {limit: -4}}}]").find("limit"),
             std::string::npos);
   EXPECT_NE(bad("queues: [{name: a}, {name: a}]").find("appears twice"), std::string::npos);

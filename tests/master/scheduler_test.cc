@@ -45,11 +45,12 @@ TEST(SchedulerTest, HonoursPoolsAndBoardTypes) {
   typed = *job.resources;
   typed.set_board_type("sim-v2");
   job.resources = &typed;
-  SchedulePlan plan =
-      s.Plan({Board("n1", 0, 64, "default", "sim-v2"), Board("n2", 0, 64, "gpuish")}, SchedulerPolicy{});
+  SchedulePlan plan = s.Plan(
+      {Board("n1", 0, 64, "default", "sim-v2"), Board("n2", 0, 64, "gpuish")}, SchedulerPolicy{});
   EXPECT_TRUE(plan.starts.empty());
   ASSERT_EQ(plan.waits.size(), 1u);
-  EXPECT_NE(plan.waits[0].why().find("none is available"), std::string::npos) << plan.waits[0].why();
+  EXPECT_NE(plan.waits[0].why().find("none is available"), std::string::npos)
+      << plan.waits[0].why();
   plan = s.Plan({Board("n3", 0, 64, "gpuish", "sim-v2")}, SchedulerPolicy{});
   EXPECT_EQ(plan.starts.size(), 1u);
 }
@@ -128,7 +129,8 @@ TEST(SchedulerTest, EasyBackfillsWhatEndsBeforeTheReservationAndNothingThatWould
   EXPECT_EQ(Started(plan), std::vector<uint64_t>{short_job});
   ASSERT_NE(WaitOf(plan, long_job), nullptr);
   EXPECT_NE(WaitOf(plan, long_job)->why().find("could delay job " + std::to_string(head)),
-            std::string::npos) << WaitOf(plan, long_job)->why();
+            std::string::npos)
+      << WaitOf(plan, long_job)->why();
   // FCFS starts nothing: the head blocks the pool.
   EXPECT_TRUE(s.Plan(boards, Fcfs(), 10 * kMin).starts.empty());
 }
@@ -141,9 +143,9 @@ TEST(SchedulerTest, EasyReservesOnWhatThisPassJustStartedWhenThatEndsFirst) {
   const auto quick = s.Pending(4, 10 * kMin).id;                 // takes one of n2..n4
   const auto head = s.Pending(4, 60 * kMin, /*replicas=*/3).id;  // fits when `quick` ends
   const auto middle = s.Pending(4, 30 * kMin).id;                // would outlast minute 10
-  SchedulePlan plan = s.Plan({Board("n1", 0, 4), Board("n2", 0, 4), Board("n3", 0, 4),
-                              Board("n4", 0, 4)},
-                             SchedulerPolicy{}, 0);
+  SchedulePlan plan =
+      s.Plan({Board("n1", 0, 4), Board("n2", 0, 4), Board("n3", 0, 4), Board("n4", 0, 4)},
+             SchedulerPolicy{}, 0);
   EXPECT_EQ(Started(plan), std::vector<uint64_t>{quick});
   ASSERT_NE(WaitOf(plan, head), nullptr);
   EXPECT_EQ(WaitOf(plan, head)->expected_start_ms, 10 * kMin);
@@ -160,8 +162,9 @@ TEST(SchedulerTest, EasyLetsALongJobUseWhatTheReservationLeavesFree) {
   const auto big = t.Pending(4, 60 * kMin, /*replicas=*/3).id;  // n1, n2 at minute 30, plus one
   const auto l1 = t.Pending(4, 600 * kMin).id;
   const auto l2 = t.Pending(4, 600 * kMin).id;
-  SchedulePlan plan = t.Plan({Board("n1", 0, 4), Board("n2", 0, 4), Board("n3", 0, 4), Board("n4", 0, 4)},
-                SchedulerPolicy{}, 0);
+  SchedulePlan plan =
+      t.Plan({Board("n1", 0, 4), Board("n2", 0, 4), Board("n3", 0, 4), Board("n4", 0, 4)},
+             SchedulerPolicy{}, 0);
   EXPECT_EQ(WaitOf(plan, big)->expected_start_ms, 30 * kMin);
   // One of n3, n4 is reserved; the other is extra: exactly one long job starts.
   EXPECT_EQ(Started(plan), std::vector<uint64_t>{l1});
@@ -171,7 +174,7 @@ TEST(SchedulerTest, EasyLetsALongJobUseWhatTheReservationLeavesFree) {
 TEST(SchedulerTest, ShortestFirstBackfillTriesShortJobsFirst) {
   Scenario s;
   s.Running(4, 0, 30 * kMin, {{"n1", 0, Rect{0, 0, 4, 1}}});
-  s.Pending(4, 60 * kMin, /*replicas=*/2);    // the head: n2 and, at minute 30, n1
+  s.Pending(4, 60 * kMin, /*replicas=*/2);  // the head: n2 and, at minute 30, n1
   const auto long_job = s.Pending(4, 20 * kMin).id;
   const auto short_job = s.Pending(4, 5 * kMin).id;
   SchedulerPolicy p;
@@ -219,8 +222,9 @@ TEST(SchedulerTest, ATenantAtItsLimitWaitsAndSaysSoWhileAnotherStarts) {
   SchedulePlan plan = s.Plan({Board("n1", 0, 16)}, p);
   EXPECT_EQ(Started(plan), std::vector<uint64_t>{other.id});
   ASSERT_NE(WaitOf(plan, more.id), nullptr);
-  EXPECT_EQ(WaitOf(plan, more.id)->why(),
-            "tenant alice is at its limit in pool 'default': 4 of 6 cores in use, and this job needs 4");
+  EXPECT_EQ(
+      WaitOf(plan, more.id)->why(),
+      "tenant alice is at its limit in pool 'default': 4 of 6 cores in use, and this job needs 4");
   p.tenant_quotas[{"alice", "default"}] = Quota{8, 0};
   EXPECT_EQ(s.Plan({Board("n1", 0, 16)}, p).starts.size(), 2u);
 }
@@ -249,7 +253,8 @@ TEST(SchedulerTest, AHigherTierPreemptsTheYoungestLowerTierPreemptibleJobPastIts
   SchedJob& urgent = s.Pending(4);
   urgent.tier = {10, 0};
   const auto bystander = s.Pending(4).id;
-  const std::vector<BoardCapacity> boards = {Board("n1", 0, 4), Board("n2", 0, 4), Board("n3", 0, 4)};
+  const std::vector<BoardCapacity> boards = {Board("n1", 0, 4), Board("n2", 0, 4),
+                                             Board("n3", 0, 4)};
   SchedulerPolicy p;
   p.preempt_grace_ms = 5 * kMin;
   SchedulePlan plan = s.Plan(boards, p, 60 * kMin);

@@ -1,13 +1,12 @@
 // Helpers for master unit tests: job records and boards in a few lines.
 #pragma once
 
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "master/job_table.h"
 #include "master/scheduler.h"
-
-#include <memory>
-#include <vector>
 
 namespace snn::testing_helpers {
 

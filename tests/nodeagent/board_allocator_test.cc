@@ -77,7 +77,8 @@ TEST(BoardAllocatorTest, MapsLogicalCoresRowMajorInTheRectangleWithRelayPaths) {
   EXPECT_EQ(m->cores(4).x(), 3u);  // logical 4 = second row, second column
   EXPECT_EQ(m->cores(4).y(), 4u);
   ASSERT_EQ(m->paths_size(), 6);
-  // X then Y from the port (0,0) to (3,4): (0,0) -> (3,0) -> (3,4); spikes back: (3,4) -> (0,4) -> (0,0).
+  // X then Y from the port (0,0) to (3,4): (0,0) -> (3,0) -> (3,4); spikes back: (3,4) -> (0,4) ->
+  // (0,0).
   const auto& config = m->paths(4).config();
   ASSERT_EQ(config.size(), 3);
   EXPECT_EQ(config[1].x(), 3u);

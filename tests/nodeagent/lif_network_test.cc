@@ -14,12 +14,16 @@ namespace {
 v1::Model Chain(uint32_t size, uint32_t delay = 1) {
   auto model = ParseModelJson(R"({"name": "chain", "timestep_ms": 1,
     "populations": [
-      {"name": "in", "size": )" + std::to_string(size) + R"(, "role": "input"},
-      {"name": "relay", "size": )" + std::to_string(size) + R"(},
-      {"name": "out", "size": )" + std::to_string(size) + R"(, "role": "output"}],
+      {"name": "in", "size": )" +
+                              std::to_string(size) + R"(, "role": "input"},
+      {"name": "relay", "size": )" +
+                              std::to_string(size) + R"(},
+      {"name": "out", "size": )" +
+                              std::to_string(size) + R"(, "role": "output"}],
     "projections": [
       {"from": "in", "to": "relay", "connectivity": "one_to_one", "weight": 1.5,
-       "delay_steps": )" + std::to_string(delay) + R"(},
+       "delay_steps": )" + std::to_string(delay) +
+                              R"(},
       {"from": "relay", "to": "out", "connectivity": "one_to_one", "weight": 1.5}]})");
   EXPECT_TRUE(model.ok()) << model.status().ToString();
   return *model;

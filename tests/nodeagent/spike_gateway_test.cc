@@ -157,8 +157,8 @@ TEST_F(SpikeGatewayTest, MalformedRequestsCloseOnlyTheirConnection) {
   AddTask(1, "token", 1000);
   GatewayClient good(path(), "token");
   asio::io_context io;
-  for (const std::string& bad : {Header(wire::kInject, wire::kMaxSpikesPerBatch + 1),
-                                 Header(77, 0), Header(wire::kStep, wire::kMaxStepsPerCall + 1)}) {
+  for (const std::string& bad : {Header(wire::kInject, wire::kMaxSpikesPerBatch + 1), Header(77, 0),
+                                 Header(wire::kStep, wire::kMaxStepsPerCall + 1)}) {
     local::socket raw(io);
     raw.connect(local::endpoint(path()));
     ASSERT_EQ(RawCall(raw, Header(wire::kHello, 5) + "token").status, wire::kOk);

@@ -2,9 +2,8 @@
 // escalation happen when the test advances the clock, not after real delays.
 #include "nodeagent/task_manager.h"
 
-#include <signal.h>
-
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <chrono>
 #include <filesystem>
@@ -12,8 +11,8 @@
 #include <sstream>
 #include <thread>
 
-#include "nodeagent/hal/sim_board.h"
 #include "common/asio.h"
+#include "nodeagent/hal/sim_board.h"
 #include "nodeagent/launcher.h"
 
 namespace snn {

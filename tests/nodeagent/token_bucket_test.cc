@@ -32,7 +32,7 @@ TEST(TokenBucketTest, WaitSaysWhenTheBatchFits) {
 
 TEST(TokenBucketTest, ABatchLargerThanTheBurstPassesAndLeavesDebt) {
   TokenBucket bucket(1'000, 100, 0);
-  EXPECT_TRUE(bucket.TryTake(500, 0));    // whole, never split
+  EXPECT_TRUE(bucket.TryTake(500, 0));      // whole, never split
   EXPECT_EQ(bucket.WaitUs(1, 0), 401'000);  // the debt of 400, then one token
   EXPECT_FALSE(bucket.TryTake(1, 400'000));
   EXPECT_TRUE(bucket.TryTake(1, 401'000));

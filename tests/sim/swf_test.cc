@@ -47,7 +47,8 @@ TEST(SwfTest, FcfsAndEasyOnATinyTraceGiveTheFiguresWorkedOutByHand) {
 1 0 -1 100 3 -1 -1 3 100 -1 1 1 1 1 1 1 -1 -1
 2 1 -1 10 4 -1 -1 4 10 -1 1 2 1 1 1 1 -1 -1
 3 2 -1 50 1 -1 -1 1 50 -1 1 3 1 1 1 1 -1 -1
-)", false);
+)",
+                        false);
   ASSERT_TRUE(trace.ok());
   ReplayOptions fcfs;
   fcfs.policy = SimPolicy::kFcfs;

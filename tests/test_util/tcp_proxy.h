@@ -69,11 +69,12 @@ class TcpProxy {
     from.async_read_some(asio::buffer(buf), [this, pair, &from, &to, &buf](
                                                 const boost::system::error_code& ec, size_t n) {
       if (ec) return Drop(pair);
-      asio::async_write(to, asio::buffer(buf.data(), n),
-                        [this, pair, &from, &to, &buf](const boost::system::error_code& wec, size_t) {
-                          if (wec) return Drop(pair);
-                          Pump(pair, from, to, buf);
-                        });
+      asio::async_write(
+          to, asio::buffer(buf.data(), n),
+          [this, pair, &from, &to, &buf](const boost::system::error_code& wec, size_t) {
+            if (wec) return Drop(pair);
+            Pump(pair, from, to, buf);
+          });
     });
   }
 
