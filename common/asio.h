@@ -1,8 +1,11 @@
 // Include Boost.Asio through this header only: Boost 1.74's Asio misses <utility> under C++20.
 #pragma once
 
-#include <boost/asio.hpp>
+// <utility> must come before Asio; Google style would regroup and sort it after.
+// clang-format off
 #include <utility>
+#include <boost/asio.hpp>
+// clang-format on
 
 namespace snn {
 namespace asio = boost::asio;
