@@ -18,7 +18,30 @@ extern char** environ;
 
 namespace snn {
 
-Result<pid_t> SpawnProcess(const ProcessSpec& spec) {
+SpawnedProcess::SpawnedProcess(SpawnedProcess&& other) noexcept
+    : pid_(other.pid_), start_fd_(other.start_fd_) {
+  other.start_fd_ = -1;
+}
+
+SpawnedProcess::~SpawnedProcess() {
+  if (start_fd_ >= 0) close(start_fd_);
+}
+
+Status SpawnedProcess::Release() {
+  if (start_fd_ < 0) return Status::Ok();
+  const char go = 'g';
+  ssize_t n;
+  do {
+    n = write(start_fd_, &go, 1);
+  } while (n < 0 && errno == EINTR);
+  const int err = errno;
+  close(start_fd_);
+  start_fd_ = -1;
+  if (n != 1) return Internal(std::string("cannot release the task's shepherd: ") + strerror(err));
+  return Status::Ok();
+}
+
+Result<SpawnedProcess> SpawnProcess(const ProcessSpec& spec) {
   struct stat st {};
   if (!spec.workdir.empty() && (stat(spec.workdir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))) {
     return InvalidArgument("working directory '" + spec.workdir + "' does not exist");
@@ -37,9 +60,30 @@ Result<pid_t> SpawnProcess(const ProcessSpec& spec) {
   posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, spec.stderr_path.c_str(),
                                    O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (!spec.workdir.empty()) posix_spawn_file_actions_addchdir_np(&actions, spec.workdir.c_str());
+  // A held start: the shepherd reads its go from fd 3. The agent keeps the write end (close on
+  // exec, so no other task inherits it); when the agent dies, the shepherd reads end of file.
+  int start_pipe[2] = {-1, -1};
+  const bool hold = spec.hold_start && !spec.shepherd.empty();
+  if (hold) {
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) {
+      posix_spawn_file_actions_destroy(&actions);
+      return Internal(std::string("cannot make the start pipe: ") + strerror(errno));
+    }
+    // Above the descriptors dup2 targets, so that dup2 to 3 always clears close-on-exec.
+    start_pipe[0] = fcntl(fds[0], F_DUPFD_CLOEXEC, 10);
+    start_pipe[1] = fds[1];
+    close(fds[0]);
+    posix_spawn_file_actions_adddup2(&actions, start_pipe[0], 3);
+  }
   // Nothing of the agent's leaks into the task: an inherited copy of the master session would
   // keep that connection open after the agent dies, hiding the agent's death from the master.
-  posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+  posix_spawn_file_actions_addclosefrom_np(&actions, hold ? 4 : 3);
+  auto close_pipe = [&] {
+    for (int fd : start_pipe) {
+      if (fd >= 0) close(fd);
+    }
+  };
 
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
@@ -70,6 +114,7 @@ Result<pid_t> SpawnProcess(const ProcessSpec& spec) {
       start = end + 1;
     }
     if (resolved.empty()) {
+      close_pipe();
       posix_spawn_file_actions_destroy(&actions);
       posix_spawnattr_destroy(&attr);
       return InvalidArgument("command '" + spec.command + "' not found in PATH");
@@ -77,6 +122,7 @@ Result<pid_t> SpawnProcess(const ProcessSpec& spec) {
   }
 
   if (access(resolved.c_str(), X_OK) != 0) {
+    close_pipe();
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attr);
     return InvalidArgument("command '" + spec.command + "' does not exist or is not executable");
@@ -88,6 +134,7 @@ Result<pid_t> SpawnProcess(const ProcessSpec& spec) {
     argv_storage.insert(argv_storage.end(),
                         {"--lease", spec.lease_file, std::to_string(spec.lease_ms)});
   }
+  if (hold) argv_storage.insert(argv_storage.end(), {"--start-fd", "3"});
   argv_storage.push_back(resolved);
   argv_storage.insert(argv_storage.end(), spec.args.begin(), spec.args.end());
   std::vector<char*> argv;
@@ -98,10 +145,12 @@ Result<pid_t> SpawnProcess(const ProcessSpec& spec) {
       posix_spawn(&pid, argv_storage[0].c_str(), &actions, &attr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
+  if (start_pipe[0] >= 0) close(start_pipe[0]);
   if (rc != 0) {
+    if (start_pipe[1] >= 0) close(start_pipe[1]);
     return InvalidArgument("cannot start '" + spec.command + "': " + std::strerror(rc));
   }
-  return pid;
+  return SpawnedProcess(pid, start_pipe[1]);
 }
 
 void SignalGroup(pid_t pgid, int sig) {
@@ -176,7 +225,9 @@ ShepherdReport ReadExitFile(const std::string& path) {
   int value = 0;
   if (fscanf(f, "%15s %d", how, &value) == 2) {
     report.known = true;
-    if (std::strcmp(how, "lost") == 0) {
+    if (std::strcmp(how, "unstarted") == 0) {
+      report.unstarted = true;
+    } else if (std::strcmp(how, "lost") == 0) {
       report.lost = true;
       report.term_signal = SIGKILL;
     } else if (std::strcmp(how, "signaled") == 0) {

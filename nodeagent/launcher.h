@@ -26,13 +26,34 @@ struct ProcessSpec {
   // The shepherd kills the task if `lease_file` goes `lease_ms` untouched (0: no lease).
   std::string lease_file;
   int64_t lease_ms = 0;
+  // With a shepherd: it holds the command until SpawnedProcess::Release. If the handle goes
+  // first (or the agent dies), the shepherd writes "unstarted" and exits without running it.
+  bool hold_start = false;
+};
+
+// A process SpawnProcess started. Move-only: it owns the write end of the start pipe.
+class SpawnedProcess {
+ public:
+  SpawnedProcess(pid_t pid, int start_fd) : pid_(pid), start_fd_(start_fd) {}
+  SpawnedProcess(SpawnedProcess&& other) noexcept;
+  SpawnedProcess& operator=(SpawnedProcess&&) = delete;
+  ~SpawnedProcess();  // a held command that was not released never runs
+
+  pid_t pid() const { return pid_; }
+  // Lets a held command run (nothing to do for one not held). Call once, after whatever must
+  // be true before the command runs (its record on disk) is true.
+  Status Release();
+
+ private:
+  pid_t pid_;
+  int start_fd_;  // -1: not held, or released
 };
 
 // Starts the process as the leader of a new process group (pgid == pid), stdin from /dev/null,
 // stdout and stderr to the given files, no other inherited descriptors, default signal
 // dispositions. Fails with the reason
 // (command not found, workdir missing) if it cannot be started.
-Result<pid_t> SpawnProcess(const ProcessSpec& spec);
+Result<SpawnedProcess> SpawnProcess(const ProcessSpec& spec);
 
 // Sends `sig` to every process of the group; a group already gone is not an error.
 void SignalGroup(pid_t pgid, int sig);
@@ -50,6 +71,7 @@ bool ProcessAlive(pid_t pid, uint64_t* start_time = nullptr);
 struct ShepherdReport {
   bool known = false;  // the shepherd wrote the file
   bool lost = false;   // it stopped the task itself: the agent's lease ran out
+  bool unstarted = false;  // the agent never released it: the command did not run
   int exit_code = 0;
   int term_signal = 0;
 };

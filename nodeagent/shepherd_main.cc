@@ -4,6 +4,10 @@
 // ignores the termination signals sent to the group (the command gets them), waits for the
 // command, writes "exited CODE" or "signaled SIG" to EXIT_FILE atomically, and exits the same way.
 //
+// With --start-fd, the shepherd first waits for one byte ('g') on FD: the agent sends it once the
+// task's record is saved. End of file instead (the agent died) means no agent will ever know of
+// the task: the shepherd writes "unstarted 0" and exits without running the command.
+//
 // With --lease, the agent touches FILE whenever it hears from the master. If FILE goes MS
 // without a touch (the agent is dead or cut off), the shepherd writes "lost MS" and kills the
 // whole group: the master requeues the job after its heartbeat timeout, which is longer, so the
@@ -46,25 +50,55 @@ int64_t TouchedMs(const std::string& file, int64_t fallback) {
   return int64_t{st.st_mtim.tv_sec} * 1000 + st.st_mtim.tv_nsec / 1000000;
 }
 
+constexpr char kUsage[] =
+    "usage: snn-shepherd EXIT_FILE [--lease FILE MS] [--start-fd FD] COMMAND [ARGS...]\n";
+
+// Waits for the agent's go on `fd`: true once it came, false if the agent closed the pipe (or
+// died) without giving it.
+bool AwaitStart(int fd) {
+  char go = 0;
+  ssize_t n;
+  do {
+    n = read(fd, &go, 1);
+  } while (n < 0 && errno == EINTR);
+  close(fd);
+  return n == 1 && go == 'g';
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    fprintf(stderr, "usage: snn-shepherd EXIT_FILE [--lease FILE MS] COMMAND [ARGS...]\n");
+    fputs(kUsage, stderr);
     return 2;
   }
   const std::string exit_file = argv[1];
   std::string lease_file;
   int64_t lease_ms = 0;
+  int start_fd = -1;
   int command = 2;
-  if (std::string(argv[2]) == "--lease") {
-    if (argc < 6) {
-      fprintf(stderr, "usage: snn-shepherd EXIT_FILE [--lease FILE MS] COMMAND [ARGS...]\n");
-      return 2;
+  while (command < argc && std::strncmp(argv[command], "--", 2) == 0) {
+    const std::string option = argv[command];
+    if (option == "--lease" && command + 2 < argc) {
+      lease_file = argv[command + 1];
+      lease_ms = atoll(argv[command + 2]);
+      command += 3;
+    } else if (option == "--start-fd" && command + 1 < argc) {
+      start_fd = atoi(argv[command + 1]);
+      command += 2;
+    } else {
+      break;
     }
-    lease_file = argv[3];
-    lease_ms = atoll(argv[4]);
-    command = 5;
+  }
+  if (command >= argc) {
+    fputs(kUsage, stderr);
+    return 2;
+  }
+  // Held: the agent records the task before it lets the command run. No go means the agent died
+  // first: no agent will ever know of this task, so it must never run.
+  if (start_fd >= 0 && !AwaitStart(start_fd)) {
+    Record(exit_file, "unstarted 0\n");
+    return 0;
   }
   const pid_t child = fork();
   if (child < 0) {

@@ -10,51 +10,11 @@
 #include <thread>
 
 #include "nodeagent/launcher.h"
+#include "nodeagent/mapping_file.h"
+#include "nodeagent/task_env.h"
 
 namespace snn {
 namespace {
-
-std::string Join(const google::protobuf::RepeatedField<uint32_t>& values) {
-  std::string s;
-  for (uint32_t v : values) s += (s.empty() ? "" : ",") + std::to_string(v);
-  return s;
-}
-
-std::string PointsJson(const google::protobuf::RepeatedPtrField<v1::CoreXY>& points) {
-  std::string s = "[";
-  for (const auto& p : points) {
-    s += (s.size() > 1 ? "," : "") + std::string("[") + std::to_string(p.x()) + "," +
-         std::to_string(p.y()) + "]";
-  }
-  return s + "]";
-}
-
-// The task's mapping for the task itself: logical core -> physical core and its relay paths.
-std::error_code WriteMappingFile(const v1::TaskMapping& m, const v1::BoardInfo& board) {
-  std::ofstream out(m.mapping_file());
-  out << "{\n  \"board_type\": \"" << board.type() << "\",\n  \"mesh\": [" << board.width() << ","
-      << board.height() << "],\n  \"io_port\": [" << board.io_port().x() << ","
-      << board.io_port().y() << "],\n  \"rect\": {\"x\": " << m.rect().x()
-      << ", \"y\": " << m.rect().y() << ", \"width\": " << m.rect().width()
-      << ", \"height\": " << m.rect().height() << "},\n  \"cores\": [\n";
-  for (int i = 0; i < m.cores_size(); ++i) {
-    out << "    {\"logical\": " << i << ", \"x\": " << m.cores(i).x()
-        << ", \"y\": " << m.cores(i).y() << ", \"config_path\": " << PointsJson(m.paths(i).config())
-        << ", \"spike_path\": " << PointsJson(m.paths(i).spike()) << "}"
-        << (i + 1 < m.cores_size() ? "," : "") << "\n";
-  }
-  out << "  ]\n}\n";
-  out.close();
-  return out ? std::error_code() : std::make_error_code(std::errc::io_error);
-}
-
-std::string CoresText(const v1::TaskMapping& mapping) {
-  std::string s;
-  for (const auto& c : mapping.cores()) {
-    s += (s.empty() ? "" : ";") + std::to_string(c.x()) + "," + std::to_string(c.y());
-  }
-  return s;
-}
 
 // 128 random bits, in hex: what a task shows the gateway to prove which task it is.
 std::string NewGatewayToken() {
@@ -71,8 +31,13 @@ std::string NewGatewayToken() {
 }  // namespace
 
 TaskManager::TaskManager(const Clock& clock, std::vector<std::unique_ptr<Board>> boards,
-                         TaskManagerOptions options, SpikeGateway* gateway)
-    : clock_(clock), options_(std::move(options)), gateway_(gateway), boards_(std::move(boards)) {
+                         TaskManagerOptions options, SpikeGateway* gateway,
+                         std::unique_ptr<TaskRecords> records)
+    : clock_(clock),
+      options_(std::move(options)),
+      gateway_(gateway),
+      records_(records ? std::move(records) : std::make_unique<FileTaskRecords>()),
+      boards_(std::move(boards)) {
   for (const auto& b : boards_) allocators_.emplace_back(b->Describe());
 }
 
@@ -80,51 +45,6 @@ std::vector<v1::BoardInfo> TaskManager::DescribeBoards() const {
   std::vector<v1::BoardInfo> out;
   for (const auto& b : boards_) out.push_back(b->Describe());
   return out;
-}
-
-std::map<std::string, std::string> TaskManager::TaskEnvironment(const v1::LaunchRequest& req,
-                                                                const v1::TaskMapping& mapping,
-                                                                const std::string& token) const {
-  std::map<std::string, std::string> env = options_.base_env;
-  for (auto it = env.begin(); it != env.end();) {
-    it = it->first.rfind("SNN_", 0) == 0 ? env.erase(it) : std::next(it);
-  }
-  const v1::BoardInfo info = boards_[req.board()]->Describe();
-  // The board type's runtime set-up first, so that the job's own env can override it.
-  const auto runtime = options_.runtimes.find(info.type());
-  if (runtime != options_.runtimes.end()) {
-    for (const auto& [k, v] : runtime->second.env) env[k] = v;
-  }
-  for (const auto& [k, v] : req.task().env()) env[k] = v;
-  if (runtime != options_.runtimes.end() && !runtime->second.library_paths.empty()) {
-    std::string paths;
-    for (const auto& dir : runtime->second.library_paths) paths += (paths.empty() ? "" : ":") + dir;
-    const std::string rest = env["LD_LIBRARY_PATH"];
-    env["LD_LIBRARY_PATH"] = rest.empty() ? paths : paths + ":" + rest;
-  }
-  env["SNN_JOB_ID"] = std::to_string(req.tenant_job_id());
-  env["SNN_GLOBAL_JOB_ID"] = std::to_string(req.job_id());
-  env["SNN_TENANT"] = req.tenant();
-  env["SNN_TASK_ID"] = std::to_string(req.index());
-  env["SNN_ATTEMPT"] = std::to_string(req.attempt());
-  env["SNN_NODE"] = options_.node_name;
-  env["SNN_BOARD"] = std::to_string(req.board());
-  env["SNN_BOARD_TYPE"] = info.type();
-  env["SNN_MAX_KSPS"] = std::to_string(req.task().resources().ksps());
-  env["SNN_ROUTER_CHANNEL"] = Join(mapping.router_channels());
-  env["SNN_PULSE_INPUT_QUEUE_ID"] = std::to_string(mapping.pulse_input_queue());
-  env["SNN_CORES"] = CoresText(mapping);
-  env["SNN_NUM_CORES"] = std::to_string(mapping.cores_size());
-  const auto& r = mapping.rect();
-  env["SNN_CORE_RECT"] = std::to_string(r.width()) + "x" + std::to_string(r.height()) + "@" +
-                         std::to_string(r.x()) + "," + std::to_string(r.y());
-  env["SNN_MAPPING_FILE"] = mapping.mapping_file();
-  if (!req.task().resources().model().empty()) env["SNN_MODEL"] = req.task().resources().model();
-  if (gateway_ != nullptr) {
-    env["SNN_GATEWAY"] = gateway_->socket_path();
-    env["SNN_GATEWAY_TOKEN"] = token;
-  }
-  return env;
 }
 
 Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
@@ -149,7 +69,9 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   mapping->set_mapping_file(dir + "/mapping.json");
-  if (!ec) ec = WriteMappingFile(*mapping, boards_[req.board()]->Describe());
+  const v1::BoardInfo board_info = boards_[req.board()]->Describe();
+  Status written = ec ? Internal("cannot create " + dir + ": " + ec.message())
+                      : WriteMappingFile(*mapping, board_info);
   Task task;
   task.key = key;
   task.board = req.board();
@@ -163,7 +85,17 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
   ProcessSpec spec;
   spec.command = req.task().command();
   spec.args.assign(req.task().args().begin(), req.task().args().end());
-  spec.env = TaskEnvironment(req, *mapping, task.gateway_token);
+  TaskEnvContext env;
+  env.base_env = &options_.base_env;
+  const auto runtime = options_.runtimes.find(board_info.type());
+  env.runtime = runtime == options_.runtimes.end() ? nullptr : &runtime->second;
+  env.node_name = options_.node_name;
+  env.board_type = board_info.type();
+  if (gateway_ != nullptr) {
+    env.gateway_socket = gateway_->socket_path();
+    env.gateway_token = task.gateway_token;
+  }
+  spec.env = TaskEnvironment(env, req, *mapping);
   spec.workdir = req.task().workdir().empty() ? dir : req.task().workdir();
   spec.stdout_path = dir + "/stdout";
   spec.stderr_path = dir + "/stderr";
@@ -171,37 +103,51 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
   spec.exit_file = dir + "/exit_status";
   spec.lease_file = LeaseFile();
   spec.lease_ms = lease_ms_;
+  spec.hold_start = true;  // runs once its record is saved: see Release below
   task.stdout_path = spec.stdout_path;
   task.stderr_path = spec.stderr_path;
   task.exit_file = spec.exit_file;
   std::error_code stale;
   std::filesystem::remove(spec.exit_file, stale);
-  Status plane = ec ? Internal("cannot create " + dir + ": " + ec.message()) : OpenSpikePlane(task);
-  auto pid = plane.ok() ? SpawnProcess(spec) : Result<pid_t>(plane);
-  if (!pid.ok() && gateway_ != nullptr) gateway_->RemoveTask(key);
-
-  if (!pid.ok()) {
+  Status plane = written.ok() ? OpenSpikePlane(task) : written;
+  auto spawned = plane.ok() ? SpawnProcess(spec) : Result<SpawnedProcess>(plane);
+  Status started = spawned.ok() ? Status::Ok() : spawned.status();
+  v1::TaskState failed_as = v1::TASK_LAUNCH_FAILED;
+  if (spawned.ok()) {
+    task.pid = spawned->pid();
+    if (req.time_limit_ms() > 0) task.deadline_ms = task.start_ms + req.time_limit_ms();
+    // The record first, then the command: an agent that dies in between leaves a record the
+    // next agent re-attaches to (its shepherd reports the task unstarted), never a task that
+    // runs unknown to every agent beside the copy the master starts again.
+    started = SaveRecord(task, req);
+    if (started.ok()) started = spawned->Release();
+    if (!started.ok()) {
+      failed_as = v1::TASK_LOST;  // the node's fault, not the job's: run it elsewhere
+      SignalGroup(task.pid, SIGKILL);  // held: the command never ran
+      records_->Remove(task.record_file);
+    }
+  }
+  if (!started.ok()) {
+    if (gateway_ != nullptr) gateway_->RemoveTask(key);
     allocators_[req.board()].Free(key);
     boards_[req.board()]->Release(key);
     v1::TaskStatus failed = StatusOf(task);
-    failed.set_state(v1::TASK_LAUNCH_FAILED);
-    failed.set_detail(pid.status().message());
+    failed.set_state(failed_as);
+    failed.set_detail(started.message());
     failed.set_end_ms(task.start_ms);
     LOG(WARNING) << "job " << req.job_id() << " task " << req.index()
-                 << " failed to start: " << pid.status().message();
-    return failed;
+                 << " failed to start: " << started.message();
+    return failed;  // a shepherd killed unreleased is reaped by Poll as no task's
+
   }
-  task.pid = *pid;
-  if (req.time_limit_ms() > 0) task.deadline_ms = task.start_ms + req.time_limit_ms();
   by_pid_[task.pid] = key;
-  SaveRecord(task, req);
   LOG(INFO) << "started job " << req.job_id() << " task " << req.index() << " attempt "
             << req.attempt() << " as pid " << task.pid << " on board " << req.board();
   auto& stored = tasks_[key] = std::move(task);
   return StatusOf(stored);
 }
 
-void TaskManager::SaveRecord(const Task& task, const v1::LaunchRequest& req) {
+Status TaskManager::SaveRecord(const Task& task, const v1::LaunchRequest& req) {
   v1::AgentTaskRecord record;
   *record.mutable_request() = req;
   *record.mutable_mapping() = task.mapping;
@@ -215,30 +161,12 @@ void TaskManager::SaveRecord(const Task& task, const v1::LaunchRequest& req) {
   record.set_stdout_path(task.stdout_path);
   record.set_stderr_path(task.stderr_path);
   record.set_gateway_token(task.gateway_token);
-  const std::string tmp = task.record_file + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    record.SerializeToOstream(&out);
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, task.record_file, ec);
-  if (ec) LOG(ERROR) << "cannot save " << task.record_file << ": " << ec.message();
+  return records_->Save(task.record_file, record);
 }
 
 void TaskManager::Recover() {
-  std::error_code ec;
-  const std::string root = options_.data_dir + "/tasks";
-  if (!std::filesystem::is_directory(root, ec)) return;
   int adopted = 0;
-  for (const auto& dir : std::filesystem::directory_iterator(root, ec)) {
-    const std::string file = (dir.path() / "task.pb").string();
-    if (!std::filesystem::exists(file, ec)) continue;
-    std::ifstream in(file, std::ios::binary);
-    v1::AgentTaskRecord record;
-    if (!record.ParseFromIstream(&in)) {
-      LOG(ERROR) << "ignoring unreadable task record " << file;
-      continue;
-    }
+  for (const auto& [file, record] : records_->LoadAll(options_.data_dir + "/tasks")) {
     Adopt(record, file);
     ++adopted;
   }
@@ -302,6 +230,11 @@ void TaskManager::TakeShepherdReport(Task& task) {
     task.stopping = true;
     task.stop_as = v1::TASK_LOST;
     task.stop_reason = "its shepherd stopped it: the agent's lease on the master ran out";
+  } else if (report.unstarted) {
+    task.stopping = true;
+    task.stop_as = v1::TASK_LOST;
+    task.stop_reason = "the agent stopped before the task could start";
+    task.term_signal = 0;
   }
 }
 
@@ -415,8 +348,7 @@ void TaskManager::Acknowledge(const std::vector<TaskKey>& keys) {
   for (const TaskKey& key : keys) {
     auto it = tasks_.find(key);
     if (it == tasks_.end() || !it->second.ended) continue;
-    std::error_code ec;
-    std::filesystem::remove(it->second.record_file, ec);  // the master has it now
+    records_->Remove(it->second.record_file);  // the master has it now
     tasks_.erase(it);
   }
 }
@@ -491,10 +423,10 @@ bool TaskManager::Remap(Task& task) {
   (void)boards_[task.board]->Configure(task.key, cores);
   task.mapping = *mapping;
   // Logical core i is still logical core i; the task finds where it now lives in its file.
-  if (WriteMappingFile(task.mapping, boards_[task.board]->Describe())) {
-    LOG(ERROR) << "cannot rewrite " << mapping_file;
+  if (Status s = WriteMappingFile(task.mapping, boards_[task.board]->Describe()); !s.ok()) {
+    LOG(ERROR) << s.message();
   }
-  SaveRecord(task, task.launch);
+  if (Status s = SaveRecord(task, task.launch); !s.ok()) LOG(ERROR) << s.message();
   LOG(INFO) << "job " << task.key.job_id << " task " << task.key.index << " moved off a dead core";
   return true;
 }

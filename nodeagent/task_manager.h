@@ -18,6 +18,7 @@
 #include "nodeagent/board_config.h"
 #include "nodeagent/hal/board.h"
 #include "nodeagent/spike_gateway.h"
+#include "nodeagent/task_records.h"
 #include "proto/node.pb.h"
 
 namespace snn {
@@ -35,8 +36,10 @@ struct TaskManagerOptions {
 class TaskManager {
  public:
   // `gateway` (not owned; may be null: tasks then get no SNN_GATEWAY) carries the tasks' spikes.
+  // `records` keeps each task's record (null: files in the data dir).
   TaskManager(const Clock& clock, std::vector<std::unique_ptr<Board>> boards,
-              TaskManagerOptions options, SpikeGateway* gateway = nullptr);
+              TaskManagerOptions options, SpikeGateway* gateway = nullptr,
+              std::unique_ptr<TaskRecords> records = nullptr);
 
   // Measures every board through the HAL (throughput, latency); see Board::Fingerprint.
   void FingerprintBoards();
@@ -115,7 +118,7 @@ class TaskManager {
   };
 
   void BeginStop(Task& task, v1::TaskState as, const std::string& reason);
-  void SaveRecord(const Task& task, const v1::LaunchRequest& req);
+  Status SaveRecord(const Task& task, const v1::LaunchRequest& req);
   // Moves a task off a dead core; false if the board has no room for it.
   bool Remap(Task& task);
   void Adopt(const v1::AgentTaskRecord& record, const std::string& record_file);
@@ -126,14 +129,12 @@ class TaskManager {
   void TakeShepherdReport(Task& task);
   std::string LeaseFile() const { return options_.data_dir + "/lease"; }
   v1::TaskStatus StatusOf(const Task& task) const;
-  std::map<std::string, std::string> TaskEnvironment(const v1::LaunchRequest& req,
-                                                     const v1::TaskMapping& mapping,
-                                                     const std::string& token) const;
 
   // Constant after construction.
   const Clock& clock_;
   const TaskManagerOptions options_;
   SpikeGateway* const gateway_;
+  const std::unique_ptr<TaskRecords> records_;
   std::vector<std::unique_ptr<Board>> boards_;
 
   std::vector<BoardAllocator> allocators_;  // by board index

@@ -1,0 +1,48 @@
+#include "nodeagent/task_records.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include <glog/logging.h>
+
+namespace snn {
+
+Status FileTaskRecords::Save(const std::string& file, const v1::AgentTaskRecord& record) {
+  const std::string tmp = file + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!record.SerializeToOstream(&out) || !out.flush()) {
+      return Internal("cannot write the task record " + tmp);
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, file, ec);
+  if (ec) return Internal("cannot save the task record " + file + ": " + ec.message());
+  return Status::Ok();
+}
+
+void FileTaskRecords::Remove(const std::string& file) {
+  std::error_code ec;
+  std::filesystem::remove(file, ec);
+}
+
+std::vector<std::pair<std::string, v1::AgentTaskRecord>> FileTaskRecords::LoadAll(
+    const std::string& root) {
+  std::vector<std::pair<std::string, v1::AgentTaskRecord>> out;
+  std::error_code ec;
+  if (!std::filesystem::is_directory(root, ec)) return out;
+  for (const auto& dir : std::filesystem::directory_iterator(root, ec)) {
+    const std::string file = (dir.path() / "task.pb").string();
+    if (!std::filesystem::exists(file, ec)) continue;
+    std::ifstream in(file, std::ios::binary);
+    v1::AgentTaskRecord record;
+    if (!record.ParseFromIstream(&in)) {
+      LOG(ERROR) << "ignoring unreadable task record " << file;
+      continue;
+    }
+    out.emplace_back(file, std::move(record));
+  }
+  return out;
+}
+
+}  // namespace snn
