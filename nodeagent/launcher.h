@@ -69,8 +69,8 @@ bool GroupAlive(pid_t pgid);
 bool ProcessAlive(pid_t pid, uint64_t* start_time = nullptr);
 
 struct ShepherdReport {
-  bool known = false;  // the shepherd wrote the file
-  bool lost = false;   // it stopped the task itself: the agent's lease ran out
+  bool known = false;      // the shepherd wrote the file
+  bool lost = false;       // it stopped the task itself: the agent's lease ran out
   bool unstarted = false;  // the agent never released it: the command did not run
   int exit_code = 0;
   int term_signal = 0;

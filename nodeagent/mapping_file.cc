@@ -19,14 +19,14 @@ std::string PointsJson(const google::protobuf::RepeatedPtrField<v1::CoreXY>& poi
 
 Status WriteMappingFile(const v1::TaskMapping& m, const v1::BoardInfo& board) {
   std::ofstream out(m.mapping_file());
-  out << "{\n  \"board_type\": \"" << board.type() << "\",\n  \"mesh\": [" << board.width()
-      << "," << board.height() << "],\n  \"io_port\": [" << board.io_port().x() << ","
+  out << "{\n  \"board_type\": \"" << board.type() << "\",\n  \"mesh\": [" << board.width() << ","
+      << board.height() << "],\n  \"io_port\": [" << board.io_port().x() << ","
       << board.io_port().y() << "],\n  \"rect\": {\"x\": " << m.rect().x()
       << ", \"y\": " << m.rect().y() << ", \"width\": " << m.rect().width()
       << ", \"height\": " << m.rect().height() << "},\n  \"cores\": [\n";
   for (int i = 0; i < m.cores_size(); ++i) {
-    out << "    {\"logical\": " << i << ", \"x\": " << m.cores(i).x() << ", \"y\": "
-        << m.cores(i).y() << ", \"config_path\": " << PointsJson(m.paths(i).config())
+    out << "    {\"logical\": " << i << ", \"x\": " << m.cores(i).x()
+        << ", \"y\": " << m.cores(i).y() << ", \"config_path\": " << PointsJson(m.paths(i).config())
         << ", \"spike_path\": " << PointsJson(m.paths(i).spike()) << "}"
         << (i + 1 < m.cores_size() ? "," : "") << "\n";
   }

@@ -122,7 +122,7 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
     started = SaveRecord(task, req);
     if (started.ok()) started = spawned->Release();
     if (!started.ok()) {
-      failed_as = v1::TASK_LOST;  // the node's fault, not the job's: run it elsewhere
+      failed_as = v1::TASK_LOST;       // the node's fault, not the job's: run it elsewhere
       SignalGroup(task.pid, SIGKILL);  // held: the command never ran
       records_->Remove(task.record_file);
     }
@@ -138,7 +138,6 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
     LOG(WARNING) << "job " << req.job_id() << " task " << req.index()
                  << " failed to start: " << started.message();
     return failed;  // a shepherd killed unreleased is reaped by Poll as no task's
-
   }
   by_pid_[task.pid] = key;
   LOG(INFO) << "started job " << req.job_id() << " task " << req.index() << " attempt "

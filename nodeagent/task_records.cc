@@ -1,9 +1,9 @@
 #include "nodeagent/task_records.h"
 
+#include <glog/logging.h>
+
 #include <filesystem>
 #include <fstream>
-
-#include <glog/logging.h>
 
 namespace snn {
 

@@ -4,9 +4,11 @@
 // and checks: every acknowledged job is there exactly once, in a terminal state or PENDING or
 // RUNNING; no core was held by two live tasks at once and no task ran as two copies at once (the
 // tasks' own locks say so); no task attempt was launched twice. Prints the jobs, the kills and
-// the violations, and `violations: N` as its last line; exits 1 if N > 0.
+// the violations, and `violations: N` as its last line; exits 1 if N > 0. With --stress=N, N
+// busy processes burn CPU beside it for the whole run: the slow path of every daemon.
 #include <gflags/gflags.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -31,6 +33,9 @@ DEFINE_uint32(seed, 1, "random seed");
 DEFINE_int32(submit_every_ms, 60, "time between submits");
 DEFINE_int32(fault_every_ms, 2500, "mean time between faults");
 DEFINE_bool(keep, false, "keep the work directory");
+DEFINE_int32(stress, 0,
+             "busy processes burning CPU beside the run for its whole length, so that the "
+             "daemons run slow (the machine under load)");
 
 namespace {
 
@@ -113,9 +118,35 @@ struct Chaos {
 
 }  // namespace
 
+// Processes that spin for as long as this object lives (and die with the chaos run).
+class Stress {
+ public:
+  explicit Stress(int n) {
+    for (int i = 0; i < n; ++i) {
+      const pid_t pid = fork();
+      if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        volatile uint64_t x = 0;
+        while (true) x = x * 6364136223846793005ull + 1;
+      }
+      if (pid > 0) pids_.push_back(pid);
+    }
+  }
+  ~Stress() {
+    for (pid_t pid : pids_) {
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+    }
+  }
+
+ private:
+  std::vector<pid_t> pids_;
+};
+
 int main(int argc, char** argv) {
   gflags::ParseCommandLineFlags(&argc, &argv, true);
   signal(SIGPIPE, SIG_IGN);
+  Stress stress(FLAGS_stress);
   std::mt19937 rng(FLAGS_seed);
   Chaos c;
   char tmpl[] = "/tmp/snn_chaos_XXXXXX";
