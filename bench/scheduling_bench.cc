@@ -24,9 +24,9 @@
 #include "common/rect_allocator.h"
 #include "master/job_table.h"
 #include "master/pass_jobs.h"
-#include "master/policy_config.h"
-#include "master/queue_order.h"
-#include "master/scheduler.h"
+#include "master/sched/policy_config.h"
+#include "master/sched/queue_order.h"
+#include "master/sched/scheduler.h"
 
 namespace {
 

@@ -11,12 +11,12 @@
 
 #include "common/clock.h"
 #include "master/job_table.h"
-#include "master/journal.h"
 #include "master/node_registry.h"
 #include "master/pass_jobs.h"
-#include "master/policy_config.h"
-#include "master/queue_order.h"
-#include "master/scheduler.h"
+#include "master/sched/policy_config.h"
+#include "master/sched/queue_order.h"
+#include "master/sched/scheduler.h"
+#include "master/store/journal.h"
 #include "proto/node.pb.h"
 
 namespace snn {

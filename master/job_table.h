@@ -12,25 +12,11 @@
 #include <unordered_map>
 #include <utility>
 
-#include "master/core_time.h"
-#include "master/scheduler_views.h"
+#include "master/sched/core_time.h"
+#include "master/sched/scheduler_views.h"
 #include "proto/job.pb.h"
 
 namespace snn {
-
-struct PendingKey {
-  int64_t neg_priority;
-  uint64_t job_id;
-  // Not part of the order: the job's scheduler view at a glance (summary->job is the view),
-  // and where a pass leaves the job's priority factors for display.
-  const PendingJob* summary = nullptr;
-  PriorityFactors* factors = nullptr;
-  auto operator<=>(const PendingKey& o) const {
-    return std::tie(neg_priority, job_id) <=> std::tie(o.neg_priority, o.job_id);
-  }
-  bool operator==(const PendingKey& o) const { return job_id == o.job_id; }
-};
-using PendingQueue = std::set<PendingKey>;
 
 bool IsTerminal(v1::JobState state);
 

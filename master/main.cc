@@ -8,7 +8,8 @@
 #include "common/clock.h"
 #include "common/daemon_init.h"
 #include "master/master_server.h"
-#include "master/rocks_store.h"
+#include "master/policy_file.h"
+#include "master/store/rocks_store.h"
 
 DEFINE_string(listen, "127.0.0.1:6817", "address to listen on (HOST:PORT; port 0 picks one)");
 DEFINE_string(data_dir, "/var/lib/snn/master", "directory of the master's state store");

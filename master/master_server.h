@@ -10,12 +10,12 @@
 #include "common/address.h"
 #include "common/clock.h"
 #include "common/rpc_server.h"
-#include "master/admin_service.h"
-#include "master/agent_service.h"
-#include "master/client_service.h"
 #include "master/job_controller.h"
-#include "master/policy_service.h"
-#include "master/store.h"
+#include "master/services/admin_service.h"
+#include "master/services/agent_service.h"
+#include "master/services/client_service.h"
+#include "master/services/policy_service.h"
+#include "master/store/store.h"
 
 namespace snn {
 

@@ -11,7 +11,8 @@ SchedulerInput CollectPassInput(JobTable& jobs, QueueOrder& order,
   SchedulerInput in;
   in.now_ms = now_ms;
   in.boards = std::move(boards);
-  const std::vector<const PendingKey*> order_list = order.Order(jobs, pool_cores, now_ms);
+  const std::vector<const PendingKey*> order_list =
+      order.Order(jobs.pending(), jobs.TakeCoreTime(now_ms), pool_cores, now_ms);
   in.pending.reserve(order_list.size());
   for (const PendingKey* key : order_list) in.pending.push_back(*key->summary);
   in.running = jobs.views().running();

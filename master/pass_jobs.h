@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "master/job_table.h"
-#include "master/queue_order.h"
-#include "master/scheduler.h"
+#include "master/sched/queue_order.h"
+#include "master/sched/scheduler.h"
 
 namespace snn {
 

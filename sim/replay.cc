@@ -8,7 +8,7 @@
 #include <queue>
 
 #include "common/job_validation.h"
-#include "master/policy_config.h"
+#include "master/sched/policy_config.h"
 
 namespace snn {
 namespace {
@@ -198,8 +198,8 @@ Result<std::vector<JobOutcome>> Replayer::Run() {
 
 }  // namespace
 
-// The master's own defaults (master/policy_config.cc), so that the simulator replays the policy
-// the master runs.
+// The master's own defaults (master/sched/policy_config.cc), so that the simulator replays the
+// policy the master runs.
 PriorityWeights DefaultWeights() {
   PriorityWeights w = ToWeights(DefaultSchedulingConfig());
   w.queue = 0;  // the trace has no queues or job priorities

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "master/priority.h"
-#include "master/scheduler.h"
+#include "master/sched/priority.h"
+#include "master/sched/scheduler.h"
 #include "sim/swf.h"
 
 namespace snn {

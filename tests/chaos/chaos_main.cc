@@ -304,9 +304,9 @@ int main(int argc, char** argv) {
   for (std::string line; std::getline(locks, line);) violations.push_back(line);
 
   printf(
-      "ran %d s with %d agents: %zu jobs acknowledged, %llu submits refused or unanswered, "
-      "%zu jobs in the master, %zu task launches\n",
-      FLAGS_seconds, FLAGS_agents, acknowledged.size(),
+      "ran %d s with %d agents and %d busy processes beside: %zu jobs acknowledged, %llu "
+      "submits refused or unanswered, %zu jobs in the master, %zu task launches\n",
+      FLAGS_seconds, FLAGS_agents, FLAGS_stress, acknowledged.size(),
       static_cast<unsigned long long>(submit_errors), seen.size(), launches.size());
   printf("jobs by state:");
   for (const auto& [state, n] : by_state) {

@@ -2,7 +2,7 @@
 // room, never past a quota), and extra replicas given back before anyone is preempted.
 #include <gtest/gtest.h>
 
-#include "master/scheduler.h"
+#include "master/sched/scheduler.h"
 #include "tests/master/scheduler_scenario.h"
 
 namespace snn {

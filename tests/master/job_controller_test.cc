@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "master/memory_store.h"
+#include "master/store/memory_store.h"
 
 namespace snn {
 namespace {

@@ -2,9 +2,9 @@
 // scheduler views kept with the job table, and copy-on-write forks of a pool's boards.
 #include <gtest/gtest.h>
 
-#include "master/core_time.h"
 #include "master/job_table.h"
-#include "master/pool_boards.h"
+#include "master/sched/core_time.h"
+#include "master/sched/pool_boards.h"
 #include "tests/master/test_jobs.h"
 
 namespace snn {

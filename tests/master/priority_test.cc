@@ -1,9 +1,10 @@
 // Multifactor priority, the fair-share ledger, the starvation guard, and the policy file.
-#include "master/priority.h"
+#include "master/sched/priority.h"
 
 #include <gtest/gtest.h>
 
-#include "master/policy_config.h"
+#include "master/policy_file.h"
+#include "master/sched/policy_config.h"
 
 namespace snn {
 namespace {

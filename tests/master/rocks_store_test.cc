@@ -1,4 +1,4 @@
-#include "master/rocks_store.h"
+#include "master/store/rocks_store.h"
 
 #include <gtest/gtest.h>
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "master/scheduler.h"
+#include "master/sched/scheduler.h"
 #include "tests/master/test_jobs.h"
 
 namespace snn::testing_helpers {

@@ -1,6 +1,6 @@
 // The scheduler core on hand-made states: placement, gangs, pools, FCFS and EASY backfill with
 // reservations, quotas and queue limits, preemption by tier and by guarantee, grace periods.
-#include "master/scheduler.h"
+#include "master/sched/scheduler.h"
 
 #include <gtest/gtest.h>
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "master/job_table.h"
-#include "master/scheduler.h"
+#include "master/sched/scheduler.h"
 
 namespace snn::testing_helpers {
 

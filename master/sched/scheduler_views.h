@@ -11,16 +11,32 @@
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
-#include "master/priority.h"
-#include "master/scheduler.h"
+#include "master/sched/priority.h"
+#include "master/sched/scheduler.h"
 #include "proto/job.pb.h"
 
 namespace snn {
 
 bool IsTaskActive(v1::TaskState state);
+
+// A pending job in its pool's index (JobTable::pending()), ordered by (priority, id).
+struct PendingKey {
+  int64_t neg_priority;
+  uint64_t job_id;
+  // Not part of the order: the job's scheduler view at a glance (summary->job is the view),
+  // and where a pass leaves the job's priority factors for display.
+  const PendingJob* summary = nullptr;
+  PriorityFactors* factors = nullptr;
+  auto operator<=>(const PendingKey& o) const {
+    return std::tie(neg_priority, job_id) <=> std::tie(o.neg_priority, o.job_id);
+  }
+  bool operator==(const PendingKey& o) const { return job_id == o.job_id; }
+};
+using PendingQueue = std::set<PendingKey>;
 
 class SchedulerViews {
  public:

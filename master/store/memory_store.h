@@ -5,7 +5,7 @@
 #include <map>
 #include <mutex>
 
-#include "master/store.h"
+#include "master/store/store.h"
 
 namespace snn {
 

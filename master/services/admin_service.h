@@ -7,8 +7,8 @@
 #include <functional>
 
 #include "common/rpc_router.h"
-#include "master/journal.h"
 #include "master/node_registry.h"
+#include "master/store/journal.h"
 
 namespace snn {
 

@@ -1,11 +1,11 @@
-#include "master/scheduler.h"
+#include "master/sched/scheduler.h"
 
 #include <algorithm>
 #include <set>
 #include <tuple>
 
 #include "common/job_validation.h"
-#include "master/pool_state.h"
+#include "master/sched/pool_state.h"
 
 namespace snn {
 namespace {

@@ -1,4 +1,4 @@
-#include "master/agent_service.h"
+#include "master/services/agent_service.h"
 
 #include <glog/logging.h>
 

@@ -1,4 +1,4 @@
-#include "master/memory_store.h"
+#include "master/store/memory_store.h"
 
 namespace snn {
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "master/job_table.h"
-#include "master/priority.h"
+#include "master/sched/priority.h"
+#include "master/sched/scheduler_views.h"
 #include "proto/policy.pb.h"
 
 namespace snn {
@@ -22,14 +22,16 @@ class QueueOrder {
 
   // `pool_cores`: live cores per pool (the size factor's denominator).
   // The pending jobs' index entries (record and scheduler view), in order.
-  std::vector<const PendingKey*> Order(JobTable& jobs,
+  // `used_core_ms`: core time each tenant used since the last call (charged to the ledger).
+  std::vector<const PendingKey*> Order(const std::map<std::string, PendingQueue>& pending,
+                                       const std::map<std::string, double>& used_core_ms,
                                        const std::map<std::string, uint64_t>& pool_cores,
                                        int64_t now_ms);
 
   const FairShareLedger& ledger() const { return ledger_; }
 
  private:
-  void Charge(JobTable& jobs, int64_t now_ms);
+  void Charge(const std::map<std::string, double>& used_core_ms, int64_t now_ms);
 
   v1::SchedulingConfig config_;
   PriorityWeights weights_;

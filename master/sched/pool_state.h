@@ -1,6 +1,6 @@
 // The state of one pool during a scheduling pass, and the EASY pieces that work on it: placing
 // a gang all or nothing, releasing what running jobs hold, and finding the head job's
-// reservation. Internal to the scheduler (master/scheduler.cc).
+// reservation. Internal to the scheduler (master/sched/scheduler.cc).
 #pragma once
 
 #include <cstdint>
@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "master/pool_boards.h"
-#include "master/scheduler.h"
+#include "master/sched/pool_boards.h"
+#include "master/sched/scheduler.h"
 
 namespace snn {
 

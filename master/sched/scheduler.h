@@ -33,7 +33,7 @@
 #include <utility>
 #include <vector>
 
-#include "master/pool_boards.h"
+#include "master/sched/pool_boards.h"
 
 namespace snn {
 

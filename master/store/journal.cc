@@ -1,4 +1,4 @@
-#include "master/journal.h"
+#include "master/store/journal.h"
 
 #include <glog/logging.h>
 

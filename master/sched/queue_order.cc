@@ -1,11 +1,11 @@
-#include "master/queue_order.h"
+#include "master/sched/queue_order.h"
 
 #include <algorithm>
 #include <string_view>
 #include <unordered_map>
 
 #include "common/job_validation.h"
-#include "master/policy_config.h"
+#include "master/sched/policy_config.h"
 
 namespace snn {
 
@@ -20,15 +20,16 @@ void QueueOrder::Configure(const v1::SchedulingConfig& config) {
   }
 }
 
-void QueueOrder::Charge(JobTable& jobs, int64_t now_ms) {
-  for (const auto& [tenant, core_ms] : jobs.TakeCoreTime(now_ms)) ledger_.Charge(tenant, core_ms);
+void QueueOrder::Charge(const std::map<std::string, double>& used_core_ms, int64_t now_ms) {
+  for (const auto& [tenant, core_ms] : used_core_ms) ledger_.Charge(tenant, core_ms);
   ledger_.AdvanceTo(now_ms);
 }
 
-std::vector<const PendingKey*> QueueOrder::Order(JobTable& jobs,
+std::vector<const PendingKey*> QueueOrder::Order(const std::map<std::string, PendingQueue>& pending,
+                                                 const std::map<std::string, double>& used_core_ms,
                                                  const std::map<std::string, uint64_t>& pool_cores,
                                                  int64_t now_ms) {
-  Charge(jobs, now_ms);
+  Charge(used_core_ms, now_ms);
   const double total_usage = ledger_.total();
   // Shares among the tenants that have work or a configured weight.
   // Keyed by views of the records' and the config's names, which outlive the pass.
@@ -47,7 +48,7 @@ std::vector<const PendingKey*> QueueOrder::Order(JobTable& jobs,
     bool starving = false;
   };
   std::vector<Entry> entries;
-  for (const auto& [pool, queue] : jobs.pending()) {
+  for (const auto& [pool, queue] : pending) {
     for (const PendingKey& key : queue) {
       weight.emplace(key.summary->job->tenant, 1.0);
       entries.push_back(Entry{&key, key.job_id, now_ms - key.summary->submit_ms, 0});

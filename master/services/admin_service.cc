@@ -1,4 +1,4 @@
-#include "master/admin_service.h"
+#include "master/services/admin_service.h"
 
 namespace snn {
 

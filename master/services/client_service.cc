@@ -1,4 +1,4 @@
-#include "master/client_service.h"
+#include "master/services/client_service.h"
 
 #include "common/rect_allocator.h"
 

@@ -1,4 +1,4 @@
-#include "master/scheduler_views.h"
+#include "master/sched/scheduler_views.h"
 
 #include <algorithm>
 

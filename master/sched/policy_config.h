@@ -1,15 +1,15 @@
-// The scheduling policy's configuration (proto/policy.proto): the defaults, the policy file
-// (YAML, see etc/policy.yaml), validation that names the problem, admin changes to one queue or
-// tenant, and the translation into what the scheduler core and the priority code take.
-// Pure apart from reading the file; thread-safe.
+// The scheduling policy's configuration (proto/policy.proto): the defaults, validation that
+// names the problem, admin changes to one queue or tenant, and the translation into what the
+// scheduler core and the priority code take. The policy file is read by master/policy_file.h.
+// Pure; thread-safe.
 #pragma once
 
 #include <set>
 #include <string>
 
 #include "common/status.h"
-#include "master/priority.h"
-#include "master/scheduler.h"
+#include "master/sched/priority.h"
+#include "master/sched/scheduler.h"
 #include "proto/policy.pb.h"
 
 namespace snn {
@@ -18,9 +18,6 @@ namespace snn {
 // fair share 1000, queue 1000, job 1000, size 0; full age after 2 days; fair-share half-life
 // 7 days; starvation guard 4 hours; one queue, "default".
 v1::SchedulingConfig DefaultSchedulingConfig();
-
-Result<v1::SchedulingConfig> LoadPolicyFile(const std::string& path);
-Result<v1::SchedulingConfig> ParsePolicyYaml(const std::string& text);
 
 // Names, weights, switches, and every capacity: guaranteed never above the limit.
 Status ValidatePolicy(const v1::SchedulingConfig& config);

@@ -1,4 +1,4 @@
-#include "master/pool_boards.h"
+#include "master/sched/pool_boards.h"
 
 #include <algorithm>
 #include <tuple>

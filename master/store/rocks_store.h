@@ -11,7 +11,7 @@
 #include <mutex>
 #include <thread>
 
-#include "master/store.h"
+#include "master/store/store.h"
 
 namespace snn {
 

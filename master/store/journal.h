@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "master/store.h"
+#include "master/store/store.h"
 #include "proto/job.pb.h"
 #include "proto/node.pb.h"
 #include "proto/policy.pb.h"

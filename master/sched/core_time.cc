@@ -1,4 +1,4 @@
-#include "master/core_time.h"
+#include "master/sched/core_time.h"
 
 namespace snn {
 

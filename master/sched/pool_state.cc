@@ -1,4 +1,4 @@
-#include "master/pool_state.h"
+#include "master/sched/pool_state.h"
 
 #include <algorithm>
 

@@ -9,7 +9,7 @@
 
 #include "common/rpc_router.h"
 #include "master/job_controller.h"
-#include "master/journal.h"
+#include "master/store/journal.h"
 
 namespace snn {
 

@@ -1,8 +1,8 @@
-#include "master/policy_service.h"
+#include "master/services/policy_service.h"
 
 #include <glog/logging.h>
 
-#include "master/policy_config.h"
+#include "master/sched/policy_config.h"
 
 namespace snn {
 

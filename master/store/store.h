@@ -1,5 +1,6 @@
 // The master's durable state, behind an interface so tests can use a fake that fails on demand.
-// Records are opaque key/value pairs; master/records.h defines the keys and encodings.
+// Records are opaque key/value pairs; master/store/journal.h defines the keys (job/, node/,
+// policy) and stores the protobuf records of proto/job.proto, node.proto and policy.proto.
 // Thread contract: Commit may be called from any thread; `done` runs on a store thread.
 #pragma once
 

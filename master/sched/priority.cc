@@ -1,4 +1,4 @@
-#include "master/priority.h"
+#include "master/sched/priority.h"
 
 #include <algorithm>
 #include <cmath>

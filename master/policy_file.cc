@@ -1,0 +1,182 @@
+#include "master/policy_file.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <map>
+
+#include "common/duration.h"
+#include "common/file_util.h"
+#include "common/yaml_fields.h"
+#include "master/sched/policy_config.h"
+
+namespace snn {
+namespace {
+
+constexpr int64_t kMaxCores = int64_t{1} << 40;
+
+Result<double> ReadWeight(const YAML::Node& node, const std::string& where) {
+  try {
+    const double v = node.as<double>();
+    if (!(v >= 0) || v > 1e9) return InvalidArgument(where + " must be between 0 and 1e9");
+    return v;
+  } catch (const YAML::Exception&) {
+    return InvalidArgument(where + " must be a number");
+  }
+}
+
+Result<uint64_t> ReadDuration(const YAML::Node& node, const std::string& where) {
+  auto text = ReadString(node, where);
+  if (!text.ok()) return text.status();
+  auto s = ParseDurationSeconds(*text);
+  if (!s.ok()) return InvalidArgument(where + ": " + s.status().message());
+  return s;
+}
+
+// pools: {POOL: {limit: N, guaranteed: N}} (limit may be called max for queues).
+Status ReadPoolCaps(const YAML::Node& node, const std::string& where, const char* limit_name,
+                    google::protobuf::RepeatedPtrField<v1::PoolCap>* out) {
+  if (!node.IsMap()) return InvalidArgument(where + " must map pool names to capacities");
+  for (const auto& kv : node) {
+    const std::string pool = kv.first.as<std::string>();
+    const std::string at = where + "." + pool;
+    SNN_RETURN_IF_ERROR(CheckKnownFields(kv.second, at, {limit_name, "guaranteed"}));
+    v1::PoolCap* cap = out->Add();
+    cap->set_pool(pool);
+    if (kv.second[limit_name]) {
+      auto v = ReadWholeNumber(kv.second[limit_name], at + "." + limit_name, 0, kMaxCores);
+      if (!v.ok()) return v.status();
+      cap->set_limit(static_cast<uint64_t>(*v));
+    }
+    if (kv.second["guaranteed"]) {
+      auto v = ReadWholeNumber(kv.second["guaranteed"], at + ".guaranteed", 0, kMaxCores);
+      if (!v.ok()) return v.status();
+      cap->set_guaranteed(static_cast<uint64_t>(*v));
+    }
+  }
+  return Status::Ok();
+}
+}  // namespace
+
+Result<v1::SchedulingConfig> ParsePolicyYaml(const std::string& text) {
+  v1::SchedulingConfig c = DefaultSchedulingConfig();
+  try {
+    const YAML::Node root = YAML::Load(text);
+    if (!root.IsMap()) return InvalidArgument("the policy file must be a map");
+    SNN_RETURN_IF_ERROR(
+        CheckKnownFields(root, "the policy file", {"scheduler", "priority", "queues", "tenants"}));
+    if (const YAML::Node s = root["scheduler"]) {
+      SNN_RETURN_IF_ERROR(
+          CheckKnownFields(s, "scheduler",
+                           {"backfill", "backfill_order", "backfill_age_first_after", "preemption",
+                            "preempt_grace"}));
+      if (s["backfill"]) c.set_backfill(s["backfill"].as<std::string>());
+      if (s["backfill_order"]) c.set_backfill_order(s["backfill_order"].as<std::string>());
+      if (s["preemption"]) c.set_preemption(s["preemption"].as<bool>());
+      if (s["backfill_age_first_after"]) {
+        auto a = ReadDuration(s["backfill_age_first_after"], "scheduler.backfill_age_first_after");
+        if (!a.ok()) return a.status();
+        c.set_backfill_age_first_after_s(*a);
+      }
+      if (s["preempt_grace"]) {
+        auto g = ReadDuration(s["preempt_grace"], "scheduler.preempt_grace");
+        if (!g.ok()) return g.status();
+        c.set_preempt_grace_s(*g);
+      }
+    }
+    if (const YAML::Node p = root["priority"]) {
+      SNN_RETURN_IF_ERROR(CheckKnownFields(
+          p, "priority",
+          {"weights", "max_age", "fairshare_half_life", "starve_after", "favor_small"}));
+      auto* out = c.mutable_priority();
+      if (const YAML::Node w = p["weights"]) {
+        SNN_RETURN_IF_ERROR(
+            CheckKnownFields(w, "priority.weights", {"age", "fairshare", "size", "queue", "job"}));
+        const std::map<std::string, void (v1::PriorityConfig::*)(double)> setters = {
+            {"age", &v1::PriorityConfig::set_age_weight},
+            {"fairshare", &v1::PriorityConfig::set_fairshare_weight},
+            {"size", &v1::PriorityConfig::set_size_weight},
+            {"queue", &v1::PriorityConfig::set_queue_weight},
+            {"job", &v1::PriorityConfig::set_job_weight}};
+        for (const auto& [name, set] : setters) {
+          if (!w[name]) continue;
+          auto v = ReadWeight(w[name], "priority.weights." + name);
+          if (!v.ok()) return v.status();
+          (out->*set)(*v);
+        }
+      }
+      const std::map<std::string, void (v1::PriorityConfig::*)(uint64_t)> durations = {
+          {"max_age", &v1::PriorityConfig::set_max_age_s},
+          {"fairshare_half_life", &v1::PriorityConfig::set_fairshare_half_life_s},
+          {"starve_after", &v1::PriorityConfig::set_starve_after_s}};
+      for (const auto& [name, set] : durations) {
+        if (!p[name]) continue;
+        auto v = ReadDuration(p[name], "priority." + name);
+        if (!v.ok()) return v.status();
+        (out->*set)(*v);
+      }
+      if (p["favor_small"]) out->set_favor_small(p["favor_small"].as<bool>());
+    }
+    if (const YAML::Node queues = root["queues"]) {
+      if (!queues.IsSequence()) return InvalidArgument("queues must be a list");
+      c.clear_queues();
+      for (size_t i = 0; i < queues.size(); ++i) {
+        const YAML::Node q = queues[i];
+        const std::string where = "queues[" + std::to_string(i) + "]";
+        SNN_RETURN_IF_ERROR(CheckKnownFields(q, where, {"name", "priority", "weight", "pools"}));
+        auto* out = c.add_queues();
+        auto name = ReadString(q["name"], where + ".name");
+        if (!name.ok()) return name.status();
+        out->set_name(*name);
+        if (q["priority"]) {
+          auto v = ReadWholeNumber(q["priority"], where + ".priority", -1000000, 1000000);
+          if (!v.ok()) return v.status();
+          out->set_priority(static_cast<int32_t>(*v));
+        }
+        out->set_weight(1);
+        if (q["weight"]) {
+          auto v = ReadWeight(q["weight"], where + ".weight");
+          if (!v.ok()) return v.status();
+          out->set_weight(*v);
+        }
+        if (q["pools"])
+          SNN_RETURN_IF_ERROR(
+              ReadPoolCaps(q["pools"], where + ".pools", "max", out->mutable_pools()));
+      }
+    }
+    if (const YAML::Node tenants = root["tenants"]) {
+      if (!tenants.IsSequence()) return InvalidArgument("tenants must be a list");
+      for (size_t i = 0; i < tenants.size(); ++i) {
+        const YAML::Node t = tenants[i];
+        const std::string where = "tenants[" + std::to_string(i) + "]";
+        SNN_RETURN_IF_ERROR(CheckKnownFields(t, where, {"name", "weight", "quotas"}));
+        auto* out = c.add_tenants();
+        auto name = ReadString(t["name"], where + ".name");
+        if (!name.ok()) return name.status();
+        out->set_name(*name);
+        out->set_weight(1);
+        if (t["weight"]) {
+          auto v = ReadWeight(t["weight"], where + ".weight");
+          if (!v.ok()) return v.status();
+          out->set_weight(*v);
+        }
+        if (t["quotas"])
+          SNN_RETURN_IF_ERROR(
+              ReadPoolCaps(t["quotas"], where + ".quotas", "limit", out->mutable_quotas()));
+      }
+    }
+  } catch (const YAML::Exception& e) {
+    return InvalidArgument("the policy file is not valid: " + std::string(e.what()));
+  }
+  SNN_RETURN_IF_ERROR(ValidatePolicy(c));
+  return c;
+}
+
+Result<v1::SchedulingConfig> LoadPolicyFile(const std::string& path) {
+  auto text = ReadWholeFile(path, "the policy file");
+  if (!text.ok()) return text.status();
+  auto c = ParsePolicyYaml(*text);
+  if (!c.ok()) return Status(c.status().code(), path + ": " + c.status().message());
+  return c;
+}
+
+}  // namespace snn
