@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <unordered_set>
 
 #include "common/clock.h"
 #include "master/job_table.h"
@@ -106,6 +107,7 @@ class JobController {
   v1::SchedulingConfig scheduling_;
   SchedulerPolicy policy_;
   QueueOrder order_;
+  std::unordered_set<uint64_t> explained_;  // pending jobs the last pass gave a reason
 };
 
 }  // namespace snn

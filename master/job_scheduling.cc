@@ -6,14 +6,6 @@
 #include "master/job_controller.h"
 
 namespace snn {
-namespace {
-
-std::string JobName(const v1::JobRecord& job) {
-  return job.tenant() + "/" + std::to_string(job.tenant_job_id());
-}
-
-}  // namespace
-
 void JobController::SetScheduling(const v1::SchedulingConfig& config) {
   scheduling_ = config;
   policy_ = ToSchedulerPolicy(config);
@@ -82,8 +74,10 @@ void JobController::RunSchedulingPass() {
   for (const auto& grow : plan.grows) {
     if (v1::JobRecord* job = jobs_.Find(grow.job_id)) GrowJob(*job, grow);
   }
+  explained_.clear();
   for (const auto& wait : plan.waits) {
     if (v1::JobRecord* job = jobs_.Find(wait.job_id)) {
+      explained_.insert(wait.job_id);
       job->set_reason(wait.why());
       job->set_expected_start_ms(wait.expected_start_ms);
     }
@@ -145,17 +139,10 @@ void JobController::ShrinkJob(v1::JobRecord& job, const ShrinkDecision& shrink) 
 }
 
 std::string JobController::PendingReason(const v1::JobRecord& job) const {
-  if (job.state() != v1::PENDING) return job.reason();
-  auto it = jobs_.pending().find(job.spec().pool());
-  if (it != jobs_.pending().end() && !it->second.empty() &&
-      it->second.begin()->job_id != job.id()) {
-    const v1::JobRecord* head = nullptr;
-    auto h = jobs_.jobs().find(it->second.begin()->job_id);
-    if (h != jobs_.jobs().end()) head = &h->second;
-    return "waiting behind higher-priority jobs in pool '" + job.spec().pool() + "'" +
-           (head ? " (first: " + JobName(*head) + ")" : "");
-  }
-  return job.reason();
+  // The last pass's own reason (a quota, a reservation it could delay, no room) when it gave
+  // one; a pass gives none to the jobs behind a pool that first come, first served blocks.
+  if (job.state() != v1::PENDING || explained_.count(job.id())) return job.reason();
+  return "waiting behind higher-priority jobs in pool '" + job.spec().pool() + "'";
 }
 
 }  // namespace snn

@@ -1,7 +1,8 @@
 // The master's in-memory index of every job, rebuilt from the store at start: by global id, by
-// (tenant, tenant job id), and the pending jobs of each pool in scheduling order (priority, then
-// submit order). All state changes go through SetState so the indexes stay right.
-// Thread contract: only on the master's io thread. Pure data: no I/O, no clock.
+// (tenant, tenant job id), and the pending jobs of each pool by the job's own priority, then id
+// (not the scheduling order: QueueOrder works that out each pass, with fair share and age). All
+// state changes go through SetState so the indexes stay right. Thread contract: only on the
+// master's io thread. Pure data: no I/O, no clock.
 #pragma once
 
 #include <cstdint>
@@ -39,7 +40,7 @@ class JobTable {
   void SetState(v1::JobRecord& job, v1::JobState to, int64_t now_ms, const std::string& reason);
 
   const std::map<uint64_t, v1::JobRecord>& jobs() const { return jobs_; }
-  // Pending jobs per pool, in scheduling order.
+  // Pending jobs per pool, by the job's own priority then id (not the scheduling order).
   const std::map<std::string, PendingQueue>& pending() const { return pending_; }
   // Pending and running jobs as the scheduler sees them.
   const SchedulerViews& views() const { return views_; }

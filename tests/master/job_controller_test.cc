@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "master/store/memory_store.h"
 
 namespace snn {
@@ -204,6 +207,58 @@ TEST_F(JobControllerTest, ReRegistrationReportingTheTaskKeepsItRunning) {
   *later.add_tasks() = Report(job, 0, v1::TASK_EXITED, 0);
   controller_.ReconcileNode("n1", later);
   EXPECT_EQ(job.state(), v1::COMPLETED);
+}
+
+TEST_F(JobControllerTest, EveryPendingJobShowsTheReasonThePassGaveIt) {
+  v1::SchedulingConfig policy = DefaultSchedulingConfig();
+  auto* bob = policy.add_tenants();
+  bob->set_name("bob");
+  bob->set_weight(1);
+  auto* cap = bob->add_quotas();
+  cap->set_pool("default");
+  cap->set_limit(4);
+  controller_.SetScheduling(policy);
+  std::vector<uint64_t> ids;
+  for (int i = 0; i < 3; ++i) {
+    auto job = controller_.Submit(Spec(8), "bob");
+    ASSERT_TRUE(job.ok()) << job.status().ToString();
+    ids.push_back((*job)->id());
+  }
+  journal_.Commit();
+  controller_.RunSchedulingPass();
+  for (uint64_t id : ids) {  // the second and third too, not only the head of the pool
+    const v1::JobRecord& job = *jobs_.Find(id);
+    ASSERT_EQ(job.state(), v1::PENDING);
+    EXPECT_NE(controller_.PendingReason(job).find("tenant bob is at its limit"), std::string::npos)
+        << "job " << id << ": " << controller_.PendingReason(job);
+  }
+}
+
+TEST_F(JobControllerTest, AFailedCommitStopsTheMasterBeforeItAcknowledgesOrAppliesAnything) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const std::string marker = ::testing::TempDir() + "/snn_failed_commit_acknowledged";
+  std::filesystem::remove(marker);
+  SubmitAndStart(2);
+  const auto before = store_.LoadAll();
+  ASSERT_TRUE(before.ok());
+  // A submit whose batch the store cannot make durable: the master stops (a restart recovers
+  // from the last durable state), before the answer or any launch goes out.
+  EXPECT_DEATH(
+      {
+        store_.FailNextCommits(1);
+        auto job = controller_.Submit(Spec(2), "alice");
+        journal_.Commit([&] { std::ofstream(marker) << "acknowledged\n"; });
+      },
+      "cannot persist state: .*injected store failure");
+  EXPECT_FALSE(std::filesystem::exists(marker)) << "a failed commit was acknowledged";
+  // Nothing of the failed batch is in the store: what a restarted master reads is as before.
+  store_.FailNextCommits(1);
+  Status committed;
+  StoreBatch batch;
+  batch.push_back(StoreWrite{JobKey(99), std::string("not durable")});
+  store_.Commit(std::move(batch), [&](Status s) { committed = s; });
+  EXPECT_EQ(committed.code(), Code::kInternal);
+  EXPECT_EQ(*store_.LoadAll(), *before);
 }
 
 TEST_F(JobControllerTest, EveryChangeIsInTheStore) {
