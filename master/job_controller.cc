@@ -18,19 +18,14 @@ std::string Where(const v1::TaskRecord& task) {
   return task.node() + "/board" + std::to_string(task.board());
 }
 
-v1::Credential MasterCredential() {
-  v1::Credential c;
-  c.set_user("snn-master");
-  return c;
-}
-
 }  // namespace
 
-JobController::JobController(JobTable& jobs, NodeRegistry& nodes, Journal& journal,
-                             const Clock& clock, ControllerOptions options,
+JobController::JobController(JobTable& jobs, NodeRegistry& nodes, AgentChannel& agents,
+                             Journal& journal, const Clock& clock, ControllerOptions options,
                              std::function<void()> request_schedule)
     : jobs_(jobs),
       nodes_(nodes),
+      agents_(agents),
       journal_(journal),
       clock_(clock),
       options_(std::move(options)),
@@ -200,8 +195,7 @@ void JobController::SendLaunch(uint64_t job_id, uint32_t index, uint32_t attempt
   if (job == nullptr || job->attempt() != attempt || index >= uint32_t(job->tasks_size())) return;
   const v1::TaskRecord& task = job->tasks(index);
   if (task.state() != v1::TASK_LAUNCHING) return;  // ended or lost meanwhile
-  NodeEntry* node = nodes_.Find(task.node());
-  if (node == nullptr || node->session == nullptr) return;  // reconciled when it registers
+  if (!agents_.Reachable(task.node())) return;     // reconciled when it registers
   v1::LaunchRequest req;
   req.set_job_id(job_id);
   req.set_tenant_job_id(job->tenant_job_id());
@@ -213,15 +207,16 @@ void JobController::SendLaunch(uint64_t job_id, uint32_t index, uint32_t attempt
   req.set_time_limit_ms(job->spec().time_limit_s() * 1000);
   *req.mutable_hint() = task.mapping().rect();
   const std::string node_name = task.node();
-  node->session->Call("agent.launch", req, MasterCredential(),
-                      [this, node_name, job_id, index, attempt](Result<v1::Envelope> reply) {
-                        OnLaunchAnswer(node_name, job_id, index, attempt,
-                                       DecodeResponse<v1::LaunchResponse>(reply));
-                      });
+  launches_in_flight_[{job_id, index, attempt}] = agents_.SessionEpoch(node_name);
+  agents_.Launch(node_name, req,
+                 [this, node_name, job_id, index, attempt](Result<v1::LaunchResponse> answer) {
+                   OnLaunchAnswer(node_name, job_id, index, attempt, answer);
+                 });
 }
 
 void JobController::OnLaunchAnswer(const std::string& node, uint64_t job_id, uint32_t index,
                                    uint32_t attempt, const Result<v1::LaunchResponse>& answer) {
+  launches_in_flight_.erase({job_id, index, attempt});
   if (answer.ok()) {
     ApplyTaskStatus(node, answer->status());
   } else if (answer.status().code() == Code::kUnavailable) {
@@ -246,21 +241,12 @@ void JobController::OnLaunchAnswer(const std::string& node, uint64_t job_id, uin
 
 void JobController::SendKill(const std::string& node, uint64_t job_id, uint32_t index,
                              uint32_t attempt, const std::string& reason) {
-  NodeEntry* entry = nodes_.Find(node);
-  if (entry == nullptr || entry->session == nullptr) return;
   v1::KillRequest req;
   req.set_job_id(job_id);
   req.set_index(index);
   req.set_attempt(attempt);
   req.set_reason(reason);
-  entry->session->Call("agent.kill", req, MasterCredential(),
-                       [node, job_id, index](Result<v1::Envelope> reply) {
-                         auto r = DecodeResponse<v1::KillResponse>(reply);
-                         if (!r.ok()) {
-                           LOG(WARNING) << "kill of job " << job_id << " task " << index << " on "
-                                        << node << ": " << r.status().ToString();
-                         }
-                       });
+  agents_.Kill(node, req);
 }
 
 void JobController::KillActiveTasks(const v1::JobRecord& job, const std::string& reason) {
@@ -415,12 +401,23 @@ void JobController::SettleJob(v1::JobRecord& job, const v1::TaskRecord& ended) {
 }
 
 void JobController::ReconcileNode(const std::string& node, const v1::RegisterRequest& request) {
-  std::set<TaskId> reported;
+  std::set<TaskId> keep;
   for (const auto& status : request.tasks()) {
-    reported.insert({status.job_id(), status.index(), status.attempt()});
+    keep.insert({status.job_id(), status.index(), status.attempt()});
     ApplyTaskStatus(node, status);
   }
-  LoseTasksOnNode(node, reported, "the agent on " + node + " registered without it");
+  // A launch sent on the session this registration came on may reach the agent after it
+  // described its tasks: its answer settles it. Lost now, the job could start again beside it.
+  const uint64_t epoch = agents_.SessionEpoch(node);
+  for (const auto& [task, sent_on] : launches_in_flight_) {
+    const v1::JobRecord* job = jobs_.Find(std::get<0>(task));
+    if (sent_on == epoch && job != nullptr && std::get<1>(task) < uint32_t(job->tasks_size()) &&
+        job->tasks(std::get<1>(task)).node() == node &&
+        job->tasks(std::get<1>(task)).state() == v1::TASK_LAUNCHING) {
+      keep.insert(task);
+    }
+  }
+  LoseTasksOnNode(node, keep, "the agent on " + node + " registered without it");
   request_schedule_();
 }
 

@@ -5,12 +5,14 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <tuple>
 #include <unordered_set>
 
 #include "common/clock.h"
+#include "master/agent_channel.h"
 #include "master/job_table.h"
 #include "master/node_registry.h"
 #include "master/pass_jobs.h"
@@ -32,8 +34,10 @@ struct ControllerOptions {
 
 class JobController {
  public:
-  JobController(JobTable& jobs, NodeRegistry& nodes, Journal& journal, const Clock& clock,
-                ControllerOptions options, std::function<void()> request_schedule);
+  // `agents` carries launches and kills to the nodes.
+  JobController(JobTable& jobs, NodeRegistry& nodes, AgentChannel& agents, Journal& journal,
+                const Clock& clock, ControllerOptions options,
+                std::function<void()> request_schedule);
 
   // Rebuilds board reservations from the jobs' active tasks (after loading the store).
   void RecoverReservations();
@@ -99,6 +103,7 @@ class JobController {
   // Constant after construction.
   JobTable& jobs_;
   NodeRegistry& nodes_;
+  AgentChannel& agents_;
   Journal& journal_;
   const Clock& clock_;
   const ControllerOptions options_;
@@ -107,7 +112,9 @@ class JobController {
   v1::SchedulingConfig scheduling_;
   SchedulerPolicy policy_;
   QueueOrder order_;
-  std::unordered_set<uint64_t> explained_;  // pending jobs the last pass gave a reason
+  std::unordered_set<uint64_t> explained_;
+  // Launches sent and not yet answered, with the node's session epoch they went on.
+  std::map<TaskId, uint64_t> launches_in_flight_;  // pending jobs the last pass gave a reason
 };
 
 }  // namespace snn

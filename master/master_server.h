@@ -57,6 +57,7 @@ class MasterServer {
   Journal journal_;
   JobTable jobs_;
   NodeRegistry nodes_;
+  SessionAgentChannel agent_channel_;
   JobController controller_;
   ClientService clients_;
   AgentService agents_;

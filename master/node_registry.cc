@@ -93,6 +93,7 @@ NodeEntry& NodeRegistry::Register(v1::NodeRecord record, std::shared_ptr<Connect
   }
   entry.record = std::move(record);
   RebuildGrids(entry);
+  if (entry.session != session) ++entry.session_epoch;
   entry.session = std::move(session);
   entry.last_heartbeat_ms = now_ms;
   entry.down_reason.clear();
@@ -101,6 +102,11 @@ NodeEntry& NodeRegistry::Register(v1::NodeRecord record, std::shared_ptr<Connect
 }
 
 NodeEntry* NodeRegistry::Find(const std::string& name) {
+  auto it = nodes_.find(name);
+  return it == nodes_.end() ? nullptr : &it->second;
+}
+
+const NodeEntry* NodeRegistry::Find(const std::string& name) const {
   auto it = nodes_.find(name);
   return it == nodes_.end() ? nullptr : &it->second;
 }

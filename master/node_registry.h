@@ -34,6 +34,7 @@ struct NodeEntry {
   v1::NodeRecord record;
   std::vector<BoardUsage> usage;  // by board index
   std::shared_ptr<Connection> session;
+  uint64_t session_epoch = 0;  // counts the sessions the node registered on
   int64_t last_heartbeat_ms = 0;
   std::string down_reason;  // empty while UP
   bool expired = false;     // missed the heartbeat timeout; its tasks were given up
@@ -55,6 +56,7 @@ class NodeRegistry {
   NodeEntry& Register(v1::NodeRecord record, std::shared_ptr<Connection> session, int64_t now_ms);
 
   NodeEntry* Find(const std::string& name);
+  const NodeEntry* Find(const std::string& name) const;
 
   // Drains (non-empty reason) or resumes a node, or one board if `board` >= 0.
   Status SetDrain(const std::string& node, int board, const std::string& reason);

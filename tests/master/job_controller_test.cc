@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "master/store/memory_store.h"
+#include "tests/master/fake_agent_channel.h"
 
 namespace snn {
 namespace {
@@ -16,7 +17,7 @@ class JobControllerTest : public ::testing::Test {
  protected:
   JobControllerTest()
       : journal_(store_, [](std::function<void()> fn) { fn(); }),
-        controller_(jobs_, nodes_, journal_, clock_, ControllerOptions(),
+        controller_(jobs_, nodes_, agents_, journal_, clock_, ControllerOptions(),
                     [this] { ++schedule_requests_; }) {}
 
   void SetUp() override { AddNode("n1", 2); }
@@ -40,7 +41,7 @@ class JobControllerTest : public ::testing::Test {
         b->mutable_dead_cores(0)->set_y(side / 2);
       }
     }
-    // An unconnected session: launches are queued on it, never answered; the test answers.
+    // An unconnected session for the registry; launches and kills go to the fake channel.
     auto session = Connection::Create(tcp::socket(io_), 1 << 20, nullptr, nullptr);
     sessions_.push_back(session);
     nodes_.Register(node, session, clock_.NowMs());
@@ -87,6 +88,7 @@ class JobControllerTest : public ::testing::Test {
   Journal journal_;
   JobTable jobs_;
   NodeRegistry nodes_;
+  testing::FakeAgentChannel agents_;
   int schedule_requests_ = 0;
   JobController controller_;
   std::vector<std::shared_ptr<Connection>> sessions_;
@@ -192,6 +194,58 @@ TEST_F(JobControllerTest, ReRegistrationWithoutATaskRequeuesItAndFencesTheOldAtt
   controller_.ApplyTaskStatus("n1", old_attempt);
   EXPECT_EQ(job.tasks(0).state(), v1::TASK_LAUNCHING);
   EXPECT_EQ(job.attempt(), 2u);
+}
+
+// The interleaving the chaos run under load found, as the master sees it: a launch whose answer
+// is lost when the agent dies, the agent back (on a new session) without the task, the job
+// started again; then the first attempt heard of after all. The master never takes it for the
+// new attempt, and kills it.
+TEST_F(JobControllerTest, ALaunchUnansweredAcrossAnAgentRestartIsSettledByRegistration) {
+  v1::JobRecord& job = SubmitAndStart(4);
+  ASSERT_EQ(agents_.launches.size(), 1u);
+  EXPECT_EQ(agents_.launches[0].request.attempt(), 1u);
+  agents_.Drop(0);  // "launch ... unanswered: Connection reset by peer"
+  EXPECT_EQ(job.state(), v1::RUNNING);
+  EXPECT_EQ(job.tasks(0).state(), v1::TASK_LAUNCHING) << "unknown until the agent registers";
+  EXPECT_EQ(CoresUsed("n1", 0) + CoresUsed("n1", 1), 4u) << "its cores stay held meanwhile";
+
+  ++agents_.epoch;  // the restarted agent, on a new session, does not have it
+  controller_.ReconcileNode("n1", v1::RegisterRequest());
+  journal_.Commit();
+  EXPECT_EQ(job.state(), v1::PENDING);
+  EXPECT_EQ(CoresUsed("n1", 0) + CoresUsed("n1", 1), 0u);
+  controller_.RunSchedulingPass();
+  ASSERT_EQ(agents_.launches.size(), 2u);
+  EXPECT_EQ(agents_.launches[1].request.attempt(), 2u);
+
+  v1::TaskStatus first = Report(job, 0, v1::TASK_RUNNING);
+  first.set_attempt(1);
+  controller_.ApplyTaskStatus("n1", first);
+  journal_.Commit();
+  ASSERT_EQ(agents_.kills.size(), 1u);
+  EXPECT_EQ(agents_.kills[0].request.attempt(), 1u);
+  EXPECT_EQ(job.attempt(), 2u);
+  EXPECT_EQ(job.tasks(0).state(), v1::TASK_LAUNCHING);
+}
+
+// An agent that registers again on the same session (it does after a board fault) described
+// its tasks before a launch already sent on that session reached it. That launch is settled by
+// its answer, not lost: lost, the job would start again beside the copy the agent is starting.
+TEST_F(JobControllerTest, ALaunchInFlightOnTheRegisteringSessionIsNotLost) {
+  v1::JobRecord& job = SubmitAndStart(4);
+  ASSERT_EQ(agents_.launches.size(), 1u);
+  controller_.ReconcileNode("n1", v1::RegisterRequest());  // same session, launch in flight
+  journal_.Commit();
+  EXPECT_EQ(job.state(), v1::RUNNING);
+  EXPECT_EQ(job.tasks(0).state(), v1::TASK_LAUNCHING);
+  controller_.RunSchedulingPass();
+  EXPECT_EQ(agents_.launches.size(), 1u) << "the job was started a second time";
+  agents_.Answer(0, Report(job, 0, v1::TASK_RUNNING));
+  EXPECT_EQ(job.tasks(0).state(), v1::TASK_RUNNING);
+  EXPECT_TRUE(agents_.kills.empty());
+  // Once answered, a registration without it does lose it.
+  controller_.ReconcileNode("n1", v1::RegisterRequest());
+  EXPECT_EQ(job.state(), v1::PENDING);
 }
 
 TEST_F(JobControllerTest, ReRegistrationReportingTheTaskKeepsItRunning) {

@@ -1,0 +1,54 @@
+// A fake of the master's agent channel: records every launch and kill, and answers, drops
+// (the session reset before the answer) or holds each launch as the test says.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "master/agent_channel.h"
+
+namespace snn::testing {
+
+class FakeAgentChannel : public AgentChannel {
+ public:
+  struct SentLaunch {
+    std::string node;
+    v1::LaunchRequest request;
+    LaunchDone done;  // empty once answered or dropped
+  };
+  struct SentKill {
+    std::string node;
+    v1::KillRequest request;
+  };
+
+  bool Reachable(const std::string& node) const override { return true; }
+  uint64_t SessionEpoch(const std::string& node) const override { return epoch; }
+  void Launch(const std::string& node, const v1::LaunchRequest& request, LaunchDone done) override {
+    launches.push_back(SentLaunch{node, request, std::move(done)});
+  }
+  void Kill(const std::string& node, const v1::KillRequest& request) override {
+    kills.push_back(SentKill{node, request});
+  }
+
+  // The agent answers launch `i` with `status` (its task's state as the agent sees it).
+  void Answer(size_t i, const v1::TaskStatus& status) {
+    v1::LaunchResponse response;
+    *response.mutable_status() = status;
+    Take(i)(response);
+  }
+  // The session drops before launch `i` is answered (the agent was killed, say).
+  void Drop(size_t i) { Take(i)(Unavailable("Connection reset by peer")); }
+
+  std::vector<SentLaunch> launches;
+  std::vector<SentKill> kills;
+  uint64_t epoch = 1;  // the test counts up when a node registers on a new session
+
+ private:
+  LaunchDone Take(size_t i) {
+    LaunchDone done = std::move(launches.at(i).done);
+    launches.at(i).done = nullptr;
+    return done;
+  }
+};
+
+}  // namespace snn::testing
