@@ -9,6 +9,7 @@
 
 #include "common/duration.h"
 #include "common/job_validation.h"
+#include "master/admission.h"
 #include "master/usage_accounting.h"
 
 namespace snn {
@@ -44,89 +45,16 @@ void JobController::RecoverReservations() {
   }
 }
 
-Result<const v1::JobRecord*> JobController::Submit(v1::JobSpec spec, const std::string& user) {
-  if (spec.pool().empty()) spec.set_pool(options_.default_pool);
-  if (spec.queue().empty()) spec.set_queue(options_.default_queue);
-  if (spec.tenant().empty()) spec.set_tenant(user);
-  if (spec.min_replicas() == 0) spec.set_min_replicas(1);
-  if (spec.max_replicas() == 0) spec.set_max_replicas(spec.min_replicas());
-  if (spec.task().resources().streams() == 0) {
-    spec.mutable_task()->mutable_resources()->set_streams(1);
-  }
-  if (spec.time_limit_s() == 0) spec.set_time_limit_s(options_.default_time_limit_s);
-  SNN_RETURN_IF_ERROR(ValidateJobSpec(spec));
-  if (FindQueue(scheduling_, spec.queue()) == nullptr) {
-    std::string known;
-    for (const auto& q : scheduling_.queues()) known += (known.empty() ? "" : ", ") + q.name();
-    return InvalidArgument("unknown queue '" + spec.queue() + "' (queues: " + known + ")");
-  }
-  if (spec.time_limit_s() > options_.max_time_limit_s) {
-    return InvalidArgument("time_limit " + FormatDurationSeconds(spec.time_limit_s()) +
-                           " is above this cluster's maximum of " +
-                           FormatDurationSeconds(options_.max_time_limit_s));
-  }
-  spec.set_user(user);
-
-  // Could this job ever run? Judge against every board known in the pool, up or not.
-  const v1::Resources& r = spec.task().resources();
-  std::vector<BoardCapacity> pool_boards;
-  std::set<std::string> known_pools;
-  for (auto& b : SchedulableBoards(false)) {
-    known_pools.insert(b.pools.begin(), b.pools.end());
-    if (std::find(b.pools.begin(), b.pools.end(), spec.pool()) != b.pools.end()) {
-      pool_boards.push_back(std::move(b));
-    }
-  }
-  if (pool_boards.empty()) {
-    std::string known;
-    for (const auto& p : known_pools) known += (known.empty() ? "" : ", ") + p;
-    return InvalidArgument(
-        "pool '" + spec.pool() + "' has no boards" +
-        (known.empty() ? " (no agent has registered yet)" : " (known pools: " + known + ")"));
-  }
-  // Per board type, the healthiest board (then the one with the largest live rectangle)
-  // decides whether a task of this shape can ever run; every board counts toward replicas.
-  const CoreRequest request = CoreRequestOf(r);
-  std::map<std::string, const BoardCapacity*> healthiest;
-  uint64_t replicas_possible = 0;
-  for (const auto& b : pool_boards) {
-    if (!AnyBoardType(r.board_type()) && b.type != r.board_type()) continue;
-    const BoardCapacity*& h = healthiest[b.type];
-    if (h == nullptr || b.health > h->health ||
-        (b.health == h->health && b.largest_live.area() > h->largest_live.area())) {
-      h = &b;
-    }
-    if (b.health == 0 || !BoardCanEverHold(b, r)) continue;
-    replicas_possible += std::min({b.ksps_total / r.ksps(), b.streams_total / r.streams(),
-                                   std::max(1u, b.largest_live.area() / request.cores())});
-  }
-  if (healthiest.empty()) {
-    return InvalidArgument("pool '" + spec.pool() + "' has no board of type '" + r.board_type() +
-                           "'");
-  }
-  bool any_type_can = false;
-  std::string boards_said;
-  for (const auto& [type, b] : healthiest) {
-    if (b->health > 0 && BoardCanEverHold(*b, r)) any_type_can = true;
-    boards_said += (boards_said.empty() ? "" : "; ") + type + " (" + b->node + "/board" +
-                   std::to_string(b->board) + "): largest live rectangle " +
-                   std::to_string(b->largest_live.w) + "x" + std::to_string(b->largest_live.h) +
-                   ", " + std::to_string(b->ksps_total) + " ksps, " +
-                   std::to_string(b->streams_total) + " streams";
-  }
-  if (!any_type_can || replicas_possible == 0) {
-    return InvalidArgument("no board in pool '" + spec.pool() +
-                           "' can ever hold this task: it asks for " + request.ToString() + ", " +
-                           std::to_string(r.ksps()) + " ksps, " + std::to_string(r.streams()) +
-                           " streams; the healthiest board of each type has: " + boards_said);
-  }
-  if (replicas_possible < spec.min_replicas()) {
-    return InvalidArgument("pool '" + spec.pool() + "' can hold at most " +
-                           std::to_string(replicas_possible) +
-                           " replicas of this task at once, but replicas.min is " +
-                           std::to_string(spec.min_replicas()));
-  }
-
+Result<const v1::JobRecord*> JobController::Submit(v1::JobSpec submitted, const std::string& user) {
+  AdmissionLimits limits;
+  limits.default_pool = options_.default_pool;
+  limits.default_queue = options_.default_queue;
+  limits.default_time_limit_s = options_.default_time_limit_s;
+  limits.max_time_limit_s = options_.max_time_limit_s;
+  auto admitted =
+      AdmitJob(std::move(submitted), user, limits, scheduling_, SchedulableBoards(false));
+  if (!admitted.ok()) return admitted.status();
+  v1::JobSpec spec = std::move(*admitted);
   const int64_t now = clock_.NowMs();
   v1::JobRecord job;
   job.set_id(jobs_.NextJobId());

@@ -1,0 +1,30 @@
+// Admission of a submitted job: its defaults filled in, its spec checked against the limits,
+// its queue known, and judged against every board of its pool (up or not) so that a job that
+// could never run is refused at submit with the reason instead of waiting for ever.
+// Pure; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "master/sched/pool_boards.h"
+#include "proto/job.pb.h"
+#include "proto/policy.pb.h"
+
+namespace snn {
+
+struct AdmissionLimits {
+  std::string default_pool = "default";
+  std::string default_queue = "default";
+  uint64_t default_time_limit_s = 3600;
+  uint64_t max_time_limit_s = 7 * 86400;
+};
+
+// The spec as it will be queued (defaults filled, `user` set as the submitter), or why not.
+Result<v1::JobSpec> AdmitJob(v1::JobSpec spec, const std::string& user,
+                             const AdmissionLimits& limits, const v1::SchedulingConfig& scheduling,
+                             const std::vector<BoardCapacity>& boards);
+
+}  // namespace snn
