@@ -1,12 +1,20 @@
-// The injectable clock. Nothing else in the project reads time directly: daemons get a
-// SystemClock, tests a ManualClock they advance. Both are safe to call from any thread.
+// The injectable clock. Nothing else in the project reads time or sleeps: daemons get a
+// SystemClock, tests a ManualClock they advance. Timers and timeouts wait on a Clock through
+// ClockTimer (common/clock_timer.h), so a test that advances a ManualClock fires them.
+// Stopwatch measures real elapsed time for work that is measured, not scheduled (benchmarks,
+// board fingerprints). All of it is safe to call from any thread.
 #pragma once
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
 
 namespace snn {
+
+class ManualClock;
 
 class Clock {
  public:
@@ -15,6 +23,9 @@ class Clock {
   virtual int64_t NowMs() const = 0;
   // Microseconds since the Unix epoch, for rates (token buckets).
   virtual int64_t NowUs() const { return NowMs() * 1000; }
+  // A manual clock, whose time moves only when a test moves it (timers then wait on it);
+  // null for a real clock (timers wait on the system's monotonic time).
+  virtual ManualClock* manual() const { return nullptr; }
 };
 
 class SystemClock : public Clock {
@@ -28,15 +39,46 @@ class ManualClock : public Clock {
   explicit ManualClock(int64_t start_ms = 1'700'000'000'000) : now_us_(start_ms * 1000) {}
   int64_t NowMs() const override { return now_us_.load() / 1000; }
   int64_t NowUs() const override { return now_us_.load(); }
-  void AdvanceMs(int64_t ms) { now_us_ += ms * 1000; }
-  void AdvanceUs(int64_t us) { now_us_ += us; }
-  void SetMs(int64_t ms) { now_us_ = ms * 1000; }
+  ManualClock* manual() const override { return const_cast<ManualClock*>(this); }
+
+  // Moving time makes every call that came due (CallAt) on the calling thread, in due order.
+  void AdvanceMs(int64_t ms) { AdvanceUs(ms * 1000); }
+  void AdvanceUs(int64_t us);
+  void SetMs(int64_t ms);
+
+  // Calls `fire` once the clock reaches `due_us` (at once, on this thread, if it has). Returns
+  // an id for CancelCall. `fire` must be quick and must not call back into this clock.
+  uint64_t CallAt(int64_t due_us, std::function<void()> fire);
+  // Forgets a call not yet made; false if it was made already (or never existed).
+  bool CancelCall(uint64_t id);
+  // How many calls wait for time to move (tests wait for a daemon to arm its timer).
+  size_t pending_calls() const;
 
  private:
+  void FireDue();
+
   std::atomic<int64_t> now_us_;
+  mutable std::mutex mu_;
+  std::multimap<int64_t, std::pair<uint64_t, std::function<void()>>> calls_;  // guarded by mu_
+  uint64_t next_call_id_ = 1;                                                 // guarded by mu_
 };
 
 // Monotonic time for measuring elapsed intervals in benchmarks and client timeouts.
 std::chrono::steady_clock::time_point MonotonicNow();
+
+// Real elapsed time, for measuring how long work takes (never for deciding when things happen).
+class Stopwatch {
+ public:
+  Stopwatch() : start_(MonotonicNow()) {}
+  double Seconds() const;
+  void Restart() { start_ = MonotonicNow(); }
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+};
+
+// Blocks the calling thread for real time: only for programs whose job is to wait in real time
+// (the shepherd's lease check, load tools); daemons and tests wait on ClockTimer or conditions.
+void SleepRealMs(int64_t ms);
 
 }  // namespace snn

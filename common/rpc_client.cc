@@ -3,10 +3,15 @@
 #include <array>
 #include <vector>
 
+#include "common/clock_timer.h"
+
 namespace snn {
 
-RpcClient::RpcClient(std::chrono::milliseconds timeout, size_t max_frame_bytes)
-    : timeout_(timeout), max_frame_bytes_(max_frame_bytes), socket_(io_) {}
+RpcClient::RpcClient(std::chrono::milliseconds timeout, size_t max_frame_bytes, const Clock* clock)
+    : timeout_(timeout),
+      max_frame_bytes_(max_frame_bytes),
+      clock_(clock != nullptr ? *clock : default_clock_),
+      socket_(io_) {}
 
 RpcClient::~RpcClient() {
   boost::system::error_code ignored;
@@ -15,19 +20,20 @@ RpcClient::~RpcClient() {
 
 bool RpcClient::RunUntil(const bool& done) {
   io_.restart();
-  const auto deadline = std::chrono::steady_clock::now() + timeout_;
-  while (!done) {
-    const auto left = deadline - std::chrono::steady_clock::now();
-    if (left <= std::chrono::steady_clock::duration::zero() || io_.run_one_for(left) == 0) {
-      if (done) break;
-      boost::system::error_code ignored;
-      socket_.close(ignored);
-      io_.restart();
-      io_.run();  // let the aborted handlers finish
-      return false;
-    }
+  bool timed_out = false;
+  ClockTimer deadline(io_, clock_);
+  deadline.WaitMs(timeout_.count(), [&timed_out](bool expired) { timed_out = expired; });
+  while (!done && !timed_out && io_.run_one() > 0) {
   }
-  return true;
+  deadline.Cancel();
+  const bool answered = done;
+  if (!answered) {
+    boost::system::error_code ignored;
+    socket_.close(ignored);
+  }
+  io_.restart();
+  io_.run();  // let the cancelled timer and any aborted handler finish
+  return answered;
 }
 
 Status RpcClient::Connect(const HostPort& address) {

@@ -10,6 +10,7 @@
 
 #include "common/address.h"
 #include "common/asio.h"
+#include "common/clock.h"
 #include "common/frame.h"
 #include "common/status.h"
 
@@ -17,8 +18,9 @@ namespace snn {
 
 class RpcClient {
  public:
+  // The timeout runs on `clock` (null: the system clock).
   explicit RpcClient(std::chrono::milliseconds timeout,
-                     size_t max_frame_bytes = kDefaultMaxFrameBytes);
+                     size_t max_frame_bytes = kDefaultMaxFrameBytes, const Clock* clock = nullptr);
   ~RpcClient();
 
   Status Connect(const HostPort& address);
@@ -46,6 +48,8 @@ class RpcClient {
 
   const std::chrono::milliseconds timeout_;
   const size_t max_frame_bytes_;
+  const SystemClock default_clock_;
+  const Clock& clock_;
   asio::io_context io_;
   tcp::socket socket_;
   std::string target_;

@@ -5,7 +5,6 @@
 // arrived at out[i] two steps later. Exit 0 if all did. With --flood S it then injects as
 // fast as the gateway admits for S seconds and prints the rate its KSPS budget allowed.
 //   snn-example-relay [--neurons N] [--steps S] [--flood SECONDS]
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -13,6 +12,7 @@
 #include <vector>
 
 #include "client/gateway_client.h"
+#include "common/clock.h"
 
 namespace {
 
@@ -59,13 +59,13 @@ int main(int argc, char** argv) {
     if (flood_s > 0) {
       // Input spikes, 1000 a batch, all for the next step; the gateway paces them.
       const std::vector<snn::Spike> batch(1000, Address(0, 0, npc, reached));
-      const auto start = std::chrono::steady_clock::now();
+      const snn::Stopwatch flooding;
       uint64_t sent = 0;
       double elapsed = 0;
       while (elapsed < flood_s) {
         gw.Inject(batch);
         sent += batch.size();
-        elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        elapsed = flooding.Seconds();
       }
       std::printf("flood: %llu spikes in %.2f s = %.1f KSPS (budget SNN_MAX_KSPS=%s)\n",
                   static_cast<unsigned long long>(sent), elapsed, sent / elapsed / 1000.0,

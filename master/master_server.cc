@@ -28,7 +28,7 @@ MasterServer::MasterServer(MasterConfig config, const Clock& clock, std::unique_
             if (!node.empty())
               LOG(WARNING) << "node " << node << " disconnected: " << why.ToString();
           }),
-      tick_timer_(io_),
+      tick_timer_(io_, clock_),
       signals_(io_) {
   clients_.Register(router_);
   agents_.Register(router_);
@@ -118,9 +118,8 @@ void MasterServer::Tick() {
     last_periodic_pass_ms_ = now;
     RequestSchedule();
   }
-  tick_timer_.expires_after(std::chrono::milliseconds(config_.tick_ms));
-  tick_timer_.async_wait([this](const boost::system::error_code& ec) {
-    if (!ec && !stopping_) Tick();
+  tick_timer_.WaitMs(config_.tick_ms, [this](bool expired) {
+    if (expired && !stopping_) Tick();
   });
 }
 
@@ -135,7 +134,7 @@ void MasterServer::Stop() {
     if (stopping_.exchange(true)) return;
     LOG(INFO) << "snn-master stopping";
     server_.Stop();
-    tick_timer_.cancel();
+    tick_timer_.Cancel();
     signals_.cancel();
     journal_.Commit([this] { io_.stop(); });
   });

@@ -9,6 +9,7 @@
 
 #include "common/address.h"
 #include "common/clock.h"
+#include "common/clock_timer.h"
 #include "common/rpc_server.h"
 #include "master/job_controller.h"
 #include "master/services/admin_service.h"
@@ -65,7 +66,7 @@ class MasterServer {
   PolicyService policy_;
   MethodRouter router_;
   RpcServer server_;
-  asio::steady_timer tick_timer_;
+  ClockTimer tick_timer_;
   asio::signal_set signals_;
   bool schedule_posted_ = false;  // only on the io thread
   int64_t last_periodic_pass_ms_ = 0;

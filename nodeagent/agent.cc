@@ -6,12 +6,14 @@ namespace snn {
 
 Agent::Agent(AgentConfig config, const Clock& clock, std::vector<std::unique_ptr<Board>> boards)
     : config_(std::move(config)),
+      clock_(clock),
       gateway_(config_.gateway_socket.empty()
                    ? nullptr
                    : std::make_unique<SpikeGateway>(clock, config_.gateway_socket)),
       tasks_(clock, std::move(boards), config_.tasks, gateway_.get()),
       link_(io_, clock, tasks_, config_.link),
-      tick_timer_(io_),
+      tick_timer_(io_, clock),
+      stop_timer_(io_, clock),
       child_signals_(io_, SIGCHLD),
       stop_signals_(io_) {
   tasks_.set_on_ended([this] { link_.ReportEnded(); });
@@ -44,9 +46,8 @@ void Agent::WatchChildren() {
 void Agent::Tick() {
   tasks_.Poll();
   link_.Tick();
-  tick_timer_.expires_after(std::chrono::milliseconds(config_.tick_ms));
-  tick_timer_.async_wait([this](const boost::system::error_code& ec) {
-    if (!ec && !stopping_) Tick();
+  tick_timer_.WaitMs(config_.tick_ms, [this](bool expired) {
+    if (expired && !stopping_) Tick();
   });
 }
 
@@ -55,20 +56,31 @@ void Agent::Run() { io_.run(); }
 void Agent::Stop() {
   asio::post(io_, [this] {
     if (stopping_.exchange(true)) return;
+    tick_timer_.Cancel();
     if (config_.stop_tasks_on_exit) {
       LOG(INFO) << "snn-agent stopping; stopping " << tasks_.active_count() << " tasks";
-      tasks_.StopAll(config_.stop_wait_ms);
+      tasks_.KillAll();
+      FinishStopOnceTasksAreGone(clock_.NowMs() + config_.stop_wait_ms);
     } else {
       LOG(INFO) << "snn-agent stopping; " << tasks_.active_count()
                 << " tasks keep running for the next agent to re-attach";
+      FinishStop();
     }
-    link_.Stop();
-    if (gateway_) gateway_->Stop();
-    tick_timer_.cancel();
-    child_signals_.cancel();
-    stop_signals_.cancel();
-    io_.stop();
   });
+}
+
+void Agent::FinishStopOnceTasksAreGone(int64_t deadline_ms) {
+  tasks_.Poll();
+  if (tasks_.active_count() == 0 || clock_.NowMs() >= deadline_ms) return FinishStop();
+  stop_timer_.WaitMs(5, [this, deadline_ms](bool) { FinishStopOnceTasksAreGone(deadline_ms); });
+}
+
+void Agent::FinishStop() {
+  link_.Stop();
+  if (gateway_) gateway_->Stop();
+  child_signals_.cancel();
+  stop_signals_.cancel();
+  io_.stop();
 }
 
 }  // namespace snn

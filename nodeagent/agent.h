@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "common/clock_timer.h"
 #include "nodeagent/master_link.h"
 #include "nodeagent/task_manager.h"
 
@@ -38,13 +39,18 @@ class Agent {
  private:
   void Tick();
   void WatchChildren();
+  // Stopping: polls until every task is gone or `deadline_ms` passes, then FinishStop.
+  void FinishStopOnceTasksAreGone(int64_t deadline_ms);
+  void FinishStop();
 
   const AgentConfig config_;  // constant after construction
+  const Clock& clock_;
   asio::io_context io_;
   std::unique_ptr<SpikeGateway> gateway_;
   TaskManager tasks_;
   MasterLink link_;
-  asio::steady_timer tick_timer_;
+  ClockTimer tick_timer_;
+  ClockTimer stop_timer_;
   asio::signal_set child_signals_;
   asio::signal_set stop_signals_;
   std::atomic<bool> stopping_{false};

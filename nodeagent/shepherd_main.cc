@@ -24,6 +24,8 @@
 #include <cstring>
 #include <string>
 
+#include "common/clock.h"
+
 namespace {
 
 void Record(const std::string& path, const std::string& text) {
@@ -37,11 +39,8 @@ void Record(const std::string& path, const std::string& text) {
   }
 }
 
-int64_t NowMs() {
-  timespec ts{};
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return int64_t{ts.tv_sec} * 1000 + ts.tv_nsec / 1000000;
-}
+// Wall time, as the lease file's mtime is: the shepherd waits in real time, on its own.
+int64_t NowMs() { return snn::SystemClock().NowMs(); }
 
 // When FILE was last touched (ms since the epoch), or `fallback` if it cannot be read.
 int64_t TouchedMs(const std::string& file, int64_t fallback) {
@@ -125,7 +124,7 @@ int main(int argc, char** argv) {
         Record(exit_file, "lost " + std::to_string(lease_ms) + "\n");
         killpg(getpgrp(), SIGKILL);  // the command, its children, and this shepherd
       }
-      usleep(100 * 1000);
+      snn::SleepRealMs(100);
     }
   }
   if (WIFSIGNALED(status)) {

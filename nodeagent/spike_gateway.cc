@@ -6,6 +6,8 @@
 
 #include <filesystem>
 
+#include "common/clock_timer.h"
+
 namespace snn {
 
 using local_socket = asio::local::stream_protocol::socket;
@@ -14,12 +16,14 @@ using local_socket = asio::local::stream_protocol::socket;
 class GatewaySession : public std::enable_shared_from_this<GatewaySession> {
  public:
   GatewaySession(SpikeGateway& gateway, local_socket socket)
-      : gateway_(gateway), socket_(std::move(socket)), timer_(socket_.get_executor()) {}
+      : gateway_(gateway),
+        socket_(std::move(socket)),
+        timer_(socket_.get_executor(), gateway.clock()) {}
 
   void Start() { ReadHeader(); }
   void Close() {
     boost::system::error_code ec;
-    timer_.cancel();
+    timer_.Cancel();
     socket_.close(ec);
   }
 
@@ -104,9 +108,8 @@ class GatewaySession : public std::enable_shared_from_this<GatewaySession> {
         if (header_.flags & wire::kNoWait) {
           return Reply(wire::kThrottled, static_cast<uint64_t>(a.wait_us), nullptr, 0);
         }
-        timer_.expires_after(std::chrono::microseconds(a.wait_us));
-        timer_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
-          if (ec) return self->End();
+        timer_.WaitUs(a.wait_us, [self = shared_from_this()](bool expired) {
+          if (!expired) return self->End();
           self->TryInject(false);
         });
     }
@@ -139,7 +142,7 @@ class GatewaySession : public std::enable_shared_from_this<GatewaySession> {
 
   SpikeGateway& gateway_;
   local_socket socket_;
-  asio::steady_timer timer_;
+  ClockTimer timer_;
   wire::RequestHeader header_;
   wire::ReplyHeader reply_;
   wire::UsageCounters usage_;

@@ -7,7 +7,6 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
-#include <thread>
 
 #include "nodeagent/launcher.h"
 #include "nodeagent/mapping_file.h"
@@ -446,16 +445,11 @@ void TaskManager::LoseAll(const std::string& reason) {
   }
 }
 
-void TaskManager::StopAll(int64_t wait_ms) {
+void TaskManager::KillAll() {
   for (auto& [key, task] : tasks_) {
     if (task.ended) continue;
     if (!task.stopping) BeginStop(task, v1::TASK_KILLED, "the agent is stopping");
     SignalGroup(task.pid, SIGKILL);
-  }
-  const auto deadline = MonotonicNow() + std::chrono::milliseconds(wait_ms);
-  while (active_count() > 0 && MonotonicNow() < deadline) {
-    Poll();
-    if (active_count() > 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
 }
 

@@ -75,8 +75,8 @@ class TaskManager {
   // tasks lost (the master requeues them), so no task runs on beside its requeued copy.
   void LoseAll(const std::string& reason);
 
-  // Kills every task's process group with SIGKILL and waits (up to `wait_ms`) for them to go.
-  void StopAll(int64_t wait_ms);
+  // Kills every task's process group with SIGKILL; Poll then sees them go.
+  void KillAll();
 
   // Fault injection on simulated boards; returns what happened, in words.
   //  KILL_CORE: the core is never handed out again; a task holding it is moved to other free live

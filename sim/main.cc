@@ -2,9 +2,9 @@
 // prints the figures one a line, for scripts to compare runs.
 #include <gflags/gflags.h>
 
-#include <chrono>
 #include <cstdio>
 
+#include "common/clock.h"
 #include "sim/replay.h"
 
 DEFINE_string(trace, "", "the SWF trace (plain or .gz)");
@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
                  FLAGS_on_bad_line.c_str());
     return 2;
   }
-  const auto start = std::chrono::steady_clock::now();
+  const snn::Stopwatch replay_time;
   auto trace = snn::ReadSwf(FLAGS_trace, FLAGS_on_bad_line == "skip");
   if (!trace.ok()) {
     std::fprintf(stderr, "snn-sim: %s\n", trace.status().message().c_str());
@@ -94,8 +94,7 @@ int main(int argc, char** argv) {
     }
   }
   const snn::ReplayMetrics m = snn::Summarize(*outcome, trace->max_procs);
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds = replay_time.Seconds();
   if (FLAGS_per_user) {
     for (const auto& [user, u] : m.per_user) {
       std::printf("user %lld: %llu jobs, mean bounded slowdown %.1f\n",

@@ -121,10 +121,6 @@ v1::Model CalibrationModel(uint32_t size) {
   return m;
 }
 
-double SecondsSince(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double>(MonotonicNow() - t).count();
-}
-
 }  // namespace
 
 void SimBoard::Fingerprint() {
@@ -144,27 +140,26 @@ void SimBoard::Fingerprint() {
   double best = 0;  // spikes a second; the best of three short runs resists a busy host
   for (int run = 0; run < 3; ++run) {
     const uint64_t before = net.counters().delivered;
-    const auto start = MonotonicNow();
+    const Stopwatch watch;
     do {
       for (auto& s : in) s.step = net.now_step();
       net.Inject(in.data(), in.size());
       net.Step(1);
       while (net.ReadOutput(out.data(), out.size()) > 0) {
       }
-    } while (SecondsSince(start) < 0.01);
-    best = std::max(best,
-                    static_cast<double>(net.counters().delivered - before) / SecondsSince(start));
+    } while (watch.Seconds() < 0.01);
+    best = std::max(best, static_cast<double>(net.counters().delivered - before) / watch.Seconds());
   }
   std::vector<double> rounds;
   for (int i = 0; i < 101; ++i) {
-    const auto start = MonotonicNow();
+    const Stopwatch watch;
     wire::Spike one = in[0];
     one.step = net.now_step();
     net.Inject(&one, 1);
     net.Step(2);
     while (net.ReadOutput(out.data(), out.size()) > 0) {
     }
-    rounds.push_back(SecondsSince(start));
+    rounds.push_back(watch.Seconds());
   }
   std::nth_element(rounds.begin(), rounds.begin() + 50, rounds.end());
   host_ksps_ = static_cast<uint64_t>(best / 1000);

@@ -133,7 +133,13 @@ TEST_F(LaunchCrashTest, AnAgentThatDiesBeforeSavingTheRecordLeavesNothingRunning
   auto status = next->Launch(again);
   ASSERT_TRUE(status.ok()) << status.status().ToString();
   EXPECT_EQ(status->state(), v1::TASK_RUNNING);
-  next->StopAll(5000);
+  next->KillAll();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (next->active_count() > 0 && std::chrono::steady_clock::now() < deadline) {
+    next->Poll();  // reaps its own child
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_EQ(next->active_count(), 0u);
 }
 
 TEST_F(LaunchCrashTest, AnAgentThatDiesAfterSavingTheRecordLeavesATaskReportedUnstarted) {

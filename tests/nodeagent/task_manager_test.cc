@@ -40,7 +40,8 @@ class TaskManagerTest : public ::testing::Test {
     tasks_ = std::make_unique<TaskManager>(clock_, std::move(boards), options);
   }
   void TearDown() override {
-    tasks_->StopAll(2000);
+    tasks_->KillAll();
+    EXPECT_TRUE(PollUntil([&] { return Ended(); }));
     std::filesystem::remove_all(dir_);
   }
 
