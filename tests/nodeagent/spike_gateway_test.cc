@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <atomic>
 #include <filesystem>
 #include <thread>
 
@@ -58,7 +59,7 @@ class SpikeGatewayTest : public ::testing::Test {
 
   std::string path() const { return gateway_->socket_path(); }
 
-  SystemClock clock_;
+  ManualClock clock_;  // the token buckets and the gateway's waits run on it
   std::string dir_;
   std::unique_ptr<SpikeGateway> gateway_;
 };
@@ -207,45 +208,59 @@ TEST_F(SpikeGatewayTest, ATaskWithoutBudgetOrEndedIsToldSo) {
   EXPECT_THROW(gw.Step(1), GatewayError);
 }
 
-// Injects as fast as the gateway lets it for `seconds`; returns the admitted rate in KSPS.
-double InjectFlatOut(const std::string& path, const std::string& token, double seconds,
-                     bool no_wait) {
-  GatewayClient gw(path, token);
+// Injects 500-spike batches without waiting until the gateway throttles; returns how many
+// spikes it admitted.
+uint64_t InjectUntilThrottled(GatewayClient& gw) {
   std::vector<Spike> batch(500, Spike{0, 0, 0});
-  const auto start = MonotonicNow();
-  const auto end = start + std::chrono::duration<double>(seconds);
-  uint64_t sent = 0;
-  while (MonotonicNow() < end) {
-    if (no_wait) {
-      const uint64_t wait = gw.TryInject(batch.data(), batch.size());
-      if (wait > 0) {
-        std::this_thread::sleep_for(std::chrono::microseconds(wait));
-        continue;
-      }
-    } else {
-      gw.Inject(batch);
-    }
-    sent += batch.size();
-  }
-  const double elapsed = std::chrono::duration<double>(MonotonicNow() - start).count();
-  return static_cast<double>(sent) / elapsed / 1000.0;
+  uint64_t admitted = 0;
+  while (gw.TryInject(batch.data(), batch.size()) == 0) admitted += batch.size();
+  return admitted;
 }
 
-// Generous bounds: the machine is shared. bench/gateway_bench measures the precise figure.
+// Two seconds of the gateway's clock, one millisecond at a time, each task injecting as fast as
+// it is let: each gets its own budget, whatever the other does, to within its burst (20 ms of
+// budget) and one batch.
 TEST_F(SpikeGatewayTest, TwoTasksOnOneBoardEachGetTheirOwnBudget) {
   auto slow = AddTask(1, "slow", 100);
   auto fast = AddTask(2, "fast", 300);
-  double slow_rate = 0, fast_rate = 0;
-  std::thread t1([&] { slow_rate = InjectFlatOut(path(), "slow", 2.0, false); });
-  std::thread t2([&] { fast_rate = InjectFlatOut(path(), "fast", 2.0, true); });
-  t1.join();
-  t2.join();
-  EXPECT_GT(slow_rate, 75);
-  EXPECT_LT(slow_rate, 125);
-  EXPECT_GT(fast_rate, 225);
-  EXPECT_LT(fast_rate, 375);
-  EXPECT_GT(slow->Usage().throttled, 0u);
-  EXPECT_GT(fast->Usage().throttled, 0u);
+  GatewayClient slow_gw(path(), "slow"), fast_gw(path(), "fast");
+  uint64_t slow_admitted = 0, fast_admitted = 0;
+  for (int ms = 0; ms < 2000; ++ms) {
+    slow_admitted += InjectUntilThrottled(slow_gw);
+    fast_admitted += InjectUntilThrottled(fast_gw);
+    clock_.AdvanceMs(1);
+  }
+  EXPECT_GE(slow_admitted, 100u * 2000 - 500);
+  EXPECT_LE(slow_admitted, 100u * 2000 + 100 * 20 + 500);
+  EXPECT_GE(fast_admitted, 300u * 2000 - 500);
+  EXPECT_LE(fast_admitted, 300u * 2000 + 300 * 20 + 500);
+  // Once a millisecond, the 500 spikes of the batch told to wait.
+  EXPECT_EQ(slow->Usage().throttled, 2000u * 500);
+  EXPECT_EQ(fast->Usage().throttled, 2000u * 500);
+}
+
+// A blocking inject over budget waits in the gateway for the clock, not for real time: it
+// returns once the gateway's clock has moved by the wait the bucket asked for, and not before.
+TEST_F(SpikeGatewayTest, AThrottledInjectWaitsForTheGatewaysClock) {
+  AddTask(1, "slow", 100);
+  GatewayClient gw(path(), "slow");
+  std::vector<Spike> batch(500, Spike{0, 0, 0});
+  InjectUntilThrottled(gw);
+  const uint64_t wait_us = gw.TryInject(batch.data(), batch.size());
+  ASSERT_GT(wait_us, 0u);
+  std::atomic<bool> returned{false};
+  std::thread task([&] {
+    gw.Inject(batch);
+    returned = true;
+  });
+  // The gateway has armed its timer on the clock once a call waits for time to move.
+  while (clock_.pending_calls() == 0) std::this_thread::yield();
+  clock_.AdvanceUs(static_cast<int64_t>(wait_us) - 1);
+  EXPECT_EQ(clock_.pending_calls(), 1u) << "the gateway's wait ended before its time";
+  EXPECT_FALSE(returned);
+  clock_.AdvanceUs(1);
+  task.join();
+  EXPECT_TRUE(returned);
 }
 
 }  // namespace

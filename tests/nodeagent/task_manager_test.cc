@@ -147,11 +147,13 @@ TEST_F(TaskManagerTest, TimeLimitFollowsTheInjectedClockAndKillsTheGroup) {
 }
 
 TEST_F(TaskManagerTest, KillEscalatesToSigkillAfterTheGrace) {
-  auto status = tasks_->Launch(Request(3, "trap '' TERM; sleep 600 & wait; sleep 600"));
+  const std::string trapped = dir_ + "/trapped";
+  auto status = tasks_->Launch(
+      Request(3, "trap '' TERM; touch " + trapped + "; sleep 600 & wait; sleep 600"));
   ASSERT_TRUE(status.ok());
   const pid_t pgid = static_cast<pid_t>(status->pid());
-  // Let the shell install its trap before it is signalled.
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  // The shell says when its trap is in place; signalled before, it would just die.
+  ASSERT_TRUE(PollUntil([&] { return std::filesystem::exists(trapped); }));
   tasks_->Kill(TaskKey{3, 0, 1}, "cancelled by alice");
   tasks_->Poll();
   EXPECT_EQ(tasks_->active_count(), 1u) << "the shell ignores SIGTERM";

@@ -1,0 +1,73 @@
+// Timers on the injected clock: on a ManualClock they fire when the test advances time (on the
+// io thread), never before; a cancelled or replaced wait says so; a destroyed timer never calls.
+#include "common/clock_timer.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace snn {
+namespace {
+
+TEST(ClockTimerTest, FiresWhenTheManualClockPassesItsExpiryAndNotBefore) {
+  ManualClock clock;
+  asio::io_context io;
+  ClockTimer timer(io, clock);
+  std::vector<bool> calls;
+  timer.WaitMs(100, [&](bool expired) { calls.push_back(expired); });
+  io.poll();
+  clock.AdvanceMs(99);
+  io.poll();
+  EXPECT_TRUE(calls.empty());
+  clock.AdvanceMs(1);
+  EXPECT_TRUE(calls.empty()) << "runs on the io thread, not on the thread moving time";
+  io.poll();
+  EXPECT_EQ(calls, std::vector<bool>{true});
+  clock.AdvanceMs(1000);
+  io.poll();
+  EXPECT_EQ(calls.size(), 1u) << "one shot";
+}
+
+TEST(ClockTimerTest, ACancelledOrReplacedWaitIsToldSo) {
+  ManualClock clock;
+  asio::io_context io;
+  ClockTimer timer(io, clock);
+  std::vector<std::pair<int, bool>> calls;
+  timer.WaitMs(10, [&](bool expired) { calls.emplace_back(1, expired); });
+  timer.WaitMs(20, [&](bool expired) { calls.emplace_back(2, expired); });
+  clock.AdvanceMs(10);
+  io.poll();
+  EXPECT_EQ(calls, (std::vector<std::pair<int, bool>>{{1, false}}));
+  timer.Cancel();
+  clock.AdvanceMs(100);
+  io.poll();
+  EXPECT_EQ(calls, (std::vector<std::pair<int, bool>>{{1, false}, {2, false}}));
+  EXPECT_EQ(clock.pending_calls(), 0u);
+}
+
+TEST(ClockTimerTest, ADestroyedTimerNeverCalls) {
+  ManualClock clock;
+  asio::io_context io;
+  int calls = 0;
+  {
+    ClockTimer timer(io, clock);
+    timer.WaitMs(5, [&](bool) { ++calls; });
+  }
+  clock.AdvanceMs(10);
+  io.poll();
+  EXPECT_EQ(calls, 0);
+  EXPECT_EQ(clock.pending_calls(), 0u);
+}
+
+TEST(ClockTimerTest, OnASystemClockItWaitsRealTime) {
+  SystemClock clock;
+  asio::io_context io;
+  ClockTimer timer(io, clock);
+  bool expired = false;
+  timer.WaitMs(1, [&](bool e) { expired = e; });
+  io.run();  // returns once the timer has fired
+  EXPECT_TRUE(expired);
+}
+
+}  // namespace
+}  // namespace snn
