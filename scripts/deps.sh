@@ -4,7 +4,7 @@
 set -euo pipefail
 
 PACKAGES=(
-  build-essential cmake ccache pkg-config
+  build-essential cmake ccache pkg-config clang-format git
   libboost-dev libboost-system-dev
   libprotobuf-dev protobuf-compiler
   librocksdb-dev
