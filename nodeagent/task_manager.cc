@@ -159,6 +159,10 @@ Status TaskManager::SaveRecord(const Task& task, const v1::LaunchRequest& req) {
   record.set_stdout_path(task.stdout_path);
   record.set_stderr_path(task.stderr_path);
   record.set_gateway_token(task.gateway_token);
+  if (task.stopping) {
+    record.set_stop_as(task.stop_as);
+    record.set_stop_reason(task.stop_reason);
+  }
   return records_->Save(task.record_file, record);
 }
 
@@ -189,6 +193,12 @@ void TaskManager::Adopt(const v1::AgentTaskRecord& record, const std::string& re
   task.launch = req;
   task.gateway_token = record.gateway_token();
   task.attached = true;
+  if (record.stop_as() != v1::TASK_STATE_UNSPECIFIED) {  // an earlier agent was stopping it
+    task.stopping = true;
+    task.stop_as = record.stop_as();
+    task.stop_reason = record.stop_reason();
+    task.kill_at_ms = clock_.NowMs();  // its grace is over: SIGKILL at the next poll
+  }
   uint64_t start_time = 0;
   const bool alive = ProcessAlive(task.pid, &start_time) && start_time == record.proc_start_time();
   if (req.board() < boards_.size()) {
@@ -248,8 +258,14 @@ void TaskManager::BeginStop(Task& task, v1::TaskState as, const std::string& rea
   task.stop_as = as;
   task.stop_reason = reason;
   task.kill_at_ms = clock_.NowMs() + options_.kill_grace_ms;
+  RecordStop(task);
   SignalGroup(task.pid, SIGTERM);
   SignalGroup(task.pid, SIGCONT);
+}
+
+void TaskManager::RecordStop(const Task& task) {
+  if (task.record_file.empty() || task.pid <= 0) return;
+  if (Status s = SaveRecord(task, task.launch); !s.ok()) LOG(ERROR) << s.message();
 }
 
 void TaskManager::Poll() {
@@ -439,8 +455,11 @@ void TaskManager::LoseAll(const std::string& reason) {
   for (auto& [key, task] : tasks_) {
     if (task.ended) continue;
     if (!task.stopping) BeginStop(task, v1::TASK_LOST, reason);
-    task.stop_as = v1::TASK_LOST;
-    task.stop_reason = reason;
+    if (task.stop_as != v1::TASK_LOST) {
+      task.stop_as = v1::TASK_LOST;
+      task.stop_reason = reason;
+      RecordStop(task);
+    }
     SignalGroup(task.pid, SIGKILL);
   }
 }

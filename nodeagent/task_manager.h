@@ -118,6 +118,8 @@ class TaskManager {
   };
 
   void BeginStop(Task& task, v1::TaskState as, const std::string& reason);
+  // Saves the stop's intent in the task's record before any signal goes out.
+  void RecordStop(const Task& task);
   Status SaveRecord(const Task& task, const v1::LaunchRequest& req);
   // Moves a task off a dead core; false if the board has no room for it.
   bool Remap(Task& task);

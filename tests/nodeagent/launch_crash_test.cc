@@ -16,6 +16,7 @@
 #include "nodeagent/launcher.h"
 #include "nodeagent/task_manager.h"
 #include "nodeagent/task_records.h"
+#include "tests/nodeagent/task_manager_fixture.h"
 
 namespace snn {
 namespace {
@@ -46,21 +47,8 @@ class LaunchCrashTest : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
   std::unique_ptr<TaskManager> NewAgent(std::unique_ptr<TaskRecords> records) {
-    v1::BoardInfo info;
-    info.set_type("sim-v1");
-    info.set_width(4);
-    info.set_height(4);
-    info.set_ksps(1000);
-    info.set_streams(4);
-    std::vector<std::unique_ptr<Board>> boards;
-    boards.push_back(std::make_unique<SimBoard>(info));
-    TaskManagerOptions options;
-    options.data_dir = dir_;
-    options.node_name = "n1";
-    options.shepherd = SNN_SHEPHERD_BIN;
-    options.base_env = {{"PATH", "/usr/bin:/bin"}};
-    return std::make_unique<TaskManager>(clock_, std::move(boards), options, nullptr,
-                                         std::move(records));
+    return std::make_unique<TaskManager>(clock_, testing::OneSimBoard(),
+                                         testing::AgentOptions(dir_), nullptr, std::move(records));
   }
 
   v1::LaunchRequest Request() {

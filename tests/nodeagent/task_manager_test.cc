@@ -14,6 +14,7 @@
 #include "common/asio.h"
 #include "nodeagent/hal/sim_board.h"
 #include "nodeagent/launcher.h"
+#include "tests/nodeagent/task_manager_fixture.h"
 
 namespace snn {
 namespace {
@@ -23,21 +24,10 @@ class TaskManagerTest : public ::testing::Test {
   void SetUp() override {
     std::string dir = std::filesystem::temp_directory_path() / "snn_tasks_XXXXXX";
     dir_ = mkdtemp(dir.data());
-    v1::BoardInfo info;
-    info.set_type("sim-v1");
-    info.set_width(4);
-    info.set_height(4);
-    info.set_ksps(1000);
-    info.set_streams(4);
-    std::vector<std::unique_ptr<Board>> boards;
-    boards.push_back(std::make_unique<SimBoard>(info));
-    TaskManagerOptions options;
-    options.data_dir = dir_;
-    options.node_name = "n1";
-    options.shepherd = SNN_SHEPHERD_BIN;
+    TaskManagerOptions options = testing::AgentOptions(dir_);
     options.kill_grace_ms = 2000;
-    options.base_env = {{"PATH", "/usr/bin:/bin"}, {"SNN_STALE", "from the agent"}};
-    tasks_ = std::make_unique<TaskManager>(clock_, std::move(boards), options);
+    options.base_env["SNN_STALE"] = "from the agent";
+    tasks_ = std::make_unique<TaskManager>(clock_, testing::OneSimBoard(), options);
   }
   void TearDown() override {
     tasks_->KillAll();
@@ -163,6 +153,25 @@ TEST_F(TaskManagerTest, KillEscalatesToSigkillAfterTheGrace) {
   EXPECT_EQ(ended[0].state(), v1::TASK_KILLED);
   EXPECT_EQ(ended[0].detail(), "cancelled by alice");
   EXPECT_FALSE(GroupExists(pgid));
+}
+
+// The chaos run under load: the agent stopped a task for its lease (lost: the master requeues
+// it), then died before it could report that; the next agent found only a task killed by
+// signal 9, and the job FAILED. A stop's intent is in the record before any signal goes out.
+TEST_F(TaskManagerTest, AStopIsReportedAsMeantByTheAgentThatReAttaches) {
+  auto status = tasks_->Launch(Request(8, "sleep 600"));
+  ASSERT_TRUE(status.ok());
+  const pid_t pgid = static_cast<pid_t>(status->pid());
+  tasks_->LoseAll("the agent heard nothing from the master for 2 s");
+  ASSERT_TRUE(PollUntil([&] { return !ProcessAlive(pgid); }));
+  // The agent dies here, before the end is reported; another starts on the same data dir.
+  TaskManager next(clock_, testing::OneSimBoard(), testing::AgentOptions(dir_));
+  next.Recover();
+  next.Poll();
+  auto ended = next.EndedUnacknowledged();
+  ASSERT_EQ(ended.size(), 1u);
+  EXPECT_EQ(ended[0].state(), v1::TASK_LOST);
+  EXPECT_EQ(ended[0].detail(), "the agent heard nothing from the master for 2 s");
 }
 
 TEST_F(TaskManagerTest, LaunchFailureSaysWhyAndHoldsNothing) {
