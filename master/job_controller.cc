@@ -46,13 +46,8 @@ void JobController::RecoverReservations() {
 }
 
 Result<const v1::JobRecord*> JobController::Submit(v1::JobSpec submitted, const std::string& user) {
-  AdmissionLimits limits;
-  limits.default_pool = options_.default_pool;
-  limits.default_queue = options_.default_queue;
-  limits.default_time_limit_s = options_.default_time_limit_s;
-  limits.max_time_limit_s = options_.max_time_limit_s;
-  auto admitted =
-      AdmitJob(std::move(submitted), user, limits, scheduling_, SchedulableBoards(false));
+  auto admitted = AdmitJob(std::move(submitted), user, options_.admission, scheduling_,
+                           SchedulableBoards(false));
   if (!admitted.ok()) return admitted.status();
   v1::JobSpec spec = std::move(*admitted);
   const int64_t now = clock_.NowMs();

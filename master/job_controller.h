@@ -12,6 +12,7 @@
 #include <unordered_set>
 
 #include "common/clock.h"
+#include "master/admission.h"
 #include "master/agent_channel.h"
 #include "master/job_table.h"
 #include "master/node_registry.h"
@@ -25,10 +26,7 @@
 namespace snn {
 
 struct ControllerOptions {
-  std::string default_pool = "default";
-  std::string default_queue = "default";
-  uint64_t default_time_limit_s = 3600;
-  uint64_t max_time_limit_s = 7 * 86400;
+  AdmissionLimits admission;  // defaults and limits of submitted jobs
   v1::SchedulingConfig scheduling = DefaultSchedulingConfig();
 };
 

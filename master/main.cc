@@ -72,10 +72,10 @@ int main(int argc, char** argv) {
   }
   config.agents.auto_drain_health_below = FLAGS_auto_drain_health_below;
   config.schedule_interval_ms = FLAGS_schedule_interval_ms;
-  config.controller.default_pool = FLAGS_default_pool;
-  config.controller.default_queue = FLAGS_default_queue;
-  config.controller.default_time_limit_s = FLAGS_default_time_limit_s;
-  config.controller.max_time_limit_s = FLAGS_max_time_limit_s;
+  config.controller.admission.default_pool = FLAGS_default_pool;
+  config.controller.admission.default_queue = FLAGS_default_queue;
+  config.controller.admission.default_time_limit_s = FLAGS_default_time_limit_s;
+  config.controller.admission.max_time_limit_s = FLAGS_max_time_limit_s;
   if (!FLAGS_policy_file.empty()) {
     auto policy = snn::LoadPolicyFile(FLAGS_policy_file);
     if (!policy.ok()) {
