@@ -18,18 +18,27 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <thread>
 
 #include "common/address.h"
 #include "common/connection.h"
+#include "common/munge.h"
 #include "common/rpc_client.h"
 #include "proto/job.pb.h"
 #include "proto/node.pb.h"
+#include "tests/test_util/auth_kit.h"
 
 DEFINE_string(master, "", "a running master; empty: start a master and an agent for the run");
 DEFINE_int32(connections, 32, "concurrent client connections");
 DEFINE_double(seconds, 5.0, "measured duration");
 DEFINE_double(warmup_seconds, 1.0, "unmeasured warm-up");
+DEFINE_string(auth, "munge",
+              "munge: TLS and a MUNGE credential per connection, as snnctl does (the master "
+              "started here gets its own munged and CA); none: the master's --auth=none");
+DEFINE_bool(fresh_credentials, false,
+            "with --auth=munge: a new MUNGE credential on every request (each one decoded by "
+            "the master's munged)");
 
 extern char** environ;
 
@@ -65,9 +74,12 @@ bool WaitFor(const std::function<bool()>& condition, int seconds) {
   return condition();
 }
 
+std::unique_ptr<snn::testing::AuthKit> auth;  // --auth=munge
+
 // Every node registered and UP?
 bool AgentUp(const snn::HostPort& master) {
   snn::RpcClient client(std::chrono::milliseconds(2000));
+  if (auth) auth->SetUp(client);
   if (!client.Connect(master).ok()) return false;
   snn::v1::Credential cred;
   cred.set_user("bench");
@@ -79,8 +91,8 @@ bool AgentUp(const snn::HostPort& master) {
 struct Load {
   snn::asio::io_context io;
   std::vector<std::shared_ptr<snn::Connection>> connections;
+  std::map<const snn::Connection*, snn::v1::Credential> credentials;  // one per connection
   snn::v1::SubmitRequest request;
-  snn::v1::Credential credential;
   bool counting = false;
   bool stopping = false;
   uint64_t acknowledged = 0;
@@ -88,6 +100,11 @@ struct Load {
 
   void Next(const std::shared_ptr<snn::Connection>& c) {
     if (stopping) return;
+    snn::v1::Credential& credential = credentials[c.get()];
+    if (FLAGS_fresh_credentials && auth) {
+      auto minted = snn::MungeEncode(auth->munge_socket());
+      if (minted.ok()) credential.set_munge(*minted);
+    }
     c->Call("job.submit", request, credential, [this, c](snn::Result<snn::v1::Envelope> reply) {
       auto resp = snn::DecodeResponse<snn::v1::SubmitResponse>(reply);
       if (stopping) return;  // calls cut short by the end of the run
@@ -113,9 +130,20 @@ int main(int argc, char** argv) {
   if (address.empty()) {
     char tmpl[] = "/tmp/snn_bench_XXXXXX";
     dir = mkdtemp(tmpl);
-    master_pid = Start({SNN_MASTER_BIN, "--listen=127.0.0.1:0", "--data_dir=" + dir + "/master",
-                        "--port_file=" + dir + "/port", "--minloglevel=1"},
-                       dir + "/master.log");
+    std::vector<std::string> master_argv = {SNN_MASTER_BIN, "--listen=127.0.0.1:0",
+                                            "--data_dir=" + dir + "/master",
+                                            "--port_file=" + dir + "/port", "--minloglevel=1"};
+    if (FLAGS_auth == "munge") {
+      auth = std::make_unique<snn::testing::AuthKit>(dir + "/auth");
+      if (!auth->status().ok()) {
+        std::cerr << auth->status().ToString() << "\n";
+        return 1;
+      }
+      for (const auto& f : auth->MasterFlags()) master_argv.push_back(f);
+    } else {
+      master_argv.push_back("--auth=none");
+    }
+    master_pid = Start(master_argv, dir + "/master.log");
     if (!WaitFor([&] { return std::filesystem::exists(dir + "/port"); }, 20)) {
       std::cerr << "master did not start; see " << dir << "/master.log\n";
       return 1;
@@ -124,10 +152,19 @@ int main(int argc, char** argv) {
     address = "127.0.0.1:" + address;
     std::ofstream(dir + "/boards.yaml")
         << "boards:\n  - {type: sim-v1, mesh: 4x4, ksps: 1000, streams: 4}\n";
-    agent_pid = Start({SNN_AGENT_BIN, "--master=" + address, "--node_name=bench-node",
-                       "--boards_file=" + dir + "/boards.yaml", "--data_dir=" + dir + "/agent",
-                       "--stop_tasks_on_exit=true", "--minloglevel=1"},
-                      dir + "/agent.log");
+    std::vector<std::string> agent_argv = {SNN_AGENT_BIN,
+                                           "--master=" + address,
+                                           "--node_name=bench-node",
+                                           "--boards_file=" + dir + "/boards.yaml",
+                                           "--data_dir=" + dir + "/agent",
+                                           "--stop_tasks_on_exit=true",
+                                           "--minloglevel=1"};
+    if (auth) {
+      for (const auto& f : auth->AgentFlags("bench-node")) agent_argv.push_back(f);
+    } else {
+      agent_argv.push_back("--tls=false");
+    }
+    agent_pid = Start(agent_argv, dir + "/agent.log");
   }
   auto master = snn::ParseHostPort(address);
   if (!master.ok() || !WaitFor([&] { return AgentUp(*master); }, 20)) {
@@ -138,7 +175,15 @@ int main(int argc, char** argv) {
   }
 
   Load load;
-  load.credential.set_user("bench");
+  std::shared_ptr<snn::ssl::context> tls;
+  if (auth) {
+    auto made = snn::MakeClientTls({auth->ca_file(), "", ""});
+    if (!made.ok()) {
+      std::cerr << made.status().ToString() << "\n";
+      return 1;
+    }
+    tls = *made;
+  }
   auto* spec = load.request.mutable_spec();
   spec->set_name("load");
   spec->set_time_limit_s(600);
@@ -158,8 +203,28 @@ int main(int argc, char** argv) {
       std::cerr << "connect: " << ec.message() << "\n";
       return 1;
     }
-    auto c = snn::Connection::Create(std::move(socket), 4 << 20, nullptr, nullptr);
+    std::shared_ptr<snn::Connection> c;
+    snn::v1::Credential credential;
+    if (tls) {
+      auto stream = std::make_unique<snn::TlsStream>(std::move(socket), *tls);
+      stream->handshake(snn::ssl::stream_base::client, ec);
+      if (ec) {
+        std::cerr << "TLS handshake: " << ec.message() << "\n";
+        return 1;
+      }
+      c = snn::Connection::Create(std::move(stream), 4 << 20, nullptr, nullptr);
+      auto minted = snn::MungeEncode(auth->munge_socket());
+      if (!minted.ok()) {
+        std::cerr << minted.status().ToString() << "\n";
+        return 1;
+      }
+      credential.set_munge(*minted);
+    } else {
+      c = snn::Connection::Create(std::move(socket), 4 << 20, nullptr, nullptr);
+      credential.set_user("bench");
+    }
     c->Start();
+    load.credentials[c.get()] = credential;
     load.connections.push_back(c);
     load.Next(c);
   }
@@ -181,7 +246,11 @@ int main(int argc, char** argv) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   Stop(agent_pid);
   Stop(master_pid);
+  auth.reset();
   if (!dir.empty()) std::filesystem::remove_all(dir);
+  std::printf(
+      "auth: %s%s\n", FLAGS_auth.c_str(),
+      FLAGS_fresh_credentials && FLAGS_auth == "munge" ? " (a new credential per request)" : "");
   std::printf("connections: %d, acknowledged submits: %llu in %.2f s, errors: %llu\n",
               FLAGS_connections, static_cast<unsigned long long>(load.acknowledged), elapsed,
               static_cast<unsigned long long>(load.errors));

@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
     std::cerr << "snnctl: " << options.status().message() << "\n";
     return 2;
   }
+  // Only a master run with --auth=none believes this name; otherwise MUNGE proves the uid.
   if (const passwd* pw = getpwuid(geteuid())) {
     options->user = pw->pw_name;
   } else if (const char* user = std::getenv("USER")) {

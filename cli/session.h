@@ -1,5 +1,6 @@
-// The client side of a call to the master, shared by snnctl's commands: a session with the
-// caller's credential, one-line errors, and a one-shot call.
+// The client side of a call to the master, shared by snnctl's commands: a TLS session (the
+// master's certificate checked against the cluster's CA) whose requests carry a MUNGE credential
+// of the caller, one-line errors, and a one-shot call.
 #pragma once
 
 #include <ostream>
@@ -7,7 +8,9 @@
 
 #include "cli/snnctl.h"
 #include "common/address.h"
+#include "common/munge.h"
 #include "common/rpc_client.h"
+#include "common/tls.h"
 
 namespace snn {
 
@@ -19,12 +22,21 @@ class Session {
   Status Open() {
     auto address = ParseHostPort(options_.master);
     if (!address.ok()) return InvalidArgument("--master: " + address.status().message());
-    SNN_RETURN_IF_ERROR(client_.Connect(*address));
     v1::Credential credential;
-    credential.set_user(options_.user);
     credential.set_tenant(options_.tenant);
+    if (options_.auth == "none") {
+      credential.set_user(options_.user);  // a master with --auth=none believes it
+    } else {
+      auto tls = MakeClientTls({options_.ca_file, "", ""});
+      if (!tls.ok()) {
+        return Status(tls.status().code(),
+                      tls.status().message() + " (set --ca-file or SNN_CA_FILE)");
+      }
+      client_.set_tls(*tls);
+      client_.set_minter([socket = options_.munge_socket] { return MungeEncode(socket); });
+    }
     client_.set_credential(credential);
-    return Status::Ok();
+    return client_.Connect(*address);
   }
   RpcClient& client() { return client_; }
 

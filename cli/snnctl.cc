@@ -10,10 +10,12 @@
 #include "cli/policy_commands.h"
 #include "cli/session.h"
 #include "common/clock.h"
+#include "common/duration.h"
 #include "common/job_validation.h"
 #include "common/model.h"
 #include "common/rpc_client.h"
 #include "proto/node.pb.h"
+#include "proto/policy.pb.h"
 
 namespace snn {
 namespace {
@@ -293,6 +295,54 @@ int Drain(const CliOptions& o, std::ostream& out, std::ostream& err) {
   return 0;
 }
 
+int NodeToken(const CliOptions& o, std::ostream& out, std::ostream& err) {
+  if (o.args.size() != 3) {
+    return Fail(err, InvalidArgument("usage: snnctl node token NODE [--ttl DURATION]"));
+  }
+  v1::NodeTokenRequest req;
+  req.set_node(o.args[2]);
+  if (!o.ttl.empty()) {
+    auto ttl = ParseDurationSeconds(o.ttl);
+    if (!ttl.ok()) return Fail(err, InvalidArgument("--ttl: " + ttl.status().message()));
+    req.set_ttl_s(*ttl);
+  }
+  auto resp = Call<v1::NodeTokenResponse>(o, "node.token", req);
+  if (!resp.ok()) return Fail(err, resp.status());
+  if (o.parsable) {
+    out << resp->token() << "\n";
+  } else {
+    out << resp->token() << "\n"
+        << "One enrolment of node " << o.args[2] << ", until "
+        << FormatTimestamp(resp->expires_ms()) << ": snn-agent --node_name=" << o.args[2]
+        << " --join_token_file=FILE (the file holding the token)\n";
+  }
+  return 0;
+}
+
+int TenantMembers(const CliOptions& o, std::ostream& out, std::ostream& err) {
+  if (o.args.size() < 4) {
+    return Fail(err, InvalidArgument("usage: snnctl tenant add-user|remove-user TENANT USER..."));
+  }
+  v1::TenantMembersRequest req;
+  req.set_tenant(o.args[2]);
+  for (size_t i = 3; i < o.args.size(); ++i) {
+    if (o.args[1] == "add-user") {
+      req.add_add_users(o.args[i]);
+    } else {
+      req.add_remove_users(o.args[i]);
+    }
+  }
+  auto resp = Call<v1::PolicySetResponse>(o, "admin.tenant.members", req);
+  if (!resp.ok()) return Fail(err, resp.status());
+  for (const auto& t : resp->config().tenants()) {
+    if (t.name() != o.args[2]) continue;
+    std::string users;
+    for (const auto& u : t.members().users()) users += (users.empty() ? "" : ", ") + u;
+    out << "Tenant " << t.name() << " users: " << (users.empty() ? "(none)" : users) << "\n";
+  }
+  return 0;
+}
+
 int Pool(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (o.args.size() != 2 || o.args[1] != "status") {
     return Fail(err, InvalidArgument("usage: snnctl pool status"));
@@ -319,6 +369,10 @@ Commands:
   queue set NAME [--priority N] [--weight W] [--pool P [--max N] [--guaranteed N]] [--create]
   tenant set NAME [--weight W] [--pool P [--limit N] [--guaranteed N]] [--create]
                           change a queue or a tenant (admin); caps are cores per pool
+  tenant add-user|remove-user TENANT USER...
+                          change a tenant's members (its coordinators, admins)
+  node token NODE [--ttl DURATION]
+                          a one-time join token for a new node (admin; default 15m)
   node drain|resume NODE  stop (or restart) sending new work to a node; running jobs finish
   board drain|resume NODE/BOARD
                           the same for one board
@@ -328,7 +382,13 @@ Commands:
 
 Options:
   --master HOST:PORT      the master (default: $SNN_MASTER, else 127.0.0.1:6817)
-  --tenant NAME           act for this tenant (default: $SNN_TENANT, else your user name)
+  --tenant NAME           act for this tenant, one you belong to (default: $SNN_TENANT, else
+                          your personal tenant, else the first tenant that lists you)
+  --ca-file FILE          the cluster's CA certificate (default: $SNN_CA_FILE, else
+                          /etc/snn/tls/ca.crt)
+  --munge-socket PATH     munged's socket (default: $SNN_MUNGE_SOCKET, else munge's default)
+  --auth munge|none       none: no TLS, no MUNGE, for a master run with --auth=none
+                          (default: $SNN_AUTH, else munge)
   -o, --output FORMAT     table (default) or json
   --timeout SECONDS       give up on the master after this long (default: 5)
   --all-tenants           jobs: list every tenant's jobs
@@ -376,10 +436,18 @@ Result<CliOptions> ParseCliArgs(const std::vector<std::string>& argv) {
     } else if (arg == "--master" || arg == "--tenant" || arg == "-o" || arg == "--output" ||
                arg == "--timeout" || arg == "--state" || arg == "--board-type" ||
                arg == "--input-rate" || arg == "--neurons-per-core" || arg == "--reason" ||
-               arg == "--page-size") {
+               arg == "--page-size" || arg == "--ca-file" || arg == "--munge-socket" ||
+               arg == "--auth" || arg == "--ttl") {
       auto v = take(arg);
       if (!v.ok()) return v.status();
       if (arg == "--master") o.master = *v;
+      if (arg == "--ca-file") o.ca_file = *v;
+      if (arg == "--munge-socket") o.munge_socket = *v;
+      if (arg == "--ttl") o.ttl = *v;
+      if (arg == "--auth") {
+        if (*v != "munge" && *v != "none") return InvalidArgument("--auth must be munge or none");
+        o.auth = *v;
+      }
       if (arg == "--tenant") o.tenant = *v;
       if (arg == "-o" || arg == "--output") {
         if (*v != "table" && *v != "json") {
@@ -445,6 +513,16 @@ Result<CliOptions> ParseCliArgs(const std::vector<std::string>& argv) {
     const char* env = std::getenv("SNN_TENANT");
     if (env) o.tenant = env;
   }
+  const auto from_env = [](std::string& field, const char* name, const char* fallback) {
+    if (!field.empty()) return;
+    const char* env = std::getenv(name);
+    field = env && *env ? env : fallback;
+  };
+  from_env(o.ca_file, "SNN_CA_FILE", "/etc/snn/tls/ca.crt");
+  from_env(o.munge_socket, "SNN_MUNGE_SOCKET", "");
+  from_env(o.auth, "SNN_AUTH", "munge");
+  if (o.auth != "munge" && o.auth != "none")
+    return InvalidArgument("SNN_AUTH must be munge or none");
   return o;
 }
 
@@ -465,6 +543,11 @@ int RunCli(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (command == "pool") return Pool(o, out, err);
   if (command == "estimate") return Estimate(o, out, err);
   if (command == "sim") return Sim(o, out, err);
+  if (command == "node" && o.args.size() > 1 && o.args[1] == "token") return NodeToken(o, out, err);
+  if (command == "tenant" && o.args.size() > 1 &&
+      (o.args[1] == "add-user" || o.args[1] == "remove-user")) {
+    return TenantMembers(o, out, err);
+  }
   if (command == "node" || command == "board") return Drain(o, out, err);
   if (command == "policy") return PolicyShow(o, out, err);
   if (command == "queue" || command == "tenant") return PolicySet(o, out, err);

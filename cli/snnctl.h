@@ -14,8 +14,12 @@ namespace snn {
 struct CliOptions {
   std::string master;  // from --master, else SNN_MASTER, else 127.0.0.1:6817
   std::string output = "table";
-  std::string tenant;  // from --tenant, else SNN_TENANT, else the user
-  std::string user;
+  std::string tenant;        // from --tenant, else SNN_TENANT, else the user
+  std::string user;          // --auth=none only: the name claimed
+  std::string auth;          // munge (default) or none; from --auth, else SNN_AUTH
+  std::string ca_file;       // from --ca-file, else SNN_CA_FILE, else /etc/snn/tls/ca.crt
+  std::string munge_socket;  // from --munge-socket, else SNN_MUNGE_SOCKET, else munge's default
+  std::string ttl;           // node token: how long the token is valid
   int timeout_ms = 5000;
   bool all_tenants = false;
   bool parsable = false;

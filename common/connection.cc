@@ -6,20 +6,31 @@ namespace snn {
 
 std::shared_ptr<Connection> Connection::Create(tcp::socket socket, size_t max_frame_bytes,
                                                RequestHandler on_request, CloseHandler on_close) {
-  return std::shared_ptr<Connection>(new Connection(std::move(socket), max_frame_bytes,
+  return std::shared_ptr<Connection>(new Connection(std::move(socket), nullptr, max_frame_bytes,
                                                     std::move(on_request), std::move(on_close)));
 }
 
-Connection::Connection(tcp::socket socket, size_t max_frame_bytes, RequestHandler on_request,
-                       CloseHandler on_close)
+std::shared_ptr<Connection> Connection::Create(std::unique_ptr<TlsStream> stream,
+                                               size_t max_frame_bytes, RequestHandler on_request,
+                                               CloseHandler on_close) {
+  tcp::socket unused(stream->get_executor());
+  return std::shared_ptr<Connection>(new Connection(std::move(unused), std::move(stream),
+                                                    max_frame_bytes, std::move(on_request),
+                                                    std::move(on_close)));
+}
+
+Connection::Connection(tcp::socket socket, std::unique_ptr<TlsStream> tls, size_t max_frame_bytes,
+                       RequestHandler on_request, CloseHandler on_close)
     : max_frame_bytes_(max_frame_bytes),
       on_request_(std::move(on_request)),
       on_close_(std::move(on_close)),
-      socket_(std::move(socket)) {
+      socket_(std::move(socket)),
+      tls_(std::move(tls)) {
+  if (tls_) peer_certificate_ = PeerOf(*tls_);
   boost::system::error_code ec;
-  auto remote = socket_.remote_endpoint(ec);
+  auto remote = lowest().remote_endpoint(ec);
   peer_ = ec ? "unknown" : remote.address().to_string() + ":" + std::to_string(remote.port());
-  socket_.set_option(tcp::no_delay(true), ec);
+  lowest().set_option(tcp::no_delay(true), ec);
 }
 
 Connection::~Connection() = default;
@@ -28,43 +39,47 @@ void Connection::Start() { ReadHeader(); }
 
 void Connection::ReadHeader() {
   auto self = shared_from_this();
-  asio::async_read(
-      socket_, asio::buffer(header_), [self](const boost::system::error_code& ec, size_t) {
-        if (self->closed_) return;  // completed after Close: drop it
-        if (ec) {
-          self->Close(
-              Unavailable(ec == asio::error::eof ? "peer closed the connection" : ec.message()));
-          return;
-        }
-        const uint32_t length = DecodeFrameLength(self->header_.data());
-        if (length > self->max_frame_bytes_) {
-          self->Close(InvalidArgument("frame of " + std::to_string(length) +
-                                      " bytes exceeds the limit of " +
-                                      std::to_string(self->max_frame_bytes_)));
-          return;
-        }
-        self->ReadBody(length);
-      });
+  OnStream([&](auto& stream) {
+    asio::async_read(
+        stream, asio::buffer(header_), [self](const boost::system::error_code& ec, size_t) {
+          if (self->closed_) return;  // completed after Close: drop it
+          if (ec) {
+            self->Close(
+                Unavailable(ec == asio::error::eof ? "peer closed the connection" : ec.message()));
+            return;
+          }
+          const uint32_t length = DecodeFrameLength(self->header_.data());
+          if (length > self->max_frame_bytes_) {
+            self->Close(InvalidArgument("frame of " + std::to_string(length) +
+                                        " bytes exceeds the limit of " +
+                                        std::to_string(self->max_frame_bytes_)));
+            return;
+          }
+          self->ReadBody(length);
+        });
+  });
 }
 
 void Connection::ReadBody(uint32_t length) {
   body_.resize(length);
   auto self = shared_from_this();
-  asio::async_read(socket_, asio::buffer(body_),
-                   [self](const boost::system::error_code& ec, size_t) {
-                     if (self->closed_) return;  // completed after Close: drop it
-                     if (ec) {
-                       self->Close(Unavailable("connection ended inside a frame: " + ec.message()));
-                       return;
-                     }
-                     auto envelope = DecodeEnvelope(self->body_.data(), self->body_.size());
-                     if (!envelope.ok()) {
-                       self->Close(envelope.status());
-                       return;
-                     }
-                     self->OnFrame(std::move(envelope).value());
-                     if (!self->closed_) self->ReadHeader();
-                   });
+  OnStream([&](auto& stream) {
+    asio::async_read(
+        stream, asio::buffer(body_), [self](const boost::system::error_code& ec, size_t) {
+          if (self->closed_) return;  // completed after Close: drop it
+          if (ec) {
+            self->Close(Unavailable("connection ended inside a frame: " + ec.message()));
+            return;
+          }
+          auto envelope = DecodeEnvelope(self->body_.data(), self->body_.size());
+          if (!envelope.ok()) {
+            self->Close(envelope.status());
+            return;
+          }
+          self->OnFrame(std::move(envelope).value());
+          if (!self->closed_) self->ReadHeader();
+        });
+  });
 }
 
 void Connection::OnFrame(v1::Envelope envelope) {
@@ -130,12 +145,14 @@ void Connection::WriteMore() {
   buffers.reserve(writing_.size());
   for (const auto& f : writing_) buffers.emplace_back(asio::buffer(f));
   auto self = shared_from_this();
-  asio::async_write(socket_, buffers, [self](const boost::system::error_code& ec, size_t) {
-    if (ec) {
-      self->Close(Unavailable("write failed: " + ec.message()));
-      return;
-    }
-    self->WriteMore();
+  OnStream([&](auto& stream) {
+    asio::async_write(stream, buffers, [self](const boost::system::error_code& ec, size_t) {
+      if (ec) {
+        self->Close(Unavailable("write failed: " + ec.message()));
+        return;
+      }
+      self->WriteMore();
+    });
   });
 }
 
@@ -143,8 +160,8 @@ void Connection::Close(const Status& why) {
   if (closed_) return;
   closed_ = true;
   boost::system::error_code ignored;
-  socket_.shutdown(tcp::socket::shutdown_both, ignored);
-  socket_.close(ignored);
+  lowest().shutdown(tcp::socket::shutdown_both, ignored);
+  lowest().close(ignored);
   auto calls = std::move(pending_calls_);
   pending_calls_.clear();
   for (auto& [id, done] : calls) done(why);

@@ -17,6 +17,7 @@
 #include "common/asio.h"
 #include "common/frame.h"
 #include "common/status.h"
+#include "common/tls.h"
 
 namespace snn {
 
@@ -30,10 +31,17 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   static std::shared_ptr<Connection> Create(tcp::socket socket, size_t max_frame_bytes,
                                             RequestHandler on_request, CloseHandler on_close);
+  // Over a TLS stream whose handshake is done.
+  static std::shared_ptr<Connection> Create(std::unique_ptr<TlsStream> stream,
+                                            size_t max_frame_bytes, RequestHandler on_request,
+                                            CloseHandler on_close);
   ~Connection();
 
   // Begins reading frames.
   void Start();
+  // Before Start only.
+  void set_close_handler(CloseHandler on_close) { on_close_ = std::move(on_close); }
+  void set_request_handler(RequestHandler on_request) { on_request_ = std::move(on_request); }
 
   void Call(const std::string& method, const google::protobuf::Message& request,
             const v1::Credential& credential, ResponseCallback done);
@@ -46,14 +54,27 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   bool closed() const { return closed_; }
   const std::string& peer() const { return peer_; }
+  bool tls() const { return tls_ != nullptr; }
+  // The peer's verified certificate (TLS only; empty when it showed none).
+  const PeerCertificate& peer_certificate() const { return peer_certificate_; }
 
   // Free-form label set by the owner (an agent's node name); constant once set.
   void set_label(std::string label) { label_ = std::move(label); }
   const std::string& label() const { return label_; }
 
  private:
-  Connection(tcp::socket socket, size_t max_frame_bytes, RequestHandler on_request,
-             CloseHandler on_close);
+  Connection(tcp::socket socket, std::unique_ptr<TlsStream> tls, size_t max_frame_bytes,
+             RequestHandler on_request, CloseHandler on_close);
+  // Runs `fn` with the stream frames travel on: the TLS stream, or the plain socket.
+  template <typename Fn>
+  void OnStream(Fn&& fn) {
+    if (tls_) {
+      fn(*tls_);
+    } else {
+      fn(socket_);
+    }
+  }
+  tcp::socket& lowest() { return tls_ ? tls_->next_layer() : socket_; }
   void ReadHeader();
   void ReadBody(uint32_t length);
   void OnFrame(v1::Envelope envelope);
@@ -65,9 +86,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
   RequestHandler on_request_;
   CloseHandler on_close_;
   std::string peer_;
+  PeerCertificate peer_certificate_;
 
   // Only on the io_context's thread.
-  tcp::socket socket_;
+  tcp::socket socket_;              // plain connections
+  std::unique_ptr<TlsStream> tls_;  // TLS connections (socket_ then stays closed)
   std::array<uint8_t, kFrameHeaderBytes> header_{};
   std::vector<uint8_t> body_;
   std::deque<std::string> outbox_;

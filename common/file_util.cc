@@ -1,5 +1,11 @@
 #include "common/file_util.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -18,6 +24,30 @@ Result<std::string> ReadWholeFile(const std::string& path, const std::string& wh
   buffer << in.rdbuf();
   if (in.bad()) return InvalidArgument(what + " " + path + ": read error");
   return buffer.str();
+}
+
+Status WriteFileAtomic(const std::string& path, const std::string& content, unsigned mode) {
+  const std::string tmp = path + ".tmp";
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+  if (fd < 0) return Unavailable("cannot write " + tmp + ": " + std::strerror(errno));
+  ::fchmod(fd, mode);
+  size_t done = 0;
+  while (done < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const std::string why = std::strerror(errno);
+      ::close(fd);
+      return Unavailable("cannot write " + tmp + ": " + why);
+    }
+    done += static_cast<size_t>(n);
+  }
+  const bool synced = ::fsync(fd) == 0;
+  ::close(fd);
+  if (!synced || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    return Unavailable("cannot write " + path + ": " + std::strerror(errno));
+  }
+  return Status::Ok();
 }
 
 }  // namespace snn

@@ -11,4 +11,8 @@ namespace snn {
 // file that cannot be read. `what` names the file in messages ("the boards file").
 Result<std::string> ReadWholeFile(const std::string& path, const std::string& what);
 
+// Writes `content` to a temporary file beside `path` with `mode`, syncs it and renames it over
+// `path`: a reader sees the old file or the new one, never a part.
+Status WriteFileAtomic(const std::string& path, const std::string& content, unsigned mode);
+
 }  // namespace snn

@@ -15,6 +15,7 @@ RpcClient::RpcClient(std::chrono::milliseconds timeout, size_t max_frame_bytes, 
 
 RpcClient::~RpcClient() {
   boost::system::error_code ignored;
+  if (tls_) tls_->next_layer().close(ignored);
   socket_.close(ignored);
 }
 
@@ -29,6 +30,7 @@ bool RpcClient::RunUntil(const bool& done) {
   const bool answered = done;
   if (!answered) {
     boost::system::error_code ignored;
+    if (tls_) tls_->next_layer().close(ignored);
     socket_.close(ignored);
   }
   io_.restart();
@@ -55,12 +57,50 @@ Status RpcClient::Connect(const HostPort& address) {
   }
   if (result) return Unavailable("cannot reach the master at " + target_ + ": " + result.message());
   socket_.set_option(tcp::no_delay(true), ec);
+  if (tls_context_) return Handshake();
+  return Status::Ok();
+}
+
+Status RpcClient::Handshake() {
+  tls_ = std::make_unique<TlsStream>(std::move(socket_), *tls_context_);
+  socket_ = tcp::socket(io_);
+  bool done = false;
+  boost::system::error_code result;
+  tls_->async_handshake(ssl::stream_base::client, [&](const boost::system::error_code& e) {
+    result = e;
+    done = true;
+  });
+  if (!RunUntil(done)) {
+    return DeadlineExceeded("no answer from " + target_ + " within " +
+                            std::to_string(timeout_.count()) + " ms (TLS handshake)");
+  }
+  if (result) {
+    tls_.reset();
+    return Unavailable("TLS handshake with the master at " + target_ + " failed (" +
+                       result.message() +
+                       "); is the CA file this cluster's, and is the server an snn master?");
+  }
+  const PeerCertificate peer = PeerOf(*tls_);
+  if (peer.role != "master") {
+    tls_.reset();
+    return Unauthenticated("the server at " + target_ + " holds a certificate for " +
+                           (peer.role.empty() ? "no role" : "a " + peer.role) +
+                           ", not for the master");
+  }
   return Status::Ok();
 }
 
 Result<v1::Envelope> RpcClient::CallRaw(const std::string& method,
                                         const google::protobuf::Message& request) {
-  if (!socket_.is_open()) return Unavailable("not connected to " + target_);
+  if (!(tls_ ? tls_->next_layer().is_open() : socket_.is_open())) {
+    return Unavailable("not connected to " + target_);
+  }
+  if (mint_ && (credential_.munge().empty() || clock_.NowMs() - minted_ms_ >= reuse_ms_)) {
+    auto credential = mint_();
+    if (!credential.ok()) return credential.status();
+    credential_.set_munge(*credential);
+    minted_ms_ = clock_.NowMs();
+  }
   v1::Envelope envelope;
   envelope.set_id(next_id_++);
   envelope.set_kind(v1::Envelope::REQUEST);
@@ -73,34 +113,38 @@ Result<v1::Envelope> RpcClient::CallRaw(const std::string& method,
   Status status;
   std::array<uint8_t, kFrameHeaderBytes> header{};
   std::vector<uint8_t> body;
-  asio::async_write(socket_, asio::buffer(frame), [&](const boost::system::error_code& ec, size_t) {
-    if (ec) {
-      status = Unavailable("send to " + target_ + " failed: " + ec.message());
-      done = true;
-      return;
-    }
-    asio::async_read(
-        socket_, asio::buffer(header), [&](const boost::system::error_code& ec2, size_t) {
-          if (ec2) {
-            status = Unavailable("the master at " + target_ +
-                                 " closed the connection: " + ec2.message());
+  OnStream([&](auto& stream) {
+    asio::async_write(
+        stream, asio::buffer(frame), [&](const boost::system::error_code& ec, size_t) {
+          if (ec) {
+            status = Unavailable("send to " + target_ + " failed: " + ec.message());
             done = true;
             return;
           }
-          const uint32_t length = DecodeFrameLength(header.data());
-          if (length > max_frame_bytes_) {
-            status =
-                Internal("the server at " + target_ +
-                         " answered with something that is not an snn frame; is it the master?");
-            done = true;
-            return;
-          }
-          body.resize(length);
           asio::async_read(
-              socket_, asio::buffer(body), [&](const boost::system::error_code& ec3, size_t) {
-                if (ec3)
-                  status = Unavailable("response from " + target_ + " cut short: " + ec3.message());
-                done = true;
+              stream, asio::buffer(header), [&](const boost::system::error_code& ec2, size_t) {
+                if (ec2) {
+                  status = Unavailable("the master at " + target_ +
+                                       " closed the connection: " + ec2.message());
+                  done = true;
+                  return;
+                }
+                const uint32_t length = DecodeFrameLength(header.data());
+                if (length > max_frame_bytes_) {
+                  status = Internal(
+                      "the server at " + target_ +
+                      " answered with something that is not an snn frame; is it the master?");
+                  done = true;
+                  return;
+                }
+                body.resize(length);
+                asio::async_read(stream, asio::buffer(body),
+                                 [&](const boost::system::error_code& ec3, size_t) {
+                                   if (ec3)
+                                     status = Unavailable("response from " + target_ +
+                                                          " cut short: " + ec3.message());
+                                   done = true;
+                                 });
               });
         });
   });

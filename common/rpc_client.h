@@ -5,6 +5,7 @@
 #include <google/protobuf/message.h>
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -13,6 +14,7 @@
 #include "common/clock.h"
 #include "common/frame.h"
 #include "common/status.h"
+#include "common/tls.h"
 
 namespace snn {
 
@@ -23,8 +25,17 @@ class RpcClient {
                      size_t max_frame_bytes = kDefaultMaxFrameBytes, const Clock* clock = nullptr);
   ~RpcClient();
 
+  // With a TLS context, Connect also does the handshake and checks the peer is the master.
+  void set_tls(std::shared_ptr<ssl::context> tls) { tls_context_ = std::move(tls); }
   Status Connect(const HostPort& address);
   void set_credential(v1::Credential credential) { credential_ = std::move(credential); }
+  // Mints the credential (MUNGE) each request carries: once per connection, and again when the
+  // one in use is older than `reuse_ms`.
+  using Minter = std::function<Result<std::string>()>;
+  void set_minter(Minter mint, int64_t reuse_ms = 60000) {
+    mint_ = std::move(mint);
+    reuse_ms_ = reuse_ms;
+  }
 
   // Sends one request and waits for its response (or the deadline).
   Result<v1::Envelope> CallRaw(const std::string& method, const google::protobuf::Message& request);
@@ -45,6 +56,15 @@ class RpcClient {
  private:
   // Runs the io_context until `done` or the deadline; closes the socket on timeout.
   bool RunUntil(const bool& done);
+  Status Handshake();
+  template <typename Fn>
+  void OnStream(Fn&& fn) {
+    if (tls_) {
+      fn(*tls_);
+    } else {
+      fn(socket_);
+    }
+  }
 
   const std::chrono::milliseconds timeout_;
   const size_t max_frame_bytes_;
@@ -52,9 +72,14 @@ class RpcClient {
   const Clock& clock_;
   asio::io_context io_;
   tcp::socket socket_;
+  std::shared_ptr<ssl::context> tls_context_;
+  std::unique_ptr<TlsStream> tls_;  // over socket_'s connection once the handshake is done
   std::string target_;
   uint64_t next_id_ = 1;
   v1::Credential credential_;
+  Minter mint_;
+  int64_t reuse_ms_ = 60000;
+  int64_t minted_ms_ = 0;
 };
 
 }  // namespace snn

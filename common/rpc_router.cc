@@ -1,15 +1,30 @@
 #include "common/rpc_router.h"
 
+#include <cctype>
+
 namespace snn {
 
-void MethodRouter::Dispatch(const std::shared_ptr<Connection>& conn, v1::Envelope envelope) const {
+void MethodRouter::Dispatch(const std::shared_ptr<Connection>& conn, v1::Envelope envelope,
+                            Identity identity) const {
   auto it = handlers_.find(envelope.method());
   if (it == handlers_.end()) {
-    conn->Reply(envelope.id(), InvalidArgument("unknown method '" + envelope.method() + "'"),
-                nullptr);
+    std::string method = envelope.method().substr(0, 64);
+    for (char& c : method) c = std::isprint(static_cast<unsigned char>(c)) ? c : '?';
+    conn->Reply(envelope.id(), InvalidArgument("unknown method '" + method + "'"), nullptr);
     return;
   }
-  it->second(conn, std::move(envelope));
+  if (Status s = Authorize(identity, it->second.needs, it->first); !s.ok()) {
+    if (on_refused_) on_refused_(identity, it->first, s);
+    conn->Reply(envelope.id(), s, nullptr);
+    return;
+  }
+  it->second.call(conn, std::move(envelope), std::move(identity));
+}
+
+std::unordered_map<std::string, Right> MethodRouter::Methods() const {
+  std::unordered_map<std::string, Right> out;
+  for (const auto& [method, entry] : handlers_) out.emplace(method, entry.needs);
+  return out;
 }
 
 }  // namespace snn

@@ -1,5 +1,7 @@
-// Dispatches incoming requests to typed handlers by method name. A handler gets the parsed
-// request and a Responder it calls exactly once, now or later (after a durable commit).
+// Dispatches incoming requests to typed handlers by method name. Every method is registered with
+// the right it needs, and a caller without it is refused before the request is parsed. A handler
+// gets the parsed request and a Responder it calls exactly once, now or later (after a durable
+// commit).
 // Thread contract: Dispatch and Responder run on the connection's io_context thread.
 #pragma once
 
@@ -9,12 +11,14 @@
 #include <unordered_map>
 
 #include "common/connection.h"
+#include "common/identity.h"
 
 namespace snn {
 
 struct CallContext {
   std::shared_ptr<Connection> connection;
-  v1::Credential credential;
+  v1::Credential credential;  // as sent: the tenant asked for (claims are not identity)
+  Identity identity;          // as verified
 };
 
 template <typename Response>
@@ -47,26 +51,39 @@ class MethodRouter {
   using Handler = std::function<void(const CallContext&, Request, Responder<Response>)>;
 
   template <typename Request, typename Response>
-  void Add(const std::string& method, Handler<Request, Response> handler) {
-    handlers_[method] = [handler = std::move(handler)](const std::shared_ptr<Connection>& conn,
-                                                       v1::Envelope envelope) {
-      Responder<Response> responder(conn, envelope.id());
-      Request request;
-      if (!request.ParseFromString(envelope.payload())) {
-        responder.Fail(InvalidArgument("malformed " + envelope.method() + " request"));
-        return;
-      }
-      handler(CallContext{conn, std::move(*envelope.mutable_credential())}, std::move(request),
-              responder);
-    };
+  void Add(const std::string& method, Right needs, Handler<Request, Response> handler) {
+    handlers_[method] = Entry{
+        needs, [handler = std::move(handler)](const std::shared_ptr<Connection>& conn,
+                                              v1::Envelope envelope, Identity identity) {
+          Responder<Response> responder(conn, envelope.id());
+          Request request;
+          if (!request.ParseFromString(envelope.payload())) {
+            responder.Fail(InvalidArgument("malformed " + envelope.method() + " request"));
+            return;
+          }
+          handler(CallContext{conn, std::move(*envelope.mutable_credential()), std::move(identity)},
+                  std::move(request), responder);
+        }};
   }
 
-  // Answers unknown methods with an error; never throws.
-  void Dispatch(const std::shared_ptr<Connection>& conn, v1::Envelope envelope) const;
+  // Answers unknown methods and callers without the method's right with an error (`on_refused`
+  // hears of the latter); never throws.
+  void Dispatch(const std::shared_ptr<Connection>& conn, v1::Envelope envelope,
+                Identity identity) const;
+  using RefusalLog = std::function<void(const Identity&, const std::string& method, const Status&)>;
+  void set_on_refused(RefusalLog log) { on_refused_ = std::move(log); }
+
+  // Every registered method and the right it needs (for audits and tests).
+  std::unordered_map<std::string, Right> Methods() const;
 
  private:
-  using Erased = std::function<void(const std::shared_ptr<Connection>&, v1::Envelope)>;
-  std::unordered_map<std::string, Erased> handlers_;
+  using Erased = std::function<void(const std::shared_ptr<Connection>&, v1::Envelope, Identity)>;
+  struct Entry {
+    Right needs;
+    Erased call;
+  };
+  std::unordered_map<std::string, Entry> handlers_;
+  RefusalLog on_refused_;
 };
 
 }  // namespace snn

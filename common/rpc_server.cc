@@ -5,11 +5,13 @@
 namespace snn {
 
 RpcServer::RpcServer(asio::io_context& io, size_t max_frame_bytes,
-                     Connection::RequestHandler on_request, Connection::CloseHandler on_close)
+                     Connection::RequestHandler on_request, Connection::CloseHandler on_close,
+                     std::shared_ptr<ssl::context> tls)
     : io_(io),
       max_frame_bytes_(max_frame_bytes),
       on_request_(std::move(on_request)),
       on_close_(std::move(on_close)),
+      tls_(std::move(tls)),
       acceptor_(io) {}
 
 Status RpcServer::Listen(const HostPort& address) {
@@ -32,21 +34,38 @@ void RpcServer::Accept() {
     if (stopped_) return;
     if (ec) {
       LOG(WARNING) << "accept failed: " << ec.message();
-    } else {
-      auto conn = Connection::Create(
-          std::move(socket), max_frame_bytes_, on_request_,
-          [this](const std::shared_ptr<Connection>& c, const Status& why) {
-            if (!why.ok() && why.code() != Code::kUnavailable) {
-              LOG(WARNING) << "closed connection from " << c->peer() << ": " << why.ToString();
+    } else if (tls_) {
+      auto stream = std::make_shared<std::unique_ptr<TlsStream>>(
+          std::make_unique<TlsStream>(std::move(socket), *tls_));
+      (*stream)->async_handshake(
+          ssl::stream_base::server, [this, stream](const boost::system::error_code& hec) {
+            if (stopped_) return;
+            if (hec) {
+              boost::system::error_code ignored;
+              auto remote = (*stream)->next_layer().remote_endpoint(ignored);
+              LOG_EVERY_N(WARNING, 20) << "TLS handshake with " << remote.address().to_string()
+                                       << " failed: " << hec.message();
+              return;
             }
-            connections_.erase(c);
-            if (on_close_) on_close_(c, why);
+            Adopt(Connection::Create(std::move(*stream), max_frame_bytes_, on_request_, nullptr));
           });
-      connections_.insert(conn);
-      conn->Start();
+    } else {
+      Adopt(Connection::Create(std::move(socket), max_frame_bytes_, on_request_, nullptr));
     }
     Accept();
   });
+}
+
+void RpcServer::Adopt(std::shared_ptr<Connection> conn) {
+  conn->set_close_handler([this](const std::shared_ptr<Connection>& c, const Status& why) {
+    if (!why.ok() && why.code() != Code::kUnavailable) {
+      LOG(WARNING) << "closed connection from " << c->peer() << ": " << why.ToString();
+    }
+    connections_.erase(c);
+    if (on_close_) on_close_(c, why);
+  });
+  connections_.insert(conn);
+  conn->Start();
 }
 
 void RpcServer::Stop() {

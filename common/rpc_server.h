@@ -1,4 +1,5 @@
-// Accepts TCP connections and hands each to a Connection with the given handlers.
+// Accepts TCP connections and hands each to a Connection with the given handlers; with a TLS
+// context, only once the TLS handshake is done.
 // Thread contract: construct, Listen and Stop on the io_context's thread (or before it runs).
 #pragma once
 
@@ -14,8 +15,10 @@ namespace snn {
 class RpcServer {
  public:
   RpcServer(asio::io_context& io, size_t max_frame_bytes, Connection::RequestHandler on_request,
-            Connection::CloseHandler on_close);
+            Connection::CloseHandler on_close, std::shared_ptr<ssl::context> tls = nullptr);
 
+  // Before Listen: accept TLS connections only.
+  void set_tls(std::shared_ptr<ssl::context> tls) { tls_ = std::move(tls); }
   // Binds and starts accepting; port 0 picks an ephemeral port (see port()).
   Status Listen(const HostPort& address);
   uint16_t port() const { return port_; }
@@ -26,12 +29,14 @@ class RpcServer {
 
  private:
   void Accept();
+  void Adopt(std::shared_ptr<Connection> conn);
 
   // Constant after construction.
   asio::io_context& io_;
   const size_t max_frame_bytes_;
   Connection::RequestHandler on_request_;
   Connection::CloseHandler on_close_;
+  std::shared_ptr<ssl::context> tls_;
 
   // Only on the io_context's thread.
   tcp::acceptor acceptor_;

@@ -24,6 +24,8 @@ const char* CodeName(Code code) {
       return "unauthenticated";
     case Code::kResourceExhausted:
       return "resource exhausted";
+    case Code::kPermissionDenied:
+      return "permission denied";
   }
   return "unknown";
 }

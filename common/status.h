@@ -21,6 +21,7 @@ enum class Code : int {
   kInternal = 7,
   kUnauthenticated = 8,
   kResourceExhausted = 9,
+  kPermissionDenied = 10,
 };
 
 const char* CodeName(Code code);
@@ -52,6 +53,7 @@ inline Status Unavailable(std::string m) { return {Code::kUnavailable, std::move
 inline Status DeadlineExceeded(std::string m) { return {Code::kDeadlineExceeded, std::move(m)}; }
 inline Status Internal(std::string m) { return {Code::kInternal, std::move(m)}; }
 inline Status Unauthenticated(std::string m) { return {Code::kUnauthenticated, std::move(m)}; }
+inline Status PermissionDenied(std::string m) { return {Code::kPermissionDenied, std::move(m)}; }
 
 // A value or the Status that says why there is none.
 template <typename T>

@@ -35,6 +35,17 @@ DEFINE_string(default_pool, "default", "pool of jobs that name none");
 DEFINE_string(default_queue, "default", "queue of jobs that name none");
 DEFINE_uint64(default_time_limit_s, 3600, "time limit of jobs that set none, seconds");
 DEFINE_uint64(max_time_limit_s, 7 * 86400, "largest time limit a job may ask for, seconds");
+DEFINE_string(auth, "munge",
+              "munge: users prove their uid with MUNGE and nodes their name with a certificate "
+              "signed by the cluster's CA, all over TLS 1.3; none: plain TCP and claimed names "
+              "believed (development only; loopback addresses only)");
+DEFINE_string(tls_dir, "/etc/snn/tls",
+              "the master's TLS files: ca.crt, master.crt, master.key, and ca.key to sign the "
+              "certificates of nodes that enrol with a join token (made by snn-ca)");
+DEFINE_string(munge_socket, "", "munged's socket (empty: munge's default)");
+DEFINE_int64(node_cert_validity_s, 30 * 86400,
+             "lifetime of the certificates the master signs for nodes; agents renew them when "
+             "two thirds have passed");
 
 int main(int argc, char** argv) {
   snn::InitDaemon(&argc, &argv,
@@ -85,6 +96,10 @@ int main(int argc, char** argv) {
     config.controller.scheduling = *policy;
   }
 
+  config.auth = FLAGS_auth;
+  config.tls_dir = FLAGS_tls_dir;
+  config.munge_socket = FLAGS_munge_socket;
+  config.node_cert_validity_s = FLAGS_node_cert_validity_s;
   config.handle_signals = true;
 
   snn::SystemClock clock;

@@ -1,8 +1,12 @@
 #include "master/master_server.h"
 
 #include <glog/logging.h>
+#include <unistd.h>
 
 #include <fstream>
+
+#include "common/file_util.h"
+#include "master/auth/access_policy.h"
 
 namespace snn {
 
@@ -18,12 +22,26 @@ MasterServer::MasterServer(MasterConfig config, const Clock& clock, std::unique_
       agents_(nodes_, journal_, controller_, clock_, config_.agents),
       admin_(nodes_, journal_, [this] { RequestSchedule(); }),
       policy_(controller_, journal_, [this] { RequestSchedule(); }),
+      enrol_(journal_, clock_, EnrolOptions{}),
+      auth_(
+          io_, clock_,
+          config_.auth == "none" ? Authenticator::Mode::kNone : Authenticator::Mode::kMunge,
+          [socket = config_.munge_socket](const std::string& credential) {
+            return MungeDecode(socket, credential);
+          },
+          [this](const std::shared_ptr<Connection>& c, v1::Envelope e, Identity who) {
+            if (who.kind == Identity::Kind::kUser) {
+              who.role = RoleOf(controller_.scheduling().access(), who, geteuid());
+            }
+            router_.Dispatch(c, std::move(e), std::move(who));
+          }),
       server_(
           io_, config_.max_frame_bytes,
           [this](const std::shared_ptr<Connection>& c, v1::Envelope e) {
-            router_.Dispatch(c, std::move(e));
+            auth_.OnRequest(c, std::move(e));
           },
           [this](const std::shared_ptr<Connection>& c, const Status& why) {
+            auth_.OnClosed(c.get());
             const std::string node = nodes_.OnSessionClosed(c.get());
             if (!node.empty())
               LOG(WARNING) << "node " << node << " disconnected: " << why.ToString();
@@ -34,6 +52,46 @@ MasterServer::MasterServer(MasterConfig config, const Clock& clock, std::unique_
   agents_.Register(router_);
   admin_.Register(router_);
   policy_.Register(router_);
+  enrol_.Register(router_);
+  router_.set_on_refused([](const Identity& who, const std::string& method, const Status& why) {
+    LOG(WARNING) << "refused " << method << " to " << who.Describe() << ": " << why.message();
+  });
+}
+
+Status MasterServer::SetUpAuth() {
+  if (config_.auth == "none") {
+    if (config_.listen.host != "127.0.0.1" && config_.listen.host != "::1") {
+      return InvalidArgument(
+          "--auth=none believes whatever a client claims; it listens on "
+          "127.0.0.1 or ::1 only, not " +
+          config_.listen.host);
+    }
+    LOG(WARNING) << "--auth=none: no TLS, and every request's claimed user and node are "
+                    "believed; for development on this host only";
+    return Status::Ok();
+  }
+  if (config_.auth != "munge") return InvalidArgument("--auth must be munge or none");
+  const std::string dir = config_.tls_dir + "/";
+  auto tls = MakeServerTls({dir + "ca.crt", dir + "master.crt", dir + "master.key"});
+  if (!tls.ok()) {
+    return Status(tls.status().code(), tls.status().message() +
+                                           " (create the cluster's CA and the master's "
+                                           "certificate with snn-ca; see README)");
+  }
+  server_.set_tls(*tls);
+  auto ca_cert = ReadWholeFile(dir + "ca.crt", "the CA certificate");
+  if (!ca_cert.ok()) return ca_cert.status();
+  EnrolOptions enrol;
+  enrol.node_cert_validity_s = config_.node_cert_validity_s;
+  auto ca_key = ReadWholeFile(dir + "ca.key", "the CA key");
+  if (ca_key.ok()) {
+    enrol.ca = pki::KeyAndCert{*ca_key, *ca_cert};
+  } else {
+    LOG(WARNING) << "no CA key in " << config_.tls_dir
+                 << ": nodes cannot enrol with join tokens, only with certificates made by snn-ca";
+  }
+  enrol_.set_options(std::move(enrol));
+  return Status::Ok();
 }
 
 MasterServer::~MasterServer() { store_->Close(); }
@@ -58,6 +116,12 @@ Status MasterServer::Recover() {
     }
   }
   for (const auto& [key, value] : *records) {
+    if (key.rfind(kTokenKeyPrefix, 0) != 0) continue;
+    v1::JoinTokenRecord token;
+    if (!token.ParseFromString(value)) return Internal("corrupt join token record " + key);
+    enrol_.Restore(key.substr(sizeof(kTokenKeyPrefix) - 1), std::move(token));
+  }
+  for (const auto& [key, value] : *records) {
     if (key != kPolicyKey) continue;
     v1::SchedulingConfig stored;  // an admin's changes outlive restarts; the file seeds it
     if (!stored.ParseFromString(value)) return Internal("corrupt policy record");
@@ -70,6 +134,7 @@ Status MasterServer::Recover() {
 }
 
 Status MasterServer::Start() {
+  SNN_RETURN_IF_ERROR(SetUpAuth());
   SNN_RETURN_IF_ERROR(Recover());
   SNN_RETURN_IF_ERROR(server_.Listen(config_.listen));
   LOG(INFO) << "snn-master listening on " << config_.listen.host << ":" << server_.port();

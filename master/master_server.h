@@ -11,10 +11,12 @@
 #include "common/clock.h"
 #include "common/clock_timer.h"
 #include "common/rpc_server.h"
+#include "master/auth/authenticator.h"
 #include "master/job_controller.h"
 #include "master/services/admin_service.h"
 #include "master/services/agent_service.h"
 #include "master/services/client_service.h"
+#include "master/services/enrol_service.h"
 #include "master/services/policy_service.h"
 #include "master/store/store.h"
 
@@ -30,6 +32,12 @@ struct MasterConfig {
   bool handle_signals = false;          // stop cleanly on SIGTERM and SIGINT
   ControllerOptions controller;
   AgentServiceOptions agents;
+  // "munge": users prove their uid with MUNGE, agents their node with a certificate, all over
+  // TLS. "none": plain TCP, claims believed (development on one host; loopback only).
+  std::string auth = "munge";
+  std::string tls_dir = "/etc/snn/tls";  // ca.crt, ca.key, master.crt, master.key
+  std::string munge_socket;              // empty: munged's default
+  int64_t node_cert_validity_s = 30 * 86400;
 };
 
 class MasterServer {
@@ -48,6 +56,7 @@ class MasterServer {
   void RequestSchedule();
   void Tick();
   Status Recover();
+  Status SetUpAuth();
 
   // Constant after construction.
   const MasterConfig config_;
@@ -64,7 +73,9 @@ class MasterServer {
   AgentService agents_;
   AdminService admin_;
   PolicyService policy_;
+  EnrolService enrol_;
   MethodRouter router_;
+  Authenticator auth_;
   RpcServer server_;
   ClockTimer tick_timer_;
   asio::signal_set signals_;

@@ -9,6 +9,7 @@
 
 #include "common/clock.h"
 #include "common/daemon_init.h"
+#include "common/file_util.h"
 #include "nodeagent/agent.h"
 #include "nodeagent/board_config.h"
 #include "nodeagent/hal/sim_board.h"
@@ -23,6 +24,16 @@ DEFINE_int64(kill_grace_ms, 5000, "time between SIGTERM and SIGKILL when stoppin
 DEFINE_int64(reconnect_ms, 1000, "delay before reconnecting to the master");
 DEFINE_int64(tick_ms, 100, "how often tasks are checked (time limits, exits)");
 DEFINE_uint64(max_frame_bytes, 4 << 20, "largest accepted frame");
+DEFINE_bool(tls, true,
+            "talk to the master over TLS 1.3 with this node's certificate (false only for a "
+            "master run with --auth=none)");
+DEFINE_string(tls_dir, "/etc/snn/tls",
+              "ca.crt (the cluster's CA, from the operator) and node.pem (this node's "
+              "certificate and key, written at enrolment and renewal)");
+DEFINE_string(join_token_file, "",
+              "a file holding the one-time join token an admin made with `snnctl node token "
+              "NODE`; used when the node has no certificate yet");
+DEFINE_string(join_token, "", "the join token itself (visible in ps; prefer --join_token_file)");
 DEFINE_string(shepherd, "", "the snn-shepherd binary (default: beside snn-agent)");
 DEFINE_bool(stop_tasks_on_exit, false,
             "stop every task when the agent stops; by default tasks keep running and the next "
@@ -80,6 +91,28 @@ int main(int argc, char** argv) {
   config.link.pools = pools;
   config.link.reconnect_ms = FLAGS_reconnect_ms;
   config.link.max_frame_bytes = FLAGS_max_frame_bytes;
+  config.link.tls = FLAGS_tls;
+  config.link.tls_dir = FLAGS_tls_dir;
+  config.link.join_token = FLAGS_join_token;
+  if (!FLAGS_join_token_file.empty()) {
+    auto token = snn::ReadWholeFile(FLAGS_join_token_file, "the join token file");
+    if (!token.ok()) {
+      LOG(ERROR) << token.status().message();
+      return 2;
+    }
+    config.link.join_token = *token;
+    while (!config.link.join_token.empty() && isspace(config.link.join_token.back())) {
+      config.link.join_token.pop_back();
+    }
+  }
+  if (FLAGS_tls) {
+    std::error_code exists_ec;
+    if (!std::filesystem::exists(FLAGS_tls_dir + "/ca.crt", exists_ec)) {
+      LOG(ERROR) << "no CA certificate " << FLAGS_tls_dir
+                 << "/ca.crt: copy the cluster's ca.crt there (see README, Security)";
+      return 2;
+    }
+  }
   config.tasks.data_dir = std::filesystem::absolute(FLAGS_data_dir).string();
   config.tasks.node_name = node_name;
   config.tasks.kill_grace_ms = FLAGS_kill_grace_ms;

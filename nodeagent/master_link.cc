@@ -11,9 +11,13 @@ TaskKey KeyOf(const v1::TaskStatus& s) { return TaskKey{s.job_id(), s.index(), s
 
 MasterLink::MasterLink(asio::io_context& io, const Clock& clock, TaskManager& tasks,
                        MasterLinkOptions options)
-    : io_(io), clock_(clock), tasks_(tasks), options_(std::move(options)) {
+    : io_(io),
+      clock_(clock),
+      tasks_(tasks),
+      options_(std::move(options)),
+      credentials_(options_.tls_dir, options_.join_token) {
   router_.Add<v1::LaunchRequest, v1::LaunchResponse>(
-      "agent.launch",
+      "agent.launch", Right::kMaster,
       [this](const CallContext&, v1::LaunchRequest req, Responder<v1::LaunchResponse> r) {
         auto status = tasks_.Launch(req);
         if (!status.ok()) return r.Fail(status.status());
@@ -22,12 +26,13 @@ MasterLink::MasterLink(asio::io_context& io, const Clock& clock, TaskManager& ta
         r.Ok(resp);
       });
   router_.Add<v1::KillRequest, v1::KillResponse>(
-      "agent.kill", [this](const CallContext&, v1::KillRequest req, Responder<v1::KillResponse> r) {
+      "agent.kill", Right::kMaster,
+      [this](const CallContext&, v1::KillRequest req, Responder<v1::KillResponse> r) {
         tasks_.Kill(TaskKey{req.job_id(), req.index(), req.attempt()}, req.reason());
         r.Ok(v1::KillResponse());
       });
   router_.Add<v1::SimFaultRequest, v1::SimFaultResponse>(
-      "agent.sim_fault",
+      "agent.sim_fault", Right::kMaster,
       [this](const CallContext&, v1::SimFaultRequest req, Responder<v1::SimFaultResponse> r) {
         auto outcome = tasks_.InjectFault(req);
         if (!outcome.ok()) return r.Fail(outcome.status());
@@ -74,7 +79,10 @@ void MasterLink::Tick() {
   if (!session_ && !connecting_ && now >= next_connect_ms_) Connect();
   if (registered_ && now >= next_heartbeat_ms_) SendHeartbeat();
   if (registered_ && !report_in_flight_) ReportEnded();
+  if (registered_) MaybeRenew();
 }
+
+void MasterLink::RetryLater() { next_connect_ms_ = clock_.NowMs() + options_.reconnect_ms; }
 
 void MasterLink::Connect() {
   connecting_ = std::make_unique<tcp::socket>(io_);
@@ -102,19 +110,101 @@ void MasterLink::Connect() {
       next_connect_ms_ = clock_.NowMs() + options_.reconnect_ms;
       return;
     }
-    OnConnected(std::move(*socket));
+    if (options_.tls) return StartTls(std::move(*socket));
+    OnConnected(Connection::Create(std::move(*socket), options_.max_frame_bytes, nullptr, nullptr));
   });
 }
 
-void MasterLink::OnConnected(tcp::socket socket) {
-  session_ = Connection::Create(
-      std::move(socket), options_.max_frame_bytes,
-      [this](const std::shared_ptr<Connection>& c, v1::Envelope e) {
-        router_.Dispatch(c, std::move(e));
-      },
+void MasterLink::StartTls(tcp::socket socket) {
+  enrolling_ = !credentials_.has_certificate();
+  if (enrolling_ && credentials_.join_token().empty()) {
+    LOG_EVERY_N(ERROR, 30) << "no node certificate in " << options_.tls_dir
+                           << " and no --join_token: ask an admin for a token (snnctl node "
+                              "token "
+                           << options_.node_name << ") or a certificate (snn-ca node)";
+    return RetryLater();
+  }
+  auto context = credentials_.Context();
+  if (!context.ok()) {
+    LOG_EVERY_N(ERROR, 30) << "TLS: " << context.status().message();
+    return RetryLater();
+  }
+  tls_context_ = *context;
+  handshaking_ = std::make_unique<TlsStream>(std::move(socket), *tls_context_);
+  handshaking_->async_handshake(ssl::stream_base::client, [this](
+                                                              const boost::system::error_code& ec) {
+    auto stream = std::move(handshaking_);
+    if (stopped_ || !stream) return;
+    if (ec) {
+      LOG_EVERY_N(WARNING, 10) << "TLS handshake with master " << options_.master.ToString()
+                               << " failed: " << ec.message();
+      return RetryLater();
+    }
+    if (PeerOf(*stream).role != "master") {
+      LOG_EVERY_N(ERROR, 10) << "the server at " << options_.master.ToString()
+                             << " does not hold the master's certificate; not talking to it";
+      return RetryLater();
+    }
+    OnConnected(Connection::Create(std::move(stream), options_.max_frame_bytes, nullptr, nullptr));
+  });
+}
+
+void MasterLink::OnConnected(std::shared_ptr<Connection> session) {
+  session_ = std::move(session);
+  session_->set_request_handler([this](const std::shared_ptr<Connection>& c, v1::Envelope e) {
+    Identity master;  // the peer is the master: checked by its certificate (or trusted, no TLS)
+    master.kind = Identity::Kind::kMaster;
+    router_.Dispatch(c, std::move(e), std::move(master));
+  });
+  session_->set_close_handler(
       [this](const std::shared_ptr<Connection>&, const Status& why) { OnClosed(why); });
   session_->Start();
+  if (enrolling_) return SendEnrol();
   SendRegister();
+}
+
+void MasterLink::SendEnrol() {
+  auto csr = credentials_.NewRequest(options_.node_name);
+  if (!csr.ok()) {
+    LOG(ERROR) << "cannot make a certificate request: " << csr.status().message();
+    return session_->Close(csr.status());
+  }
+  v1::EnrolRequest req;
+  req.set_token(credentials_.join_token());
+  req.set_node(options_.node_name);
+  req.set_csr_pem(*csr);
+  session_->Call("node.enrol", req, v1::Credential(), [this](Result<v1::Envelope> reply) {
+    auto resp = DecodeResponse<v1::EnrolResponse>(reply);
+    Status s = resp.ok() ? credentials_.Install(resp->cert_pem()) : resp.status();
+    if (!s.ok()) {
+      LOG(ERROR) << "enrolment as node " << options_.node_name << " failed: " << s.message();
+    } else {
+      LOG(INFO) << "enrolled as node " << options_.node_name << "; certificate saved in "
+                << credentials_.pem_path();
+    }
+    // Reconnects: with the certificate at once, or after the usual delay to try again.
+    if (session_) session_->Close(Unavailable("enrolment done"));
+  });
+}
+
+void MasterLink::MaybeRenew() {
+  if (!options_.tls || renewing_ || !session_ || enrolling_) return;
+  if (!credentials_.RenewDue(clock_.NowMs() / 1000)) return;
+  auto csr = credentials_.NewRequest(options_.node_name);
+  if (!csr.ok()) return;
+  renewing_ = true;
+  v1::RenewRequest req;
+  req.set_csr_pem(*csr);
+  session_->Call("node.renew", req, v1::Credential(), [this](Result<v1::Envelope> reply) {
+    renewing_ = false;
+    auto resp = DecodeResponse<v1::RenewResponse>(reply);
+    Status s = resp.ok() ? credentials_.Install(resp->cert_pem()) : resp.status();
+    if (!s.ok()) {
+      LOG_EVERY_N(WARNING, 10) << "certificate renewal failed: " << s.message();
+    } else {
+      LOG(INFO) << "renewed the node certificate; the next session uses it";
+    }
+  });
 }
 
 void MasterLink::SendRegister() {
@@ -188,7 +278,10 @@ void MasterLink::OnClosed(const Status& why) {
   session_.reset();
   registered_ = false;
   report_in_flight_ = false;
-  next_connect_ms_ = clock_.NowMs() + options_.reconnect_ms;
+  renewing_ = false;
+  const bool enrolled = enrolling_ && credentials_.has_certificate();
+  enrolling_ = false;
+  next_connect_ms_ = enrolled ? 0 : clock_.NowMs() + options_.reconnect_ms;
 }
 
 void MasterLink::Stop() {
@@ -196,6 +289,10 @@ void MasterLink::Stop() {
   if (connecting_) {
     boost::system::error_code ignored;
     connecting_->close(ignored);
+  }
+  if (handshaking_) {
+    boost::system::error_code ignored;
+    handshaking_->next_layer().close(ignored);
   }
   if (session_) session_->Close(Unavailable("agent stopping"));
 }

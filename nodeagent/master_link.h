@@ -13,6 +13,7 @@
 #include "common/clock.h"
 #include "common/connection.h"
 #include "common/rpc_router.h"
+#include "nodeagent/node_credentials.h"
 #include "nodeagent/task_manager.h"
 
 namespace snn {
@@ -23,6 +24,11 @@ struct MasterLinkOptions {
   std::vector<std::string> pools;
   size_t max_frame_bytes = kDefaultMaxFrameBytes;
   int64_t reconnect_ms = 1000;
+  // TLS with the node's certificate (enrolling first with `join_token` when it has none);
+  // false: plain TCP, for a master running with --auth=none.
+  bool tls = true;
+  std::string tls_dir;
+  std::string join_token;
 };
 
 class MasterLink {
@@ -39,7 +45,11 @@ class MasterLink {
 
  private:
   void Connect();
-  void OnConnected(tcp::socket socket);
+  void StartTls(tcp::socket socket);
+  void OnConnected(std::shared_ptr<Connection> session);
+  void SendEnrol();
+  void MaybeRenew();
+  void RetryLater();
   void OnClosed(const Status& why);
   void SendRegister();
   void SendHeartbeat();
@@ -57,6 +67,11 @@ class MasterLink {
   // Only on the io thread.
   std::shared_ptr<Connection> session_;
   std::unique_ptr<tcp::socket> connecting_;
+  std::unique_ptr<TlsStream> handshaking_;
+  std::shared_ptr<ssl::context> tls_context_;
+  NodeCredentials credentials_;
+  bool enrolling_ = false;  // this session has no certificate: it enrols, then reconnects
+  bool renewing_ = false;
   bool registered_ = false;
   bool stopped_ = false;
   bool report_in_flight_ = false;

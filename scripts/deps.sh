@@ -11,7 +11,8 @@ PACKAGES=(
   libgflags-dev libgoogle-glog-dev
   libgtest-dev libgmock-dev
   libyaml-cpp-dev zlib1g-dev libbenchmark-dev
-  systemd procps iproute2
+  libssl-dev munge libmunge-dev
+  systemd procps iproute2 util-linux
 )
 
 missing=()

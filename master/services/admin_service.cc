@@ -1,13 +1,17 @@
 #include "master/services/admin_service.h"
 
+#include <glog/logging.h>
+
 namespace snn {
 
 void AdminService::Register(MethodRouter& router) {
   router.Add<v1::DrainRequest, v1::DrainResponse>(
-      "admin.drain", [this](const CallContext& ctx, v1::DrainRequest req,
-                            Responder<v1::DrainResponse> r) { Drain(ctx, std::move(req), r); });
+      "admin.drain", Right::kOperator,
+      [this](const CallContext& ctx, v1::DrainRequest req, Responder<v1::DrainResponse> r) {
+        Drain(ctx, std::move(req), r);
+      });
   router.Add<v1::SimFaultRequest, v1::SimFaultResponse>(
-      "admin.sim_fault",
+      "admin.sim_fault", Right::kOperator,
       [this](const CallContext& ctx, v1::SimFaultRequest req, Responder<v1::SimFaultResponse> r) {
         SimFault(ctx, std::move(req), r);
       });
@@ -15,13 +19,14 @@ void AdminService::Register(MethodRouter& router) {
 
 void AdminService::Drain(const CallContext& ctx, v1::DrainRequest req,
                          Responder<v1::DrainResponse> r) {
-  if (ctx.credential.user().empty()) return r.Fail(Unauthenticated("request carries no user"));
   std::string reason;
   if (req.drain()) {
-    reason = req.reason().empty() ? "drained by " + ctx.credential.user() : req.reason();
+    reason = req.reason().empty() ? "drained by " + ctx.identity.user : req.reason();
     if (reason.size() > 256) return r.Fail(InvalidArgument("the reason is longer than 256 bytes"));
   }
   if (Status s = nodes_.SetDrain(req.node(), req.board(), reason); !s.ok()) return r.Fail(s);
+  LOG(INFO) << ctx.identity.Describe() << (req.drain() ? " drained " : " resumed ") << req.node()
+            << (req.board() >= 0 ? "/" + std::to_string(req.board()) : "");
   journal_.PutNode(nodes_.Find(req.node())->record);
   if (!req.drain()) request_schedule_();  // resumed boards may start waiting jobs
   journal_.Commit([r] { r.Ok(v1::DrainResponse()); });
@@ -29,14 +34,13 @@ void AdminService::Drain(const CallContext& ctx, v1::DrainRequest req,
 
 void AdminService::SimFault(const CallContext& ctx, v1::SimFaultRequest req,
                             Responder<v1::SimFaultResponse> r) {
-  if (ctx.credential.user().empty()) return r.Fail(Unauthenticated("request carries no user"));
   NodeEntry* node = nodes_.Find(req.node());
   if (node == nullptr) return r.Fail(NotFound("no node named '" + req.node() + "'"));
   if (node->session == nullptr) {
     return r.Fail(Unavailable("node " + req.node() + " is DOWN: " + node->down_reason));
   }
+  LOG(INFO) << ctx.identity.Describe() << " injects a fault: " << req.ShortDebugString();
   v1::Credential master;
-  master.set_user("snn-master");
   // The agent re-registers with the new board description before it answers, so once the
   // answer is here (and the journal has synced it) the master's free map knows the core is dead.
   node->session->Call("agent.sim_fault", req, master, [this, r](Result<v1::Envelope> reply) {

@@ -14,11 +14,11 @@ AgentService::AgentService(NodeRegistry& nodes, Journal& journal, JobController&
 void AgentService::Register(MethodRouter& router) {
   using namespace std::placeholders;
   router.Add<v1::RegisterRequest, v1::RegisterResponse>(
-      "master.register", std::bind(&AgentService::OnRegister, this, _1, _2, _3));
+      "master.register", Right::kNode, std::bind(&AgentService::OnRegister, this, _1, _2, _3));
   router.Add<v1::HeartbeatRequest, v1::HeartbeatResponse>(
-      "master.heartbeat", std::bind(&AgentService::OnHeartbeat, this, _1, _2, _3));
+      "master.heartbeat", Right::kNode, std::bind(&AgentService::OnHeartbeat, this, _1, _2, _3));
   router.Add<v1::TaskStatusReport, v1::TaskStatusAck>(
-      "master.task_status", std::bind(&AgentService::OnTaskStatus, this, _1, _2, _3));
+      "master.task_status", Right::kNode, std::bind(&AgentService::OnTaskStatus, this, _1, _2, _3));
 }
 
 Status AgentService::ValidateNode(const v1::NodeRecord& node) {
@@ -52,10 +52,12 @@ Status AgentService::ValidateNode(const v1::NodeRecord& node) {
 void AgentService::OnRegister(const CallContext& ctx, v1::RegisterRequest req,
                               Responder<v1::RegisterResponse> r) {
   if (Status s = ValidateNode(req.node()); !s.ok()) return r.Fail(s);
-  if (ctx.credential.node() != req.node().name()) {
-    return r.Fail(Unauthenticated("credential node '" + ctx.credential.node() +
-                                  "' does not match the registering node '" + req.node().name() +
-                                  "'"));
+  if (ctx.identity.node != req.node().name()) {
+    LOG(WARNING) << ctx.identity.Describe() << " from " << ctx.connection->peer()
+                 << " tried to register as node '" << req.node().name() << "'";
+    return r.Fail(PermissionDenied("registering as node '" + req.node().name() +
+                                   "' needs that node's certificate; the caller holds " +
+                                   ctx.identity.Describe()));
   }
   const std::string name = req.node().name();
   req.mutable_node()->set_registered_ms(clock_.NowMs());
@@ -123,6 +125,10 @@ void AgentService::AutoDrain(NodeEntry& entry) {
 
 void AgentService::OnHeartbeat(const CallContext& ctx, v1::HeartbeatRequest req,
                                Responder<v1::HeartbeatResponse> r) {
+  if (ctx.identity.node != req.node()) {
+    return r.Fail(
+        PermissionDenied("a heartbeat for node '" + req.node() + "' needs its certificate"));
+  }
   Status s = nodes_.Heartbeat(req.node(), ctx.connection.get(), clock_.NowMs());
   if (!s.ok()) return r.Fail(s);
   if (req.usage_size() == 0) return r.Ok(v1::HeartbeatResponse());
@@ -134,7 +140,8 @@ void AgentService::OnTaskStatus(const CallContext& ctx, v1::TaskStatusReport req
                                 Responder<v1::TaskStatusAck> r) {
   const std::string& node = ctx.connection->label();
   NodeEntry* entry = nodes_.Find(node);
-  if (node.empty() || entry == nullptr || entry->session != ctx.connection) {
+  if (node.empty() || node != ctx.identity.node || entry == nullptr ||
+      entry->session != ctx.connection) {
     return r.Fail(FailedPrecondition("task status from a session that has not registered"));
   }
   for (const auto& status : req.tasks()) controller_.ApplyTaskStatus(node, status);

@@ -1,22 +1,9 @@
 #include "master/services/client_service.h"
 
 #include "common/rect_allocator.h"
+#include "master/auth/access_policy.h"
 
 namespace snn {
-namespace {
-
-Status CheckClient(const v1::Credential& credential) {
-  if (credential.user().empty()) {
-    return Unauthenticated("request carries no user; snnctl sends one, other clients must too");
-  }
-  return Status::Ok();
-}
-
-}  // namespace
-
-std::string CallerTenant(const v1::Credential& credential) {
-  return credential.tenant().empty() ? credential.user() : credential.tenant();
-}
 
 ClientService::ClientService(JobTable& jobs, NodeRegistry& nodes, Journal& journal,
                              JobController& controller, const Clock& clock)
@@ -25,29 +12,33 @@ ClientService::ClientService(JobTable& jobs, NodeRegistry& nodes, Journal& journ
 void ClientService::Register(MethodRouter& router) {
   using namespace std::placeholders;
   router.Add<v1::SubmitRequest, v1::SubmitResponse>(
-      "job.submit", std::bind(&ClientService::Submit, this, _1, _2, _3));
+      "job.submit", Right::kUser, std::bind(&ClientService::Submit, this, _1, _2, _3));
   router.Add<v1::CancelRequest, v1::CancelResponse>(
-      "job.cancel", std::bind(&ClientService::Cancel, this, _1, _2, _3));
+      "job.cancel", Right::kUser, std::bind(&ClientService::Cancel, this, _1, _2, _3));
   router.Add<v1::ShowJobRequest, v1::ShowJobResponse>(
-      "job.show", std::bind(&ClientService::Show, this, _1, _2, _3));
+      "job.show", Right::kUser, std::bind(&ClientService::Show, this, _1, _2, _3));
   router.Add<v1::ListJobsRequest, v1::ListJobsResponse>(
-      "job.list", std::bind(&ClientService::List, this, _1, _2, _3));
+      "job.list", Right::kUser, std::bind(&ClientService::List, this, _1, _2, _3));
   router.Add<v1::PoolStatusRequest, v1::PoolStatusResponse>(
-      "pool.status", std::bind(&ClientService::PoolStatus, this, _1, _2, _3));
+      "pool.status", Right::kUser, std::bind(&ClientService::PoolStatus, this, _1, _2, _3));
 }
 
 void ClientService::Submit(const CallContext& ctx, v1::SubmitRequest req,
                            Responder<v1::SubmitResponse> r) {
-  if (Status s = CheckClient(ctx.credential); !s.ok()) return r.Fail(s);
   v1::JobSpec spec = std::move(*req.mutable_spec());
-  const std::string tenant = CallerTenant(ctx.credential);
-  if (!spec.tenant().empty() && spec.tenant() != tenant) {
+  const std::string& asked = ctx.credential.tenant();
+  if (!asked.empty() && !spec.tenant().empty() && spec.tenant() != asked) {
     return r.Fail(InvalidArgument("the job file names tenant '" + spec.tenant() +
-                                  "' but you act for tenant '" + tenant +
+                                  "' but you act for tenant '" + asked +
                                   "' (set --tenant or SNN_TENANT)"));
   }
-  spec.set_tenant(tenant);
-  auto job = controller_.Submit(std::move(spec), ctx.credential.user());
+  auto tenant =
+      ActingTenant(controller_.scheduling(), ctx.identity, asked.empty() ? spec.tenant() : asked);
+  if (!tenant.ok()) return r.Fail(tenant.status());
+  spec.set_tenant(*tenant);
+  spec.set_uid(ctx.identity.uid);  // whoever the job file says, the job is the caller's
+  spec.set_gid(ctx.identity.gid);
+  auto job = controller_.Submit(std::move(spec), ctx.identity.user);
   if (!job.ok()) return r.Fail(job.status());
   v1::SubmitResponse resp;
   resp.set_job_id((*job)->id());
@@ -57,7 +48,14 @@ void ClientService::Submit(const CallContext& ctx, v1::SubmitRequest req,
 }
 
 Result<v1::JobRecord*> ClientService::Lookup(const CallContext& ctx, const v1::JobRef& ref) {
-  const std::string tenant = ref.tenant().empty() ? CallerTenant(ctx.credential) : ref.tenant();
+  const v1::SchedulingConfig& policy = controller_.scheduling();
+  std::string tenant = ref.tenant();
+  if (tenant.empty()) {
+    auto acting = ActingTenant(policy, ctx.identity, ctx.credential.tenant());
+    if (!acting.ok()) return acting.status();
+    tenant = *acting;
+  }
+  if (Status s = MayRead(policy, ctx.identity, tenant); !s.ok()) return s;
   v1::JobRecord* job = jobs_.FindByTenant(tenant, ref.tenant_job_id());
   if (job == nullptr) {
     return NotFound("job " + std::to_string(ref.tenant_job_id()) + " not found for tenant '" +
@@ -68,18 +66,30 @@ Result<v1::JobRecord*> ClientService::Lookup(const CallContext& ctx, const v1::J
 
 void ClientService::Cancel(const CallContext& ctx, v1::CancelRequest req,
                            Responder<v1::CancelResponse> r) {
-  if (Status s = CheckClient(ctx.credential); !s.ok()) return r.Fail(s);
   auto job = Lookup(ctx, req.job());
   if (!job.ok()) return r.Fail(job.status());
-  Status s = controller_.Cancel(**job, "cancelled by " + ctx.credential.user());
+  const v1::JobRecord& target = **job;
+  if (!MayManageJob(controller_.scheduling(), ctx.identity, target.tenant(), target.spec().uid(),
+                    target.spec().user())) {
+    return r.Fail(PermissionDenied(
+        "cancelling job " + std::to_string(target.tenant_job_id()) + " of " + target.spec().user() +
+        " needs to be its owner, a coordinator of tenant '" + target.tenant() + "' or an admin; " +
+        ctx.identity.Describe() + " is none"));
+  }
+  Status s = controller_.Cancel(**job, "cancelled by " + ctx.identity.user);
   if (!s.ok()) return r.Fail(s);
   v1::CancelResponse resp;
   resp.set_state((*job)->state());
   journal_.Commit([r, resp] { r.Ok(resp); });
 }
 
-v1::JobRecord ClientService::ForDisplay(const v1::JobRecord& job) const {
+v1::JobRecord ClientService::ForDisplay(const v1::JobRecord& job, const Identity& viewer) const {
   v1::JobRecord copy = job;
+  if (!MayManageJob(controller_.scheduling(), viewer, job.tenant(), job.spec().uid(),
+                    job.spec().user())) {
+    // Secrets travel in the env: only the owner, its coordinators and admins see it.
+    copy.mutable_spec()->mutable_task()->clear_env();
+  }
   copy.set_reason(controller_.PendingReason(job));
   const PriorityFactors* f =
       job.state() == v1::PENDING ? jobs_.views().FactorsOf(job.id()) : nullptr;
@@ -98,18 +108,29 @@ v1::JobRecord ClientService::ForDisplay(const v1::JobRecord& job) const {
 
 void ClientService::Show(const CallContext& ctx, v1::ShowJobRequest req,
                          Responder<v1::ShowJobResponse> r) {
-  if (Status s = CheckClient(ctx.credential); !s.ok()) return r.Fail(s);
   auto job = Lookup(ctx, req.job());
   if (!job.ok()) return r.Fail(job.status());
   v1::ShowJobResponse resp;
-  *resp.mutable_job() = ForDisplay(**job);
+  *resp.mutable_job() = ForDisplay(**job, ctx.identity);
   journal_.Commit([r, resp = std::move(resp)] { r.Ok(resp); });
 }
 
 void ClientService::List(const CallContext& ctx, v1::ListJobsRequest req,
                          Responder<v1::ListJobsResponse> r) {
-  if (Status s = CheckClient(ctx.credential); !s.ok()) return r.Fail(s);
-  const std::string tenant = req.tenant().empty() ? CallerTenant(ctx.credential) : req.tenant();
+  const v1::SchedulingConfig& policy = controller_.scheduling();
+  std::string tenant;
+  if (req.all_tenants()) {
+    if (ctx.identity.role < Role::kReader) {
+      return r.Fail(PermissionDenied("listing every tenant's jobs needs the reader role; " +
+                                     ctx.identity.Describe() + " has the user role"));
+    }
+  } else {
+    auto acting = req.tenant().empty() ? ActingTenant(policy, ctx.identity, ctx.credential.tenant())
+                                       : Result<std::string>(req.tenant());
+    if (!acting.ok()) return r.Fail(acting.status());
+    tenant = *acting;
+    if (Status s = MayRead(policy, ctx.identity, tenant); !s.ok()) return r.Fail(s);
+  }
   // Pages keep every answer far below the frame limit however many jobs the cluster has seen.
   const uint32_t limit = req.limit() == 0 ? 1000 : std::min<uint32_t>(req.limit(), 10000);
   auto resp = std::make_shared<v1::ListJobsResponse>();
@@ -124,14 +145,13 @@ void ClientService::List(const CallContext& ctx, v1::ListJobsRequest req,
       resp->set_more(true);
       break;
     }
-    *resp->add_jobs() = ForDisplay(job);
+    *resp->add_jobs() = ForDisplay(job, ctx.identity);
   }
   journal_.Commit([r, resp] { r.Ok(*resp); });
 }
 
 void ClientService::PoolStatus(const CallContext& ctx, v1::PoolStatusRequest req,
                                Responder<v1::PoolStatusResponse> r) {
-  if (Status s = CheckClient(ctx.credential); !s.ok()) return r.Fail(s);
   auto resp = std::make_shared<v1::PoolStatusResponse>();
   resp->set_now_ms(clock_.NowMs());
   for (const auto& [name, entry] : nodes_.nodes()) {

@@ -1,5 +1,8 @@
 // The RPC methods snnctl calls: job.submit, job.cancel, job.show, job.list, pool.status.
 // Every answer is sent only once the state it reports (or changes) is durable.
+// Access: a user acts for a tenant it belongs to; it sees that tenant's jobs, cancels its own
+// (a coordinator: the tenant's; an admin: any); a job's env is shown only to those who may
+// manage it. Readers, operators and admins see every tenant's jobs.
 // Thread contract: only on the master's io thread.
 #pragma once
 
@@ -24,9 +27,9 @@ class ClientService {
   void PoolStatus(const CallContext& ctx, v1::PoolStatusRequest req,
                   Responder<v1::PoolStatusResponse> r);
 
-  // The job `ref` names for this caller, or why there is none.
+  // The job `ref` names for this caller, or why there is none (or why it may not see it).
   Result<v1::JobRecord*> Lookup(const CallContext& ctx, const v1::JobRef& ref);
-  v1::JobRecord ForDisplay(const v1::JobRecord& job) const;
+  v1::JobRecord ForDisplay(const v1::JobRecord& job, const Identity& viewer) const;
 
   JobTable& jobs_;
   NodeRegistry& nodes_;
@@ -34,8 +37,5 @@ class ClientService {
   JobController& controller_;
   const Clock& clock_;
 };
-
-// The tenant a client acts for: the credential's tenant, else its user.
-std::string CallerTenant(const v1::Credential& credential);
 
 }  // namespace snn

@@ -1,7 +1,8 @@
 // Operator methods on the scheduling policy: `admin.policy.get` returns it; `admin.queue.set`
 // and `admin.tenant.set` change one queue or tenant. A change is checked (capacities, known
 // pools, known names), made durable, and applies from the next scheduling pass; a change that
-// makes no sense is refused and nothing changes.
+// makes no sense is refused and nothing changes. `admin.tenant.members` adds and removes a
+// tenant's members: its coordinators and admins may.
 // Thread contract: only on the master's io thread.
 #pragma once
 
@@ -23,6 +24,8 @@ class PolicyService {
 
  private:
   void Apply(const v1::SchedulingConfig& next, Responder<v1::PolicySetResponse> r);
+  void Members(const CallContext& ctx, v1::TenantMembersRequest req,
+               Responder<v1::PolicySetResponse> r);
 
   JobController& controller_;
   Journal& journal_;

@@ -27,6 +27,14 @@ void Journal::PutPolicy(const v1::SchedulingConfig& config) {
   batch_.push_back(StoreWrite{kPolicyKey, config.SerializeAsString()});
 }
 
+void Journal::PutToken(const std::string& hash, const v1::JoinTokenRecord& token) {
+  batch_.push_back(StoreWrite{kTokenKeyPrefix + hash, token.SerializeAsString()});
+}
+
+void Journal::DeleteToken(const std::string& hash) {
+  batch_.push_back(StoreWrite{kTokenKeyPrefix + hash, std::nullopt});
+}
+
 void Journal::Defer(std::function<void()> effect) { effects_.push_back(std::move(effect)); }
 
 void Journal::Commit(std::function<void()> done) {

@@ -22,6 +22,7 @@ std::string NodeKey(const std::string& name);
 inline constexpr char kJobKeyPrefix[] = "job/";
 inline constexpr char kNodeKeyPrefix[] = "node/";
 inline constexpr char kPolicyKey[] = "policy";
+inline constexpr char kTokenKeyPrefix[] = "token/";  // + SHA-256 of a join token, in hex
 
 class Journal {
  public:
@@ -31,6 +32,8 @@ class Journal {
   void PutJob(const v1::JobRecord& job);
   void PutNode(const v1::NodeRecord& node);
   void PutPolicy(const v1::SchedulingConfig& config);
+  void PutToken(const std::string& hash, const v1::JoinTokenRecord& token);
+  void DeleteToken(const std::string& hash);
   // Runs `effect` on the io thread once the writes gathered so far are durable.
   void Defer(std::function<void()> effect);
 

@@ -25,6 +25,7 @@
 #include "common/rpc_client.h"
 #include "proto/job.pb.h"
 #include "proto/node.pb.h"
+#include "tests/test_util/auth_kit.h"
 #include "tests/test_util/process.h"
 
 DEFINE_int32(seconds, 300, "how long to submit and kill");
@@ -68,6 +69,7 @@ double Since(Clock::time_point t0) {
 
 struct Chaos {
   std::string dir;
+  std::unique_ptr<snn::testing::AuthKit> auth;
   uint16_t port = 0;
   Daemon master;
   std::vector<Daemon> agents;
@@ -76,12 +78,13 @@ struct Chaos {
   snn::RpcClient* Client() {
     if (client) return client.get();
     client = std::make_unique<snn::RpcClient>(std::chrono::milliseconds(2000));
+    auth->SetUp(*client);
     if (!client->Connect(snn::HostPort{"127.0.0.1", port}).ok()) {
       client.reset();
       return nullptr;
     }
     snn::v1::Credential cred;
-    cred.set_user("chaos");
+    cred.set_tenant("chaos");
     client->set_credential(cred);
     return client.get();
   }
@@ -152,6 +155,11 @@ int main(int argc, char** argv) {
   char tmpl[] = "/tmp/snn_chaos_XXXXXX";
   c.dir = mkdtemp(tmpl);
   std::filesystem::create_directories(c.dir + "/locks");
+  c.auth = std::make_unique<snn::testing::AuthKit>(c.dir + "/auth");
+  if (!c.auth->status().ok()) {
+    fprintf(stderr, "%s\n", c.auth->status().ToString().c_str());
+    return 2;
+  }
   std::ofstream(c.dir + "/boards.yaml")
       << "boards:\n  - {type: sim-v1, mesh: 6x6, ksps: 100000, streams: 16}\n"
          "  - {type: sim-v1, mesh: 6x6, ksps: 100000, streams: 16}\n";
@@ -163,6 +171,7 @@ int main(int argc, char** argv) {
                    "--heartbeat_interval_ms=200",
                    "--heartbeat_timeout_ms=3000",
                    "--agent_lease_ms=1500"};
+  for (const auto& f : c.auth->MasterFlags()) c.master.argv.push_back(f);
   c.master.log = c.dir + "/master.log";
   c.master.Start();
   if (!c.WaitFor([&] { return std::filesystem::exists(c.dir + "/port"); }, 20)) {
@@ -183,6 +192,7 @@ int main(int argc, char** argv) {
               "--reconnect_ms=200",
               "--tick_ms=50",
               "--stop_tasks_on_exit=false"};
+    for (const auto& f : c.auth->AgentFlags(node)) a.argv.push_back(f);
     a.log = c.dir + "/" + node + ".log";
     a.Start();
     c.agents.push_back(a);

@@ -16,18 +16,21 @@ class RpcTest : public ::testing::Test {
  protected:
   void SetUp() override {
     router_.Add<v1::ShowJobRequest, v1::ShowJobResponse>(
-        "echo",
+        "echo", Right::kUser,
         [](const CallContext& ctx, v1::ShowJobRequest req, Responder<v1::ShowJobResponse> r) {
           if (req.job().tenant_job_id() == 0) return r.Fail(InvalidArgument("id 0"));
           v1::ShowJobResponse resp;
           resp.mutable_job()->set_tenant_job_id(req.job().tenant_job_id());
-          resp.mutable_job()->set_tenant(ctx.credential.user());
+          resp.mutable_job()->set_tenant(ctx.identity.user);
           r.Ok(resp);
         });
     server_ = std::make_unique<RpcServer>(
         io_, /*max_frame_bytes=*/1024,
         [this](const std::shared_ptr<Connection>& c, v1::Envelope e) {
-          router_.Dispatch(c, std::move(e));
+          Identity who;  // as an authenticator would have verified it
+          who.kind = Identity::Kind::kUser;
+          who.user = e.credential().user();
+          router_.Dispatch(c, std::move(e), std::move(who));
         },
         nullptr);
     ASSERT_TRUE(server_->Listen(HostPort{"127.0.0.1", 0}).ok());

@@ -116,7 +116,7 @@ TEST_P(AgentReportOrderTest, TheBoardsNewStateReachesTheMasterBeforeTheLostTask)
   const uint16_t port = acceptor.local_endpoint().port();
   // A 2x2 board that the task fills: a dead core leaves it no room to move.
   cluster.StartAgent("node1", SmallBoards(1, 2, 1000, 4),
-                     {"--master=127.0.0.1:" + std::to_string(port)});
+                     {"--master=127.0.0.1:" + std::to_string(port), "--tls=false"});
   tcp::socket socket(io);
   acceptor.accept(socket);
   FakeMasterSession master(std::move(socket));

@@ -146,10 +146,16 @@ TEST_F(BadInputTest, MasterSurvivesGarbageAndKeepsServing) {
   auto unknown = client->Call<v1::ShowJobResponse>("job.frobnicate", v1::ShowJobRequest());
   EXPECT_NE(unknown.status().message().find("unknown method"), std::string::npos);
   v1::Envelope bad_payload;
+  // Over TLS but without a MUNGE credential: refused as unauthenticated.
   RpcClient anonymous(std::chrono::milliseconds(3000));
+  anonymous.set_tls(*MakeClientTls({cluster_.auth().ca_file(), "", ""}));
   ASSERT_TRUE(anonymous.Connect(HostPort{"127.0.0.1", cluster_.master_port()}).ok());
   auto unauth = anonymous.Call<v1::ListJobsResponse>("job.list", v1::ListJobsRequest());
-  EXPECT_EQ(unauth.status().code(), Code::kUnauthenticated);
+  EXPECT_EQ(unauth.status().code(), Code::kUnauthenticated) << unauth.status().ToString();
+  // Without TLS the master does not even answer.
+  RpcClient plain(std::chrono::milliseconds(3000));
+  ASSERT_TRUE(plain.Connect(HostPort{"127.0.0.1", cluster_.master_port()}).ok());
+  EXPECT_FALSE(plain.Call<v1::ListJobsResponse>("job.list", v1::ListJobsRequest()).ok());
   // A forged agent registration with nonsense boards is refused.
   v1::RegisterRequest forged;
   forged.mutable_node()->set_name("evil");
@@ -170,7 +176,8 @@ TEST(AgentGarbageTest, AgentSurvivesGarbageFromItsMasterAndReconnects) {
   tcp::acceptor fake_master(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
   const uint16_t port = fake_master.local_endpoint().port();
   // Point an agent at the fake master (StartAgent uses the cluster's master address).
-  cluster.StartAgent("node1", SmallBoards(), {"--master=127.0.0.1:" + std::to_string(port)});
+  cluster.StartAgent("node1", SmallBoards(),
+                     {"--master=127.0.0.1:" + std::to_string(port), "--tls=false"});
   tcp::socket first(io);
   fake_master.accept(first);
   asio::write(first, asio::buffer(std::string("\x7f\xff\xff\xff", 4)));

@@ -70,11 +70,14 @@ bool Daemon::alive() { return !WaitExit(0); }
 TestCluster::TestCluster() {
   std::string dir = std::filesystem::temp_directory_path() / "snn_it_XXXXXX";
   dir_ = mkdtemp(dir.data());
+  auth_ = std::make_unique<AuthKit>(dir_ + "/auth");
+  EXPECT_TRUE(auth_->status().ok()) << auth_->status().ToString();
 }
 
 TestCluster::~TestCluster() {
   agents_.clear();  // agents first: they stop their tasks
   master_.reset();
+  auth_.reset();
   if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir_);
 }
 
@@ -86,6 +89,7 @@ void TestCluster::StartMaster(const std::vector<std::string>& extra_flags) {
   std::vector<std::string> argv = {
       SNN_MASTER_BIN, "--listen=" + host_ + ":" + std::to_string(port_),
       "--data_dir=" + dir_ + "/master", "--port_file=" + port_file, "--heartbeat_interval_ms=200"};
+  for (const auto& f : auth_->MasterFlags()) argv.push_back(f);
   argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
   ++master_starts_;
   master_ = std::make_unique<Daemon>(argv, dir_ + "/master.log");
@@ -118,6 +122,7 @@ void TestCluster::StartAgent(const std::string& node, const std::string& boards_
                                    "--reconnect_ms=100", "--tick_ms=20",
                                    // Tests leave nothing behind; re-attach tests override this.
                                    "--stop_tasks_on_exit=true"};
+  for (const auto& f : auth_->AgentFlags(node)) argv.push_back(f);
   argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
   argv.insert(argv.begin(), prefix.begin(), prefix.end());
   agents_[node] = std::make_unique<Daemon>(argv, dir_ + "/" + node + ".log");
@@ -131,11 +136,11 @@ void TestCluster::SignalAgent(const std::string& node, int sig) {
 
 std::unique_ptr<RpcClient> TestCluster::Client(const std::string& user, const std::string& tenant) {
   auto client = std::make_unique<RpcClient>(std::chrono::milliseconds(5000));
+  auth_->SetUp(*client);
   Status s = client->Connect(HostPort{host_, port_});
   EXPECT_TRUE(s.ok()) << s.ToString();
   v1::Credential cred;
-  cred.set_user(user);
-  cred.set_tenant(tenant);
+  cred.set_tenant(tenant.empty() ? user : tenant);
   client->set_credential(cred);
   return client;
 }
@@ -199,11 +204,23 @@ bool TestCluster::WaitForState(uint64_t tenant_job_id, v1::JobState state, int t
 }
 
 CliRun TestCluster::RunSnnctl(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {SNNCTL_BIN};
+  for (const auto& f : auth_->SnnctlFlags()) argv.push_back(f);
+  argv.insert(argv.end(), args.begin(), args.end());
+  return Run(argv);
+}
+
+CliRun TestCluster::RunSnnctlAs(const std::string& user, const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {SNNCTL_BIN, "--master", master_address()};
+  for (const auto& f : auth_->SnnctlFlags()) argv.push_back(f);
+  argv.insert(argv.end(), args.begin(), args.end());
+  return Run(AuthKit::AsUser(user, argv));
+}
+
+CliRun TestCluster::Run(const std::vector<std::string>& argv) {
   static int run = 0;
   const std::string out = dir_ + "/snnctl." + std::to_string(++run) + ".out";
   const std::string err = dir_ + "/snnctl." + std::to_string(run) + ".err";
-  std::vector<std::string> argv = {SNNCTL_BIN};
-  argv.insert(argv.end(), args.begin(), args.end());
   const auto start = std::chrono::steady_clock::now();
   CliRun result;
   const pid_t pid = Spawn(argv, out, err);

@@ -14,6 +14,7 @@
 #include "common/rpc_client.h"
 #include "proto/job.pb.h"
 #include "proto/node.pb.h"
+#include "tests/test_util/auth_kit.h"
 
 namespace snn::testing {
 
@@ -61,6 +62,8 @@ class TestCluster {
   uint16_t master_port() const { return port_; }
   std::string master_address() const;
 
+  // A client of this process's user (root in CI: an admin), acting for tenant `tenant`, else
+  // for the tenant named `user` (the tests' way of keeping tenants apart).
   std::unique_ptr<RpcClient> Client(const std::string& user = "alice",
                                     const std::string& tenant = "");
   Result<v1::SubmitResponse> Submit(const v1::JobSpec& spec, const std::string& user = "alice");
@@ -73,7 +76,10 @@ class TestCluster {
   static bool WaitUntil(const std::function<bool()>& condition, int timeout_ms = 20000);
   bool WaitForState(uint64_t tenant_job_id, v1::JobState state, int timeout_ms = 20000);
 
+  // snnctl with this cluster's CA and munged, as this process's user, or as Unix user `user`.
   CliRun RunSnnctl(const std::vector<std::string>& args);
+  CliRun RunSnnctlAs(const std::string& user, const std::vector<std::string>& args);
+  AuthKit& auth() { return *auth_; }
   // snnctl against this cluster's master, acting for `tenant`.
   CliRun Snnctl(const std::vector<std::string>& args, const std::string& tenant = "alice");
 
@@ -82,7 +88,10 @@ class TestCluster {
   v1::TaskRecord WaitForRunningTask(uint64_t id, uint32_t attempt = 1, int timeout_ms = 20000);
 
  private:
+  CliRun Run(const std::vector<std::string>& argv);  // output in files under dir()
+
   std::string dir_;
+  std::unique_ptr<AuthKit> auth_;
   std::string host_ = "127.0.0.1";
   uint16_t port_ = 0;
   std::unique_ptr<Daemon> master_;

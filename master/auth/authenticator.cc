@@ -1,0 +1,131 @@
+#include "master/auth/authenticator.h"
+
+#include <glog/logging.h>
+#include <pwd.h>
+
+#include "master/auth/access_policy.h"
+
+namespace snn {
+
+Authenticator::Authenticator(asio::io_context& io, const Clock& clock, Mode mode, Decode decode,
+                             Deliver deliver, size_t threads)
+    : io_(io),
+      clock_(clock),
+      mode_(mode),
+      decode_(std::move(decode)),
+      deliver_(std::move(deliver)),
+      workers_(threads) {}
+
+Authenticator::~Authenticator() {
+  workers_.stop();
+  workers_.join();
+}
+
+Identity Authenticator::Claimed(const v1::Credential& claim) const {
+  Identity who;
+  if (!claim.node().empty()) {
+    who.kind = Identity::Kind::kNode;
+    who.node = claim.node();
+  } else if (!claim.user().empty()) {
+    who.kind = Identity::Kind::kUser;
+    std::vector<char> buf(16384);
+    passwd pw{};
+    passwd* found = nullptr;
+    if (getpwnam_r(claim.user().c_str(), &pw, buf.data(), buf.size(), &found) == 0 && found) {
+      who.uid = found->pw_uid;
+      who.gid = found->pw_gid;
+      ResolveUser(who);
+    } else {
+      who.uid = 0xfffffffe;  // nobody that could be uid 0
+      who.gid = 0xfffffffe;
+      who.user = claim.user();
+    }
+  }
+  return who;
+}
+
+void Authenticator::OnRequest(const std::shared_ptr<Connection>& conn, v1::Envelope envelope) {
+  if (mode_ == Mode::kNone) {
+    Identity who = Claimed(envelope.credential());
+    return deliver_(conn, std::move(envelope), std::move(who));
+  }
+  const PeerCertificate& cert = conn->peer_certificate();
+  if (cert.role == "node" && !cert.name.empty()) {
+    Identity who;
+    who.kind = Identity::Kind::kNode;
+    who.node = cert.name;
+    return deliver_(conn, std::move(envelope), std::move(who));
+  }
+  Session& session = sessions_[conn.get()];
+  session.waiting.push_back(std::move(envelope));
+  if (!session.decoding) Drain(conn, session);
+}
+
+void Authenticator::Drain(const std::shared_ptr<Connection>& conn, Session& session) {
+  while (!session.waiting.empty() && !session.decoding && !conn->closed()) {
+    v1::Envelope& next = session.waiting.front();
+    const std::string& credential = next.credential().munge();
+    if (credential.empty()) {
+      v1::Envelope envelope = std::move(next);
+      session.waiting.pop_front();
+      deliver_(conn, std::move(envelope), Identity());
+    } else if (credential == session.credential) {
+      v1::Envelope envelope = std::move(next);
+      session.waiting.pop_front();
+      if (clock_.NowMs() / 1000 >= session.expires_s) {
+        conn->Reply(envelope.id(),
+                    Unauthenticated("the MUNGE credential of this connection has expired; "
+                                    "reconnect with a new one"),
+                    nullptr);
+        continue;
+      }
+      deliver_(conn, std::move(envelope), session.identity);
+    } else if (credential == session.refused_credential) {
+      v1::Envelope envelope = std::move(next);
+      session.waiting.pop_front();
+      conn->Reply(envelope.id(), session.refusal, nullptr);
+    } else {
+      StartDecode(conn, session, credential);
+    }
+  }
+}
+
+void Authenticator::StartDecode(const std::shared_ptr<Connection>& conn, Session& session,
+                                const std::string& credential) {
+  session.decoding = true;
+  ++decodes_;
+  std::weak_ptr<Connection> weak = conn;
+  asio::post(workers_, [this, weak, credential] {
+    auto decoded = decode_(credential);
+    Identity who;
+    if (decoded.ok()) {
+      who.kind = Identity::Kind::kUser;
+      who.uid = decoded->uid;
+      who.gid = decoded->gid;
+      ResolveUser(who);  // NSS may block: here, not on the io thread
+    }
+    asio::post(io_, [this, weak, credential, decoded, who = std::move(who)]() mutable {
+      auto conn = weak.lock();
+      if (!conn) return;
+      auto it = sessions_.find(conn.get());
+      if (it == sessions_.end()) return;
+      Session& session = it->second;
+      session.decoding = false;
+      if (decoded.ok()) {
+        session.credential = credential;
+        session.identity = std::move(who);
+        session.expires_s = decoded->expires_s;
+      } else {
+        LOG(WARNING) << "refused a MUNGE credential from " << conn->peer() << ": "
+                     << decoded.status().message();
+        session.refused_credential = credential;
+        session.refusal = decoded.status();
+      }
+      Drain(conn, session);
+    });
+  });
+}
+
+void Authenticator::OnClosed(const Connection* conn) { sessions_.erase(conn); }
+
+}  // namespace snn

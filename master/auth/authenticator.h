@@ -1,0 +1,69 @@
+// Turns what a connection proves into the Identity each request is dispatched with.
+// - A TLS peer with a node certificate is that node, for every request on the connection.
+// - Any other request must carry a MUNGE credential. It is decoded by munged (which refuses a
+//   replayed, expired, future or forged one) on a worker thread, never on the io thread, so a
+//   decode costs the master no serving time and decodes of different connections overlap. The
+//   identity is kept for that connection while its requests carry the same credential and it
+//   has not expired: TLS binds the later requests to the peer that proved it, and munged's replay
+//   cache keeps the credential from working on any other connection.
+// - A request without any proof is dispatched as nobody (only enrolment accepts that).
+// Requests of one connection are dispatched in the order they arrived.
+// In --auth=none mode (development, loopback only) the request's claimed user or node is
+// believed.
+// Thread contract: OnRequest and OnClosed on the io thread; decodes run on the worker pool.
+#pragma once
+
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include "common/asio.h"
+#include "common/clock.h"
+#include "common/connection.h"
+#include "common/identity.h"
+#include "common/munge.h"
+
+namespace snn {
+
+class Authenticator {
+ public:
+  enum class Mode { kMunge, kNone };
+  using Decode = std::function<Result<MungeIdentity>(const std::string& credential)>;
+  using Deliver = std::function<void(const std::shared_ptr<Connection>&, v1::Envelope, Identity)>;
+
+  Authenticator(asio::io_context& io, const Clock& clock, Mode mode, Decode decode, Deliver deliver,
+                size_t threads = 2);
+  ~Authenticator();
+
+  void OnRequest(const std::shared_ptr<Connection>& conn, v1::Envelope envelope);
+  void OnClosed(const Connection* conn);
+  uint64_t decodes() const { return decodes_; }
+
+ private:
+  struct Session {
+    std::string credential;  // the one that proved `identity`
+    Identity identity;
+    int64_t expires_s = 0;
+    std::string refused_credential;  // the last one munged refused, and why
+    Status refusal;
+    bool decoding = false;
+    std::deque<v1::Envelope> waiting;
+  };
+  void Drain(const std::shared_ptr<Connection>& conn, Session& session);
+  void StartDecode(const std::shared_ptr<Connection>& conn, Session& session,
+                   const std::string& credential);
+  Identity Claimed(const v1::Credential& claim) const;
+
+  asio::io_context& io_;
+  const Clock& clock_;
+  const Mode mode_;
+  Decode decode_;
+  Deliver deliver_;
+  std::unordered_map<const Connection*, Session> sessions_;  // io thread only
+  uint64_t decodes_ = 0;
+  asio::thread_pool workers_;  // last: joined first
+};
+
+}  // namespace snn

@@ -1,0 +1,147 @@
+#include "master/services/enrol_service.h"
+
+#include <glog/logging.h>
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+
+#include <cctype>
+
+namespace snn {
+namespace {
+
+std::string Hex(const unsigned char* data, size_t n) {
+  static const char kDigits[] = "0123456789abcdef";
+  std::string out;
+  for (size_t i = 0; i < n; ++i) {
+    out += kDigits[data[i] >> 4];
+    out += kDigits[data[i] & 15];
+  }
+  return out;
+}
+
+}  // namespace
+
+Status ValidateNodeName(const std::string& name) {
+  if (name.empty() || name.size() > 64 || name[0] == '.' || name[0] == '-') {
+    return InvalidArgument("a node name is 1 to 64 letters, digits, '.', '_' or '-'");
+  }
+  for (char c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') {
+      return InvalidArgument("a node name is 1 to 64 letters, digits, '.', '_' or '-'");
+    }
+  }
+  return Status::Ok();
+}
+
+std::string EnrolService::HashToken(const std::string& token) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  EVP_Digest(token.data(), token.size(), digest, &length, EVP_sha256(), nullptr);
+  return Hex(digest, length);
+}
+
+void EnrolService::Register(MethodRouter& router) {
+  using namespace std::placeholders;
+  router.Add<v1::NodeTokenRequest, v1::NodeTokenResponse>(
+      "node.token", Right::kAdmin, std::bind(&EnrolService::Token, this, _1, _2, _3));
+  router.Add<v1::EnrolRequest, v1::EnrolResponse>(
+      "node.enrol", Right::kEnrol, std::bind(&EnrolService::Enrol, this, _1, _2, _3));
+  router.Add<v1::RenewRequest, v1::RenewResponse>(
+      "node.renew", Right::kNode, std::bind(&EnrolService::Renew, this, _1, _2, _3));
+}
+
+void EnrolService::Restore(const std::string& hash, v1::JoinTokenRecord token) {
+  tokens_[hash] = std::move(token);
+}
+
+Result<std::string> EnrolService::Sign(const std::string& node, const std::string& csr_pem) {
+  if (!options_.ca) {
+    return FailedPrecondition("the master runs without TLS (--auth=none): nothing to enrol into");
+  }
+  if (csr_pem.size() > 16384) return InvalidArgument("the certificate request is too large");
+  pki::Issue issue;
+  issue.common_name = node;
+  issue.role = pki::kRoleNode;
+  issue.validity_s = options_.node_cert_validity_s;
+  return pki::SignCsr(*options_.ca, csr_pem, issue);
+}
+
+void EnrolService::Token(const CallContext& ctx, v1::NodeTokenRequest req,
+                         Responder<v1::NodeTokenResponse> r) {
+  if (Status s = ValidateNodeName(req.node()); !s.ok()) return r.Fail(s);
+  if (!options_.ca) return r.Fail(FailedPrecondition("the master runs without TLS (--auth=none)"));
+  const int64_t ttl_s =
+      req.ttl_s() == 0 ? options_.default_token_ttl_s : static_cast<int64_t>(req.ttl_s());
+  if (ttl_s < 1 || ttl_s > options_.max_token_ttl_s) {
+    return r.Fail(InvalidArgument("a join token lives 1 s to " +
+                                  std::to_string(options_.max_token_ttl_s) + " s"));
+  }
+  unsigned char secret[32];
+  if (RAND_bytes(secret, sizeof secret) != 1) {
+    return r.Fail(Internal("no randomness for a join token"));
+  }
+  const std::string token = "snnjoin." + Hex(secret, sizeof secret);
+  const std::string hash = HashToken(token);
+  const int64_t now = clock_.NowMs();
+  // Expired tokens go when a new one is made: the table stays as small as the live tokens.
+  for (auto it = tokens_.begin(); it != tokens_.end();) {
+    if (it->second.expires_ms() <= now) {
+      journal_.DeleteToken(it->first);
+      it = tokens_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  if (tokens_.size() >= 10000) {
+    return r.Fail(Status(Code::kResourceExhausted, "10000 join tokens are live; wait for some"));
+  }
+  v1::JoinTokenRecord record;
+  record.set_node(req.node());
+  record.set_expires_ms(now + ttl_s * 1000);
+  record.set_created_by(ctx.identity.Describe());
+  tokens_[hash] = record;
+  journal_.PutToken(hash, record);
+  LOG(INFO) << ctx.identity.Describe() << " created a join token for node " << req.node()
+            << " valid " << ttl_s << " s";
+  v1::NodeTokenResponse resp;
+  resp.set_token(token);
+  resp.set_expires_ms(record.expires_ms());
+  journal_.Commit([r, resp] { r.Ok(resp); });
+}
+
+void EnrolService::Enrol(const CallContext& ctx, v1::EnrolRequest req,
+                         Responder<v1::EnrolResponse> r) {
+  const std::string hash = HashToken(req.token());
+  auto it = tokens_.find(hash);
+  if (it == tokens_.end() || it->second.expires_ms() <= clock_.NowMs()) {
+    LOG(WARNING) << "refused an enrolment as node '" << req.node().substr(0, 64) << "' from "
+                 << ctx.connection->peer() << ": unknown, used or expired join token";
+    return r.Fail(
+        Unauthenticated("the join token is unknown, used or expired; ask an admin for a new one "
+                        "(snnctl node token NODE)"));
+  }
+  if (it->second.node() != req.node()) {
+    return r.Fail(PermissionDenied("this join token is for node '" + it->second.node() +
+                                   "', not '" + req.node().substr(0, 64) + "'"));
+  }
+  auto cert = Sign(req.node(), req.csr_pem());
+  if (!cert.ok()) return r.Fail(cert.status());
+  tokens_.erase(it);
+  journal_.DeleteToken(hash);  // used up, durably, before the node has its certificate
+  LOG(INFO) << "node " << req.node() << " enrolled from " << ctx.connection->peer();
+  v1::EnrolResponse resp;
+  resp.set_cert_pem(*cert);
+  journal_.Commit([r, resp] { r.Ok(resp); });
+}
+
+void EnrolService::Renew(const CallContext& ctx, v1::RenewRequest req,
+                         Responder<v1::RenewResponse> r) {
+  auto cert = Sign(ctx.identity.node, req.csr_pem());
+  if (!cert.ok()) return r.Fail(cert.status());
+  LOG(INFO) << "renewed the certificate of node " << ctx.identity.node;
+  v1::RenewResponse resp;
+  resp.set_cert_pem(*cert);
+  r.Ok(resp);
+}
+
+}  // namespace snn

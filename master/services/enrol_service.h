@@ -1,0 +1,56 @@
+// Node enrolment: an admin creates a one-time join token for a node name (node.token); a new
+// node presents it with a certificate request and gets a certificate for that name, signed by
+// the cluster's CA (node.enrol); a node renews its certificate before it expires (node.renew),
+// for its own name only. Tokens are kept durably as their SHA-256 hashes and used up by the
+// enrolment they allow.
+// Thread contract: the master's io thread.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "common/clock.h"
+#include "common/pki.h"
+#include "common/rpc_router.h"
+#include "master/store/journal.h"
+#include "proto/node.pb.h"
+
+namespace snn {
+
+struct EnrolOptions {
+  std::optional<pki::KeyAndCert> ca;          // absent: enrolment is off (no TLS)
+  int64_t node_cert_validity_s = 30 * 86400;  // a node certificate's lifetime
+  int64_t default_token_ttl_s = 15 * 60;
+  int64_t max_token_ttl_s = 7 * 86400;
+};
+
+class EnrolService {
+ public:
+  EnrolService(Journal& journal, const Clock& clock, EnrolOptions options)
+      : journal_(journal), clock_(clock), options_(std::move(options)) {}
+
+  void Register(MethodRouter& router);
+  // Before serving: the CA (read from the TLS directory) and lifetimes.
+  void set_options(EnrolOptions options) { options_ = std::move(options); }
+  // At recovery: a stored token (key without the prefix).
+  void Restore(const std::string& hash, v1::JoinTokenRecord token);
+
+  static std::string HashToken(const std::string& token);
+
+ private:
+  void Token(const CallContext& ctx, v1::NodeTokenRequest req, Responder<v1::NodeTokenResponse> r);
+  void Enrol(const CallContext& ctx, v1::EnrolRequest req, Responder<v1::EnrolResponse> r);
+  void Renew(const CallContext& ctx, v1::RenewRequest req, Responder<v1::RenewResponse> r);
+  Result<std::string> Sign(const std::string& node, const std::string& csr_pem);
+
+  Journal& journal_;
+  const Clock& clock_;
+  EnrolOptions options_;
+  std::map<std::string, v1::JoinTokenRecord> tokens_;  // by hash
+};
+
+// 1 to 64 letters, digits, '.', '_' and '-', not starting with '.' or '-'.
+Status ValidateNodeName(const std::string& name);
+
+}  // namespace snn
