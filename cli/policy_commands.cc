@@ -46,10 +46,27 @@ std::string Describe(const v1::QueueConfig& q) {
          Caps(q.pools(), "max");
 }
 
+std::string Names(const google::protobuf::RepeatedPtrField<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ",") + n;
+  return out;
+}
+
+// "; users a,b; groups g" (only the parts that are set)
+std::string Describe(const v1::Members& m) {
+  std::string out;
+  if (m.users_size() > 0) out += "; users " + Names(m.users());
+  if (m.groups_size() > 0) out += "; groups " + Names(m.groups());
+  return out;
+}
+
 std::string Describe(const v1::TenantConfig& t) {
   char w[32];
   snprintf(w, sizeof w, "%g", t.weight());
-  return "tenant " + t.name() + ": weight " + w + Caps(t.quotas(), "limit");
+  std::string out =
+      "tenant " + t.name() + ": weight " + w + Caps(t.quotas(), "limit") + Describe(t.members());
+  if (t.coordinators_size() > 0) out += "; coordinators " + Names(t.coordinators());
+  return out;
 }
 
 // Applies --pool with --max/--limit and --guaranteed to `caps`.
@@ -108,6 +125,16 @@ int PolicyShow(const CliOptions& o, std::ostream& out, std::ostream& err) {
       << p.starve_after_s() << " s\n";
   for (const auto& q : c.queues()) out << Describe(q) << "\n";
   for (const auto& t : c.tenants()) out << Describe(t) << "\n";
+  const v1::AccessConfig& a = c.access();
+  out << "access: admins uid 0 and the master's user" << Describe(a.admins());
+  if (a.operators().users_size() + a.operators().groups_size() > 0) {
+    out << "; operators" << Describe(a.operators()).substr(1);
+  }
+  if (a.readers().users_size() + a.readers().groups_size() > 0) {
+    out << "; readers" << Describe(a.readers()).substr(1);
+  }
+  out << "; personal tenants " << (!a.has_personal_tenants() || a.personal_tenants() ? "on" : "off")
+      << "\n";
   return 0;
 }
 

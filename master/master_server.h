@@ -51,6 +51,8 @@ class MasterServer {
   void Run();
   void Stop();
   uint16_t port() const { return server_.port(); }
+  // Every method the master serves, with the right it needs.
+  const MethodRouter& router() const { return router_; }
 
  private:
   void RequestSchedule();

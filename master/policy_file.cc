@@ -55,6 +55,50 @@ Status ReadPoolCaps(const YAML::Node& node, const std::string& where, const char
   }
   return Status::Ok();
 }
+
+// A list of names: users or group names.
+Status ReadNames(const YAML::Node& node, const std::string& where,
+                 google::protobuf::RepeatedPtrField<std::string>* out) {
+  if (!node.IsSequence()) return InvalidArgument(where + " must be a list of names");
+  for (size_t i = 0; i < node.size(); ++i) {
+    auto name = ReadString(node[i], where + "[" + std::to_string(i) + "]");
+    if (!name.ok()) return name.status();
+    if (name->empty() || name->size() > 64) {
+      return InvalidArgument(where + "[" + std::to_string(i) + "] must be 1 to 64 characters");
+    }
+    *out->Add() = *name;
+  }
+  return Status::Ok();
+}
+
+// {users: [...], groups: [...]}
+Status ReadMembers(const YAML::Node& node, const std::string& where, v1::Members* out) {
+  if (!node.IsMap()) return InvalidArgument(where + " must be a map with users and groups");
+  SNN_RETURN_IF_ERROR(CheckKnownFields(node, where, {"users", "groups"}));
+  if (node["users"])
+    SNN_RETURN_IF_ERROR(ReadNames(node["users"], where + ".users", out->mutable_users()));
+  if (node["groups"]) {
+    SNN_RETURN_IF_ERROR(ReadNames(node["groups"], where + ".groups", out->mutable_groups()));
+  }
+  return Status::Ok();
+}
+
+Status ReadAccess(const YAML::Node& node, v1::AccessConfig* out) {
+  SNN_RETURN_IF_ERROR(
+      CheckKnownFields(node, "access", {"admins", "operators", "readers", "personal_tenants"}));
+  if (node["admins"])
+    SNN_RETURN_IF_ERROR(ReadMembers(node["admins"], "access.admins", out->mutable_admins()));
+  if (node["operators"]) {
+    SNN_RETURN_IF_ERROR(
+        ReadMembers(node["operators"], "access.operators", out->mutable_operators()));
+  }
+  if (node["readers"]) {
+    SNN_RETURN_IF_ERROR(ReadMembers(node["readers"], "access.readers", out->mutable_readers()));
+  }
+  if (node["personal_tenants"]) out->set_personal_tenants(node["personal_tenants"].as<bool>());
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<v1::SchedulingConfig> ParsePolicyYaml(const std::string& text) {
@@ -62,8 +106,9 @@ Result<v1::SchedulingConfig> ParsePolicyYaml(const std::string& text) {
   try {
     const YAML::Node root = YAML::Load(text);
     if (!root.IsMap()) return InvalidArgument("the policy file must be a map");
-    SNN_RETURN_IF_ERROR(
-        CheckKnownFields(root, "the policy file", {"scheduler", "priority", "queues", "tenants"}));
+    SNN_RETURN_IF_ERROR(CheckKnownFields(root, "the policy file",
+                                         {"scheduler", "priority", "queues", "tenants", "access"}));
+    if (const YAML::Node a = root["access"]) SNN_RETURN_IF_ERROR(ReadAccess(a, c.mutable_access()));
     if (const YAML::Node s = root["scheduler"]) {
       SNN_RETURN_IF_ERROR(
           CheckKnownFields(s, "scheduler",
@@ -148,7 +193,8 @@ Result<v1::SchedulingConfig> ParsePolicyYaml(const std::string& text) {
       for (size_t i = 0; i < tenants.size(); ++i) {
         const YAML::Node t = tenants[i];
         const std::string where = "tenants[" + std::to_string(i) + "]";
-        SNN_RETURN_IF_ERROR(CheckKnownFields(t, where, {"name", "weight", "quotas"}));
+        SNN_RETURN_IF_ERROR(CheckKnownFields(
+            t, where, {"name", "weight", "quotas", "users", "groups", "coordinators"}));
         auto* out = c.add_tenants();
         auto name = ReadString(t["name"], where + ".name");
         if (!name.ok()) return name.status();
@@ -162,6 +208,18 @@ Result<v1::SchedulingConfig> ParsePolicyYaml(const std::string& text) {
         if (t["quotas"])
           SNN_RETURN_IF_ERROR(
               ReadPoolCaps(t["quotas"], where + ".quotas", "limit", out->mutable_quotas()));
+        if (t["users"]) {
+          SNN_RETURN_IF_ERROR(
+              ReadNames(t["users"], where + ".users", out->mutable_members()->mutable_users()));
+        }
+        if (t["groups"]) {
+          SNN_RETURN_IF_ERROR(
+              ReadNames(t["groups"], where + ".groups", out->mutable_members()->mutable_groups()));
+        }
+        if (t["coordinators"]) {
+          SNN_RETURN_IF_ERROR(
+              ReadNames(t["coordinators"], where + ".coordinators", out->mutable_coordinators()));
+        }
       }
     }
   } catch (const YAML::Exception& e) {

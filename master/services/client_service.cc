@@ -49,9 +49,10 @@ void ClientService::Submit(const CallContext& ctx, v1::SubmitRequest req,
 
 Result<v1::JobRecord*> ClientService::Lookup(const CallContext& ctx, const v1::JobRef& ref) {
   const v1::SchedulingConfig& policy = controller_.scheduling();
-  std::string tenant = ref.tenant();
+  // Reading needs membership or the reader role, not the right to act for the tenant.
+  std::string tenant = ref.tenant().empty() ? ctx.credential.tenant() : ref.tenant();
   if (tenant.empty()) {
-    auto acting = ActingTenant(policy, ctx.identity, ctx.credential.tenant());
+    auto acting = ActingTenant(policy, ctx.identity, "");
     if (!acting.ok()) return acting.status();
     tenant = *acting;
   }
@@ -125,10 +126,12 @@ void ClientService::List(const CallContext& ctx, v1::ListJobsRequest req,
                                      ctx.identity.Describe() + " has the user role"));
     }
   } else {
-    auto acting = req.tenant().empty() ? ActingTenant(policy, ctx.identity, ctx.credential.tenant())
-                                       : Result<std::string>(req.tenant());
-    if (!acting.ok()) return r.Fail(acting.status());
-    tenant = *acting;
+    tenant = req.tenant().empty() ? ctx.credential.tenant() : req.tenant();
+    if (tenant.empty()) {
+      auto acting = ActingTenant(policy, ctx.identity, "");
+      if (!acting.ok()) return r.Fail(acting.status());
+      tenant = *acting;
+    }
     if (Status s = MayRead(policy, ctx.identity, tenant); !s.ok()) return r.Fail(s);
   }
   // Pages keep every answer far below the frame limit however many jobs the cluster has seen.

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -70,6 +71,7 @@ bool Daemon::alive() { return !WaitExit(0); }
 TestCluster::TestCluster() {
   std::string dir = std::filesystem::temp_directory_path() / "snn_it_XXXXXX";
   dir_ = mkdtemp(dir.data());
+  ::chmod(dir_.c_str(), 0755);  // snnctl runs as other users too (RunSnnctlAs)
   auth_ = std::make_unique<AuthKit>(dir_ + "/auth");
   EXPECT_TRUE(auth_->status().ok()) << auth_->status().ToString();
 }

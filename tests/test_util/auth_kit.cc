@@ -1,5 +1,6 @@
 #include "tests/test_util/auth_kit.h"
 
+#include <pwd.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -112,7 +113,9 @@ void AuthKit::SetUp(RpcClient& client) const {
 
 std::vector<std::string> AuthKit::AsUser(const std::string& user,
                                          const std::vector<std::string>& argv) {
-  std::vector<std::string> full = {"/usr/bin/setpriv", "--reuid=" + user, "--regid=" + user,
+  const passwd* pw = getpwnam(user.c_str());
+  const std::string gid = pw != nullptr ? std::to_string(pw->pw_gid) : user;
+  std::vector<std::string> full = {"/usr/bin/setpriv", "--reuid=" + user, "--regid=" + gid,
                                    "--init-groups", "--"};
   full.insert(full.end(), argv.begin(), argv.end());
   return full;
