@@ -1,8 +1,16 @@
 #include "common/rpc_router.h"
 
+#include <glog/logging.h>
+
 #include <cctype>
 
 namespace snn {
+
+Status CallContext::Refuse(Status why) const {
+  LOG(WARNING) << "refused " << method << " to " << identity.Describe() << " from "
+               << (connection ? connection->peer() : "?") << ": " << why.message();
+  return why;
+}
 
 void MethodRouter::Dispatch(const std::shared_ptr<Connection>& conn, v1::Envelope envelope,
                             Identity identity) const {

@@ -19,6 +19,10 @@ struct CallContext {
   std::shared_ptr<Connection> connection;
   v1::Credential credential;  // as sent: the tenant asked for (claims are not identity)
   Identity identity;          // as verified
+  std::string method;
+
+  // A handler's refusal (tenant, ownership): logged with the caller, then returned.
+  Status Refuse(Status why) const;
 };
 
 template <typename Response>

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Runs the system on this machine: installs what is missing, builds, starts a master and two
-# agents on 127.0.0.1 (boards from etc/boards/), submits the jobs in etc/examples/, shows the
-# pool while they run and the job list once they are done, then stops every process it started.
+# Runs the system on this machine: installs what is missing, builds, sets up the cluster's
+# secrets in a temp dir (a MUNGE key and its own munged, a CA and the master's certificate),
+# starts a master and two agents on 127.0.0.1 (boards from etc/boards/) that enrol with one-time
+# join tokens, submits the jobs in etc/examples/, shows the pool while they run and the job list
+# once they are done, shows what a user without rights is refused, then stops every process it
+# started.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
@@ -14,6 +17,7 @@ cleanup() {
   echo "demo: stopped every process it started; logs and task output are in $WORK"
 }
 trap cleanup EXIT
+chmod 755 "$WORK"
 
 wait_for() {  # wait_for SECONDS DESCRIPTION COMMAND...
   local deadline=$((SECONDS + $1)) what="$2"; shift 2
@@ -23,9 +27,24 @@ wait_for() {  # wait_for SECONDS DESCRIPTION COMMAND...
   done
 }
 
+echo "== the cluster's secrets: a MUNGE key with its own munged, a CA and the master's certificate"
+# An operator does this once per cluster: the munge package's key in /etc/munge on every host,
+# and snn-ca's files in /etc/snn/tls (README, Security).
+mkdir -p "$WORK/munge" && chmod 755 "$WORK/munge"
+dd if=/dev/urandom of="$WORK/munge/munge.key" bs=1024 count=1 status=none
+chmod 600 "$WORK/munge/munge.key"
+/usr/sbin/munged --foreground --force --socket="$WORK/munge/socket" \
+  --key-file="$WORK/munge/munge.key" --pid-file="$WORK/munge/munged.pid" \
+  --seed-file="$WORK/munge/munged.seed" --log-file="$WORK/munge/munged.log" &
+PIDS+=($!)
+export SNN_MUNGE_SOCKET="$WORK/munge/socket" SNN_CA_FILE="$WORK/tls/ca.crt"
+wait_for 20 "munged" sh -c "munge --socket='$SNN_MUNGE_SOCKET' --no-input >/dev/null"
+"$BIN/cli/snn-ca" init "$WORK/tls"
+"$BIN/cli/snn-ca" master "$WORK/tls" --host 127.0.0.1
+
 echo "== starting snn-master (state in $WORK/master)"
 "$BIN/master/snn-master" --listen=127.0.0.1:0 --port_file="$WORK/master.port" \
-  --policy_file=etc/policy.yaml \
+  --policy_file=etc/policy.yaml --tls_dir="$WORK/tls" --munge_socket="$SNN_MUNGE_SOCKET" \
   --data_dir="$WORK/master" >"$WORK/master.log" 2>&1 &
 PIDS+=($!)
 wait_for 20 "the master's port" test -s "$WORK/master.port"
@@ -34,14 +53,17 @@ echo "   master at $SNN_MASTER"
 
 # Tasks find the example programs (snn-example-relay) on the agents' PATH.
 export PATH="$PWD/$BIN/examples:$PATH"
+SNNCTL="$BIN/cli/snnctl"
 for node in node1 node2; do
-  echo "== starting snn-agent $node (boards from etc/boards/$node.yaml)"
+  echo "== snnctl node token $node (the admin), then snn-agent $node enrols with it"
+  mkdir -p "$WORK/$node.tls" && cp "$WORK/tls/ca.crt" "$WORK/$node.tls/"
+  "$SNNCTL" node token "$node" --ttl 10m --parsable >"$WORK/$node.token"
   "$BIN/nodeagent/snn-agent" --master="$SNN_MASTER" --node_name="$node" \
     --boards_file="etc/boards/$node.yaml" --data_dir="$WORK/$node" --kill_grace_ms=1000 --stop_tasks_on_exit=true \
+    --tls_dir="$WORK/$node.tls" --join_token_file="$WORK/$node.token" \
     >"$WORK/$node.log" 2>&1 &
   PIDS+=($!)
 done
-SNNCTL="$BIN/cli/snnctl"
 wait_for 20 "both agents to register" sh -c "'$SNNCTL' pool status | grep -c ' UP ' | grep -qx 3"
 
 echo "== snnctl estimate etc/models/chain.json --board-type sim-v1"
@@ -79,6 +101,14 @@ echo "== a core fails: snnctl sim kill-core node2/0 8,8, then pool status"
 
 echo "== the scheduling policy (etc/policy.yaml): snnctl policy show"
 "$SNNCTL" policy show
+
+echo "== identity: the user 'daemon' (uid 1) is no admin and no member of lab-a"
+AS_DAEMON=(setpriv --reuid=daemon --regid=daemon --init-groups)
+"${AS_DAEMON[@]}" "$SNNCTL" node drain node1 || true
+"${AS_DAEMON[@]}" "$SNNCTL" --tenant lab-a jobs || true
+"${AS_DAEMON[@]}" "$SNNCTL" --tenant root cancel 1 || true
+echo "   master log of the refusals:"
+grep "refused" "$WORK/master.log" | sed 's/^/   /' | tail -3
 
 TRACE=../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz
 if [ -f "$TRACE" ]; then

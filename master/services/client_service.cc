@@ -34,7 +34,7 @@ void ClientService::Submit(const CallContext& ctx, v1::SubmitRequest req,
   }
   auto tenant =
       ActingTenant(controller_.scheduling(), ctx.identity, asked.empty() ? spec.tenant() : asked);
-  if (!tenant.ok()) return r.Fail(tenant.status());
+  if (!tenant.ok()) return r.Fail(ctx.Refuse(tenant.status()));
   spec.set_tenant(*tenant);
   spec.set_uid(ctx.identity.uid);  // whoever the job file says, the job is the caller's
   spec.set_gid(ctx.identity.gid);
@@ -53,10 +53,10 @@ Result<v1::JobRecord*> ClientService::Lookup(const CallContext& ctx, const v1::J
   std::string tenant = ref.tenant().empty() ? ctx.credential.tenant() : ref.tenant();
   if (tenant.empty()) {
     auto acting = ActingTenant(policy, ctx.identity, "");
-    if (!acting.ok()) return acting.status();
+    if (!acting.ok()) return ctx.Refuse(acting.status());
     tenant = *acting;
   }
-  if (Status s = MayRead(policy, ctx.identity, tenant); !s.ok()) return s;
+  if (Status s = MayRead(policy, ctx.identity, tenant); !s.ok()) return ctx.Refuse(s);
   v1::JobRecord* job = jobs_.FindByTenant(tenant, ref.tenant_job_id());
   if (job == nullptr) {
     return NotFound("job " + std::to_string(ref.tenant_job_id()) + " not found for tenant '" +
@@ -72,10 +72,10 @@ void ClientService::Cancel(const CallContext& ctx, v1::CancelRequest req,
   const v1::JobRecord& target = **job;
   if (!MayManageJob(controller_.scheduling(), ctx.identity, target.tenant(), target.spec().uid(),
                     target.spec().user())) {
-    return r.Fail(PermissionDenied(
+    return r.Fail(ctx.Refuse(PermissionDenied(
         "cancelling job " + std::to_string(target.tenant_job_id()) + " of " + target.spec().user() +
         " needs to be its owner, a coordinator of tenant '" + target.tenant() + "' or an admin; " +
-        ctx.identity.Describe() + " is none"));
+        ctx.identity.Describe() + " is none")));
   }
   Status s = controller_.Cancel(**job, "cancelled by " + ctx.identity.user);
   if (!s.ok()) return r.Fail(s);
@@ -122,17 +122,18 @@ void ClientService::List(const CallContext& ctx, v1::ListJobsRequest req,
   std::string tenant;
   if (req.all_tenants()) {
     if (ctx.identity.role < Role::kReader) {
-      return r.Fail(PermissionDenied("listing every tenant's jobs needs the reader role; " +
-                                     ctx.identity.Describe() + " has the user role"));
+      return r.Fail(
+          ctx.Refuse(PermissionDenied("listing every tenant's jobs needs the reader role; " +
+                                      ctx.identity.Describe() + " has the user role")));
     }
   } else {
     tenant = req.tenant().empty() ? ctx.credential.tenant() : req.tenant();
     if (tenant.empty()) {
       auto acting = ActingTenant(policy, ctx.identity, "");
-      if (!acting.ok()) return r.Fail(acting.status());
+      if (!acting.ok()) return r.Fail(ctx.Refuse(acting.status()));
       tenant = *acting;
     }
-    if (Status s = MayRead(policy, ctx.identity, tenant); !s.ok()) return r.Fail(s);
+    if (Status s = MayRead(policy, ctx.identity, tenant); !s.ok()) return r.Fail(ctx.Refuse(s));
   }
   // Pages keep every answer far below the frame limit however many jobs the cluster has seen.
   const uint32_t limit = req.limit() == 0 ? 1000 : std::min<uint32_t>(req.limit(), 10000);

@@ -53,9 +53,9 @@ void PolicyService::Members(const CallContext& ctx, v1::TenantMembersRequest req
                            "' (an admin declares it with snnctl tenant set --create)"));
   }
   if (ctx.identity.role != Role::kAdmin && !IsCoordinator(next, ctx.identity, req.tenant())) {
-    return r.Fail(PermissionDenied("changing the members of tenant '" + req.tenant() +
-                                   "' needs to be its coordinator or an admin; " +
-                                   ctx.identity.Describe() + " is neither"));
+    return r.Fail(ctx.Refuse(PermissionDenied("changing the members of tenant '" + req.tenant() +
+                                              "' needs to be its coordinator or an admin; " +
+                                              ctx.identity.Describe() + " is neither")));
   }
   auto* users = tenant->mutable_members()->mutable_users();
   for (const auto& name : req.add_users()) {
