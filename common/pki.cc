@@ -8,6 +8,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
+#include <algorithm>
 #include <ctime>
 #include <memory>
 
@@ -102,16 +103,16 @@ Status AddExtension(X509* cert, X509* issuer, int nid, const std::string& value)
   return Status::Ok();
 }
 
-// A certificate for `key`'s public half, not yet signed: random serial, validity from a minute
-// ago (clock skew) to `validity_s` from now.
+// A certificate for `key`'s public half, not yet signed: random serial, valid from a little
+// before now (clock skew: a minute, or a tenth of a short lifetime) to `validity_s` from now.
 Result<Cert> NewCert(EVP_PKEY* public_key, const Name& subject, int64_t validity_s) {
-  if (validity_s < 60) return InvalidArgument("a certificate must be valid for at least 60 s");
+  if (validity_s < 10) return InvalidArgument("a certificate must be valid for at least 10 s");
   Cert cert(X509_new());
   X509_set_version(cert.get(), 2);
   std::unique_ptr<BIGNUM, Deleter<BIGNUM, BN_free>> serial(BN_new());
   BN_rand(serial.get(), 127, BN_RAND_TOP_ANY, BN_RAND_BOTTOM_ANY);
   BN_to_ASN1_INTEGER(serial.get(), X509_get_serialNumber(cert.get()));
-  X509_gmtime_adj(X509_getm_notBefore(cert.get()), -60);
+  X509_gmtime_adj(X509_getm_notBefore(cert.get()), -std::min<long>(60, validity_s / 10));
   X509_gmtime_adj(X509_getm_notAfter(cert.get()), static_cast<long>(validity_s));
   X509_set_subject_name(cert.get(), subject.get());
   X509_set_pubkey(cert.get(), public_key);

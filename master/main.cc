@@ -100,6 +100,10 @@ int main(int argc, char** argv) {
   config.tls_dir = FLAGS_tls_dir;
   config.munge_socket = FLAGS_munge_socket;
   config.node_cert_validity_s = FLAGS_node_cert_validity_s;
+  if (FLAGS_node_cert_validity_s < 10) {
+    LOG(ERROR) << "--node_cert_validity_s must be at least 10";
+    return 2;
+  }
   config.handle_signals = true;
 
   snn::SystemClock clock;

@@ -47,7 +47,7 @@ bool NodeCredentials::RenewDue(int64_t now_s) const {
   auto info = pki::ReadCert(*pem);
   if (!info.ok()) return false;
   const int64_t life = info->not_after_s - info->not_before_s;
-  return now_s >= info->not_before_s + life * 2 / 3;
+  return now_s >= info->not_after_s - life / 3;
 }
 
 }  // namespace snn
