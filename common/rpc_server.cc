@@ -35,16 +35,16 @@ void RpcServer::Accept() {
     if (ec) {
       LOG(WARNING) << "accept failed: " << ec.message();
     } else if (tls_) {
+      boost::system::error_code ignored;
+      const std::string peer = socket.remote_endpoint(ignored).address().to_string();
       auto stream = std::make_shared<std::unique_ptr<TlsStream>>(
           std::make_unique<TlsStream>(std::move(socket), *tls_));
       (*stream)->async_handshake(
-          ssl::stream_base::server, [this, stream](const boost::system::error_code& hec) {
+          ssl::stream_base::server, [this, stream, peer](const boost::system::error_code& hec) {
             if (stopped_) return;
             if (hec) {
-              boost::system::error_code ignored;
-              auto remote = (*stream)->next_layer().remote_endpoint(ignored);
-              LOG_EVERY_N(WARNING, 20) << "TLS handshake with " << remote.address().to_string()
-                                       << " failed: " << hec.message();
+              LOG_EVERY_N(WARNING, 20)
+                  << "TLS handshake with " << peer << " failed: " << hec.message();
               return;
             }
             Adopt(Connection::Create(std::move(*stream), max_frame_bytes_, on_request_, nullptr));

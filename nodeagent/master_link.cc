@@ -76,7 +76,7 @@ void MasterLink::Tick() {
   if (stopped_) return;
   CheckLease();
   const int64_t now = clock_.NowMs();
-  if (!session_ && !connecting_ && now >= next_connect_ms_) Connect();
+  if (!session_ && !connecting_ && !handshaking_ && now >= next_connect_ms_) Connect();
   if (registered_ && now >= next_heartbeat_ms_) SendHeartbeat();
   if (registered_ && !report_in_flight_) ReportEnded();
   if (registered_) MaybeRenew();
@@ -131,10 +131,11 @@ void MasterLink::StartTls(tcp::socket socket) {
   }
   tls_context_ = *context;
   handshaking_ = std::make_unique<TlsStream>(std::move(socket), *tls_context_);
-  handshaking_->async_handshake(ssl::stream_base::client, [this](
+  TlsStream* mine = handshaking_.get();
+  handshaking_->async_handshake(ssl::stream_base::client, [this, mine](
                                                               const boost::system::error_code& ec) {
+    if (stopped_ || handshaking_.get() != mine) return;
     auto stream = std::move(handshaking_);
-    if (stopped_ || !stream) return;
     if (ec) {
       LOG_EVERY_N(WARNING, 10) << "TLS handshake with master " << options_.master.ToString()
                                << " failed: " << ec.message();
