@@ -57,6 +57,11 @@ void Authenticator::OnRequest(const std::shared_ptr<Connection>& conn, v1::Envel
     return deliver_(conn, std::move(envelope), std::move(who));
   }
   Session& session = sessions_[conn.get()];
+  if (session.waiting.size() >= kMaxWaiting) {
+    return conn->Close(
+        Status(Code::kResourceExhausted, "more than " + std::to_string(kMaxWaiting) +
+                                             " requests waiting for their credential's decode"));
+  }
   session.waiting.push_back(std::move(envelope));
   if (!session.decoding) Drain(conn, session);
 }

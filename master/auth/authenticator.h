@@ -42,6 +42,8 @@ class Authenticator {
   uint64_t decodes() const { return decodes_; }
 
  private:
+  // Requests one connection may pipeline while its credential is decoded; more closes it.
+  static constexpr size_t kMaxWaiting = 1024;
   struct Session {
     std::string credential;  // the one that proved `identity`
     Identity identity;
