@@ -27,6 +27,16 @@ std::string SocketName(const std::string& socket) {
   return socket.empty() ? "munged's default socket" : socket;
 }
 
+Status Explain(munge_err_t err, munge_ctx_t ctx, const std::string& socket);
+
+}  // namespace
+
+Status MungeError(int err, const std::string& socket) {
+  return Explain(static_cast<munge_err_t>(err), nullptr, socket);
+}
+
+namespace {
+
 Status Explain(munge_err_t err, munge_ctx_t ctx, const std::string& socket) {
   switch (err) {
     case EMUNGE_SOCKET:

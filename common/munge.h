@@ -20,6 +20,9 @@ struct MungeIdentity {
   uint32_t gid = 0;
   int64_t expires_s = 0;  // Unix seconds: encode time plus time-to-live
 };
+// The one-line status for a libmunge error code (munge_err_t), as users see it.
+Status MungeError(int err, const std::string& socket);
+
 // Decodes (and so uses up) a credential.
 Result<MungeIdentity> MungeDecode(const std::string& socket, const std::string& credential);
 
