@@ -126,6 +126,11 @@ TEST_F(AuthorizationTest, TenantsAreTheirMembersOnly) {
   ExpectRefused("sys", {"--tenant", "lab-a", "cancel", "1"}, "needs membership or the reader role");
   ExpectRefused("sys", {"jobs", "--all-tenants"}, "needs the reader role");
   ExpectRefused("nobody", {"submit", cluster_.dir() + "/secret.yaml"}, "belongs to no tenant");
+  // Each refusal is in the master's log with the caller's uid.
+  auto log = ReadWholeFile(cluster_.dir() + "/master.log", "master log");
+  ASSERT_TRUE(log.ok());
+  EXPECT_NE(log->find("refused job.list to uid 3 (sys)"), std::string::npos);
+  EXPECT_NE(log->find("refused job.submit to uid 1 (daemon)"), std::string::npos);
   // The job file's own tenant is used when the user belongs to it: sys may run in lab-b.
   CliRun own = As("sys", {"submit", cluster_.dir() + "/to-lab-b.yaml"});
   EXPECT_EQ(own.exit_code, 0) << own.err;
@@ -183,6 +188,9 @@ TEST_F(AuthorizationTest, AdminAndOperatorCommandsNeedTheirRoles) {
   ExpectRefused("daemon", {"sim", "kill-core", node1 + "/0", "1,1"}, "needs the operator role");
   ExpectRefused("daemon", {"sim", "fail-board", node1 + "/1"}, "needs the operator role");
   ExpectRefused("daemon", {"node", "token", "node9"}, "needs the admin role");
+  auto log = ReadWholeFile(cluster_.dir() + "/master.log", "master log");
+  ASSERT_TRUE(log.ok());
+  EXPECT_NE(log->find("refused admin.drain to uid 1 (daemon)"), std::string::npos);
   ExpectRefused("daemon", {"tenant", "add-user", "lab-a", "sys"}, "coordinator or an admin");
   ExpectRefused("man", {"node", "drain", node1}, "needs the operator role");
   // The operator drains, resumes and injects faults; policy and tokens stay the admin's.
@@ -299,7 +307,9 @@ TEST_F(AuthorizationTest, ImpostorNodesAreRefused) {
   auto pool = cluster_.Pool();
   ASSERT_TRUE(pool.ok());
   for (const auto& n : pool->nodes()) {
-    if (n.name() == "node1") EXPECT_EQ(n.boards(0).info().width(), 4u);
+    if (n.name() == "node1") {
+      EXPECT_EQ(n.boards(0).info().width(), 4u);
+    }
   }
   // New work still goes to the real node1 and completes there.
   auto second = cluster_.Submit(ShellJob("exit 0"), "lab-b");
