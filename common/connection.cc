@@ -2,6 +2,8 @@
 
 #include <glog/logging.h>
 
+#include <algorithm>
+
 namespace snn {
 
 std::shared_ptr<Connection> Connection::Create(tcp::socket socket, size_t max_frame_bytes,
@@ -38,6 +40,10 @@ Connection::~Connection() = default;
 void Connection::Start() { ReadHeader(); }
 
 void Connection::ReadHeader() {
+  if (outbox_bytes_ > kMaxOutboxBytes) {  // the peer does not read its answers: stop serving it
+    read_paused_ = true;
+    return;
+  }
   auto self = shared_from_this();
   OnStream([&](auto& stream) {
     asio::async_read(
@@ -55,23 +61,35 @@ void Connection::ReadHeader() {
                                         std::to_string(self->max_frame_bytes_)));
             return;
           }
+          self->in_frame_ = true;
+          self->MarkActivity();
+          self->body_.clear();
           self->ReadBody(length);
         });
   });
 }
 
 void Connection::ReadBody(uint32_t length) {
-  body_.resize(length);
+  // The buffer grows with what arrives, never ahead of it by more than 64 KiB or what has come
+  // so far: a header that declares megabytes and then stalls costs the declared size nothing.
+  const size_t have = body_.size();
+  const size_t chunk = std::min<size_t>(length - have, std::max<size_t>(have, 64 << 10));
+  body_.resize(have + chunk);
   auto self = shared_from_this();
   OnStream([&](auto& stream) {
     asio::async_read(
-        stream, asio::buffer(body_), [self](const boost::system::error_code& ec, size_t) {
+        stream, asio::buffer(body_.data() + have, chunk),
+        [self, length](const boost::system::error_code& ec, size_t) {
           if (self->closed_) return;  // completed after Close: drop it
           if (ec) {
             self->Close(Unavailable("connection ended inside a frame: " + ec.message()));
             return;
           }
+          self->MarkActivity();
+          if (self->body_.size() < length) return self->ReadBody(length);
+          self->in_frame_ = false;
           auto envelope = DecodeEnvelope(self->body_.data(), self->body_.size());
+          std::vector<uint8_t>().swap(self->body_);  // a big frame's buffer goes with it
           if (!envelope.ok()) {
             self->Close(envelope.status());
             return;
@@ -80,6 +98,10 @@ void Connection::ReadBody(uint32_t length) {
           if (!self->closed_) self->ReadHeader();
         });
   });
+}
+
+void Connection::MarkActivity() {
+  if (clock_ != nullptr) last_activity_ms_ = clock_->NowMs();
 }
 
 void Connection::OnFrame(v1::Envelope envelope) {
@@ -126,6 +148,7 @@ void Connection::Reply(uint64_t request_id, const Status& status,
 }
 
 void Connection::Send(std::string frame) {
+  outbox_bytes_ += frame.size();
   outbox_.push_back(std::move(frame));
   if (!write_in_flight_) WriteMore();
 }
@@ -146,10 +169,17 @@ void Connection::WriteMore() {
   for (const auto& f : writing_) buffers.emplace_back(asio::buffer(f));
   auto self = shared_from_this();
   OnStream([&](auto& stream) {
-    asio::async_write(stream, buffers, [self](const boost::system::error_code& ec, size_t) {
+    asio::async_write(stream, buffers, [self](const boost::system::error_code& ec, size_t n) {
       if (ec) {
         self->Close(Unavailable("write failed: " + ec.message()));
         return;
+      }
+      self->outbox_bytes_ -= std::min(n, self->outbox_bytes_);
+      self->writing_.clear();
+      self->MarkActivity();
+      if (self->read_paused_ && !self->closed_ && self->outbox_bytes_ <= kMaxOutboxBytes / 2) {
+        self->read_paused_ = false;
+        self->ReadHeader();
       }
       self->WriteMore();
     });

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/asio.h"
+#include "common/clock.h"
 #include "common/frame.h"
 #include "common/status.h"
 #include "common/tls.h"
@@ -53,6 +54,18 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void Close(const Status& why);
 
   bool closed() const { return closed_; }
+  // With a clock, the connection keeps when a frame last made progress (for idle and slow-read
+  // limits its server enforces). Set before Start.
+  void set_clock(const Clock* clock) {
+    clock_ = clock;
+    MarkActivity();
+  }
+  int64_t last_activity_ms() const { return last_activity_ms_; }
+  bool in_frame() const { return in_frame_; }  // a frame's header came, its body has not
+  size_t outbox_bytes() const { return outbox_bytes_; }
+  // Above this many unwritten answer bytes the connection stops reading requests until half of
+  // them are written: a peer that does not read cannot make the master buffer without bound.
+  static constexpr size_t kMaxOutboxBytes = 32 << 20;
   const std::string& peer() const { return peer_; }
   bool tls() const { return tls_ != nullptr; }
   // The peer's verified certificate (TLS only; empty when it showed none).
@@ -77,6 +90,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   tcp::socket& lowest() { return tls_ ? tls_->next_layer() : socket_; }
   void ReadHeader();
   void ReadBody(uint32_t length);
+  void MarkActivity();
   void OnFrame(v1::Envelope envelope);
   void Send(std::string frame);
   void WriteMore();
@@ -96,6 +110,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::deque<std::string> outbox_;
   std::vector<std::string> writing_;
   bool write_in_flight_ = false;
+  size_t outbox_bytes_ = 0;  // queued and being written
+  bool read_paused_ = false;
+  bool in_frame_ = false;
+  const Clock* clock_ = nullptr;
+  int64_t last_activity_ms_ = 0;
   bool closed_ = false;
   uint64_t next_call_id_ = 1;
   std::map<uint64_t, ResponseCallback> pending_calls_;

@@ -42,6 +42,14 @@ DEFINE_string(auth, "munge",
 DEFINE_string(tls_dir, "/etc/snn/tls",
               "the master's TLS files: ca.crt, master.crt, master.key, and ca.key to sign the "
               "certificates of nodes that enrol with a join token (made by snn-ca)");
+DEFINE_uint64(max_connections, 4096, "open connections in all; more are closed at once");
+DEFINE_uint64(max_connections_per_peer, 256, "open connections from one IP address");
+DEFINE_int64(idle_timeout_s, 600,
+             "a connection on which nothing is read or written this long is closed (agents "
+             "heartbeat far more often)");
+DEFINE_int64(frame_timeout_s, 30,
+             "a request whose header came must arrive whole within this, and a TLS handshake "
+             "within a third of it");
 DEFINE_string(munge_socket, "", "munged's socket (empty: munge's default)");
 DEFINE_int64(node_cert_validity_s, 30 * 86400,
              "lifetime of the certificates the master signs for nodes; agents renew them when "
@@ -102,6 +110,17 @@ int main(int argc, char** argv) {
   config.node_cert_validity_s = FLAGS_node_cert_validity_s;
   if (FLAGS_node_cert_validity_s < 10) {
     LOG(ERROR) << "--node_cert_validity_s must be at least 10";
+    return 2;
+  }
+  config.limits.max_connections = FLAGS_max_connections;
+  config.limits.max_per_peer = FLAGS_max_connections_per_peer;
+  config.limits.idle_timeout_ms = FLAGS_idle_timeout_s * 1000;
+  config.limits.frame_timeout_ms = FLAGS_frame_timeout_s * 1000;
+  config.limits.handshake_timeout_ms = FLAGS_frame_timeout_s * 1000 / 3;
+  if (FLAGS_max_connections < 1 || FLAGS_max_connections_per_peer < 1 ||
+      FLAGS_idle_timeout_s < 1 || FLAGS_frame_timeout_s < 1) {
+    LOG(ERROR) << "--max_connections, --max_connections_per_peer, --idle_timeout_s and "
+                  "--frame_timeout_s must be at least 1";
     return 2;
   }
   config.handle_signals = true;

@@ -135,6 +135,7 @@ Status MasterServer::Recover() {
 
 Status MasterServer::Start() {
   SNN_RETURN_IF_ERROR(SetUpAuth());
+  server_.set_limits(config_.limits, &clock_);
   SNN_RETURN_IF_ERROR(Recover());
   SNN_RETURN_IF_ERROR(server_.Listen(config_.listen));
   LOG(INFO) << "snn-master listening on " << config_.listen.host << ":" << server_.port();

@@ -38,6 +38,7 @@ struct MasterConfig {
   std::string tls_dir = "/etc/snn/tls";  // ca.crt, ca.key, master.crt, master.key
   std::string munge_socket;              // empty: munged's default
   int64_t node_cert_validity_s = 30 * 86400;
+  ServerLimits limits;  // connections, timeouts, accept back-off
 };
 
 class MasterServer {
