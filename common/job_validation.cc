@@ -40,6 +40,11 @@ bool AnyBoardType(const std::string& board_type) {
 }
 
 Status ValidateJobSpec(const v1::JobSpec& spec) {
+  if (const size_t bytes = spec.ByteSizeLong(); bytes > JobLimits::kMaxSpecBytes) {
+    return InvalidArgument("the job is " + std::to_string(bytes) +
+                           " bytes (command, args and env); at most " +
+                           std::to_string(JobLimits::kMaxSpecBytes) + " are accepted");
+  }
   if (spec.name().size() > JobLimits::kMaxNameBytes) {
     return InvalidArgument("name is longer than " + std::to_string(JobLimits::kMaxNameBytes) +
                            " bytes");

@@ -20,6 +20,9 @@ struct JobLimits {
   static constexpr size_t kMaxNameBytes = 256;
   static constexpr size_t kMaxArgs = 4096;
   static constexpr size_t kMaxEnv = 1024;
+  // The whole job description (command, args, env): far below a frame, so that any page of
+  // jobs fits in an answer whatever a tenant put in its jobs.
+  static constexpr size_t kMaxSpecBytes = 512 << 10;
 };
 
 // Checks ranges and required fields; the message names the field and the allowed range.

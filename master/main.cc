@@ -117,8 +117,8 @@ int main(int argc, char** argv) {
   config.limits.idle_timeout_ms = FLAGS_idle_timeout_s * 1000;
   config.limits.frame_timeout_ms = FLAGS_frame_timeout_s * 1000;
   config.limits.handshake_timeout_ms = FLAGS_frame_timeout_s * 1000 / 3;
-  if (FLAGS_max_connections < 1 || FLAGS_max_connections_per_peer < 1 ||
-      FLAGS_idle_timeout_s < 1 || FLAGS_frame_timeout_s < 1) {
+  if (FLAGS_max_connections < 1 || FLAGS_max_connections_per_peer < 1 || FLAGS_idle_timeout_s < 1 ||
+      FLAGS_frame_timeout_s < 1) {
     LOG(ERROR) << "--max_connections, --max_connections_per_peer, --idle_timeout_s and "
                   "--frame_timeout_s must be at least 1";
     return 2;

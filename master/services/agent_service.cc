@@ -22,13 +22,26 @@ void AgentService::Register(MethodRouter& router) {
 }
 
 Status AgentService::ValidateNode(const v1::NodeRecord& node) {
-  if (node.name().empty() || node.name().size() > 253) {
-    return InvalidArgument("node name must be 1 to 253 characters");
+  // What one registration may declare: every bound keeps the master's memory for a node (its
+  // record, and a grid per board) small, whatever an agent sends, and the record it keeps.
+  constexpr int kMaxBoards = 64;
+  constexpr uint64_t kMaxCoresPerNode = 1 << 20;  // e.g. 16 boards of 256x256
+  constexpr int kMaxPools = 16;
+  constexpr uint32_t kMaxKsps = 1000000000;  // a billion spikes a second per board
+  constexpr uint32_t kMaxStreams = 65536;
+  if (node.name().empty() || node.name().size() > 64) {
+    return InvalidArgument("node name must be 1 to 64 characters");
   }
-  if (node.pools_size() == 0) return InvalidArgument("node " + node.name() + " names no pool");
-  if (node.boards_size() == 0 || node.boards_size() > 1024) {
-    return InvalidArgument("node " + node.name() + " must have 1 to 1024 boards");
+  if (node.pools_size() == 0 || node.pools_size() > kMaxPools) {
+    return InvalidArgument("node " + node.name() + " must name 1 to 16 pools");
   }
+  for (const auto& p : node.pools()) {
+    if (p.empty() || p.size() > 64) return InvalidArgument("a pool name is 1 to 64 characters");
+  }
+  if (node.boards_size() == 0 || node.boards_size() > kMaxBoards) {
+    return InvalidArgument("node " + node.name() + " must have 1 to 64 boards");
+  }
+  uint64_t cores = 0;
   for (int i = 0; i < node.boards_size(); ++i) {
     const auto& b = node.boards(i);
     const std::string which = "node " + node.name() + " board " + std::to_string(i);
@@ -36,15 +49,27 @@ Status AgentService::ValidateNode(const v1::NodeRecord& node) {
     if (b.width() < 1 || b.width() > 256 || b.height() < 1 || b.height() > 256) {
       return InvalidArgument(which + " mesh must be between 1x1 and 256x256");
     }
-    if (b.ksps() < 1 || b.streams() < 1) {
-      return InvalidArgument(which + " needs ksps and streams of at least 1");
+    cores += uint64_t{b.width()} * b.height();
+    if (b.ksps() < 1 || b.streams() < 1 || b.ksps() > kMaxKsps || b.streams() > kMaxStreams ||
+        b.measured_ksps() > kMaxKsps) {
+      return InvalidArgument(which + " needs ksps from 1 to 10^9 and streams from 1 to 65536");
     }
-    if (b.type().empty()) return InvalidArgument(which + " has no type");
+    if (b.type().empty() || b.type().size() > 64) {
+      return InvalidArgument(which + " needs a type of 1 to 64 characters");
+    }
+    if (b.health() > 100) return InvalidArgument(which + " has a health above 100");
+    if (b.dead_cores_size() > static_cast<int>(b.width() * b.height())) {
+      return InvalidArgument(which + " lists more dead cores than it has cores");
+    }
     for (const auto& c : b.dead_cores()) {
       if (c.x() >= b.width() || c.y() >= b.height()) {
         return InvalidArgument(which + " lists a dead core outside its mesh");
       }
     }
+  }
+  if (cores > kMaxCoresPerNode) {
+    return InvalidArgument("node " + node.name() + " declares " + std::to_string(cores) +
+                           " cores; a node has at most " + std::to_string(kMaxCoresPerNode));
   }
   return Status::Ok();
 }
@@ -52,6 +77,9 @@ Status AgentService::ValidateNode(const v1::NodeRecord& node) {
 void AgentService::OnRegister(const CallContext& ctx, v1::RegisterRequest req,
                               Responder<v1::RegisterResponse> r) {
   if (Status s = ValidateNode(req.node()); !s.ok()) return r.Fail(s);
+  if (req.tasks_size() > 100000) {
+    return r.Fail(InvalidArgument("a registration reports at most 100000 tasks"));
+  }
   if (ctx.identity.node != req.node().name()) {
     LOG(WARNING) << ctx.identity.Describe() << " from " << ctx.connection->peer()
                  << " tried to register as node '" << req.node().name() << "'";

@@ -135,7 +135,10 @@ void ClientService::List(const CallContext& ctx, v1::ListJobsRequest req,
     }
     if (Status s = MayRead(policy, ctx.identity, tenant); !s.ok()) return r.Fail(ctx.Refuse(s));
   }
-  // Pages keep every answer far below the frame limit however many jobs the cluster has seen.
+  // Pages keep every answer far below the frame limit however many jobs the cluster has seen,
+  // and however large they are: a page ends after 1000 jobs (or the asked limit) or 1 MiB.
+  constexpr size_t kMaxPageBytes = 1 << 20;
+  size_t bytes = 0;
   const uint32_t limit = req.limit() == 0 ? 1000 : std::min<uint32_t>(req.limit(), 10000);
   auto resp = std::make_shared<v1::ListJobsResponse>();
   for (auto it = jobs_.jobs().upper_bound(req.after_id()); it != jobs_.jobs().end(); ++it) {
@@ -145,11 +148,13 @@ void ClientService::List(const CallContext& ctx, v1::ListJobsRequest req,
         std::find(req.states().begin(), req.states().end(), job.state()) == req.states().end()) {
       continue;
     }
-    if (static_cast<uint32_t>(resp->jobs_size()) == limit) {
+    if (static_cast<uint32_t>(resp->jobs_size()) == limit || bytes >= kMaxPageBytes) {
       resp->set_more(true);
       break;
     }
-    *resp->add_jobs() = ForDisplay(job, ctx.identity);
+    v1::JobRecord* shown = resp->add_jobs();
+    *shown = ForDisplay(job, ctx.identity);
+    bytes += shown->ByteSizeLong();
   }
   journal_.Commit([r, resp] { r.Ok(*resp); });
 }

@@ -83,6 +83,8 @@ TestCluster::~TestCluster() {
   if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir_);
 }
 
+pid_t TestCluster::master_pid() const { return master_ ? master_->pid() : -1; }
+
 std::string TestCluster::master_address() const { return host_ + ":" + std::to_string(port_); }
 
 void TestCluster::StartMaster(const std::vector<std::string>& extra_flags) {

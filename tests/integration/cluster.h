@@ -60,6 +60,7 @@ class TestCluster {
   // The address the master listens on and clients use (default 127.0.0.1); set before starting.
   void set_master_host(const std::string& host) { host_ = host; }
   uint16_t master_port() const { return port_; }
+  pid_t master_pid() const;
   std::string master_address() const;
 
   // A client of this process's user (root in CI: an admin), acting for tenant `tenant`, else
