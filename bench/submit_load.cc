@@ -21,6 +21,7 @@
 #include <map>
 #include <thread>
 
+#include "bench/bench_cluster.h"
 #include "common/address.h"
 #include "common/connection.h"
 #include "common/munge.h"
@@ -29,7 +30,9 @@
 #include "proto/node.pb.h"
 #include "tests/test_util/auth_kit.h"
 
-DEFINE_string(master, "", "a running master; empty: start a master and an agent for the run");
+DEFINE_string(master, "",
+              "a running master (with --auth=none); empty: start a master and an agent for the "
+              "run");
 DEFINE_int32(connections, 32, "concurrent client connections");
 DEFINE_double(seconds, 5.0, "measured duration");
 DEFINE_double(warmup_seconds, 1.0, "unmeasured warm-up");
@@ -46,47 +49,8 @@ namespace {
 
 using snn::asio::ip::make_address;
 
-pid_t Start(const std::vector<std::string>& argv, const std::string& log) {
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-  posix_spawn_file_actions_addopen(&actions, 2, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-  pid_t pid = -1;
-  if (posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, args.data(), environ) != 0) pid = -1;
-  posix_spawn_file_actions_destroy(&actions);
-  return pid;
-}
-
-void Stop(pid_t pid) {
-  if (pid <= 0) return;
-  kill(pid, SIGTERM);
-  waitpid(pid, nullptr, 0);
-}
-
-bool WaitFor(const std::function<bool()>& condition, int seconds) {
-  for (int i = 0; i < seconds * 100; ++i) {
-    if (condition()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return condition();
-}
-
-std::unique_ptr<snn::testing::AuthKit> auth;  // --auth=munge
-
-// Every node registered and UP?
-bool AgentUp(const snn::HostPort& master) {
-  snn::RpcClient client(std::chrono::milliseconds(2000));
-  if (auth) auth->SetUp(client);
-  if (!client.Connect(master).ok()) return false;
-  snn::v1::Credential cred;
-  cred.set_user("bench");
-  client.set_credential(cred);
-  auto pool = client.Call<snn::v1::PoolStatusResponse>("pool.status", snn::v1::PoolStatusRequest());
-  return pool.ok() && pool->nodes_size() > 0 && pool->nodes(0).state() == "UP";
-}
+// --auth=munge: TLS to the master and a MUNGE credential per connection.
+snn::testing::AuthKit* auth = nullptr;
 
 struct Load {
   snn::asio::io_context io;
@@ -124,54 +88,22 @@ struct Load {
 int main(int argc, char** argv) {
   gflags::ParseCommandLineFlags(&argc, &argv, true);
   signal(SIGPIPE, SIG_IGN);
-  std::string dir;
-  pid_t master_pid = -1, agent_pid = -1;
-  std::string address = FLAGS_master;
-  if (address.empty()) {
-    char tmpl[] = "/tmp/snn_bench_XXXXXX";
-    dir = mkdtemp(tmpl);
-    std::vector<std::string> master_argv = {SNN_MASTER_BIN, "--listen=127.0.0.1:0",
-                                            "--data_dir=" + dir + "/master",
-                                            "--port_file=" + dir + "/port", "--minloglevel=1"};
-    if (FLAGS_auth == "munge") {
-      auth = std::make_unique<snn::testing::AuthKit>(dir + "/auth");
-      if (!auth->status().ok()) {
-        std::cerr << auth->status().ToString() << "\n";
-        return 1;
-      }
-      for (const auto& f : auth->MasterFlags()) master_argv.push_back(f);
-    } else {
-      master_argv.push_back("--auth=none");
-    }
-    master_pid = Start(master_argv, dir + "/master.log");
-    if (!WaitFor([&] { return std::filesystem::exists(dir + "/port"); }, 20)) {
-      std::cerr << "master did not start; see " << dir << "/master.log\n";
+  snn::bench::BenchCluster cluster;
+  if (FLAGS_master.empty()) {
+    if (snn::Status s = cluster.Start(FLAGS_auth); !s.ok()) {
+      std::cerr << s.ToString() << "\n";
       return 1;
     }
-    std::ifstream(dir + "/port") >> address;
-    address = "127.0.0.1:" + address;
-    std::ofstream(dir + "/boards.yaml")
-        << "boards:\n  - {type: sim-v1, mesh: 4x4, ksps: 1000, streams: 4}\n";
-    std::vector<std::string> agent_argv = {SNN_AGENT_BIN,
-                                           "--master=" + address,
-                                           "--node_name=bench-node",
-                                           "--boards_file=" + dir + "/boards.yaml",
-                                           "--data_dir=" + dir + "/agent",
-                                           "--stop_tasks_on_exit=true",
-                                           "--minloglevel=1"};
-    if (auth) {
-      for (const auto& f : auth->AgentFlags("bench-node")) agent_argv.push_back(f);
-    } else {
-      agent_argv.push_back("--tls=false");
-    }
-    agent_pid = Start(agent_argv, dir + "/agent.log");
+    auth = cluster.auth();
+  } else if (FLAGS_auth != "none") {
+    std::cerr << "--master needs --auth=none (a running master's CA and munged are not known)\n";
+    return 2;
   }
-  auto master = snn::ParseHostPort(address);
-  if (!master.ok() || !WaitFor([&] { return AgentUp(*master); }, 20)) {
-    std::cerr << "no master with a registered node at " << address << "\n";
-    Stop(agent_pid);
-    Stop(master_pid);
-    return 1;
+  auto master = FLAGS_master.empty() ? snn::Result<snn::HostPort>(cluster.master())
+                                     : snn::ParseHostPort(FLAGS_master);
+  if (!master.ok()) {
+    std::cerr << "--master: " << master.status().message() << "\n";
+    return 2;
   }
 
   Load load;
@@ -244,10 +176,6 @@ int main(int argc, char** argv) {
   load.io.run();
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  Stop(agent_pid);
-  Stop(master_pid);
-  auth.reset();
-  if (!dir.empty()) std::filesystem::remove_all(dir);
   std::printf(
       "auth: %s%s\n", FLAGS_auth.c_str(),
       FLAGS_fresh_credentials && FLAGS_auth == "munge" ? " (a new credential per request)" : "");

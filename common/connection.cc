@@ -40,7 +40,9 @@ Connection::~Connection() = default;
 void Connection::Start() { ReadHeader(); }
 
 void Connection::ReadHeader() {
-  if (outbox_bytes_ > kMaxOutboxBytes) {  // the peer does not read its answers: stop serving it
+  // A peer that does not read its answers, or keeps many requests unanswered, is not read from
+  // until it catches up: what it can make the master hold is bounded.
+  if (outbox_bytes_ > kMaxOutboxBytes || unanswered_ >= kMaxUnanswered) {
     read_paused_ = true;
     return;
   }
@@ -73,7 +75,7 @@ void Connection::ReadBody(uint32_t length) {
   // The buffer grows with what arrives, never ahead of it by more than 64 KiB or what has come
   // so far: a header that declares megabytes and then stalls costs the declared size nothing.
   const size_t have = body_.size();
-  const size_t chunk = std::min<size_t>(length - have, std::max<size_t>(have, 64 << 10));
+  const size_t chunk = std::min<size_t>(length - have, std::max<size_t>(have, 4 << 10));
   body_.resize(have + chunk);
   auto self = shared_from_this();
   OnStream([&](auto& stream) {
@@ -116,6 +118,7 @@ void Connection::OnFrame(v1::Envelope envelope) {
     done(std::move(envelope));
     return;
   }
+  ++unanswered_;
   if (on_request_) on_request_(shared_from_this(), std::move(envelope));
 }
 
@@ -138,6 +141,7 @@ void Connection::Call(const std::string& method, const google::protobuf::Message
 void Connection::Reply(uint64_t request_id, const Status& status,
                        const google::protobuf::Message* response) {
   if (closed_) return;
+  if (unanswered_ > 0) --unanswered_;
   v1::Envelope envelope;
   envelope.set_id(request_id);
   envelope.set_kind(v1::Envelope::RESPONSE);
@@ -177,7 +181,8 @@ void Connection::WriteMore() {
       self->outbox_bytes_ -= std::min(n, self->outbox_bytes_);
       self->writing_.clear();
       self->MarkActivity();
-      if (self->read_paused_ && !self->closed_ && self->outbox_bytes_ <= kMaxOutboxBytes / 2) {
+      if (self->read_paused_ && !self->closed_ && self->outbox_bytes_ <= kMaxOutboxBytes / 2 &&
+          self->unanswered_ < kMaxUnanswered) {
         self->read_paused_ = false;
         self->ReadHeader();
       }

@@ -65,7 +65,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   size_t outbox_bytes() const { return outbox_bytes_; }
   // Above this many unwritten answer bytes the connection stops reading requests until half of
   // them are written: a peer that does not read cannot make the master buffer without bound.
-  static constexpr size_t kMaxOutboxBytes = 32 << 20;
+  static constexpr size_t kMaxOutboxBytes = 4 << 20;
+  // Requests read and not yet answered; at this many the connection stops reading.
+  static constexpr size_t kMaxUnanswered = 8;
   const std::string& peer() const { return peer_; }
   bool tls() const { return tls_ != nullptr; }
   // The peer's verified certificate (TLS only; empty when it showed none).
@@ -112,6 +114,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool write_in_flight_ = false;
   size_t outbox_bytes_ = 0;  // queued and being written
   bool read_paused_ = false;
+  size_t unanswered_ = 0;
   bool in_frame_ = false;
   const Clock* clock_ = nullptr;
   int64_t last_activity_ms_ = 0;

@@ -66,7 +66,10 @@ void RpcServer::OnAccepted(tcp::socket socket) {
   boost::system::error_code ignored;
   const std::string peer = socket.remote_endpoint(ignored).address().to_string();
   const size_t open = connections_.size() + handshakes_.size();
-  if (open >= limits_.max_connections || per_peer_[peer] >= limits_.max_per_peer) {
+  // A peer with only a few connections (an operator's snnctl) gets in even when floods from
+  // other addresses have filled the total.
+  const bool full = open >= limits_.max_connections && per_peer_[peer] >= limits_.always_admit;
+  if (full || per_peer_[peer] >= limits_.max_per_peer) {
     LOG_EVERY_N(WARNING, 100) << "refused a connection from " << peer << " (" << google::COUNTER
                               << " so far): "
                               << (open >= limits_.max_connections

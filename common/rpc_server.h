@@ -21,6 +21,7 @@ namespace snn {
 struct ServerLimits {
   size_t max_connections = 4096;  // open and handshaking, in all
   size_t max_per_peer = 256;      // from one IP address
+  size_t always_admit = 4;        // a peer with fewer open gets in past max_connections
   int64_t handshake_timeout_ms = 10000;
   int64_t frame_timeout_ms = 30000;  // a frame's body must arrive within this
   int64_t idle_timeout_ms = 600000;  // no byte read or written for this long: closed

@@ -18,6 +18,8 @@ Result<std::shared_ptr<ssl::context>> MakeContext(ssl::context::method method,
                                                   const TlsFiles& files, bool need_cert) {
   auto ctx = std::make_shared<ssl::context>(method);
   SSL_CTX_set_min_proto_version(ctx->native_handle(), TLS1_3_VERSION);
+  // Idle connections (most of a master's) give their read and write buffers back.
+  SSL_CTX_set_mode(ctx->native_handle(), SSL_MODE_RELEASE_BUFFERS);
   ctx->set_options(ssl::context::default_workarounds | ssl::context::no_compression);
   boost::system::error_code ec;
   if (files.ca_file.empty()) return InvalidArgument("TLS needs the cluster's CA certificate");

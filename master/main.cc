@@ -1,7 +1,9 @@
 // snn-master: the cluster's master daemon. Flags may come from a file: --flagfile=PATH.
 #include <gflags/gflags.h>
 #include <glog/logging.h>
+#include <sys/resource.h>
 
+#include <algorithm>
 #include <csignal>
 #include <filesystem>
 
@@ -112,7 +114,20 @@ int main(int argc, char** argv) {
     LOG(ERROR) << "--node_cert_validity_s must be at least 10";
     return 2;
   }
-  config.limits.max_connections = FLAGS_max_connections;
+  // File descriptors: as many as allowed, and connections capped below them, so that a flood
+  // meets the cap (refused at once) rather than the limit (accept fails for everyone).
+  rlimit files{};
+  if (getrlimit(RLIMIT_NOFILE, &files) == 0) {
+    files.rlim_cur = std::min<rlim_t>(files.rlim_max, 1 << 20);
+    setrlimit(RLIMIT_NOFILE, &files);
+    getrlimit(RLIMIT_NOFILE, &files);
+  }
+  const uint64_t fd_room = files.rlim_cur > 256 ? files.rlim_cur - 256 : 64;
+  if (FLAGS_max_connections > fd_room) {
+    LOG(WARNING) << "--max_connections=" << FLAGS_max_connections << " lowered to " << fd_room
+                 << ": the file descriptor limit is " << files.rlim_cur;
+  }
+  config.limits.max_connections = std::min<uint64_t>(FLAGS_max_connections, fd_room);
   config.limits.max_per_peer = FLAGS_max_connections_per_peer;
   config.limits.idle_timeout_ms = FLAGS_idle_timeout_s * 1000;
   config.limits.frame_timeout_ms = FLAGS_frame_timeout_s * 1000;

@@ -1,0 +1,40 @@
+// A master and one agent for load generators run by hand: temp dir, ephemeral port, their own
+// munged and CA (--auth=munge) or none; stopped (and the dir removed) on destruction.
+#pragma once
+
+#include <sys/types.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/address.h"
+#include "common/rpc_client.h"
+#include "tests/test_util/auth_kit.h"
+
+namespace snn::bench {
+
+class BenchCluster {
+ public:
+  BenchCluster() = default;
+  ~BenchCluster();
+
+  // Starts both and waits until the agent is UP; `auth` is "munge" or "none".
+  Status Start(const std::string& auth, const std::vector<std::string>& master_flags = {});
+  // A client as snnctl makes one (TLS and MUNGE, or the claimed user "bench").
+  void SetUp(RpcClient& client) const;
+
+  const HostPort& master() const { return master_; }
+  pid_t master_pid() const { return master_pid_; }
+  const std::string& dir() const { return dir_; }
+  testing::AuthKit* auth() const { return auth_.get(); }
+
+ private:
+  std::string dir_;
+  HostPort master_;
+  pid_t master_pid_ = -1;
+  pid_t agent_pid_ = -1;
+  std::unique_ptr<testing::AuthKit> auth_;
+};
+
+}  // namespace snn::bench
