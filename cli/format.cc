@@ -67,7 +67,16 @@ std::string FormatTimestamp(int64_t ms) {
   return buf;
 }
 
-std::string FormatTable(const std::vector<std::vector<std::string>>& rows) {
+std::string FormatTable(const std::vector<std::vector<std::string>>& given) {
+  // Whatever a job or a node is named, a cell is one line and sends the terminal no codes.
+  std::vector<std::vector<std::string>> rows = given;
+  for (auto& row : rows) {
+    for (auto& cell : row) {
+      for (char& c : cell) {
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+      }
+    }
+  }
   std::vector<size_t> width;
   for (const auto& row : rows) {
     if (width.size() < row.size()) width.resize(row.size(), 0);

@@ -130,7 +130,9 @@ Status ParseReplicas(const YAML::Node& node, v1::JobSpec& spec) {
 Result<v1::JobSpec> ParseJobYaml(const std::string& text, const std::string& default_name) {
   v1::JobSpec spec;
   try {
-    YAML::Node root = YAML::Load(text);
+    auto loaded = LoadYamlDocument(text, "the job file");
+    if (!loaded.ok()) return loaded.status();
+    YAML::Node root = *loaded;
     if (!root || root.IsNull()) return InvalidArgument("the job file is empty");
     SNN_RETURN_IF_ERROR(
         CheckKnownFields(root, "the job file",

@@ -49,7 +49,8 @@ Result<uint64_t> ParseDurationSeconds(const std::string& text) {
     std::vector<uint64_t> nums;
     for (const auto& p : parts) {
       uint64_t n = 0;
-      if (!ParseUnsigned(p, n)) return bad;
+      // Bounded before any arithmetic: no field may wrap the sum past the limit.
+      if (!ParseUnsigned(p, n) || n > kMax / 60) return bad;
       nums.push_back(n);
     }
     if (parts.size() == 1) {

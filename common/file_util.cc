@@ -18,6 +18,15 @@ Result<std::string> ReadWholeFile(const std::string& path, const std::string& wh
   if (std::filesystem::is_directory(path, ec)) {
     return InvalidArgument(what + " " + path + " is a directory");
   }
+  // Not a FIFO, a device or /dev/zero: they block or never end.
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    return InvalidArgument(what + " " + path + " is not a regular file");
+  }
+  constexpr uintmax_t kMaxBytes = 64 << 20;
+  if (const uintmax_t size = std::filesystem::file_size(path, ec); !ec && size > kMaxBytes) {
+    return InvalidArgument(what + " " + path + " is " + std::to_string(size >> 20) +
+                           " MiB; at most 64 MiB is read");
+  }
   std::ifstream in(path);
   if (!in) return InvalidArgument(what + " " + path + " cannot be read (permission denied?)");
   std::stringstream buffer;

@@ -7,8 +7,9 @@
 
 namespace snn {
 
-// The file's contents; kNotFound if it does not exist, kInvalidArgument for a directory or a
-// file that cannot be read. `what` names the file in messages ("the boards file").
+// The file's contents; kNotFound if it does not exist, kInvalidArgument for a directory, a file
+// that is not a regular file (a FIFO, a device), one over 64 MiB, or one that cannot be read.
+// `what` names the file in messages ("the boards file").
 Result<std::string> ReadWholeFile(const std::string& path, const std::string& what);
 
 // Writes `content` to a temporary file beside `path` with `mode`, syncs it and renames it over

@@ -45,6 +45,11 @@ Status ValidateJobSpec(const v1::JobSpec& spec) {
                            " bytes (command, args and env); at most " +
                            std::to_string(JobLimits::kMaxSpecBytes) + " are accepted");
   }
+  for (unsigned char c : spec.name()) {
+    if (c < 0x20 || c == 0x7f) {
+      return InvalidArgument("name may not hold control characters (newlines, escape codes)");
+    }
+  }
   if (spec.name().size() > JobLimits::kMaxNameBytes) {
     return InvalidArgument("name is longer than " + std::to_string(JobLimits::kMaxNameBytes) +
                            " bytes");

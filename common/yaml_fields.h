@@ -12,6 +12,11 @@
 
 namespace snn {
 
+// Parses `text` as exactly one YAML document: valid UTF-8, at most 32 levels deep, no mapping
+// with a key twice. `what` names the file in errors ("the job file"). YAML errors are returned,
+// not thrown.
+Result<YAML::Node> LoadYamlDocument(const std::string& text, const std::string& what);
+
 // `node` must be a mapping whose keys are all in `known`.
 Status CheckKnownFields(const YAML::Node& node, const std::string& where,
                         const std::set<std::string>& known);

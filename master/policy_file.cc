@@ -104,7 +104,9 @@ Status ReadAccess(const YAML::Node& node, v1::AccessConfig* out) {
 Result<v1::SchedulingConfig> ParsePolicyYaml(const std::string& text) {
   v1::SchedulingConfig c = DefaultSchedulingConfig();
   try {
-    const YAML::Node root = YAML::Load(text);
+    auto loaded = LoadYamlDocument(text, "the policy file");
+    if (!loaded.ok()) return loaded.status();
+    const YAML::Node root = *loaded;
     if (!root.IsMap()) return InvalidArgument("the policy file must be a map");
     SNN_RETURN_IF_ERROR(CheckKnownFields(root, "the policy file",
                                          {"scheduler", "priority", "queues", "tenants", "access"}));

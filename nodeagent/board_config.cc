@@ -130,7 +130,9 @@ Result<BoardRuntime> ParseRuntime(const YAML::Node& node, const std::string& whe
 Result<BoardsFile> ParseBoardsYaml(const std::string& text) {
   BoardsFile file;
   try {
-    YAML::Node root = YAML::Load(text);
+    auto loaded = LoadYamlDocument(text, "the boards file");
+    if (!loaded.ok()) return loaded.status();
+    YAML::Node root = *loaded;
     SNN_RETURN_IF_ERROR(
         CheckKnownFields(root, "the boards file", {"backend", "boards", "runtimes"}));
     if (root["backend"]) file.backend = root["backend"].as<std::string>();

@@ -1,8 +1,14 @@
 #include "cli/job_file.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
+
+#include "cli/format.h"
+#include "common/file_util.h"
+#include "common/job_validation.h"
 
 namespace snn {
 namespace {
@@ -95,6 +101,62 @@ TEST(JobFileTest, FileProblemsAreNamed) {
     ++n;
   }
   EXPECT_GE(n, 3) << "the example jobs should all parse";
+}
+
+}  // namespace
+}  // namespace snn
+
+namespace snn {
+namespace {
+
+// Bad input the parser used to accept silently, or explained badly.
+TEST(JobFileHardeningTest, AmbiguousOrHostileFilesAreRefusedWithTheRule) {
+  const std::string base = "task:\n  command: /bin/true\n  resources: {cores: 1}\n";
+  auto twice = ParseJobYaml("name: a\nname: b\n" + base, "x");
+  ASSERT_FALSE(twice.ok());
+  EXPECT_NE(twice.status().message().find("the key 'name' twice"), std::string::npos)
+      << twice.status().message();
+  auto two_docs = ParseJobYaml("name: a\n" + base + "---\nname: b\n" + base, "x");
+  ASSERT_FALSE(two_docs.ok());
+  EXPECT_NE(two_docs.status().message().find("2 YAML documents"), std::string::npos);
+  auto wraps = ParseJobYaml("time_limit: \"307445734561825861:00\"\n" + base, "x");
+  EXPECT_FALSE(wraps.ok()) << "a time limit that wraps became " << wraps->time_limit_s() << " s";
+  auto control = ParseJobYaml("name: \"ok\\n42 forged-row RUNNING\"\n" + base, "x");
+  if (control.ok()) {
+    EXPECT_FALSE(ValidateJobSpec(*control).ok()) << "a name with a newline was accepted";
+  }
+  auto binary = ParseJobYaml(std::string("name: \xff\xfe\n") + base, "x");
+  ASSERT_FALSE(binary.ok());
+  EXPECT_NE(binary.status().message().find("not UTF-8"), std::string::npos);
+  auto deep = ParseJobYaml("name: " + std::string(5000, '[') + std::string(5000, ']') + "\n", "x");
+  ASSERT_FALSE(deep.ok());
+  EXPECT_NE(deep.status().message().find("deeper than 32"), std::string::npos);
+}
+
+TEST(JobFileHardeningTest, TablesShowControlCharactersAsQuestionMarks) {
+  const std::string table = FormatTable({{"NAME"}, {"a\nb\x1b[2J"}});
+  EXPECT_EQ(table, "NAME\na?b?[2J\n");
+}
+
+}  // namespace
+}  // namespace snn
+
+namespace snn {
+namespace {
+
+TEST(JobFileHardeningTest, DevicesAndFifosAreRefusedNotRead) {
+  for (const std::string path : {"/dev/zero", "/dev/stdin"}) {
+    auto model = ReadWholeFile(path, "the model file");
+    ASSERT_FALSE(model.ok()) << path;
+    EXPECT_NE(model.status().message().find("not a regular file"), std::string::npos);
+  }
+  const std::string fifo = ::testing::TempDir() + "/snn_fifo_test";
+  ::unlink(fifo.c_str());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto job = LoadJobFile(fifo);  // would block forever in open() or read()
+  ::unlink(fifo.c_str());
+  ASSERT_FALSE(job.ok());
+  EXPECT_NE(job.status().message().find("not a regular file"), std::string::npos);
 }
 
 }  // namespace
