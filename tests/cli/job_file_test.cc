@@ -161,3 +161,19 @@ TEST(JobFileHardeningTest, DevicesAndFifosAreRefusedNotRead) {
 
 }  // namespace
 }  // namespace snn
+
+namespace snn {
+namespace {
+
+TEST(JobFileHardeningTest, AnOversizedJobIsOneClearLineBeforeAnythingIsSent) {
+  const std::string yaml =
+      "task:\n  command: /bin/true\n  env: {BLOB: " + std::string(600 << 10, 'x') +
+      "}\n  resources: {cores: 1, ksps: 10, streams: 1}\n";
+  auto spec = ParseJobYaml(yaml, "big");  // snnctl reads the file with this
+  ASSERT_FALSE(spec.ok());
+  EXPECT_NE(spec.status().message().find("at most 524288"), std::string::npos)
+      << spec.status().message();
+}
+
+}  // namespace
+}  // namespace snn
