@@ -83,11 +83,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Runs `fn` with the stream frames travel on: the TLS stream, or the plain socket.
   template <typename Fn>
   void OnStream(Fn&& fn) {
-    if (tls_) {
-      fn(*tls_);
-    } else {
-      fn(socket_);
-    }
+    WithStream(tls_, socket_, std::forward<Fn>(fn));
   }
   tcp::socket& lowest() { return tls_ ? tls_->next_layer() : socket_; }
   void ReadHeader();

@@ -59,11 +59,7 @@ class RpcClient {
   Status Handshake();
   template <typename Fn>
   void OnStream(Fn&& fn) {
-    if (tls_) {
-      fn(*tls_);
-    } else {
-      fn(socket_);
-    }
+    WithStream(tls_, socket_, std::forward<Fn>(fn));
   }
 
   const std::chrono::milliseconds timeout_;

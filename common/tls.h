@@ -36,4 +36,15 @@ struct PeerCertificate {
 };
 PeerCertificate PeerOf(TlsStream& stream);
 
+// Runs `fn` with the stream a connection's bytes travel on: `tls` when there is one, else the
+// plain socket.
+template <typename Fn>
+void WithStream(const std::unique_ptr<TlsStream>& tls, tcp::socket& plain, Fn&& fn) {
+  if (tls) {
+    fn(*tls);
+  } else {
+    fn(plain);
+  }
+}
+
 }  // namespace snn
