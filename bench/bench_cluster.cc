@@ -79,6 +79,7 @@ Status BenchCluster::Start(const std::string& auth, const std::vector<std::strin
                                          "--boards_file=" + dir_ + "/boards.yaml",
                                          "--data_dir=" + dir_ + "/agent",
                                          "--stop_tasks_on_exit=true",
+                                         "--allow_root_tasks",
                                          "--minloglevel=1"};
   if (auth_) {
     for (const auto& f : auth_->AgentFlags("bench-node")) agent_argv.push_back(f);

@@ -195,7 +195,8 @@ std::string FormatJobDetail(const v1::JobRecord& job, int64_t now_ms) {
                         std::to_string(spec.max_replicas()));
   line("Attempts:", std::to_string(job.attempt()) +
                         "   Requeues: " + std::to_string(job.requeue_count()) +
-                        "   Preempted: " + std::to_string(job.preempt_count()));
+                        "   Preempted: " + std::to_string(job.preempt_count()) +
+                        "   Lost: " + std::to_string(job.lost_count()));
   if (job.state() == v1::PENDING && job.expected_start_ms() > 0) {
     line("ExpectedStart:", FormatTimestamp(job.expected_start_ms()) +
                                " (reserved; by the running jobs' time limits)");

@@ -72,8 +72,9 @@ Status ParseEventResources(const YAML::Node& node, v1::Resources& r) {
 }
 
 Status ParseTask(const YAML::Node& node, v1::TaskSpec& task) {
-  SNN_RETURN_IF_ERROR(
-      CheckKnownFields(node, "task", {"command", "args", "env", "workdir", "resources"}));
+  SNN_RETURN_IF_ERROR(CheckKnownFields(
+      node, "task",
+      {"command", "args", "env", "workdir", "resources", "memory_mb", "max_processes"}));
   if (!node["command"]) return InvalidArgument("task.command is required");
   auto command = ReadString(node["command"], "task.command");
   if (!command.ok()) return command.status();
@@ -100,6 +101,17 @@ Status ParseTask(const YAML::Node& node, v1::TaskSpec& task) {
     auto workdir = ReadString(node["workdir"], "task.workdir");
     if (!workdir.ok()) return workdir.status();
     task.set_workdir(*workdir);
+  }
+  if (node["memory_mb"]) {
+    auto mb = ReadWholeNumber(node["memory_mb"], "task.memory_mb", 1, JobLimits::kMaxMemoryMb);
+    if (!mb.ok()) return mb.status();
+    task.set_memory_mb(static_cast<uint64_t>(*mb));
+  }
+  if (node["max_processes"]) {
+    auto n =
+        ReadWholeNumber(node["max_processes"], "task.max_processes", 1, JobLimits::kMaxProcesses);
+    if (!n.ok()) return n.status();
+    task.set_max_processes(static_cast<uint32_t>(*n));
   }
   if (!node["resources"]) return InvalidArgument("task.resources is required");
   return ParseResources(node["resources"], *task.mutable_resources());

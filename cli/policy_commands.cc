@@ -117,7 +117,10 @@ int PolicyShow(const CliOptions& o, std::ostream& out, std::ostream& err) {
     out << " (jobs waiting over " << c.backfill_age_first_after_s() << " s first)";
   }
   out << ", preemption " << (c.preemption() ? "on" : "off") << " (grace " << c.preempt_grace_s()
-      << " s)\n";
+      << " s)";
+  if (c.has_max_lost_requeues())
+    out << ", at most " << c.max_lost_requeues() << " requeues after lost tasks";
+  out << "\n";
   out << "priority weights: age " << p.age_weight() << ", fairshare " << p.fairshare_weight()
       << ", size " << p.size_weight() << (p.favor_small() ? " (favoring small)" : "") << ", queue "
       << p.queue_weight() << ", job " << p.job_weight() << "; full age after " << p.max_age_s()

@@ -70,7 +70,8 @@ Result<uint32_t> NeuronsPerCore(const CliOptions& o, const std::string& board_ty
   return npc;
 }
 
-// Replaces a job's model with the cores it needs on the boards it may use.
+// Reads the job's model as the user running snnctl: the cores it needs on the boards it may
+// use, and the network itself, which travels in the job.
 Status ResolveModel(const CliOptions& o, v1::JobSpec& spec) {
   auto* r = spec.mutable_task()->mutable_resources();
   if (r->model().empty()) return Status::Ok();
@@ -84,6 +85,8 @@ Status ResolveModel(const CliOptions& o, v1::JobSpec& spec) {
                            " cores, more than any board has");
   }
   r->set_cores(e.cores);
+  // The agent builds the network from this copy: it never opens a path a user named.
+  *spec.mutable_task()->mutable_network() = std::move(model).value();
   return ValidateJobSpec(spec);
 }
 

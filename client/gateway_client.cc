@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -50,8 +51,22 @@ GatewayClient::GatewayClient(const std::string& socket_path, const std::string& 
   }
 }
 
+// The token from the file the agent wrote for the task alone (SNN_GATEWAY_TOKEN_FILE).
+std::string ReadToken(const std::string& file) {
+  FILE* f = std::fopen(file.c_str(), "re");
+  if (f == nullptr) {
+    throw GatewayError("cannot read the gateway token " + file + ": " + std::strerror(errno));
+  }
+  char buf[256];
+  const size_t n = std::fread(buf, 1, sizeof buf, f);
+  std::fclose(f);
+  std::string token(buf, n);
+  while (!token.empty() && (token.back() == '\n' || token.back() == ' ')) token.pop_back();
+  return token;
+}
+
 GatewayClient GatewayClient::FromEnvironment() {
-  return GatewayClient(Env("SNN_GATEWAY"), Env("SNN_GATEWAY_TOKEN"));
+  return GatewayClient(Env("SNN_GATEWAY"), ReadToken(Env("SNN_GATEWAY_TOKEN_FILE")));
 }
 
 GatewayClient::~GatewayClient() {

@@ -1,5 +1,6 @@
 // The C++ client library for tasks: talks to the node agent's spike gateway (SNN_GATEWAY) with
-// the task's token (SNN_GATEWAY_TOKEN). Depends on nothing but the C++ library and POSIX.
+// the task's token (read from SNN_GATEWAY_TOKEN_FILE, a file only the task's user can read).
+// Depends on nothing but the C++ library and POSIX.
 //
 //   snn::GatewayClient gw = snn::GatewayClient::FromEnvironment();
 //   gw.Inject(spikes);          // waits while the task is over its KSPS budget

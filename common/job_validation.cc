@@ -40,7 +40,13 @@ bool AnyBoardType(const std::string& board_type) {
 }
 
 Status ValidateJobSpec(const v1::JobSpec& spec) {
-  if (const size_t bytes = spec.ByteSizeLong(); bytes > JobLimits::kMaxSpecBytes) {
+  const size_t network_bytes = spec.task().network().ByteSizeLong();
+  if (network_bytes > JobLimits::kMaxNetworkBytes) {
+    return InvalidArgument("the model's network is " + std::to_string(network_bytes) +
+                           " bytes; at most " + std::to_string(JobLimits::kMaxNetworkBytes) +
+                           " are accepted");
+  }
+  if (const size_t bytes = spec.ByteSizeLong() - network_bytes; bytes > JobLimits::kMaxSpecBytes) {
     return InvalidArgument("the job is " + std::to_string(bytes) +
                            " bytes (command, args and env); at most " +
                            std::to_string(JobLimits::kMaxSpecBytes) + " are accepted");
@@ -89,6 +95,9 @@ Status ValidateJobSpec(const v1::JobSpec& spec) {
                              ": SNN_* variables are set by the agent");
     }
   }
+  SNN_RETURN_IF_ERROR(CheckRange("task.memory_mb", task.memory_mb(), 0, JobLimits::kMaxMemoryMb));
+  SNN_RETURN_IF_ERROR(
+      CheckRange("task.max_processes", task.max_processes(), 0, JobLimits::kMaxProcesses));
   const auto& r = task.resources();
   SNN_RETURN_IF_ERROR(CheckRange("task.resources.cores", r.cores(), 1, JobLimits::kMaxCores));
   SNN_RETURN_IF_ERROR(CheckRange("task.resources.ksps", r.ksps(), 1, JobLimits::kMaxKsps));

@@ -23,6 +23,11 @@ struct JobLimits {
   // The whole job description (command, args, env): far below a frame, so that any page of
   // jobs fits in an answer whatever a tenant put in its jobs.
   static constexpr size_t kMaxSpecBytes = 512 << 10;
+  // A model's network travels in the job (snnctl reads it, the agent never opens user paths).
+  // Listings leave it out; one job with it still fits a frame.
+  static constexpr size_t kMaxNetworkBytes = 1 << 20;
+  static constexpr uint64_t kMaxMemoryMb = uint64_t{1} << 24;  // 16 TiB
+  static constexpr uint32_t kMaxProcesses = 1 << 22;
 };
 
 // Checks ranges and required fields; the message names the field and the allowed range.

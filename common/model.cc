@@ -13,6 +13,8 @@ namespace snn {
 namespace {
 
 constexpr int64_t kMaxPopulation = 100'000'000;
+// Hardware delays are a few dozen steps; a thousand times that is still a model, not an attack.
+constexpr uint32_t kMaxDelaySteps = 65'536;
 
 std::string Name(const v1::Projection& p, int i) {
   return "projection " + std::to_string(i) + " (" + p.from() + " -> " + p.to() + ")";
@@ -64,7 +66,9 @@ Result<v1::Model> LoadModelFile(const std::string& path) {
 
 Status ValidateModel(v1::Model& model) {
   if (!model.has_timestep_ms()) model.set_timestep_ms(1.0);
-  if (!(model.timestep_ms() > 0)) return InvalidArgument("timestep_ms must be greater than 0");
+  if (!(model.timestep_ms() > 0 && model.timestep_ms() <= 1000)) {
+    return InvalidArgument("timestep_ms must be greater than 0 and at most 1000");
+  }
   if (model.populations_size() == 0) return InvalidArgument("the model has no populations");
   std::map<std::string, int64_t> sizes;
   bool has_input = false, has_output = false;
@@ -96,8 +100,14 @@ Status ValidateModel(v1::Model& model) {
     if (!(n.v_threshold() > n.v_reset())) {
       return InvalidArgument("population '" + p.name() + "': v_threshold must be above v_reset");
     }
-    if (!(n.refractory_ms() >= 0)) {
-      return InvalidArgument("population '" + p.name() + "': refractory_ms must not be negative");
+    if (!(n.refractory_ms() >= 0 && n.refractory_ms() <= 1e6)) {
+      return InvalidArgument("population '" + p.name() +
+                             "': refractory_ms must be between 0 and 1000000");
+    }
+    for (double v : {n.tau_m_ms(), n.v_rest(), n.v_reset(), n.v_threshold()}) {
+      if (!std::isfinite(v)) {
+        return InvalidArgument("population '" + p.name() + "': neuron parameters must be finite");
+      }
     }
     sizes[p.name()] = p.size();
   }
@@ -143,6 +153,12 @@ Status ValidateModel(v1::Model& model) {
     }
     for (double w : p.weights()) {
       if (!std::isfinite(w)) return InvalidArgument(which + ": weights must be finite numbers");
+    }
+    if (!std::isfinite(p.weight()))
+      return InvalidArgument(which + ": weight must be a finite number");
+    if (p.delay_steps() > kMaxDelaySteps) {
+      return InvalidArgument(which + ": delay_steps is " + std::to_string(p.delay_steps()) +
+                             "; at most " + std::to_string(kMaxDelaySteps) + " are supported");
     }
   }
   return Status::Ok();

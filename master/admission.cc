@@ -6,9 +6,27 @@
 
 #include "common/duration.h"
 #include "common/job_validation.h"
+#include "common/model.h"
 #include "master/sched/policy_config.h"
 
 namespace snn {
+
+namespace {
+
+// A model's network comes with the job: snnctl read it as the user. The agent builds it from
+// this copy only, so the master checks it as it would a model file.
+Status ValidateNetwork(v1::TaskSpec& task) {
+  if (!task.has_network()) {
+    if (task.resources().model().empty()) return Status::Ok();
+    return InvalidArgument("task.resources.model names " + task.resources().model() +
+                           " but the job carries no network: submit it with this version's snnctl");
+  }
+  Status s = ValidateModel(*task.mutable_network());
+  if (!s.ok()) return InvalidArgument("task.network: " + s.message());
+  return Status::Ok();
+}
+
+}  // namespace
 
 Result<v1::JobSpec> AdmitJob(v1::JobSpec spec, const std::string& user,
                              const AdmissionLimits& limits, const v1::SchedulingConfig& scheduling,
@@ -23,6 +41,7 @@ Result<v1::JobSpec> AdmitJob(v1::JobSpec spec, const std::string& user,
   }
   if (spec.time_limit_s() == 0) spec.set_time_limit_s(limits.default_time_limit_s);
   SNN_RETURN_IF_ERROR(ValidateJobSpec(spec));
+  SNN_RETURN_IF_ERROR(ValidateNetwork(*spec.mutable_task()));
   if (FindQueue(scheduling, spec.queue()) == nullptr) {
     std::string known;
     for (const auto& q : scheduling.queues()) known += (known.empty() ? "" : ", ") + q.name();

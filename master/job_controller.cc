@@ -10,6 +10,7 @@
 #include "common/duration.h"
 #include "common/job_validation.h"
 #include "master/admission.h"
+#include "master/sched/policy_config.h"
 #include "master/usage_accounting.h"
 
 namespace snn {
@@ -128,6 +129,9 @@ void JobController::SendLaunch(uint64_t job_id, uint32_t index, uint32_t attempt
   req.set_board(task.board());
   *req.mutable_task() = job->spec().task();
   req.set_time_limit_ms(job->spec().time_limit_s() * 1000);
+  req.set_uid(job->spec().uid());
+  req.set_gid(job->spec().gid());
+  req.set_user(job->spec().user());
   *req.mutable_hint() = task.mapping().rect();
   const std::string node_name = task.node();
   launches_in_flight_[{job_id, index, attempt}] = agents_.SessionEpoch(node_name);
@@ -269,7 +273,8 @@ void JobController::SettleJob(v1::JobRecord& job, const v1::TaskRecord& ended) {
     switch (ended.state()) {
       case v1::TASK_EXITED:
         if (ended.term_signal() != 0) {
-          failure = which + " was killed by signal " + std::to_string(ended.term_signal());
+          failure = which + " was killed by signal " + std::to_string(ended.term_signal()) +
+                    (ended.detail().empty() ? "" : " (" + ended.detail() + ")");
           job.set_exit_code(128 + ended.term_signal());
         } else if (ended.exit_code() != 0) {
           failure = which + " exited with code " + std::to_string(ended.exit_code());
@@ -292,6 +297,14 @@ void JobController::SettleJob(v1::JobRecord& job, const v1::TaskRecord& ended) {
           failure = which + " was lost (" + ended.detail() + ") and the job may not be requeued";
           break;
         }
+        if (job.lost_count() >= MaxLostRequeues(scheduling_)) {
+          failure = which + " was lost (" + ended.detail() + "); its tasks were lost " +
+                    std::to_string(job.lost_count() + 1) + " times, past max_lost_requeues (" +
+                    std::to_string(MaxLostRequeues(scheduling_)) +
+                    "): does the job take its nodes down?";
+          break;
+        }
+        job.set_lost_count(job.lost_count() + 1);
         job.set_requeue_when_stopped(true);
         job.set_reason("to be requeued: " + which + " was lost (" + ended.detail() + ")");
         KillActiveTasks(job, "another task of the job was lost");

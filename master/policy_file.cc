@@ -115,7 +115,7 @@ Result<v1::SchedulingConfig> ParsePolicyYaml(const std::string& text) {
       SNN_RETURN_IF_ERROR(
           CheckKnownFields(s, "scheduler",
                            {"backfill", "backfill_order", "backfill_age_first_after", "preemption",
-                            "preempt_grace"}));
+                            "preempt_grace", "max_lost_requeues"}));
       if (s["backfill"]) c.set_backfill(s["backfill"].as<std::string>());
       if (s["backfill_order"]) c.set_backfill_order(s["backfill_order"].as<std::string>());
       if (s["preemption"]) c.set_preemption(s["preemption"].as<bool>());
@@ -123,6 +123,11 @@ Result<v1::SchedulingConfig> ParsePolicyYaml(const std::string& text) {
         auto a = ReadDuration(s["backfill_age_first_after"], "scheduler.backfill_age_first_after");
         if (!a.ok()) return a.status();
         c.set_backfill_age_first_after_s(*a);
+      }
+      if (s["max_lost_requeues"]) {
+        auto n = ReadWholeNumber(s["max_lost_requeues"], "scheduler.max_lost_requeues", 0, 1000);
+        if (!n.ok()) return n.status();
+        c.set_max_lost_requeues(static_cast<uint32_t>(*n));
       }
       if (s["preempt_grace"]) {
         auto g = ReadDuration(s["preempt_grace"], "scheduler.preempt_grace");

@@ -42,8 +42,10 @@ Status SpawnedProcess::Release() {
 }
 
 Result<SpawnedProcess> SpawnProcess(const ProcessSpec& spec) {
+  const bool shepherd = !spec.shepherd.empty();
   struct stat st {};
-  if (!spec.workdir.empty() && (stat(spec.workdir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))) {
+  if (!shepherd && !spec.workdir.empty() &&
+      (stat(spec.workdir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))) {
     return InvalidArgument("working directory '" + spec.workdir + "' does not exist");
   }
   std::vector<std::string> env_storage;
@@ -56,10 +58,12 @@ Result<SpawnedProcess> SpawnProcess(const ProcessSpec& spec) {
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, spec.stdout_path.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+                                   O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
   posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, spec.stderr_path.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (!spec.workdir.empty()) posix_spawn_file_actions_addchdir_np(&actions, spec.workdir.c_str());
+                                   O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
+  if (!shepherd && !spec.workdir.empty()) {
+    posix_spawn_file_actions_addchdir_np(&actions, spec.workdir.c_str());
+  }
   // A held start: the shepherd reads its go from fd 3. The agent keeps the write end (close on
   // exec, so no other task inherits it); when the agent dies, the shepherd reads end of file.
   int start_pipe[2] = {-1, -1};
@@ -99,7 +103,7 @@ Result<SpawnedProcess> SpawnProcess(const ProcessSpec& spec) {
   // Look the command up in the task's PATH, as a shell started in that environment would.
   std::string path_env = spec.env.count("PATH") ? spec.env.at("PATH") : "/usr/bin:/bin";
   std::string resolved = spec.command;
-  if (spec.command.find('/') == std::string::npos) {
+  if (!shepherd && spec.command.find('/') == std::string::npos) {
     resolved.clear();
     size_t start = 0;
     while (start <= path_env.size()) {
@@ -121,7 +125,7 @@ Result<SpawnedProcess> SpawnProcess(const ProcessSpec& spec) {
     }
   }
 
-  if (access(resolved.c_str(), X_OK) != 0) {
+  if (!shepherd && access(resolved.c_str(), X_OK) != 0) {
     close_pipe();
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attr);
@@ -135,6 +139,11 @@ Result<SpawnedProcess> SpawnProcess(const ProcessSpec& spec) {
                         {"--lease", spec.lease_file, std::to_string(spec.lease_ms)});
   }
   if (hold) argv_storage.insert(argv_storage.end(), {"--start-fd", "3"});
+  if (shepherd) {
+    argv_storage.insert(argv_storage.end(), spec.user_args.begin(), spec.user_args.end());
+    if (!spec.workdir.empty()) argv_storage.insert(argv_storage.end(), {"--chdir", spec.workdir});
+    argv_storage.push_back("--");
+  }
   argv_storage.push_back(resolved);
   argv_storage.insert(argv_storage.end(), spec.args.begin(), spec.args.end());
   std::vector<char*> argv;
@@ -225,7 +234,12 @@ ShepherdReport ReadExitFile(const std::string& path) {
   int value = 0;
   if (fscanf(f, "%15s %d", how, &value) == 2) {
     report.known = true;
-    if (std::strcmp(how, "unstarted") == 0) {
+    if (std::strcmp(how, "failed") == 0) {
+      report.failed = true;
+      report.exit_code = value;
+      char detail[512] = {};
+      if (fscanf(f, " %511[^\n]", detail) == 1) report.detail = detail;
+    } else if (std::strcmp(how, "unstarted") == 0) {
       report.unstarted = true;
     } else if (std::strcmp(how, "lost") == 0) {
       report.lost = true;

@@ -29,6 +29,10 @@ struct ProcessSpec {
   // With a shepherd: it holds the command until SpawnedProcess::Release. If the handle goes
   // first (or the agent dies), the shepherd writes "unstarted" and exits without running it.
   bool hold_start = false;
+  // With a shepherd: the user the command runs as ("--user UID GID GROUPS", see task_sandbox.h;
+  // empty: the shepherd's own). The shepherd drops to it, enters `workdir` and looks the
+  // command up in PATH as that user, so the agent never touches a path a user named.
+  std::vector<std::string> user_args;
 };
 
 // A process SpawnProcess started. Move-only: it owns the write end of the start pipe.
@@ -50,9 +54,10 @@ class SpawnedProcess {
 };
 
 // Starts the process as the leader of a new process group (pgid == pid), stdin from /dev/null,
-// stdout and stderr to the given files, no other inherited descriptors, default signal
-// dispositions. Fails with the reason
-// (command not found, workdir missing) if it cannot be started.
+// stdout and stderr to the given files (which must exist; never followed if links), no other
+// inherited descriptors, default signal dispositions. Without a shepherd it fails with the
+// reason (command not found, workdir missing) if it cannot be started; with one, the shepherd
+// finds that out as the task's user and reports it in its exit file.
 Result<SpawnedProcess> SpawnProcess(const ProcessSpec& spec);
 
 // Sends `sig` to every process of the group; a group already gone is not an error.
@@ -72,6 +77,8 @@ struct ShepherdReport {
   bool known = false;      // the shepherd wrote the file
   bool lost = false;       // it stopped the task itself: the agent's lease ran out
   bool unstarted = false;  // the agent never released it: the command did not run
+  bool failed = false;     // the command could not be run (not found, workdir refused)
+  std::string detail;      // why, when failed
   int exit_code = 0;
   int term_signal = 0;
 };

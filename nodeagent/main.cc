@@ -45,6 +45,16 @@ DEFINE_string(gateway_socket, "",
 DEFINE_uint32(gateway_burst_ms, 20,
               "each task's KSPS token bucket holds this many milliseconds of its budget");
 
+DEFINE_bool(allow_root_tasks, false,
+            "run the tasks of jobs root submitted as root (otherwise they fail to launch); every "
+            "other job's tasks run as the user who submitted it");
+DEFINE_string(cgroups, "auto",
+              "each task's cgroup, with its memory and process limits: auto (v2 if its memory and "
+              "pids controllers are available, else v1, else none, with a warning), v2, v1, off");
+DEFINE_uint64(task_memory_mb, 4096, "memory limit of a task whose job gives no task.memory_mb");
+DEFINE_uint32(task_max_processes, 4096,
+              "process and thread limit of a task whose job gives no task.max_processes");
+
 int main(int argc, char** argv) {
   snn::InitDaemon(&argc, &argv,
                   "snn-agent --master=HOST:PORT --boards_file=FILE [--flagfile=FILE]\n"
@@ -127,6 +137,24 @@ int main(int argc, char** argv) {
     LOG(ERROR) << "cannot run the shepherd " << config.tasks.shepherd << " (set --shepherd)";
     return 2;
   }
+  auto cgroups = snn::TaskCgroups::Open(FLAGS_cgroups, node_name);
+  if (!cgroups.ok()) {
+    LOG(ERROR) << "--cgroups=" << FLAGS_cgroups << ": " << cgroups.status().message();
+    return 2;
+  }
+  if ((*cgroups)->version() == snn::TaskCgroups::Version::kOff) {
+    LOG(WARNING) << "tasks run without memory or process limits: " << (*cgroups)->Describe();
+  } else {
+    LOG(INFO) << "tasks run in their own cgroups: " << (*cgroups)->Describe();
+  }
+  if (geteuid() != 0) {
+    LOG(WARNING) << "the agent is not root: every task runs as uid " << geteuid()
+                 << ", not as the user who submitted it";
+  }
+  config.tasks.cgroups = cgroups->get();
+  config.tasks.allow_root_tasks = FLAGS_allow_root_tasks;
+  config.tasks.default_memory_mb = FLAGS_task_memory_mb;
+  config.tasks.default_max_processes = FLAGS_task_max_processes;
   config.stop_tasks_on_exit = FLAGS_stop_tasks_on_exit;
   config.tasks.runtimes = boards_file->runtimes;
   config.tasks.gateway_burst_ms = static_cast<uint32_t>(FLAGS_gateway_burst_ms);

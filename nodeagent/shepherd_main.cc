@@ -1,4 +1,4 @@
-// snn-shepherd EXIT_FILE [--lease FILE MS] COMMAND [ARGS...]: runs one task's command for the
+// snn-shepherd EXIT_FILE [OPTIONS] [--] COMMAND [ARGS...]: runs one task's command for the
 // agent and records how it ended, so that an agent started later (after a restart) can still
 // learn the exit status of a task it did not start. The shepherd leads the task's process group,
 // ignores the termination signals sent to the group (the command gets them), waits for the
@@ -12,6 +12,13 @@
 // without a touch (the agent is dead or cut off), the shepherd writes "lost MS" and kills the
 // whole group: the master requeues the job after its heartbeat timeout, which is longer, so the
 // task never runs on beside its requeued copy even when no agent is left to stop it.
+//
+// With --user UID GID GROUPS (GROUPS: comma-separated gids, or "-"), the command runs as that
+// user, for good; the shepherd stays root so that the task cannot signal it or forge its report.
+// With --chdir DIR, the command starts in DIR. The command is looked up in PATH, and DIR entered,
+// with the user's rights. If it cannot run, the shepherd writes "failed 127 WHY".
+#include <fcntl.h>
+#include <grp.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -23,6 +30,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "common/clock.h"
 
@@ -50,7 +58,73 @@ int64_t TouchedMs(const std::string& file, int64_t fallback) {
 }
 
 constexpr char kUsage[] =
-    "usage: snn-shepherd EXIT_FILE [--lease FILE MS] [--start-fd FD] COMMAND [ARGS...]\n";
+    "usage: snn-shepherd EXIT_FILE [--lease FILE MS] [--start-fd FD] [--user UID GID GROUPS]\n"
+    "                    [--chdir DIR] [--] COMMAND [ARGS...]\n";
+
+struct User {
+  bool set = false;
+  uid_t uid = 0;
+  gid_t gid = 0;
+  std::vector<gid_t> groups;
+};
+
+bool ParseUser(const char* uid, const char* gid, const char* groups, User* user) {
+  char* end = nullptr;
+  user->uid = static_cast<uid_t>(strtoul(uid, &end, 10));
+  if (*uid == '\0' || *end != '\0') return false;
+  user->gid = static_cast<gid_t>(strtoul(gid, &end, 10));
+  if (*gid == '\0' || *end != '\0') return false;
+  if (std::strcmp(groups, "-") != 0) {
+    for (const char* p = groups; *p != '\0';) {
+      user->groups.push_back(static_cast<gid_t>(strtoul(p, &end, 10)));
+      if (end == p || (*end != ',' && *end != '\0')) return false;
+      p = *end == ',' ? end + 1 : end;
+    }
+  }
+  user->set = true;
+  return true;
+}
+
+std::string ReadAll(int fd) {
+  std::string text;
+  char buf[512];
+  while (true) {
+    const ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    text.append(buf, static_cast<size_t>(n));
+  }
+  for (char& c : text) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return text.substr(0, 400);
+}
+
+// In the forked child: becomes the task's user for good, enters its working directory and runs
+// the command, looked up in the task's PATH with that user's rights. Returns why not if it
+// cannot (the exec replaced it otherwise).
+std::string BecomeTask(const User& user, const std::string& workdir, const char* command,
+                       char** args) {
+  if (user.set) {
+    if (setgroups(user.groups.size(), user.groups.data()) != 0 || setgid(user.gid) != 0 ||
+        setuid(user.uid) != 0) {
+      return "cannot become uid " + std::to_string(user.uid) + ": " + strerror(errno);
+    }
+    if (user.uid != 0 && setuid(0) == 0) return "could regain root after dropping it";
+  }
+  if (!workdir.empty() && chdir(workdir.c_str()) != 0) {
+    if (errno == ENOENT || errno == ENOTDIR) {
+      return "working directory '" + workdir + "' does not exist";
+    }
+    return "cannot enter working directory '" + workdir + "': " + strerror(errno);
+  }
+  execvp(command, args);
+  if (errno == ENOENT && std::strchr(command, '/') == nullptr) {
+    return "command '" + std::string(command) + "' not found in PATH";
+  }
+  if (errno == ENOENT) return "command '" + std::string(command) + "' does not exist";
+  return "cannot run '" + std::string(command) + "': " + strerror(errno);
+}
 
 // Waits for the agent's go on `fd`: true once it came, false if the agent closed the pipe (or
 // died) without giving it.
@@ -75,6 +149,8 @@ int main(int argc, char** argv) {
   std::string lease_file;
   int64_t lease_ms = 0;
   int start_fd = -1;
+  User user;
+  std::string workdir;
   int command = 2;
   while (command < argc && std::strncmp(argv[command], "--", 2) == 0) {
     const std::string option = argv[command];
@@ -85,6 +161,18 @@ int main(int argc, char** argv) {
     } else if (option == "--start-fd" && command + 1 < argc) {
       start_fd = atoi(argv[command + 1]);
       command += 2;
+    } else if (option == "--user" && command + 3 < argc) {
+      if (!ParseUser(argv[command + 1], argv[command + 2], argv[command + 3], &user)) {
+        fputs(kUsage, stderr);
+        return 2;
+      }
+      command += 4;
+    } else if (option == "--chdir" && command + 1 < argc) {
+      workdir = argv[command + 1];
+      command += 2;
+    } else if (option == "--") {
+      ++command;
+      break;
     } else {
       break;
     }
@@ -99,15 +187,31 @@ int main(int argc, char** argv) {
     Record(exit_file, "unstarted 0\n");
     return 0;
   }
+  // The child reports why it could not run the command on a close-on-exec pipe: nothing arrives
+  // once the exec succeeded.
+  int report[2];
+  if (pipe2(report, O_CLOEXEC) != 0) {
+    Record(exit_file, "failed 127 cannot make a pipe for the command\n");
+    return 127;
+  }
   const pid_t child = fork();
   if (child < 0) {
-    Record(exit_file, "exited 127\n");
+    Record(exit_file, "failed 127 cannot fork the command\n");
     return 127;
   }
   if (child == 0) {
-    execv(argv[command], argv + command);
-    fprintf(stderr, "snn-shepherd: cannot run %s: %s\n", argv[command], strerror(errno));
+    close(report[0]);
+    const std::string why = BecomeTask(user, workdir, argv[command], argv + command);
+    (void)!write(report[1], why.data(), why.size());
     _exit(127);
+  }
+  close(report[1]);
+  const std::string failure = ReadAll(report[0]);
+  close(report[0]);
+  if (!failure.empty()) {
+    waitpid(child, nullptr, 0);
+    Record(exit_file, "failed 127 " + failure + "\n");
+    return 127;
   }
   // Only the command should die of a group-wide SIGTERM; the shepherd reports it.
   signal(SIGTERM, SIG_IGN);

@@ -90,7 +90,7 @@ class GatewaySession : public std::enable_shared_from_this<GatewaySession> {
     plane_ = gateway_.FindByToken(token_);
     if (!plane_ || plane_->closed()) {
       plane_.reset();
-      return Fail("unknown token: use SNN_GATEWAY_TOKEN of a running task");
+      return Fail("unknown token: use the one in SNN_GATEWAY_TOKEN_FILE of a running task");
     }
     const auto& c = plane_->config();
     Reply(wire::kOk, uint64_t{c.num_cores} << 32 | c.neurons_per_core, nullptr, 0);

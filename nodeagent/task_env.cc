@@ -56,10 +56,10 @@ std::map<std::string, std::string> TaskEnvironment(const TaskEnvContext& context
   env["SNN_CORE_RECT"] = std::to_string(r.width()) + "x" + std::to_string(r.height()) + "@" +
                          std::to_string(r.x()) + "," + std::to_string(r.y());
   env["SNN_MAPPING_FILE"] = mapping.mapping_file();
-  if (!req.task().resources().model().empty()) env["SNN_MODEL"] = req.task().resources().model();
+  if (!context.model_file.empty()) env["SNN_MODEL"] = context.model_file;
   if (!context.gateway_socket.empty()) {
     env["SNN_GATEWAY"] = context.gateway_socket;
-    env["SNN_GATEWAY_TOKEN"] = context.gateway_token;
+    env["SNN_GATEWAY_TOKEN_FILE"] = context.gateway_token_file;
   }
   return env;
 }

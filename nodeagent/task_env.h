@@ -18,7 +18,10 @@ struct TaskEnvContext {
   std::string node_name;
   std::string board_type;
   std::string gateway_socket;  // empty: no gateway, and no SNN_GATEWAY*
-  std::string gateway_token;
+  // The file holding the task's gateway token, readable by the task's user alone: never the
+  // token itself, which the environment would show to whoever may read /proc/PID/environ.
+  std::string gateway_token_file;
+  std::string model_file;  // the job's network as JSON; empty: the job has no model
 };
 
 std::map<std::string, std::string> TaskEnvironment(const TaskEnvContext& context,

@@ -1,6 +1,7 @@
 #include "nodeagent/task_manager.h"
 
 #include <glog/logging.h>
+#include <google/protobuf/util/json_util.h>
 #include <signal.h>
 
 #include <chrono>
@@ -62,16 +63,17 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
     return Status(Code::kResourceExhausted, "board refused the cores: " + s.message());
   }
 
-  const std::string dir = options_.data_dir + "/tasks/job" + std::to_string(req.job_id()) +
-                          ".task" + std::to_string(req.index()) + ".try" +
-                          std::to_string(req.attempt());
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
+  const std::string name = "job" + std::to_string(req.job_id()) + ".task" +
+                           std::to_string(req.index()) + ".try" + std::to_string(req.attempt());
+  const std::string dir = options_.data_dir + "/tasks/" + name;
   mapping->set_mapping_file(dir + "/mapping.json");
   const v1::BoardInfo board_info = boards_[req.board()]->Describe();
-  Status written = ec ? Internal("cannot create " + dir + ": " + ec.message())
-                      : WriteMappingFile(*mapping, board_info);
+  RunAsPolicy policy;
+  policy.allow_root = options_.allow_root_tasks;
+  policy.node_name = options_.node_name;
+  auto who = ResolveRunAs(req, policy);
   Task task;
+  task.cgroup = name;
   task.key = key;
   task.board = req.board();
   task.resources = req.task().resources();
@@ -80,6 +82,7 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
   task.record_file = dir + "/task.pb";
   task.launch = req;
   task.gateway_token = NewGatewayToken();
+  Status written = who.ok() ? PrepareFiles(task, dir, *who) : who.status();
 
   ProcessSpec spec;
   spec.command = req.task().command();
@@ -92,10 +95,12 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
   env.board_type = board_info.type();
   if (gateway_ != nullptr) {
     env.gateway_socket = gateway_->socket_path();
-    env.gateway_token = task.gateway_token;
+    env.gateway_token_file = dir + "/gateway_token";
   }
+  if (req.task().has_network()) env.model_file = dir + "/model.json";
   spec.env = TaskEnvironment(env, req, *mapping);
-  spec.workdir = req.task().workdir().empty() ? dir : req.task().workdir();
+  spec.workdir = req.task().workdir().empty() ? dir + "/work" : req.task().workdir();
+  if (who.ok() && who->switch_user) spec.user_args = ShepherdUserArgs(*who);
   spec.stdout_path = dir + "/stdout";
   spec.stderr_path = dir + "/stderr";
   spec.shepherd = options_.shepherd;
@@ -115,10 +120,12 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
   if (spawned.ok()) {
     task.pid = spawned->pid();
     if (req.time_limit_ms() > 0) task.deadline_ms = task.start_ms + req.time_limit_ms();
+    // Confined while held: whatever the command starts is in the task's cgroup.
+    started = ConfineTask(task, task.pid);
     // The record first, then the command: an agent that dies in between leaves a record the
     // next agent re-attaches to (its shepherd reports the task unstarted), never a task that
     // runs unknown to every agent beside the copy the master starts again.
-    started = SaveRecord(task, req);
+    if (started.ok()) started = SaveRecord(task, req);
     if (started.ok()) started = spawned->Release();
     if (!started.ok()) {
       failed_as = v1::TASK_LOST;       // the node's fault, not the job's: run it elsewhere
@@ -127,6 +134,9 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
     }
   }
   if (!started.ok()) {
+    if (options_.cgroups != nullptr && task.pid > 0) {
+      options_.cgroups->KillAll(task.cgroup);  // removed once empty, when Poll reaps it
+    }
     if (gateway_ != nullptr) gateway_->RemoveTask(key);
     allocators_[req.board()].Free(key);
     boards_[req.board()]->Release(key);
@@ -143,6 +153,42 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
             << req.attempt() << " as pid " << task.pid << " on board " << req.board();
   auto& stored = tasks_[key] = std::move(task);
   return StatusOf(stored);
+}
+
+Status TaskManager::PrepareFiles(const Task& task, const std::string& dir, const RunAs& who) {
+  SNN_RETURN_IF_ERROR(PrepareTaskDir(dir, who));
+  const v1::LaunchRequest& req = task.launch;
+  SNN_RETURN_IF_ERROR(WriteMappingFile(task.mapping, boards_[req.board()]->Describe()));
+  SNN_RETURN_IF_ERROR(GiveFile(task.mapping.mapping_file(), who, 0400));
+  if (gateway_ != nullptr) {
+    SNN_RETURN_IF_ERROR(WritePrivateFile(dir + "/gateway_token", task.gateway_token, who, 0400));
+  }
+  if (req.task().has_network()) {
+    std::string json;
+    google::protobuf::util::JsonPrintOptions options;
+    options.add_whitespace = true;
+    options.preserve_proto_field_names = true;  // as model files are written
+    (void)google::protobuf::util::MessageToJsonString(req.task().network(), &json, options);
+    SNN_RETURN_IF_ERROR(WritePrivateFile(dir + "/model.json", json, who, 0400));
+  }
+  // Created here as the user's, so that the task can read its own output and no one else can.
+  SNN_RETURN_IF_ERROR(WritePrivateFile(dir + "/stdout", "", who));
+  return WritePrivateFile(dir + "/stderr", "", who);
+}
+
+Status TaskManager::ConfineTask(const Task& task, pid_t pid) {
+  if (options_.cgroups == nullptr) return Status::Ok();
+  const v1::TaskSpec& spec = task.launch.task();
+  CgroupLimits limits;
+  limits.memory_bytes = (spec.memory_mb() ? spec.memory_mb() : options_.default_memory_mb) << 20;
+  limits.max_pids = spec.max_processes() ? spec.max_processes() : options_.default_max_processes;
+  SNN_RETURN_IF_ERROR(options_.cgroups->Create(task.cgroup, limits));
+  return options_.cgroups->AddProcess(task.cgroup, pid);
+}
+
+bool TaskManager::CgroupEmpty(const Task& task) {
+  if (options_.cgroups == nullptr) return true;
+  return options_.cgroups->KillAll(task.cgroup);
 }
 
 Status TaskManager::SaveRecord(const Task& task, const v1::LaunchRequest& req) {
@@ -192,6 +238,7 @@ void TaskManager::Adopt(const v1::AgentTaskRecord& record, const std::string& re
   task.record_file = record_file;
   task.launch = req;
   task.gateway_token = record.gateway_token();
+  task.cgroup = std::filesystem::path(record_file).parent_path().filename().string();
   task.attached = true;
   if (record.stop_as() != v1::TASK_STATE_UNSPECIFIED) {  // an earlier agent was stopping it
     task.stopping = true;
@@ -238,6 +285,11 @@ void TaskManager::TakeShepherdReport(Task& task) {
     task.stopping = true;
     task.stop_as = v1::TASK_LOST;
     task.stop_reason = "its shepherd stopped it: the agent's lease on the master ran out";
+  } else if (report.failed) {
+    task.stopping = true;
+    task.stop_as = v1::TASK_LAUNCH_FAILED;
+    task.stop_reason = report.detail;
+    task.term_signal = 0;
   } else if (report.unstarted) {
     task.stopping = true;
     task.stop_as = v1::TASK_LOST;
@@ -277,7 +329,10 @@ void TaskManager::Poll() {
     task.main_exited = true;
     task.exit_code = child.exit_code;
     task.term_signal = child.term_signal;
-    if (!task.stopping && ReadExitFile(task.exit_file).lost) TakeShepherdReport(task);
+    if (!task.stopping) {
+      const ShepherdReport report = ReadExitFile(task.exit_file);
+      if (report.lost || report.failed) TakeShepherdReport(task);
+    }
     SignalGroup(task.pid, SIGKILL);  // the task ends with its leader: no stragglers
   }
   const int64_t now = clock_.NowMs();
@@ -301,11 +356,26 @@ void TaskManager::Poll() {
       SignalGroup(task.pid, SIGKILL);
       continue;
     }
+    if (!CgroupEmpty(task)) continue;  // processes that left the group die with the task too
     Finish(task);
   }
 }
 
 void TaskManager::Finish(Task& task) {
+  if (options_.cgroups != nullptr) {
+    if (!task.stopping && task.term_signal == SIGKILL && options_.cgroups->OomKilled(task.cgroup)) {
+      task.stopping = true;  // ended on its own, with a reason
+      task.stop_as = v1::TASK_EXITED;
+      const uint64_t mb = task.launch.task().memory_mb() ? task.launch.task().memory_mb()
+                                                         : options_.default_memory_mb;
+      task.stop_reason = "out of memory: the kernel killed it at its limit of " +
+                         std::to_string(mb) + " MiB (task.memory_mb)";
+    }
+    if (!options_.cgroups->Remove(task.cgroup)) {
+      LOG(WARNING) << "cannot remove the cgroup of job " << task.key.job_id << " task "
+                   << task.key.index;
+    }
+  }
   task.usage = CountedUsage(task);  // the final counts, before the plane closes
   task.usage.set_rate_ksps(0);
   task.ended = true;

@@ -18,7 +18,9 @@
 #include "nodeagent/board_config.h"
 #include "nodeagent/hal/board.h"
 #include "nodeagent/spike_gateway.h"
+#include "nodeagent/task_cgroups.h"
 #include "nodeagent/task_records.h"
+#include "nodeagent/task_sandbox.h"
 #include "proto/node.pb.h"
 
 namespace snn {
@@ -31,6 +33,11 @@ struct TaskManagerOptions {
   std::map<std::string, std::string> base_env;   // what every task inherits
   std::map<std::string, BoardRuntime> runtimes;  // by board type: set up for its tasks
   uint32_t gateway_burst_ms = 20;  // each task's token bucket holds this much of its budget
+  bool allow_root_tasks = false;   // run root's jobs as root (otherwise they fail to launch)
+  // Each task's cgroup (not owned; null: none). Limits for jobs that give none: MiB, processes.
+  TaskCgroups* cgroups = nullptr;
+  uint64_t default_memory_mb = 4096;
+  uint32_t default_max_processes = 4096;
 };
 
 class TaskManager {
@@ -114,6 +121,7 @@ class TaskManager {
     std::string exit_file, record_file;
     v1::LaunchRequest launch;
     std::string gateway_token;
+    std::string cgroup;    // its name under the agent's task cgroups
     v1::SpikeUsage usage;  // the last counted (final once ended)
   };
 
@@ -125,6 +133,12 @@ class TaskManager {
   bool Remap(Task& task);
   void Adopt(const v1::AgentTaskRecord& record, const std::string& record_file);
   void Finish(Task& task);
+  // Resolves who the task runs as and gives it its directory and private files.
+  Status PrepareFiles(const Task& task, const std::string& dir, const RunAs& who);
+  // Its cgroup with the job's limits (or the node's defaults), holding `pid`.
+  Status ConfineTask(const Task& task, pid_t pid);
+  // Whether every process of the task's cgroup is gone (killing what is left).
+  bool CgroupEmpty(const Task& task);
   // Loads the task's network on its board and opens its plane in the gateway.
   Status OpenSpikePlane(const Task& task);
   v1::SpikeUsage CountedUsage(const Task& task) const;

@@ -3,8 +3,6 @@
 #include <glog/logging.h>
 #include <google/protobuf/util/message_differencer.h>
 
-#include <optional>
-
 #include "common/model.h"
 #include "nodeagent/task_manager.h"
 
@@ -38,14 +36,17 @@ void TaskManager::FingerprintBoards() {
 
 Status TaskManager::OpenSpikePlane(const Task& task) {
   if (gateway_ == nullptr) return Status::Ok();
-  std::optional<v1::Model> model;
-  if (!task.resources.model().empty()) {
-    auto loaded = LoadModelFile(task.resources.model());
-    if (!loaded.ok()) return loaded.status();
-    model = std::move(loaded).value();
+  // The network comes in the launch request (the master validated it): the agent never opens a
+  // path a user named, with its rights or on its thread.
+  const v1::TaskSpec& spec = task.launch.task();
+  if (!spec.has_network() && !spec.resources().model().empty()) {
+    return InvalidArgument("the job names model " + spec.resources().model() +
+                           " but carries no network: resubmit it with this version's snnctl");
   }
+  v1::Model model = spec.network();
+  if (spec.has_network()) SNN_RETURN_IF_ERROR(ValidateModel(model));
   Board& board = *boards_[task.board];
-  auto network = board.LoadNetwork(model ? &*model : nullptr,
+  auto network = board.LoadNetwork(spec.has_network() ? &model : nullptr,
                                    static_cast<uint32_t>(task.mapping.cores_size()));
   if (!network.ok()) {
     return Status(network.status().code(),

@@ -38,7 +38,14 @@ void MergeCaps(google::protobuf::RepeatedPtrField<v1::PoolCap>* into,
     *existing = change;
   }
 }
+// As Slurm's max_batch_requeue.
+constexpr uint32_t kDefaultMaxLostRequeues = 5;
+
 }  // namespace
+
+uint32_t MaxLostRequeues(const v1::SchedulingConfig& c) {
+  return c.has_max_lost_requeues() ? c.max_lost_requeues() : kDefaultMaxLostRequeues;
+}
 
 v1::SchedulingConfig DefaultSchedulingConfig() {
   v1::SchedulingConfig c;
@@ -47,6 +54,7 @@ v1::SchedulingConfig DefaultSchedulingConfig() {
   c.set_backfill_age_first_after_s(14 * 3600);
   c.set_preemption(true);
   c.set_preempt_grace_s(300);
+  c.set_max_lost_requeues(kDefaultMaxLostRequeues);
   auto* p = c.mutable_priority();
   p->set_age_weight(1000);
   p->set_fairshare_weight(1000);

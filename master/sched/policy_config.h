@@ -19,6 +19,9 @@ namespace snn {
 // 7 days; starvation guard 4 hours; one queue, "default".
 v1::SchedulingConfig DefaultSchedulingConfig();
 
+// The policy's max_lost_requeues, or its default when the stored policy predates it.
+uint32_t MaxLostRequeues(const v1::SchedulingConfig& c);
+
 // Names, weights, switches, and every capacity: guaranteed never above the limit.
 Status ValidatePolicy(const v1::SchedulingConfig& config);
 

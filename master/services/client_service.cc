@@ -154,6 +154,7 @@ void ClientService::List(const CallContext& ctx, v1::ListJobsRequest req,
     }
     v1::JobRecord* shown = resp->add_jobs();
     *shown = ForDisplay(job, ctx.identity);
+    shown->mutable_spec()->mutable_task()->clear_network();  // `snnctl show` has it
     bytes += shown->ByteSizeLong();
   }
   journal_.Commit([r, resp] { r.Ok(*resp); });

@@ -45,6 +45,16 @@ double ExpectedConnections(const v1::Projection& p, double from_size, double to_
 Result<std::unique_ptr<LifNetwork>> LifNetwork::Build(const v1::Model& model,
                                                       const SimNetworkLimits& limits) {
   if (limits.neurons_per_core == 0) return InvalidArgument("the board has 0 neurons per core");
+  // The estimate bounds what is allocated; bad_alloc past it (a busy host) is still an answer.
+  try {
+    return BuildUnchecked(model, limits);
+  } catch (const std::bad_alloc&) {
+    return Status(Code::kResourceExhausted, "the host has no memory left for the model's network");
+  }
+}
+
+Result<std::unique_ptr<LifNetwork>> LifNetwork::BuildUnchecked(const v1::Model& model,
+                                                               const SimNetworkLimits& limits) {
   std::unique_ptr<LifNetwork> net(new LifNetwork(limits));
   const double dt = model.timestep_ms();
   uint32_t gid = 0, core = 0;
@@ -107,6 +117,18 @@ Status LifNetwork::Connect(const v1::Model& model) {
     return InvalidArgument(
         "the model has about " + std::to_string(static_cast<uint64_t>(expected)) +
         " synapses; the simulator holds at most " + std::to_string(limits_.max_synapses));
+  }
+  // Per neuron: its state, its fired flag, its synapse offset, and a slot per step of delay.
+  const double neurons = static_cast<double>(neurons_.size());
+  const double bytes = neurons * (sizeof(Neuron) + 1 + sizeof(uint64_t) + sizeof(uint32_t)) +
+                       expected * sizeof(Synapse) +
+                       (static_cast<double>(max_delay) + 1) * neurons * sizeof(float);
+  if (bytes > static_cast<double>(limits_.max_state_bytes)) {
+    return InvalidArgument("the network needs about " +
+                           std::to_string(static_cast<uint64_t>(bytes / (1 << 20))) +
+                           " MiB (neurons, synapses and " + std::to_string(max_delay) +
+                           " steps of delay); the simulator holds at most " +
+                           std::to_string(limits_.max_state_bytes >> 20) + " MiB");
   }
   // Two passes over the same (seeded) connections: count per source, then fill.
   synapse_begin_.assign(neurons_.size() + 1, 0);

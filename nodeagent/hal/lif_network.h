@@ -27,12 +27,15 @@ struct SimNetworkLimits {
   uint64_t input_limit = 1 << 22;    // injected spikes waiting for their step
   uint64_t output_limit = 1 << 22;   // output spikes waiting to be read
   uint64_t max_synapses = 50'000'000;
+  // All the simulator's state for one network (neurons, synapses, the delay ring): a model
+  // needing more is refused before anything is allocated.
+  uint64_t max_state_bytes = uint64_t{1} << 30;
 };
 
 class LifNetwork : public SpikeNetwork {
  public:
-  // `model` must have passed ValidateModel. Fails if it needs more cores than the task has or
-  // more synapses than the simulator holds.
+  // `model` must have passed ValidateModel. Fails if it needs more cores than the task has,
+  // more synapses or more memory than the simulator holds; never throws.
   static Result<std::unique_ptr<LifNetwork>> Build(const v1::Model& model,
                                                    const SimNetworkLimits& limits);
 
@@ -47,6 +50,9 @@ class LifNetwork : public SpikeNetwork {
   Result<wire::Spike> AddressOf(const std::string& population, uint32_t i) const;
 
  private:
+  static Result<std::unique_ptr<LifNetwork>> BuildUnchecked(const v1::Model& model,
+                                                            const SimNetworkLimits& limits);
+
   struct Synapse {
     uint32_t target;
     uint32_t delay;

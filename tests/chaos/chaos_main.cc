@@ -191,7 +191,8 @@ int main(int argc, char** argv) {
               "--kill_grace_ms=300",
               "--reconnect_ms=200",
               "--tick_ms=50",
-              "--stop_tasks_on_exit=false"};
+              "--stop_tasks_on_exit=false",
+              "--allow_root_tasks"};
     for (const auto& f : c.auth->AgentFlags(node)) a.argv.push_back(f);
     a.log = c.dir + "/" + node + ".log";
     a.Start();

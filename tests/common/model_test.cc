@@ -72,6 +72,14 @@ TEST(ModelTest, NamesEveryKindOfMistake) {
        "probability"},
       {R"({"populations": [{"name": "a", "size": 1, "role": "input", "neuron": {"tau_m_ms": 0}}, {"name": "b", "size": 1, "role": "output"}]})",
        "tau_m_ms"},
+      // Bounds that keep a model from costing the agent unbounded memory or wrapping a cast.
+      {R"({"populations": [{"name": "a", "size": 1, "role": "input"}, {"name": "b", "size": 1, "role": "output"}],
+          "projections": [{"from": "a", "to": "b", "delay_steps": 4000000000}]})",
+       "delay_steps is 4000000000; at most 65536"},
+      {R"({"timestep_ms": 1e300, "populations": [{"name": "a", "size": 1, "role": "input"}]})",
+       "timestep_ms must be greater than 0 and at most 1000"},
+      {R"({"populations": [{"name": "a", "size": 1, "role": "input", "neuron": {"refractory_ms": 1e300}}, {"name": "b", "size": 1, "role": "output"}]})",
+       "refractory_ms must be between 0 and 1000000"},
   };
   for (const auto& c : cases) {
     auto model = ParseModelJson(c.json);

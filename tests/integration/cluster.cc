@@ -125,7 +125,9 @@ void TestCluster::StartAgent(const std::string& node, const std::string& boards_
                                    "--data_dir=" + dir_ + "/" + node, "--kill_grace_ms=500",
                                    "--reconnect_ms=100", "--tick_ms=20",
                                    // Tests leave nothing behind; re-attach tests override this.
-                                   "--stop_tasks_on_exit=true"};
+                                   "--stop_tasks_on_exit=true",
+                                   // Most tests submit as root; isolation tests as other users.
+                                   "--allow_root_tasks"};
   for (const auto& f : auth_->AgentFlags(node)) argv.push_back(f);
   argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
   argv.insert(argv.begin(), prefix.begin(), prefix.end());

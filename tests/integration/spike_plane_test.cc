@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/model.h"
 #include "tests/integration/cluster.h"
 
 namespace snn::testing {
@@ -36,6 +37,9 @@ v1::JobSpec RelayJob(const std::vector<std::string>& args = {}) {
   for (const auto& a : args) task->add_args(a);
   auto* r = task->mutable_resources();
   r->set_model(std::string(SNN_SOURCE_DIR) + "/etc/models/relay.json");
+  auto network = LoadModelFile(r->model());  // what snnctl sends with the job
+  EXPECT_TRUE(network.ok()) << network.status().ToString();
+  if (network.ok()) *task->mutable_network() = *network;
   r->set_cores(3);  // snnctl derives this from the model: 3 populations of 8 neurons
   r->set_ksps(100);
   return spec;

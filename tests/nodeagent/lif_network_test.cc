@@ -138,5 +138,15 @@ TEST(LifNetworkTest, RefusesAModelTooBigForTheTask) {
   EXPECT_NE(too_many.status().message().find("synapses"), std::string::npos);
 }
 
+// The model that once aborted the agent (std::bad_alloc): a long delay over many neurons is
+// refused by its memory estimate, before anything is allocated.
+TEST(LifNetworkTest, RefusesANetworkWhoseDelayRingWouldNotFit) {
+  auto net = LifNetwork::Build(Chain(100000, 65536), Limits(400, 1000));
+  ASSERT_FALSE(net.ok());
+  EXPECT_NE(net.status().message().find("steps of delay"), std::string::npos)
+      << net.status().message();
+  EXPECT_TRUE(LifNetwork::Build(Chain(1000, 64), Limits(4, 1000)).ok());
+}
+
 }  // namespace
 }  // namespace snn

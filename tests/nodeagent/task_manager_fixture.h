@@ -29,6 +29,7 @@ inline TaskManagerOptions AgentOptions(const std::string& data_dir) {
   options.node_name = "n1";
   options.shepherd = SNN_SHEPHERD_BIN;
   options.base_env = {{"PATH", "/usr/bin:/bin"}};
+  options.allow_root_tasks = true;  // the tests' jobs are root's
   return options;
 }
 
