@@ -14,6 +14,7 @@
 #include "common/job_validation.h"
 #include "common/model.h"
 #include "common/rpc_client.h"
+#include "common/utf8.h"
 #include "proto/node.pb.h"
 #include "proto/policy.pb.h"
 
@@ -409,6 +410,13 @@ Options:
 
 Result<CliOptions> ParseCliArgs(const std::vector<std::string>& argv) {
   CliOptions o;
+  for (size_t i = 0; i < argv.size(); ++i) {
+    // Every argument may end up in a protobuf string, which must be UTF-8.
+    if (size_t bad = 0; !ValidUtf8(argv[i], bad)) {
+      return InvalidArgument("argument " + std::to_string(i + 1) + " is not UTF-8 text (byte " +
+                             std::to_string(bad) + ")");
+    }
+  }
   for (size_t i = 0; i < argv.size(); ++i) {
     std::string arg = argv[i];
     std::string value;

@@ -2,11 +2,27 @@
 
 #include <gflags/gflags.h>
 #include <glog/logging.h>
+#include <google/protobuf/stubs/logging.h>
 
 #include <csignal>
 #include <filesystem>
 
 namespace snn {
+namespace {
+
+// Protobuf's own complaints go to the log, except about what peers send: a request that does
+// not parse is answered to its sender, and logging each would let any client fill the log.
+void ProtobufLog(google::protobuf::LogLevel level, const char* file, int line,
+                 const std::string& message) {
+  if (message.find("invalid UTF-8") != std::string::npos) return;
+  if (level >= google::protobuf::LOGLEVEL_ERROR) {
+    LOG(ERROR) << "protobuf (" << file << ":" << line << "): " << message;
+  } else {
+    LOG(WARNING) << "protobuf (" << file << ":" << line << "): " << message;
+  }
+}
+
+}  // namespace
 
 void InitDaemon(int* argc, char*** argv, const char* usage) {
   gflags::SetUsageMessage(usage);
@@ -14,6 +30,7 @@ void InitDaemon(int* argc, char*** argv, const char* usage) {
   FLAGS_logtostderr = true;
   google::InitGoogleLogging((*argv)[0]);
   std::signal(SIGPIPE, SIG_IGN);  // a peer that vanishes is an error value, not a signal
+  google::protobuf::SetLogHandler(&ProtobufLog);
 }
 
 Status CreateDataDir(const std::string& dir) {

@@ -56,19 +56,21 @@ class MethodRouter {
 
   template <typename Request, typename Response>
   void Add(const std::string& method, Right needs, Handler<Request, Response> handler) {
-    handlers_[method] =
-        Entry{needs, [handler = std::move(handler)](const std::shared_ptr<Connection>& conn,
-                                                    v1::Envelope envelope, Identity identity) {
-                Responder<Response> responder(conn, envelope.id());
-                Request request;
-                if (!request.ParseFromString(envelope.payload())) {
-                  responder.Fail(InvalidArgument("malformed " + envelope.method() + " request"));
-                  return;
-                }
-                handler(CallContext{conn, std::move(*envelope.mutable_credential()),
-                                    std::move(identity), envelope.method()},
-                        std::move(request), responder);
-              }};
+    handlers_[method] = Entry{
+        needs, [handler = std::move(handler)](const std::shared_ptr<Connection>& conn,
+                                              v1::Envelope envelope, Identity identity) {
+          Responder<Response> responder(conn, envelope.id());
+          Request request;
+          if (!request.ParseFromString(envelope.payload())) {
+            responder.Fail(InvalidArgument("malformed " + envelope.method() + " request: not a " +
+                                           Request::descriptor()->name() +
+                                           ", or a string in it is not UTF-8 text"));
+            return;
+          }
+          handler(CallContext{conn, std::move(*envelope.mutable_credential()), std::move(identity),
+                              envelope.method()},
+                  std::move(request), responder);
+        }};
   }
 
   // Answers unknown methods and callers without the method's right with an error (`on_refused`

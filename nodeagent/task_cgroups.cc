@@ -86,7 +86,7 @@ bool HasWord(const std::string& text, const std::string& word) {
   return false;
 }
 
-Result<std::string> OpenV2(const std::string& root, const std::string& node) {
+Result<std::string> OpenV2(const std::string& root, const std::string& agent) {
   const std::string controllers = ReadControl(root + "/cgroup.controllers");
   if (!HasWord(controllers, "memory") || !HasWord(controllers, "pids")) {
     return FailedPrecondition("cgroup v2 at " + root + " has no memory and pids controllers");
@@ -99,20 +99,20 @@ Result<std::string> OpenV2(const std::string& root, const std::string& node) {
     SNN_RETURN_IF_ERROR(WriteControl(own + "/agent/cgroup.procs", std::to_string(getpid())));
     SNN_RETURN_IF_ERROR(WriteControl(own + "/cgroup.subtree_control", "+memory +pids"));
   }
-  const std::string base = own + "/tasks-" + SafeName(node);
+  const std::string base = own + "/tasks-" + SafeName(agent);
   SNN_RETURN_IF_ERROR(MakeDir(base));
   SNN_RETURN_IF_ERROR(WriteControl(base + "/cgroup.subtree_control", "+memory +pids"));
   return base;
 }
 
-Result<std::vector<std::string>> OpenV1(const std::string& root, const std::string& node) {
+Result<std::vector<std::string>> OpenV1(const std::string& root, const std::string& agent) {
   std::vector<std::string> bases;
   for (const std::string controller : {"memory", "pids"}) {
     const std::string mount = root + "/" + controller;
     if (!Exists(mount + "/tasks")) {
       return FailedPrecondition("no cgroup v1 " + controller + " hierarchy at " + mount);
     }
-    const std::string base = mount + OwnCgroup(controller) + "/snn-" + SafeName(node);
+    const std::string base = mount + OwnCgroup(controller) + "/snn-" + SafeName(agent);
     SNN_RETURN_IF_ERROR(MakeDir(base));
     bases.push_back(base);
   }
@@ -122,7 +122,7 @@ Result<std::vector<std::string>> OpenV1(const std::string& root, const std::stri
 }  // namespace
 
 Result<std::unique_ptr<TaskCgroups>> TaskCgroups::Open(const std::string& mode,
-                                                       const std::string& node_name,
+                                                       const std::string& agent_id,
                                                        const std::string& fs_root) {
   auto make = [](Version v, std::vector<std::string> bases, std::string why) {
     return std::unique_ptr<TaskCgroups>(new TaskCgroups(v, std::move(bases), std::move(why)));
@@ -133,15 +133,19 @@ Result<std::unique_ptr<TaskCgroups>> TaskCgroups::Open(const std::string& mode,
   }
   std::string why;
   if (mode != "v1") {
-    auto v2 = OpenV2(fs_root, node_name);
+    auto v2 = OpenV2(fs_root, agent_id);
     if (v2.ok()) return make(Version::kV2, {*v2}, "");
     if (mode == "v2") return v2.status();
     why = v2.status().message();
   }
-  auto v1 = OpenV1(fs_root, node_name);
+  auto v1 = OpenV1(fs_root, agent_id);
   if (v1.ok()) return make(Version::kV1, std::move(v1).value(), "");
   if (mode == "v1") return v1.status();
   return make(Version::kOff, {}, why + "; " + v1.status().message());
+}
+
+TaskCgroups::~TaskCgroups() {
+  for (const auto& base : bases_) rmdir(base.c_str());
 }
 
 std::string TaskCgroups::Describe() const {

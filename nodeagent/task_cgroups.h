@@ -5,8 +5,8 @@
 // cgroup v2 (the unified hierarchy, what systemd gives a service with Delegate=yes) is used when
 // its memory and pids controllers are available; otherwise cgroup v1's memory and pids
 // hierarchies. Under v2 the agent moves itself into a leaf ("agent") of its own cgroup, as the
-// no-internal-processes rule requires, and puts tasks under "tasks-NODE/NAME". Under v1 tasks go
-// under "snn-NODE/NAME" of the agent's cgroup in each hierarchy.
+// no-internal-processes rule requires, and puts tasks under "tasks-AGENT/NAME". Under v1 tasks go
+// under "snn-AGENT/NAME" of the agent's cgroup in each hierarchy.
 // Thread contract: agent io thread only.
 #pragma once
 
@@ -31,9 +31,15 @@ class TaskCgroups {
 
   // mode: "auto" (v2, else v1, else off with the reason in `why_off`), "v2", "v1" (an error if
   // unusable) or "off". `fs_root` is where cgroup file systems are mounted (/sys/fs/cgroup).
+  // `agent_id` names this agent's cgroups (the node name and a hash of its data dir, so that two
+  // agents on one host never share them).
   static Result<std::unique_ptr<TaskCgroups>> Open(const std::string& mode,
-                                                   const std::string& node_name,
+                                                   const std::string& agent_id,
                                                    const std::string& fs_root = "/sys/fs/cgroup");
+
+  // Removes the agent's task cgroups if no task is left in them (tasks left running for the next
+  // agent keep them).
+  ~TaskCgroups();
 
   Version version() const { return version_; }
   // "cgroup v2 at /sys/fs/cgroup/...", "cgroup v1 (memory, pids)", "off: ..."

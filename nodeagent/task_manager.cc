@@ -135,7 +135,8 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
   }
   if (!started.ok()) {
     if (options_.cgroups != nullptr && task.pid > 0) {
-      options_.cgroups->KillAll(task.cgroup);  // removed once empty, when Poll reaps it
+      options_.cgroups->KillAll(task.cgroup);
+      orphan_cgroups_.push_back(task.cgroup);  // Poll removes it once its processes are gone
     }
     if (gateway_ != nullptr) gateway_->RemoveTask(key);
     allocators_[req.board()].Free(key);
@@ -334,6 +335,11 @@ void TaskManager::Poll() {
       if (report.lost || report.failed) TakeShepherdReport(task);
     }
     SignalGroup(task.pid, SIGKILL);  // the task ends with its leader: no stragglers
+  }
+  if (options_.cgroups != nullptr) {
+    std::erase_if(orphan_cgroups_, [&](const std::string& name) {
+      return options_.cgroups->KillAll(name) && options_.cgroups->Remove(name);
+    });
   }
   const int64_t now = clock_.NowMs();
   for (auto& [key, task] : tasks_) {

@@ -156,6 +156,8 @@ class TaskManager {
   std::vector<BoardAllocator> allocators_;  // by board index
   std::map<TaskKey, Task> tasks_;
   std::map<pid_t, TaskKey> by_pid_;
+  // Cgroups of launches that failed after their shepherd started: removed once empty.
+  std::vector<std::string> orphan_cgroups_;
   int64_t lease_ms_ = 0;
   std::function<void()> on_ended_;
 };

@@ -1,7 +1,11 @@
 #include "nodeagent/task_records.h"
 
+#include <fcntl.h>
 #include <glog/logging.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -9,12 +13,20 @@ namespace snn {
 
 Status FileTaskRecords::Save(const std::string& file, const v1::AgentTaskRecord& record) {
   const std::string tmp = file + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!record.SerializeToOstream(&out) || !out.flush()) {
-      return Internal("cannot write the task record " + tmp);
-    }
+  // The agent's alone (0600): a record holds the task's gateway token.
+  const std::string bytes = record.SerializeAsString();
+  unlink(tmp.c_str());
+  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return Internal("cannot write the task record " + tmp + ": " + strerror(errno));
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
   }
+  close(fd);
+  if (done != bytes.size()) return Internal("cannot write the task record " + tmp);
   std::error_code ec;
   std::filesystem::rename(tmp, file, ec);
   if (ec) return Internal("cannot save the task record " + file + ": " + ec.message());

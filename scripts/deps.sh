@@ -13,6 +13,7 @@ PACKAGES=(
   libyaml-cpp-dev zlib1g-dev libbenchmark-dev
   libssl-dev munge libmunge-dev
   systemd procps iproute2 util-linux
+  clang-14 libfuzzer-14-dev
 )
 
 missing=()

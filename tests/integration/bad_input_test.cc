@@ -1,11 +1,14 @@
 // Bad input gets one clear line and changes nothing; daemons survive garbage from peers.
+#include <google/protobuf/wrappers.pb.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 
 #include "common/frame.h"
+#include "common/model.h"
 #include "tests/integration/cluster.h"
 #include "tests/test_util/raw_socket.h"
 
@@ -107,6 +110,83 @@ TEST_F(BadInputTest, SnnctlRejectsBadJobFilesAndChangesNothing) {
   ExpectRejected({"cancel", "1"}, "has already ended (COMPLETED)");
   ExpectRejected({"show", "-3"}, "unknown option");
   EXPECT_EQ(State(), before) << "a rejected request changed the state";
+}
+
+// The agent never opens a path a job names: snnctl reads the model as its user and sends the
+// network; the master refuses a job that names a model without carrying it. Nothing of a file's
+// content is ever echoed.
+TEST_F(BadInputTest, ModelsTravelInTheJobAndNoDaemonOpensAUsersPath) {
+  const std::string before = State();
+  const std::string shadow_job = WriteJob(
+      "shadow.yaml", "task: {command: /bin/true, resources: {model: /etc/shadow, ksps: 1}}\n");
+  if (geteuid() == 0) {
+    CliRun as_user = cluster_.RunSnnctlAs("nobody", {"submit", shadow_job});
+    EXPECT_NE(as_user.exit_code, 0);
+    EXPECT_NE(as_user.err.find("/etc/shadow"), std::string::npos) << as_user.err;
+    EXPECT_NE(as_user.err.find("cannot be read"), std::string::npos) << as_user.err;
+    EXPECT_EQ(as_user.err.find("root:"), std::string::npos) << as_user.err;
+  }
+  const std::string fifo = cluster_.dir() + "/model.fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
+  ExpectRejected({"submit", WriteJob("fifo.yaml", "task: {command: /bin/true, resources: {model: " +
+                                                      fifo + ", ksps: 1}}\n")},
+                 "not a regular file");
+  // A raw client naming a path: refused by the master, before any agent sees it.
+  v1::JobSpec raw = ShellJob("exit 0");
+  raw.mutable_task()->mutable_resources()->set_model("/etc/shadow");
+  auto refused = cluster_.Submit(raw);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("names /etc/shadow but the job carries no network"),
+            std::string::npos)
+      << refused.status().message();
+  EXPECT_EQ(State(), before);
+  // A network that would once abort the agent (std::bad_alloc from its delay ring): the job
+  // fails with the reason, and the agent runs on.
+  cluster_.StartAgent("node2",
+                      "backend: sim\nboards:\n  - {type: sim-big, mesh: 2x2, "
+                      "neurons_per_core: 65536, ksps: 1000, streams: 4}\n");
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster_.NodesUp() == 2; }));
+  const pid_t agent = cluster_.agent_pid("node2");
+  auto model = ParseModelJson(R"({"populations": [{"name": "in", "size": 8000, "role": "input"},
+      {"name": "out", "size": 8000, "role": "output"}],
+      "projections": [{"from": "in", "to": "out", "connectivity": "one_to_one",
+                       "delay_steps": 65536}]})");
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  v1::JobSpec heavy = ShellJob("exit 0", 2);
+  *heavy.mutable_task()->mutable_network() = *model;
+  heavy.mutable_task()->mutable_resources()->set_model("heavy.json");
+  heavy.mutable_task()->mutable_resources()->set_board_type("sim-big");
+  ASSERT_TRUE(cluster_.Submit(heavy).ok());
+  ASSERT_TRUE(cluster_.WaitForState(2, v1::FAILED));
+  auto failed = cluster_.Show(2);
+  EXPECT_NE(failed->reason().find("steps of delay); the simulator holds at most"),
+            std::string::npos)
+      << failed->reason();
+  EXPECT_EQ(cluster_.agent_pid("node2"), agent);
+  EXPECT_TRUE(kill(agent, 0) == 0) << "the agent died";
+  EXPECT_EQ(cluster_.NodesUp(), 2);
+}
+
+// Bytes that are not UTF-8 where protobuf wants text: one line from snnctl before anything is
+// sent; from a raw client, an answer naming the message, and the master serves on.
+TEST_F(BadInputTest, TextThatIsNotUtf8IsOneLineAndChangesNothing) {
+  const std::string before = State();
+  ExpectRejected({"--tenant", "lab\xff", "jobs"}, "is not UTF-8 text (byte 3)");
+  // A SubmitRequest is field 1, length-delimited: a BytesValue with the same bytes is one.
+  v1::JobSpec spec = ShellJob("exit 0");
+  spec.set_name("AAAA");
+  std::string bytes = spec.SerializeAsString();
+  bytes.replace(bytes.find("AAAA"), 4, "\xff\xfe\xc0\x80");
+  google::protobuf::BytesValue forged;
+  forged.set_value(bytes);
+  auto answer = cluster_.Client()->Call<v1::SubmitResponse>("job.submit", forged);
+  ASSERT_FALSE(answer.ok());
+  EXPECT_EQ(answer.status().message(),
+            "malformed job.submit request: not a SubmitRequest, or a string in it is not UTF-8 "
+            "text");
+  EXPECT_EQ(State(), before);
+  ASSERT_TRUE(cluster_.Submit(ShellJob("exit 0")).ok());
+  EXPECT_TRUE(cluster_.WaitForState(2, v1::COMPLETED));
 }
 
 TEST_F(BadInputTest, UnreachableMasterIsReportedWithinSeconds) {

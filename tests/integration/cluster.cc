@@ -83,6 +83,11 @@ TestCluster::~TestCluster() {
   if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir_);
 }
 
+pid_t TestCluster::agent_pid(const std::string& node) const {
+  auto it = agents_.find(node);
+  return it == agents_.end() ? -1 : it->second->pid();
+}
+
 pid_t TestCluster::master_pid() const { return master_ ? master_->pid() : -1; }
 
 std::string TestCluster::master_address() const { return host_ + ":" + std::to_string(port_); }

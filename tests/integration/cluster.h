@@ -61,6 +61,7 @@ class TestCluster {
   void set_master_host(const std::string& host) { host_ = host; }
   uint16_t master_port() const { return port_; }
   pid_t master_pid() const;
+  pid_t agent_pid(const std::string& node) const;  // -1: not started
   std::string master_address() const;
 
   // A client of this process's user (root in CI: an admin), acting for tenant `tenant`, else

@@ -147,6 +147,34 @@ TEST_F(FaultsTest, AJobThatMayNotRequeueFailsWithTheReason) {
       << cluster_.Show(1)->reason();
 }
 
+// A job whose tasks keep dying with their agent (the crash loop a bad model once caused): each
+// time, the agent comes back without it (a crash before its record was saved), the master
+// requeues it, up to max_lost_requeues; the next loss fails it with the reason.
+TEST_F(FaultsTest, AJobWhoseTasksKeepGettingLostFailsAfterMaxLostRequeues) {
+  std::ofstream(cluster_.dir() + "/policy.yaml") << "scheduler: {max_lost_requeues: 1}\n";
+  std::vector<std::string> flags = kFastFailure;
+  flags.push_back("--policy_file=" + cluster_.dir() + "/policy.yaml");
+  cluster_.StartMaster(flags);
+  cluster_.StartAgent("node1", SmallBoards(), {"--data_dir=" + cluster_.dir() + "/node1.0"});
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster_.NodesUp() == 1; }));
+  ASSERT_TRUE(cluster_.Submit(ShellJob("sleep 600")).ok());
+  for (uint32_t attempt = 1; attempt <= 2; ++attempt) {
+    const auto [node, pgid] = Running(1, attempt);
+    cluster_.SignalAgent("node1", SIGKILL);
+    SignalGroup(pgid, SIGKILL);
+    // Back on a fresh data dir: no record of the task, as after a crash in its launch.
+    cluster_.StartAgent("node1", SmallBoards(),
+                        {"--data_dir=" + cluster_.dir() + "/node1." + std::to_string(attempt)});
+  }
+  ASSERT_TRUE(cluster_.WaitForState(1, v1::FAILED, 10000));
+  const auto job = cluster_.Show(1);
+  EXPECT_EQ(job->lost_count(), 1u);
+  EXPECT_EQ(job->requeue_count(), 1u);
+  EXPECT_NE(job->reason().find("its tasks were lost 2 times, past max_lost_requeues (1)"),
+            std::string::npos)
+      << job->reason();
+}
+
 }  // namespace
 }  // namespace snn::testing
 

@@ -1,0 +1,184 @@
+// Tasks isolated from each other, on real daemons: each task runs as the Unix user who submitted
+// its job, in its own cgroup with the job's memory and process limits, with files only its user
+// can read; the gateway token never sits in the environment. A task of another tenant tries
+// everything the attack used (/proc/PID/environ, the token, the agent's record, stdout,
+// signals) and gets nothing. Root's jobs run only where the agent allows it.
+#include <gtest/gtest.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "tests/integration/cluster.h"
+
+namespace snn::testing {
+namespace {
+
+// daemon: lab-a; sys: lab-b. Debian's base accounts, on every Debian 12 machine.
+constexpr char kPolicy[] = R"(access: {personal_tenants: false}
+tenants:
+  - {name: lab-a, users: [daemon]}
+  - {name: lab-b, users: [sys]}
+)";
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+uid_t UidOf(const char* user) {
+  const passwd* pw = getpwnam(user);
+  return pw ? pw->pw_uid : static_cast<uid_t>(-1);
+}
+
+class IsolationTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0) GTEST_SKIP() << "runs tasks as other users: needs root";
+    std::ofstream(cluster_.dir() + "/policy.yaml") << kPolicy;
+    cluster_.StartMaster({"--policy_file=" + cluster_.dir() + "/policy.yaml"});
+  }
+
+  void StartAgent(const std::vector<std::string>& flags = {}) {
+    cluster_.StartAgent("node1", SmallBoards(1, 4, 1000, 4), flags);
+    ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster_.NodesUp() == 1; }));
+  }
+
+  // Submits, as Unix user `user` for `tenant`, a job running `script` under /bin/sh -c.
+  void SubmitAs(const std::string& user, const std::string& tenant, const std::string& name,
+                const std::string& script, const std::string& extra = "") {
+    const std::string file = cluster_.dir() + "/" + name + ".yaml";
+    std::ofstream(file) << "name: " << name << "\ntime_limit: 10m\ntask:\n  command: /bin/sh\n"
+                        << "  args: ['-c', '" << script << "']\n"
+                        << "  env: {API_TOKEN: s3cret-value}\n"
+                        << extra << "  resources: {cores: 1, ksps: 10, streams: 1}\n";
+    CliRun run = cluster_.RunSnnctlAs(user, {"--tenant", tenant, "submit", file});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+  }
+
+  v1::JobRecord Job(const std::string& tenant, uint64_t id) {
+    auto job = cluster_.Show(id, tenant);
+    EXPECT_TRUE(job.ok()) << job.status().ToString();
+    return job.ok() ? *job : v1::JobRecord();
+  }
+
+  bool WaitForState(const std::string& tenant, uint64_t id, v1::JobState state) {
+    return TestCluster::WaitUntil([&] { return Job(tenant, id).state() == state; });
+  }
+
+  bool CgroupsOn() {
+    return ReadFile(cluster_.dir() + "/node1.log").find("tasks run in their own cgroups") !=
+           std::string::npos;
+  }
+
+  TestCluster cluster_;
+};
+
+TEST_F(IsolationTest, ATaskOfAnotherTenantCannotReachATasksTokenEnvironmentOutputOrProcesses) {
+  StartAgent();
+  SubmitAs("daemon", "lab-a", "victim", "echo $$; id -u; exec sleep 600");
+  ASSERT_TRUE(WaitForState("lab-a", 1, v1::RUNNING));
+  const v1::JobRecord victim = Job("lab-a", 1);
+  const std::string dir =
+      std::filesystem::path(victim.tasks(0).stdout_path()).parent_path().string();
+  std::string out;
+  ASSERT_TRUE(TestCluster::WaitUntil([&] {
+    out = ReadFile(victim.tasks(0).stdout_path());
+    return std::count(out.begin(), out.end(), '\n') == 2;
+  }));
+  std::istringstream lines(out);
+  std::string pid, uid;
+  lines >> pid >> uid;
+  EXPECT_EQ(uid, std::to_string(UidOf("daemon"))) << "the task runs as its submitter";
+
+  // What the agent gives the task is its user's alone; the token is not in its environment.
+  struct stat st {};
+  ASSERT_EQ(stat((dir + "/gateway_token").c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, UidOf("daemon"));
+  EXPECT_EQ(st.st_mode & 077, 0u);
+  ASSERT_EQ(stat(victim.tasks(0).stdout_path().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 077, 0u);
+  ASSERT_EQ(stat((dir + "/task.pb").c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, 0u);
+  EXPECT_EQ(st.st_mode & 077, 0u);
+  const std::string environ = ReadFile("/proc/" + pid + "/environ");
+  EXPECT_NE(environ.find("SNN_GATEWAY_TOKEN_FILE="), std::string::npos);
+  EXPECT_EQ(environ.find("SNN_GATEWAY_TOKEN="), std::string::npos);
+
+  // The attacker, in lab-b, as sys: each attempt prints a word only if it worked.
+  const std::string tasks = std::filesystem::path(dir).parent_path().string();
+  SubmitAs("sys", "lab-b", "thief",
+           "id -u; "
+           "cat /proc/" +
+               pid +
+               "/environ >/dev/null 2>&1 && echo ENVIRON; "
+               "cat " +
+               dir +
+               "/gateway_token >/dev/null 2>&1 && echo TOKEN; "
+               "cat " +
+               dir +
+               "/task.pb >/dev/null 2>&1 && echo RECORD; "
+               "cat " +
+               victim.tasks(0).stdout_path() +
+               " >/dev/null 2>&1 && echo STDOUT; "
+               "ls " +
+               dir +
+               "/work >/dev/null 2>&1 && echo WORKDIR; "
+               "ls " +
+               tasks +
+               " >/dev/null 2>&1 && echo LISTING; "
+               "kill -0 " +
+               pid +
+               " 2>/dev/null && echo SIGNAL; "
+               "echo done");
+  ASSERT_TRUE(WaitForState("lab-b", 1, v1::COMPLETED)) << Job("lab-b", 1).reason();
+  const std::string thief = ReadFile(Job("lab-b", 1).tasks(0).stdout_path());
+  EXPECT_EQ(thief, std::to_string(UidOf("sys")) + "\ndone\n");
+  EXPECT_EQ(Job("lab-a", 1).state(), v1::RUNNING) << "the victim runs on, untouched";
+}
+
+TEST_F(IsolationTest, RootsJobsRunOnlyWhereTheAgentAllowsIt) {
+  StartAgent({"--allow_root_tasks=false"});
+  ASSERT_TRUE(cluster_.Submit(ShellJob("exit 0"), "lab-a").ok());  // root, an admin
+  ASSERT_TRUE(WaitForState("lab-a", 1, v1::FAILED));
+  EXPECT_NE(Job("lab-a", 1)
+                .reason()
+                .find("was submitted by root; node node1 does not run tasks "
+                      "as root (start snn-agent with --allow_root_tasks"),
+            std::string::npos)
+      << Job("lab-a", 1).reason();
+  SubmitAs("daemon", "lab-a", "fine", "exit 0");
+  EXPECT_TRUE(WaitForState("lab-a", 2, v1::COMPLETED)) << Job("lab-a", 2).reason();
+}
+
+TEST_F(IsolationTest, ATaskPastItsMemoryOrProcessLimitIsStoppedWithTheReason) {
+  StartAgent();
+  if (!CgroupsOn()) GTEST_SKIP() << "no cgroup memory and pids controllers on this machine";
+  // 300 MB in a shell variable, against a limit of 64 MiB.
+  SubmitAs("daemon", "lab-a", "hungry", "x=$(head -c 300000000 /dev/zero | tr \"\\\\0\" a); exit 0",
+           "  memory_mb: 64\n");
+  ASSERT_TRUE(WaitForState("lab-a", 1, v1::FAILED));
+  EXPECT_NE(Job("lab-a", 1)
+                .reason()
+                .find("out of memory: the kernel killed it at its limit of "
+                      "64 MiB (task.memory_mb)"),
+            std::string::npos)
+      << Job("lab-a", 1).reason();
+  // Twenty background sleeps against a limit of 8 processes: the ninth fork fails.
+  SubmitAs("daemon", "lab-a", "forky",
+           "for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do sleep 30 & done; "
+           "echo all started",
+           "  max_processes: 8\n");
+  ASSERT_TRUE(WaitForState("lab-a", 2, v1::FAILED)) << Job("lab-a", 2).reason();
+  const v1::JobRecord forky = Job("lab-a", 2);
+  EXPECT_EQ(ReadFile(forky.tasks(0).stdout_path()), "");
+  EXPECT_NE(ReadFile(forky.tasks(0).stderr_path()).find("Cannot fork"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace snn::testing
