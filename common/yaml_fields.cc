@@ -1,6 +1,10 @@
 #include "common/yaml_fields.h"
 
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
+
 #include <algorithm>
+#include <sstream>
 #include <vector>
 
 #include "common/utf8.h"
@@ -38,6 +42,47 @@ bool TooDeep(const std::string& text) {
   return most > 32;
 }
 
+// Counts a stream's documents without building them, and notices a parser that stops making
+// progress: yaml-cpp 0.7 (Debian 12) returns empty documents forever on some garbage (a lone
+// ","; fixed upstream in yaml-cpp PR 1319), which YAML::LoadAll turns into an endless loop
+// that allocates without bound.
+class DocumentCounter : public YAML::EventHandler {
+ public:
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    stalled_ = documents_ > 0 && mark.pos == last_start_.pos && events_ == 0;
+    last_start_ = mark;
+    events_ = 0;
+    ++documents_;
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override { ++events_; }
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {
+    ++events_;
+  }
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {
+    ++events_;
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {
+    ++events_;
+  }
+  void OnMapEnd() override {}
+
+  int documents() const { return documents_; }
+  bool stalled() const { return stalled_; }
+  const YAML::Mark& last_start() const { return last_start_; }
+
+ private:
+  int documents_ = 0;
+  int events_ = 0;
+  bool stalled_ = false;
+  YAML::Mark last_start_;
+};
+
 }  // namespace
 
 Result<YAML::Node> LoadYamlDocument(const std::string& text, const std::string& what) {
@@ -47,12 +92,21 @@ Result<YAML::Node> LoadYamlDocument(const std::string& text, const std::string& 
   }
   if (TooDeep(text)) return InvalidArgument(what + " nests deeper than 32 levels");
   try {
-    std::vector<YAML::Node> docs = YAML::LoadAll(text);
-    if (docs.size() > 1) {
-      return InvalidArgument(what + " holds " + std::to_string(docs.size()) +
+    std::istringstream stream(text);
+    YAML::Parser parser(stream);
+    DocumentCounter counter;
+    bool more = true;
+    // Only whether there is more than one matters; a parser that stalls gives up here.
+    while (more && counter.documents() < 2) more = parser.HandleNextDocument(counter);
+    if (more && parser.HandleNextDocument(counter) && counter.stalled()) {
+      return InvalidArgument(what + " is not valid YAML (line " +
+                             std::to_string(counter.last_start().line + 1) + ")");
+    }
+    if (counter.documents() > 1) {
+      return InvalidArgument(what + " holds " + std::to_string(counter.documents()) +
                              " YAML documents; give one");
     }
-    YAML::Node root = docs.empty() ? YAML::Node() : docs[0];
+    YAML::Node root = YAML::Load(text);
     SNN_RETURN_IF_ERROR(CheckTree(root, what, 0));
     return root;
   } catch (const YAML::Exception& e) {

@@ -131,6 +131,13 @@ TEST(JobFileHardeningTest, AmbiguousOrHostileFilesAreRefusedWithTheRule) {
   auto deep = ParseJobYaml("name: " + std::string(5000, '[') + std::string(5000, ']') + "\n", "x");
   ASSERT_FALSE(deep.ok());
   EXPECT_NE(deep.status().message().find("deeper than 32"), std::string::npos);
+  // yaml-cpp 0.7's LoadAll loops forever, allocating, on a lone comma (found by the fuzzer).
+  auto comma = ParseJobYaml(",", "x");
+  ASSERT_FALSE(comma.ok());
+  EXPECT_EQ(comma.status().message(), "the job file is not valid YAML (line 1)");
+  auto three = ParseJobYaml("a: 1\n---\nb: 2\n---\nc: 3\n", "x");
+  ASSERT_FALSE(three.ok());
+  EXPECT_NE(three.status().message().find("YAML documents; give one"), std::string::npos);
 }
 
 TEST(JobFileHardeningTest, TablesShowControlCharactersAsQuestionMarks) {

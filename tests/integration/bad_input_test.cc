@@ -105,6 +105,29 @@ TEST_F(BadInputTest, SnnctlRejectsBadJobFilesAndChangesNothing) {
   ExpectRejected({"submit", WriteJob("bothcores.yaml", "task: {command: x, resources: {model: " +
                                                            bad_model + ", cores: 4, ksps: 1}}\n")},
                  "give cores or model, not both");
+  // The classes an attacker's corpus used: each one line naming the rule, nothing sent.
+  const std::string task = "task: {command: /bin/true, resources: {cores: 1, ksps: 1}}\n";
+  ExpectRejected({"submit", WriteJob("dup.yaml", "name: a\nname: b\n" + task)},
+                 "has the key 'name' twice");
+  ExpectRejected({"submit", WriteJob("docs.yaml", "name: a\n" + task + "---\nname: b\n" + task)},
+                 "2 YAML documents");
+  ExpectRejected(
+      {"submit", WriteJob("wrap.yaml", "time_limit: \"307445734561825861:00\"\n" + task)},
+      "time_limit");
+  ExpectRejected({"submit", WriteJob("forged.yaml", "name: \"ok\\n42 forged RUNNING\"\n" + task)},
+                 "name may not hold control characters");
+  ExpectRejected({"submit", WriteJob("escape.yaml", "name: \"\\e[2Jx\"\n" + task)},
+                 "name may not hold control characters");
+  ExpectRejected({"submit", WriteJob("binary.yaml", std::string("name: \xff\xfe\n") + task)},
+                 "not UTF-8 text");
+  ExpectRejected(
+      {"submit", WriteJob("deep.yaml", "name: " + std::string(5000, '[') + std::string(5000, ']'))},
+      "deeper than 32");
+  ExpectRejected({"submit", WriteJob("huge.yaml", "task:\n  command: /bin/true\n  env: {BLOB: " +
+                                                      std::string(600 << 10, 'x') +
+                                                      "}\n  resources: {cores: 1, ksps: 1}\n")},
+                 "at most 524288 are accepted");
+  ExpectRejected({"submit", "/dev/zero"}, "not a regular file");
   ExpectRejected({"show", "42"}, "job 42 not found for tenant 'alice'");
   ExpectRejected({"cancel", "42"}, "job 42 not found");
   ExpectRejected({"cancel", "1"}, "has already ended (COMPLETED)");
