@@ -1,6 +1,7 @@
 // snn-agent: the node agent. Flags may come from a file: --flagfile=PATH.
 #include <gflags/gflags.h>
 #include <glog/logging.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -124,6 +125,15 @@ int main(int argc, char** argv) {
     }
   }
   config.tasks.data_dir = std::filesystem::absolute(FLAGS_data_dir).string();
+  // Tasks run as their users and must pass through to their own directories (never list them).
+  struct stat data_dir_stat {};
+  if (stat(config.tasks.data_dir.c_str(), &data_dir_stat) == 0 &&
+      (data_dir_stat.st_mode & 0111) != 0111) {
+    LOG(WARNING) << "--data_dir " << config.tasks.data_dir
+                 << " was not searchable by every user; tasks need to reach their directories: "
+                    "setting its mode to 0711";
+    chmod(config.tasks.data_dir.c_str(), (data_dir_stat.st_mode & 0700) | 0711);
+  }
   config.tasks.node_name = node_name;
   config.tasks.kill_grace_ms = FLAGS_kill_grace_ms;
   config.tasks.base_env = snn::CurrentEnvironment();
