@@ -35,21 +35,30 @@ Result<std::string> ReadWholeFile(const std::string& path, const std::string& wh
   return buffer.str();
 }
 
+bool WriteAll(int fd, const std::string& content) {
+  size_t done = 0;
+  while (done < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    if (n == 0) {
+      errno = EIO;
+      return false;
+    }
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
 Status WriteFileAtomic(const std::string& path, const std::string& content, unsigned mode) {
   const std::string tmp = path + ".tmp";
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
   if (fd < 0) return Unavailable("cannot write " + tmp + ": " + std::strerror(errno));
   ::fchmod(fd, mode);
-  size_t done = 0;
-  while (done < content.size()) {
-    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const std::string why = std::strerror(errno);
-      ::close(fd);
-      return Unavailable("cannot write " + tmp + ": " + why);
-    }
-    done += static_cast<size_t>(n);
+  if (!WriteAll(fd, content)) {
+    const std::string why = std::strerror(errno);
+    ::close(fd);
+    return Unavailable("cannot write " + tmp + ": " + why);
   }
   const bool synced = ::fsync(fd) == 0;
   ::close(fd);

@@ -12,6 +12,10 @@ namespace snn {
 // `what` names the file in messages ("the boards file").
 Result<std::string> ReadWholeFile(const std::string& path, const std::string& what);
 
+// Writes all of `content` to `fd`, retrying short writes and EINTR; false (errno set) if it
+// cannot.
+bool WriteAll(int fd, const std::string& content);
+
 // Writes `content` to a temporary file beside `path` with `mode`, syncs it and renames it over
 // `path`: a reader sees the old file or the new one, never a part.
 Status WriteFileAtomic(const std::string& path, const std::string& content, unsigned mode);

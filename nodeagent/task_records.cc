@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "common/file_util.h"
+
 namespace snn {
 
 Status FileTaskRecords::Save(const std::string& file, const v1::AgentTaskRecord& record) {
@@ -18,15 +20,9 @@ Status FileTaskRecords::Save(const std::string& file, const v1::AgentTaskRecord&
   unlink(tmp.c_str());
   const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) return Internal("cannot write the task record " + tmp + ": " + strerror(errno));
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    done += static_cast<size_t>(n);
-  }
+  const bool written = WriteAll(fd, bytes);
   close(fd);
-  if (done != bytes.size()) return Internal("cannot write the task record " + tmp);
+  if (!written) return Internal("cannot write the task record " + tmp);
   std::error_code ec;
   std::filesystem::rename(tmp, file, ec);
   if (ec) return Internal("cannot save the task record " + file + ": " + ec.message());

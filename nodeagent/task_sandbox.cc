@@ -10,6 +10,8 @@
 #include <cstring>
 #include <filesystem>
 
+#include "common/file_util.h"
+
 namespace snn {
 namespace {
 
@@ -102,16 +104,10 @@ Status WritePrivateFile(const std::string& path, const std::string& content, con
     return Internal(Errno("cannot replace " + path));
   const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) return Internal(Errno("cannot create " + path));
-  size_t done = 0;
-  while (done < content.size()) {
-    const ssize_t n = write(fd, content.data() + done, content.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const Status s = Internal(Errno("cannot write " + path));
-      close(fd);
-      return s;
-    }
-    done += static_cast<size_t>(n);
+  if (!WriteAll(fd, content)) {
+    const Status s = Internal(Errno("cannot write " + path));
+    close(fd);
+    return s;
   }
   Status s = Own(fd, path, who, mode);
   close(fd);
