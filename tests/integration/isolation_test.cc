@@ -82,7 +82,13 @@ class IsolationTest : public ::testing::Test {
 TEST_F(IsolationTest, ATaskOfAnotherTenantCannotReachATasksTokenEnvironmentOutputOrProcesses) {
   StartAgent();
   SubmitAs("daemon", "lab-a", "victim", "echo $$; id -u; exec sleep 600");
-  ASSERT_TRUE(WaitForState("lab-a", 1, v1::RUNNING));
+  // The job is RUNNING once its launch is sent; its task has a pid and paths once the agent
+  // answers.
+  ASSERT_TRUE(TestCluster::WaitUntil([&] {
+    const v1::JobRecord job = Job("lab-a", 1);
+    return job.tasks_size() == 1 && job.tasks(0).state() == v1::TASK_RUNNING &&
+           !job.tasks(0).stdout_path().empty();
+  }));
   const v1::JobRecord victim = Job("lab-a", 1);
   const std::string dir =
       std::filesystem::path(victim.tasks(0).stdout_path()).parent_path().string();
@@ -90,7 +96,14 @@ TEST_F(IsolationTest, ATaskOfAnotherTenantCannotReachATasksTokenEnvironmentOutpu
   ASSERT_TRUE(TestCluster::WaitUntil([&] {
     out = ReadFile(victim.tasks(0).stdout_path());
     return std::count(out.begin(), out.end(), '\n') == 2;
-  }));
+  })) << "stdout: '"
+      << out << "' stderr: '" << ReadFile(victim.tasks(0).stderr_path())
+      << "' shepherd: " << ReadFile("/proc/" + std::to_string(victim.tasks(0).pid()) + "/wchan")
+      << " children: "
+      << ReadFile("/proc/" + std::to_string(victim.tasks(0).pid()) + "/task/" +
+                  std::to_string(victim.tasks(0).pid()) + "/children")
+      << "'\n"
+      << cluster_.Snnctl({"show", "1"}, "lab-a").out << ReadFile(cluster_.dir() + "/node1.log");
   std::istringstream lines(out);
   std::string pid, uid;
   lines >> pid >> uid;
@@ -106,7 +119,12 @@ TEST_F(IsolationTest, ATaskOfAnotherTenantCannotReachATasksTokenEnvironmentOutpu
   ASSERT_EQ(stat((dir + "/task.pb").c_str(), &st), 0);
   EXPECT_EQ(st.st_uid, 0u);
   EXPECT_EQ(st.st_mode & 077, 0u);
-  const std::string environ = ReadFile("/proc/" + pid + "/environ");
+  // Read while the shell is not in the middle of its exec, when the file reads empty.
+  std::string environ;
+  ASSERT_TRUE(TestCluster::WaitUntil([&] {
+    environ = ReadFile("/proc/" + pid + "/environ");
+    return !environ.empty();
+  }));
   EXPECT_NE(environ.find("SNN_GATEWAY_TOKEN_FILE="), std::string::npos);
   EXPECT_EQ(environ.find("SNN_GATEWAY_TOKEN="), std::string::npos);
 
