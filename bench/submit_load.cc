@@ -1,22 +1,28 @@
 // Load generator: holds N concurrent connections to a real snn-master on loopback, each
 // submitting jobs back to back (the next submit goes out when the previous is acknowledged, and
 // an acknowledgement means the job is synced to disk). Prints the durable submit rate as its last
-// line: `durable submits/s: N`.
+// line: `durable submits/s: N`, after the rate of each consecutive window (--window_seconds):
+// a rate that holds is the same in every window, whatever the run's length.
+//   --preload=N submits N jobs first (unmeasured), so that the measured submits join a queue
+//   that deep: every job waits behind the first, which holds the only board.
 //
 // By default it starts its own master and one agent (temp dir, ephemeral port) and stops them
 // at the end; --master=HOST:PORT targets a running master instead (which must have a node whose
 // boards can hold a 1-core job in pool `default`).
 #include <fcntl.h>
 #include <gflags/gflags.h>
+#include <pwd.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <thread>
@@ -34,7 +40,9 @@ DEFINE_string(master, "",
               "a running master (with --auth=none); empty: start a master and an agent for the "
               "run");
 DEFINE_int32(connections, 32, "concurrent client connections");
-DEFINE_double(seconds, 5.0, "measured duration");
+DEFINE_double(seconds, 6.0, "measured duration");
+DEFINE_double(window_seconds, 2.0, "print the rate of each window this long");
+DEFINE_uint64(preload, 0, "jobs submitted (and acknowledged) before the warm-up, not measured");
 DEFINE_double(warmup_seconds, 1.0, "unmeasured warm-up");
 DEFINE_string(auth, "munge",
               "munge: TLS and a MUNGE credential per connection, as snnctl does (the master "
@@ -59,8 +67,10 @@ struct Load {
   snn::v1::SubmitRequest request;
   bool counting = false;
   bool stopping = false;
-  uint64_t acknowledged = 0;
+  uint64_t acknowledged = 0;  // while counting
+  uint64_t all_acknowledged = 0;
   uint64_t errors = 0;
+  std::function<void()> on_preloaded;  // once all_acknowledged reaches --preload
 
   void Next(const std::shared_ptr<snn::Connection>& c) {
     if (stopping) return;
@@ -75,13 +85,19 @@ struct Load {
       if (!resp.ok()) {
         if (++errors <= 3) std::cerr << "submit failed: " << resp.status().ToString() << "\n";
         if (!reply.ok()) return;  // connection gone
-      } else if (counting) {
-        ++acknowledged;
+      } else {
+        if (counting) ++acknowledged;
+        if (++all_acknowledged == FLAGS_preload && on_preloaded) on_preloaded();
       }
       Next(c);
     });
   }
 };
+
+std::string ThisUser() {
+  const passwd* pw = getpwuid(geteuid());
+  return pw != nullptr ? pw->pw_name : "root";
+}
 
 }  // namespace
 
@@ -153,35 +169,73 @@ int main(int argc, char** argv) {
       credential.set_munge(*minted);
     } else {
       c = snn::Connection::Create(std::move(socket), 4 << 20, nullptr, nullptr);
-      credential.set_user("bench");
+      credential.set_user(ThisUser());  // a real user, so the one job that runs can start
     }
     c->Start();
     load.credentials[c.get()] = credential;
     load.connections.push_back(c);
     load.Next(c);
   }
+  using Steady = std::chrono::steady_clock;
+  auto ms = [](double seconds) {
+    return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
+  };
   snn::asio::steady_timer timer(load.io);
-  auto start = std::chrono::steady_clock::now();
-  timer.expires_after(std::chrono::milliseconds(static_cast<int64_t>(FLAGS_warmup_seconds * 1000)));
-  timer.async_wait([&](const boost::system::error_code&) {
-    load.counting = true;
-    start = std::chrono::steady_clock::now();
-    timer.expires_after(std::chrono::milliseconds(static_cast<int64_t>(FLAGS_seconds * 1000)));
-    timer.async_wait([&](const boost::system::error_code&) {
+  auto start = Steady::now();
+  auto window_start = start;
+  uint64_t window_acknowledged = 0;
+  std::vector<double> windows;
+  std::function<void()> next_window = [&] {
+    const auto now = Steady::now();
+    const double seconds = std::chrono::duration<double>(now - window_start).count();
+    const double rate = (load.acknowledged - window_acknowledged) / seconds;
+    windows.push_back(rate);
+    std::printf("window %zu: %.0f submits/s\n", windows.size(), rate);
+    std::fflush(stdout);
+    window_start = now;
+    window_acknowledged = load.acknowledged;
+    if (now - start >= ms(FLAGS_seconds) - std::chrono::milliseconds(1)) {
       load.counting = false;
       load.stopping = true;
       for (auto& c : load.connections) c->Close(snn::Unavailable("done"));
+      return;
+    }
+    timer.expires_after(ms(std::min(
+        FLAGS_window_seconds, FLAGS_seconds - std::chrono::duration<double>(now - start).count())));
+    timer.async_wait([&](const boost::system::error_code&) { next_window(); });
+  };
+  auto warm_up = [&] {
+    timer.expires_after(ms(FLAGS_warmup_seconds));
+    timer.async_wait([&](const boost::system::error_code&) {
+      load.counting = true;
+      start = window_start = Steady::now();
+      timer.expires_after(ms(std::min(FLAGS_window_seconds, FLAGS_seconds)));
+      timer.async_wait([&](const boost::system::error_code&) { next_window(); });
     });
-  });
+  };
+  const auto preload_start = Steady::now();
+  if (FLAGS_preload == 0) {
+    warm_up();
+  } else {
+    load.on_preloaded = [&] {
+      std::printf("preloaded %llu jobs in %.1f s\n", static_cast<unsigned long long>(FLAGS_preload),
+                  std::chrono::duration<double>(Steady::now() - preload_start).count());
+      std::fflush(stdout);
+      warm_up();
+    };
+  }
   load.io.run();
-  const double elapsed =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double elapsed = std::chrono::duration<double>(Steady::now() - start).count();
   std::printf(
       "auth: %s%s\n", FLAGS_auth.c_str(),
       FLAGS_fresh_credentials && FLAGS_auth == "munge" ? " (a new credential per request)" : "");
   std::printf("connections: %d, acknowledged submits: %llu in %.2f s, errors: %llu\n",
               FLAGS_connections, static_cast<unsigned long long>(load.acknowledged), elapsed,
               static_cast<unsigned long long>(load.errors));
+  if (!windows.empty()) {
+    std::printf("slowest window: %.0f submits/s\n",
+                *std::min_element(windows.begin(), windows.end()));
+  }
   std::printf("durable submits/s: %.0f\n", load.acknowledged / elapsed);
   return load.errors > 0 ? 1 : 0;
 }

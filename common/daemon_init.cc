@@ -3,11 +3,20 @@
 #include <gflags/gflags.h>
 #include <glog/logging.h>
 #include <google/protobuf/stubs/logging.h>
+#include <malloc.h>
 
 #include <csignal>
 #include <filesystem>
 
 namespace snn {
+
+void KeepFreedMemory() {
+  // Blocks up to glibc's largest threshold (32 MiB) from the heap, not fresh mappings; and no
+  // trimming of the heap's top.
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, -1);
+}
+
 namespace {
 
 // Protobuf's own complaints go to the log, except about what peers send: a request that does

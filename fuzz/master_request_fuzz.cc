@@ -57,7 +57,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const auto types = RequestTypes();
   static google::protobuf::DynamicMessageFactory factory;
   static const snn::v1::SchedulingConfig policy = snn::DefaultSchedulingConfig();
-  static const std::vector<snn::BoardCapacity> boards = {OneBoard()};
+  static const std::vector<snn::BoardClass> boards = snn::ClassifyBoards({OneBoard()});
   if (size == 0 || types.empty()) return 0;
   const auto* type = types[data[0] % types.size()];
   const std::string payload(reinterpret_cast<const char*>(data + 1), size - 1);

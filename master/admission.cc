@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "common/duration.h"
 #include "common/job_validation.h"
@@ -28,9 +29,30 @@ Status ValidateNetwork(v1::TaskSpec& task) {
 
 }  // namespace
 
+std::vector<BoardClass> ClassifyBoards(std::vector<BoardCapacity> boards) {
+  using Key = std::tuple<std::vector<std::string>, std::string, uint32_t, uint32_t, uint32_t,
+                         uint32_t, uint32_t>;
+  std::map<Key, size_t> index;
+  std::vector<BoardClass> classes;
+  for (auto& b : boards) {
+    std::sort(b.pools.begin(), b.pools.end());
+    Key key{b.pools,         b.type,           b.health,        b.ksps_total,
+            b.streams_total, b.largest_live.w, b.largest_live.h};
+    auto [it, added] = index.emplace(std::move(key), classes.size());
+    if (!added) {
+      ++classes[it->second].count;
+      continue;
+    }
+    b.grid.reset();  // admission never looks at what is free now
+    b.mers.reset();
+    classes.push_back(BoardClass{std::move(b), 1});
+  }
+  return classes;
+}
+
 Result<v1::JobSpec> AdmitJob(v1::JobSpec spec, const std::string& user,
                              const AdmissionLimits& limits, const v1::SchedulingConfig& scheduling,
-                             const std::vector<BoardCapacity>& boards) {
+                             const std::vector<BoardClass>& boards) {
   if (spec.pool().empty()) spec.set_pool(limits.default_pool);
   if (spec.queue().empty()) spec.set_queue(limits.default_queue);
   if (spec.tenant().empty()) spec.set_tenant(user);
@@ -56,12 +78,13 @@ Result<v1::JobSpec> AdmitJob(v1::JobSpec spec, const std::string& user,
 
   // Could this job ever run? Judge against every board known in the pool, up or not.
   const v1::Resources& r = spec.task().resources();
-  std::vector<const BoardCapacity*> pool_boards;
+  std::vector<const BoardClass*> pool_boards;
   std::set<std::string> known_pools;
-  for (const auto& b : boards) {
+  for (const auto& c : boards) {
+    const BoardCapacity& b = c.board;
     known_pools.insert(b.pools.begin(), b.pools.end());
     if (std::find(b.pools.begin(), b.pools.end(), spec.pool()) != b.pools.end()) {
-      pool_boards.push_back(&b);
+      pool_boards.push_back(&c);
     }
   }
   if (pool_boards.empty()) {
@@ -76,8 +99,8 @@ Result<v1::JobSpec> AdmitJob(v1::JobSpec spec, const std::string& user,
   const CoreRequest request = CoreRequestOf(r);
   std::map<std::string, const BoardCapacity*> healthiest;
   uint64_t replicas_possible = 0;
-  for (const BoardCapacity* board : pool_boards) {
-    const BoardCapacity& b = *board;
+  for (const BoardClass* board_class : pool_boards) {
+    const BoardCapacity& b = board_class->board;
     if (!AnyBoardType(r.board_type()) && b.type != r.board_type()) continue;
     const BoardCapacity*& h = healthiest[b.type];
     if (h == nullptr || b.health > h->health ||
@@ -85,8 +108,9 @@ Result<v1::JobSpec> AdmitJob(v1::JobSpec spec, const std::string& user,
       h = &b;
     }
     if (b.health == 0 || !BoardCanEverHold(b, r)) continue;
-    replicas_possible += std::min({b.ksps_total / r.ksps(), b.streams_total / r.streams(),
-                                   std::max(1u, b.largest_live.area() / request.cores())});
+    replicas_possible +=
+        board_class->count * std::min({b.ksps_total / r.ksps(), b.streams_total / r.streams(),
+                                       std::max(1u, b.largest_live.area() / request.cores())});
   }
   if (healthiest.empty()) {
     return InvalidArgument("pool '" + spec.pool() + "' has no board of type '" + r.board_type() +

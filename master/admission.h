@@ -22,9 +22,18 @@ struct AdmissionLimits {
   uint64_t max_time_limit_s = 7 * 86400;
 };
 
+// Boards alike in everything admission looks at (pools, type, health, capacities, largest live
+// rectangle), counted: a cluster of 10,000 nodes has a handful of classes, so a submit costs the
+// same on it as on one node. `board` is one of them, named in messages.
+struct BoardClass {
+  BoardCapacity board;
+  uint64_t count = 1;
+};
+std::vector<BoardClass> ClassifyBoards(std::vector<BoardCapacity> boards);
+
 // The spec as it will be queued (defaults filled, `user` set as the submitter), or why not.
 Result<v1::JobSpec> AdmitJob(v1::JobSpec spec, const std::string& user,
                              const AdmissionLimits& limits, const v1::SchedulingConfig& scheduling,
-                             const std::vector<BoardCapacity>& boards);
+                             const std::vector<BoardClass>& boards);
 
 }  // namespace snn

@@ -47,8 +47,8 @@ void JobController::RecoverReservations() {
 }
 
 Result<const v1::JobRecord*> JobController::Submit(v1::JobSpec submitted, const std::string& user) {
-  auto admitted = AdmitJob(std::move(submitted), user, options_.admission, scheduling_,
-                           SchedulableBoards(false));
+  auto admitted =
+      AdmitJob(std::move(submitted), user, options_.admission, scheduling_, AdmissionBoards());
   if (!admitted.ok()) return admitted.status();
   v1::JobSpec spec = std::move(*admitted);
   const int64_t now = clock_.NowMs();

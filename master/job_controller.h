@@ -75,6 +75,8 @@ class JobController {
 
  private:
   std::vector<BoardCapacity> SchedulableBoards(bool only_up) const;
+  // Every board, up or not, in classes for admission; rebuilt when the nodes change.
+  const std::vector<BoardClass>& AdmissionBoards();
   void StartJob(v1::JobRecord& job, const StartDecision& decision);
   // Adds a task on `p` to a running job and has it launched (a start, or an elastic grow).
   void AddTask(v1::JobRecord& job, const TaskPlacement& p);
@@ -111,6 +113,8 @@ class JobController {
   SchedulerPolicy policy_;
   QueueOrder order_;
   std::unordered_set<uint64_t> explained_;
+  std::vector<BoardClass> admission_boards_;
+  uint64_t admission_generation_ = UINT64_MAX;
   // Launches sent and not yet answered, with the node's session epoch they went on.
   std::map<TaskId, uint64_t> launches_in_flight_;  // pending jobs the last pass gave a reason
 };

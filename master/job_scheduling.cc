@@ -58,6 +58,14 @@ std::vector<BoardCapacity> JobController::SchedulableBoards(bool only_up) const 
   return boards;
 }
 
+const std::vector<BoardClass>& JobController::AdmissionBoards() {
+  if (admission_generation_ != nodes_.generation()) {
+    admission_boards_ = ClassifyBoards(SchedulableBoards(false));
+    admission_generation_ = nodes_.generation();
+  }
+  return admission_boards_;
+}
+
 void JobController::RunSchedulingPass() {
   const int64_t now = clock_.NowMs();
   SchedulerInput in = CollectPassInput(jobs_, order_, SchedulableBoards(true), now);

@@ -17,12 +17,7 @@ void JobTable::Index(v1::JobRecord& job, int64_t at_ms) {
   if (job.state() == v1::RUNNING) {
     core_time_.Start(job.tenant(), views_.Put(job).cores(), at_ms);
   }
-  if (job.state() == v1::PENDING) {
-    views_.Put(job);
-    pending_[job.spec().pool()].insert(PendingKey{-int64_t{job.spec().priority()}, job.id(),
-                                                  views_.PendingOf(job.id()),
-                                                  views_.FactorsOf(job.id())});
-  }
+  if (job.state() == v1::PENDING) views_.Put(job);
 }
 
 void JobTable::Unindex(const v1::JobRecord& job, int64_t at_ms) {
@@ -30,13 +25,6 @@ void JobTable::Unindex(const v1::JobRecord& job, int64_t at_ms) {
   if (const SchedJob* view = views_.Find(job.id())) {
     if (job.state() == v1::RUNNING) core_time_.Stop(job.tenant(), view->cores(), at_ms);
     views_.Remove(job.id());
-  }
-  if (job.state() == v1::PENDING) {
-    auto it = pending_.find(job.spec().pool());
-    if (it != pending_.end()) {
-      it->second.erase(PendingKey{-int64_t{job.spec().priority()}, job.id()});
-      if (it->second.empty()) pending_.erase(it);
-    }
   }
 }
 

@@ -1,6 +1,6 @@
 // The master's in-memory index of every job, rebuilt from the store at start: by global id, by
-// (tenant, tenant job id), and the pending jobs of each pool by the job's own priority, then id
-// (not the scheduling order: QueueOrder works that out each pass, with fair share and age). All
+// (tenant, tenant job id), and the scheduler's views of the pending and running jobs (the
+// order of the pending ones is QueueOrder's to work out each pass, with fair share and age). All
 // state changes go through SetState so the indexes stay right. Thread contract: only on the
 // master's io thread. Pure data: no I/O, no clock.
 #pragma once
@@ -40,10 +40,10 @@ class JobTable {
   void SetState(v1::JobRecord& job, v1::JobState to, int64_t now_ms, const std::string& reason);
 
   const std::map<uint64_t, v1::JobRecord>& jobs() const { return jobs_; }
-  // Pending jobs per pool, by the job's own priority then id (not the scheduling order).
-  const std::map<std::string, PendingQueue>& pending() const { return pending_; }
-  // Pending and running jobs as the scheduler sees them.
+  // Pending and running jobs as the scheduler sees them (a pass orders the pending ones and
+  // leaves their priority factors there).
   const SchedulerViews& views() const { return views_; }
+  SchedulerViews& views() { return views_; }
   void SetQueuePriorities(std::map<std::string, int32_t> p) {
     views_.SetQueuePriorities(std::move(p));
   }
@@ -61,7 +61,6 @@ class JobTable {
   std::map<uint64_t, v1::JobRecord> jobs_;
   std::map<std::pair<std::string, uint64_t>, uint64_t> by_tenant_;
   std::unordered_map<std::string, uint64_t> next_tenant_id_;
-  std::map<std::string, PendingQueue> pending_;
   SchedulerViews views_;
   CoreTimeAccrual core_time_;
   std::map<v1::JobState, uint64_t> counts_;

@@ -33,6 +33,12 @@ DEFINE_string(policy_file, "",
 DEFINE_int64(schedule_interval_ms, 1000,
              "a scheduling pass at least this often, besides the passes events trigger "
              "(ages grow, grace periods pass); 0: on events only");
+DEFINE_double(schedule_max_busy, 0.25,
+              "the largest share of the master's io thread scheduling passes may take: after a "
+              "pass of d ms the next waits d x (1 - share) / share ms, so a deep queue makes "
+              "passes rarer, never requests slower (0.01 to 1)");
+DEFINE_int64(schedule_min_gap_ms, 0,
+             "and at least this many ms between the end of a pass and the start of the next");
 DEFINE_string(default_pool, "default", "pool of jobs that name none");
 DEFINE_string(default_queue, "default", "queue of jobs that name none");
 DEFINE_uint64(default_time_limit_s, 3600, "time limit of jobs that set none, seconds");
@@ -58,6 +64,7 @@ DEFINE_int64(node_cert_validity_s, 30 * 86400,
              "two thirds have passed");
 
 int main(int argc, char** argv) {
+  snn::KeepFreedMemory();
   snn::InitDaemon(&argc, &argv,
                   "snn-master --data_dir=DIR [--listen=HOST:PORT] [--flagfile=FILE]\n"
                   "The master daemon of the SNN cluster resource manager.");
@@ -93,6 +100,14 @@ int main(int argc, char** argv) {
   }
   config.agents.auto_drain_health_below = FLAGS_auto_drain_health_below;
   config.schedule_interval_ms = FLAGS_schedule_interval_ms;
+  if (!(FLAGS_schedule_max_busy >= 0.01 && FLAGS_schedule_max_busy <= 1) ||
+      FLAGS_schedule_min_gap_ms < 0) {
+    std::cerr << "snn-master: --schedule_max_busy must be between 0.01 and 1 and "
+                 "--schedule_min_gap_ms at least 0\n";
+    return 2;
+  }
+  config.schedule_cadence.max_busy = FLAGS_schedule_max_busy;
+  config.schedule_cadence.min_gap_us = FLAGS_schedule_min_gap_ms * 1000;
   config.controller.admission.default_pool = FLAGS_default_pool;
   config.controller.admission.default_queue = FLAGS_default_queue;
   config.controller.admission.default_time_limit_s = FLAGS_default_time_limit_s;

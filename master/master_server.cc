@@ -31,7 +31,8 @@ MasterServer::MasterServer(MasterConfig config, const Clock& clock, std::unique_
           },
           [this](const std::shared_ptr<Connection>& c, v1::Envelope e, Identity who) {
             if (who.kind == Identity::Kind::kUser) {
-              who.role = RoleOf(controller_.scheduling().access(), who, geteuid());
+              static const uid_t euid = geteuid();
+              who.role = RoleOf(controller_.scheduling().access(), who, euid);
             }
             router_.Dispatch(c, std::move(e), std::move(who));
           }),
@@ -47,7 +48,9 @@ MasterServer::MasterServer(MasterConfig config, const Clock& clock, std::unique_
               LOG(WARNING) << "node " << node << " disconnected: " << why.ToString();
           }),
       tick_timer_(io_, clock_),
-      signals_(io_) {
+      signals_(io_),
+      pass_timer_(io_),
+      cadence_(config_.schedule_cadence) {
   clients_.Register(router_);
   agents_.Register(router_);
   admin_.Register(router_);
@@ -162,13 +165,34 @@ Status MasterServer::Start() {
   return Status::Ok();
 }
 
+namespace {
+int64_t MonotonicUs() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(MonotonicNow().time_since_epoch())
+      .count();
+}
+}  // namespace
+
 void MasterServer::RequestSchedule() {
-  if (schedule_posted_ || stopping_) return;
-  schedule_posted_ = true;
-  asio::post(io_, [this] {
-    schedule_posted_ = false;
-    if (!stopping_) controller_.RunSchedulingPass();
+  if (schedule_wanted_ || stopping_) return;
+  schedule_wanted_ = true;
+  const int64_t wait_us = cadence_.WaitUs(MonotonicUs());
+  if (wait_us == 0) {
+    asio::post(io_, [this] { RunPass(); });
+    return;
+  }
+  pass_timer_.expires_after(std::chrono::microseconds(wait_us));
+  pass_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (!ec) RunPass();
   });
+}
+
+void MasterServer::RunPass() {
+  schedule_wanted_ = false;
+  if (stopping_) return;
+  const int64_t start = MonotonicUs();
+  controller_.RunSchedulingPass();
+  const int64_t end = MonotonicUs();
+  cadence_.PassRan(end, end - start);
 }
 
 void MasterServer::Tick() {
@@ -201,6 +225,7 @@ void MasterServer::Stop() {
     LOG(INFO) << "snn-master stopping";
     server_.Stop();
     tick_timer_.Cancel();
+    pass_timer_.cancel();
     signals_.cancel();
     journal_.Commit([this] { io_.stop(); });
   });

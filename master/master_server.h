@@ -13,6 +13,7 @@
 #include "common/rpc_server.h"
 #include "master/auth/authenticator.h"
 #include "master/job_controller.h"
+#include "master/pass_cadence.h"
 #include "master/services/admin_service.h"
 #include "master/services/agent_service.h"
 #include "master/services/client_service.h"
@@ -29,6 +30,7 @@ struct MasterConfig {
   int64_t heartbeat_timeout_ms = 15000;
   int64_t tick_ms = 200;
   int64_t schedule_interval_ms = 1000;  // a scheduling pass at least this often (0: on events only)
+  PassCadenceOptions schedule_cadence;  // how soon a pass follows the events that ask for one
   bool handle_signals = false;          // stop cleanly on SIGTERM and SIGINT
   ControllerOptions controller;
   AgentServiceOptions agents;
@@ -57,6 +59,7 @@ class MasterServer {
 
  private:
   void RequestSchedule();
+  void RunPass();
   void Tick();
   Status Recover();
   Status SetUpAuth();
@@ -82,7 +85,9 @@ class MasterServer {
   RpcServer server_;
   ClockTimer tick_timer_;
   asio::signal_set signals_;
-  bool schedule_posted_ = false;  // only on the io thread
+  asio::steady_timer pass_timer_;  // real time: see master/pass_cadence.h
+  PassCadence cadence_;
+  bool schedule_wanted_ = false;  // only on the io thread
   int64_t last_periodic_pass_ms_ = 0;
   std::atomic<bool> stopping_{false};
 };

@@ -41,6 +41,7 @@ void NodeRegistry::RebuildGrids(NodeEntry& entry) {
 }
 
 void NodeRegistry::Restore(v1::NodeRecord record, int64_t now_ms) {
+  ++generation_;
   NodeEntry& entry = nodes_[record.name()];
   entry.last_heartbeat_ms = now_ms;
   entry.record = std::move(record);
@@ -55,6 +56,7 @@ std::string NodeEntry::DrainReason(uint32_t board) const {
 }
 
 Status NodeRegistry::SetDrain(const std::string& node, int board, const std::string& reason) {
+  ++generation_;
   NodeEntry* entry = Find(node);
   if (entry == nullptr) return NotFound("no node named '" + node + "'");
   if (board < 0) {
@@ -76,6 +78,7 @@ Status NodeRegistry::SetDrain(const std::string& node, int board, const std::str
 
 NodeEntry& NodeRegistry::Register(v1::NodeRecord record, std::shared_ptr<Connection> session,
                                   int64_t now_ms) {
+  ++generation_;
   NodeEntry& entry = nodes_[record.name()];
   // Drains belong to the operators, not to the agent's description: keep them.
   record.set_drain_reason(entry.record.drain_reason());

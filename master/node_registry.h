@@ -75,12 +75,16 @@ class NodeRegistry {
   void Release(const std::string& node, uint32_t board, const v1::Resources& r, const Rect& rect);
 
   const std::map<std::string, NodeEntry>& nodes() const { return nodes_; }
+  // Moves whenever a node's description may have changed (registered, restored, drained):
+  // what is derived from the descriptions alone is rebuilt when it differs.
+  uint64_t generation() const { return generation_; }
 
  private:
   // Rebuilds every board's free map from its description and the rectangles held on it.
   static void RebuildGrids(NodeEntry& entry);
 
   std::map<std::string, NodeEntry> nodes_;
+  uint64_t generation_ = 0;
 };
 
 }  // namespace snn

@@ -11,11 +11,13 @@ SchedulerInput CollectPassInput(JobTable& jobs, QueueOrder& order,
   SchedulerInput in;
   in.now_ms = now_ms;
   in.boards = std::move(boards);
-  const std::vector<const PendingKey*> order_list =
-      order.Order(jobs.pending(), jobs.TakeCoreTime(now_ms), pool_cores, now_ms);
+  const std::vector<uint32_t> order_list =
+      order.Order(jobs.views(), jobs.TakeCoreTime(now_ms), pool_cores, now_ms);
+  const std::span<const PendingEntry> pending = jobs.views().pending();
   in.pending.reserve(order_list.size());
-  for (const PendingKey* key : order_list) in.pending.push_back(*key->summary);
+  for (uint32_t slot : order_list) in.pending.push_back(pending[slot].job);
   in.running = jobs.views().running();
+  in.use = &jobs.views().use();
   return in;
 }
 

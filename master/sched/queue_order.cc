@@ -25,105 +25,88 @@ void QueueOrder::Charge(const std::map<std::string, double>& used_core_ms, int64
   ledger_.AdvanceTo(now_ms);
 }
 
-std::vector<const PendingKey*> QueueOrder::Order(const std::map<std::string, PendingQueue>& pending,
-                                                 const std::map<std::string, double>& used_core_ms,
-                                                 const std::map<std::string, uint64_t>& pool_cores,
-                                                 int64_t now_ms) {
+std::vector<uint32_t> QueueOrder::Order(SchedulerViews& views,
+                                        const std::map<std::string, double>& used_core_ms,
+                                        const std::map<std::string, uint64_t>& pool_cores,
+                                        int64_t now_ms) {
   Charge(used_core_ms, now_ms);
   const double total_usage = ledger_.total();
+  const std::span<PendingEntry> pending = views.pending();
+  const size_t names = views.name_count();
   // Shares among the tenants that have work or a configured weight.
-  // Keyed by views of the records' and the config's names, which outlive the pass.
   std::unordered_map<std::string_view, double> weight;
   for (const auto& t : config_.tenants()) weight[t.name()] = t.weight();
-  double max_queue_weight = 0;
-  for (const auto& q : config_.queues()) {
-    max_queue_weight = std::max(max_queue_weight, q.weight());
-  }
-  struct Entry {  // read from the job's scheduler view: compact, unlike its record
-    const PendingKey* key;
-    uint64_t id;
-    int64_t wait_ms;
-    int32_t tier;
-    double total = 0;
-    bool starving = false;
-  };
-  std::vector<Entry> entries;
-  for (const auto& [pool, queue] : pending) {
-    for (const PendingKey& key : queue) {
-      weight.emplace(key.summary->job->tenant, 1.0);
-      entries.push_back(Entry{&key, key.job_id, now_ms - key.summary->submit_ms, 0});
-    }
+  std::vector<char> has_work(names, 0);
+  for (const PendingEntry& e : pending) has_work[e.tenant] = 1;
+  for (uint32_t id = 0; id < names; ++id) {
+    if (has_work[id]) weight.emplace(views.Name(id), 1.0);
   }
   double weight_sum = 0;
   for (const auto& [tenant, w] : weight) weight_sum += w;
-  // Per tenant and per queue, worked out once for the pass.
+  // Per tenant, queue and pool, worked out once for the pass, by interned name.
   struct TenantTerms {
     double usage_share = 0, weight_share = 1;
   };
-  std::unordered_map<std::string_view, TenantTerms> tenants;
-  for (const auto& [tenant, w] : weight) {
-    tenants[tenant] =
-        TenantTerms{total_usage > 0 ? ledger_.usage(std::string(tenant)) / total_usage : 0,
-                    weight_sum > 0 ? w / weight_sum : 1};
-  }
   struct QueueTerms {
     int32_t tier = 0, factor = 0;
   };
-  std::map<std::string, QueueTerms> queues;
+  double max_queue_weight = 0;
+  for (const auto& q : config_.queues()) max_queue_weight = std::max(max_queue_weight, q.weight());
+  std::vector<TenantTerms> tenant_terms(names);
+  std::vector<QueueTerms> queue_terms(names);
+  for (uint32_t id = 0; id < names; ++id) {
+    const std::string& name = views.Name(id);
+    if (has_work[id]) {
+      tenant_terms[id] = TenantTerms{total_usage > 0 ? ledger_.usage(name) / total_usage : 0,
+                                     weight_sum > 0 ? weight.at(name) / weight_sum : 1};
+    }
+  }
   for (const auto& q : config_.queues()) {
-    queues[q.name()] = QueueTerms{
+    const QueueTerms terms{
         q.priority(),
         max_queue_weight > 0 ? static_cast<int32_t>(1000 * q.weight() / max_queue_weight) : 0};
+    for (uint32_t id = 0; id < names; ++id) {
+      if (views.Name(id) == q.name()) queue_terms[id] = terms;
+    }
   }
-  const std::string* last_tenant = nullptr;
-  const std::string* last_queue = nullptr;
-  const TenantTerms* tenant_terms = nullptr;
   const std::string* last_pool = nullptr;
   uint64_t cores_in_pool = 1;
-  QueueTerms queue_terms;
-  for (Entry& e : entries) {
-    const SchedJob& job = *e.key->summary->job;
-    if (last_tenant == nullptr || *last_tenant != job.tenant) {
-      last_tenant = &job.tenant;
-      tenant_terms = &tenants[job.tenant];
-    }
-    if (last_queue == nullptr || *last_queue != job.queue) {
-      last_queue = &job.queue;
-      auto q = queues.find(job.queue);
-      queue_terms = q == queues.end() ? QueueTerms{} : q->second;
-    }
-    e.tier = queue_terms.tier;
-    PriorityInputs in;
-    in.wait_ms = e.wait_ms;
-    in.cores = uint64_t{e.key->summary->cores} * e.key->summary->replicas;
-    if (last_pool == nullptr || *last_pool != job.pool) {
-      last_pool = &job.pool;
+  keys_.clear();
+  keys_.reserve(pending.size());
+  for (uint32_t slot = 0; slot < pending.size(); ++slot) {
+    PendingEntry& e = pending[slot];
+    const PendingJob& job = e.job;
+    if (job.pool != last_pool) {  // interned: one pointer per pool
+      last_pool = job.pool;
       auto pc = pool_cores.find(*last_pool);
       cores_in_pool = pc == pool_cores.end() ? 1 : std::max<uint64_t>(1, pc->second);
     }
+    const TenantTerms& tenant = tenant_terms[e.tenant];
+    const QueueTerms& queue = queue_terms[e.queue];
+    PriorityInputs in;
+    in.wait_ms = now_ms - job.submit_ms;
+    in.cores = uint64_t{job.cores} * job.replicas;
     in.pool_cores = cores_in_pool;
-    in.tenant_usage_share = tenant_terms->usage_share;
-    in.tenant_weight_share = tenant_terms->weight_share;
+    in.tenant_usage_share = tenant.usage_share;
+    in.tenant_weight_share = tenant.weight_share;
     // The queue factor is the queue's weight against the largest; tiers order separately.
-    in.queue_priority = queue_terms.factor;
+    in.queue_priority = queue.factor;
     in.max_queue_priority = 1000;
-    in.job_priority = job.tier.second;
-    PriorityFactors& f = *e.key->factors;
-    f = ComputePriority(in, weights_);
-    f.starving = weights_.starve_after_ms > 0 && e.wait_ms > weights_.starve_after_ms;
-    e.total = f.total;
-    e.starving = f.starving;
+    in.job_priority = job.job->tier.second;
+    e.factors = ComputePriority(in, weights_);
+    e.factors.starving = weights_.starve_after_ms > 0 && in.wait_ms > weights_.starve_after_ms;
+    keys_.push_back(Key{e.factors.starving, in.wait_ms, queue.tier, e.factors.total, job.id, slot});
   }
-  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+  std::sort(keys_.begin(), keys_.end(), [](const Key& a, const Key& b) {
     if (a.starving != b.starving) return a.starving;
     if (a.starving) return a.wait_ms != b.wait_ms ? a.wait_ms > b.wait_ms : a.id < b.id;
     if (a.tier != b.tier) return a.tier > b.tier;
     if (a.total != b.total) return a.total > b.total;
     return a.id < b.id;
   });
-  std::vector<const PendingKey*> out;
-  out.reserve(entries.size());
-  for (const Entry& e : entries) out.push_back(e.key);
+  std::vector<uint32_t> out;
+  out.reserve(keys_.size());
+  for (const Key& k : keys_) out.push_back(k.slot);
   return out;
 }
 

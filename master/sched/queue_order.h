@@ -20,13 +20,13 @@ class QueueOrder {
  public:
   void Configure(const v1::SchedulingConfig& config);
 
-  // `pool_cores`: live cores per pool (the size factor's denominator).
-  // The pending jobs' index entries (record and scheduler view), in order.
-  // `used_core_ms`: core time each tenant used since the last call (charged to the ledger).
-  std::vector<const PendingKey*> Order(const std::map<std::string, PendingQueue>& pending,
-                                       const std::map<std::string, double>& used_core_ms,
-                                       const std::map<std::string, uint64_t>& pool_cores,
-                                       int64_t now_ms);
+  // The pending jobs of `views` in order, as their slots in views.pending(); leaves each job's
+  // priority factors in its entry. `used_core_ms`: core time each tenant used since the last
+  // call (charged to the ledger). `pool_cores`: live cores per pool (the size factor's
+  // denominator).
+  std::vector<uint32_t> Order(SchedulerViews& views,
+                              const std::map<std::string, double>& used_core_ms,
+                              const std::map<std::string, uint64_t>& pool_cores, int64_t now_ms);
 
   const FairShareLedger& ledger() const { return ledger_; }
 
@@ -36,6 +36,15 @@ class QueueOrder {
   v1::SchedulingConfig config_;
   PriorityWeights weights_;
   FairShareLedger ledger_;
+  struct Key {
+    bool starving;
+    int64_t wait_ms;
+    int32_t tier;
+    double total;
+    uint64_t id;
+    uint32_t slot;
+  };
+  std::vector<Key> keys_;  // reused pass after pass
 };
 
 }  // namespace snn

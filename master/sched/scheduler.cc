@@ -17,8 +17,6 @@ std::string Describe(const v1::Resources& r) {
   return s;
 }
 
-std::string QuotaKey(const std::string& a, const std::string& b) { return a + '\0' + b; }
-
 // Names that jobs of one pool usually share by pointer: compared by pointer first.
 bool SameName(const std::string* a, const std::string* b) {
   return a == b || (a != nullptr && b != nullptr && *a == *b);
@@ -37,7 +35,15 @@ class Pass {
   void BuildPools();
   PoolState& AddPool(const std::string& name, std::vector<BoardCapacity> boards);
   void Consider(const PendingJob& p, bool as_backfill);
-  bool OverQuota(const SchedJob& job);
+  bool OverQuota(const PendingJob& p);
+  // A job's use counters and quotas, looked up once per (tenant, queue, pool) a pass meets.
+  struct QuotaSlot {
+    uint64_t* tenant_use = nullptr;
+    uint64_t* queue_use = nullptr;
+    const Quota* tenant_quota = nullptr;  // null: none
+    const Quota* queue_quota = nullptr;
+  };
+  QuotaSlot& SlotOf(const PendingJob& p);
   void Start(PoolState& pool, const SchedJob& job, const Gang& gang, bool long_job);
   // Room for a job that cannot start: extra replicas given back, then preemption.
   bool TryReclaim(PoolState& pool, const SchedJob& job);
@@ -63,8 +69,8 @@ class Pass {
     return policy_.explain ? WaitReason(pool, job) : std::string();
   }
   std::string WaitReason(PoolState& pool, const SchedJob& job);
-  uint64_t& TenantUse(const SchedJob& j) { return tenant_use_[QuotaKey(j.tenant, j.pool)]; }
-  uint64_t& QueueUse(const SchedJob& j) { return queue_use_[QuotaKey(j.queue, j.pool)]; }
+  uint64_t& TenantUse(const SchedJob& j) { return use_.Tenant(j.tenant, j.pool); }
+  uint64_t& QueueUse(const SchedJob& j) { return use_.Queue(j.queue, j.pool); }
 
   SchedulerInput& in_;
   const SchedulerPolicy& policy_;
@@ -72,7 +78,10 @@ class Pass {
   std::map<std::string, PoolState> pools_;
   // Boards in several pools: a placement in one is mirrored in the others.
   std::map<std::pair<std::string, uint32_t>, std::vector<std::pair<PoolState*, size_t>>> shared_;
-  std::map<std::string, uint64_t> tenant_use_, queue_use_;
+  QuotaUse use_;  // of the running jobs, and of what this pass starts
+  // By the names' pointers (interned by the master's views, so few).
+  std::map<std::tuple<const std::string*, const std::string*, const std::string*>, QuotaSlot>
+      slots_;
   std::set<uint64_t> preempted_;
   std::set<std::pair<uint64_t, uint32_t>> given_back_;  // (job, task index)
   std::set<uint64_t> giving_back_;                      // jobs that give extras back
@@ -106,11 +115,10 @@ void Pass::BuildPools() {
   const std::string* last_pool = nullptr;
   PoolState* pool = nullptr;
   std::map<std::string, std::vector<const SchedJob*>> idle_elastic;
+  if (track_use_ && in_.use != nullptr) use_ = *in_.use;
+  const bool add_use = track_use_ && in_.use == nullptr;
   for (const RunningJob& r : in_.running) {
-    if (track_use_) {
-      TenantUse(*r.job) += r.job->cores();
-      QueueUse(*r.job) += r.job->cores();
-    }
+    if (add_use) use_.Add(*r.job, r.job->cores(), 1);
     if (!SameName(r.pool, last_pool)) {  // runs of one pool: looked up once
       auto it = pools_.find(*r.pool);
       pool = it == pools_.end() ? nullptr : &it->second;
@@ -147,20 +155,38 @@ PoolState& Pass::AddPool(const std::string& name, std::vector<BoardCapacity> boa
   return pool;
 }
 
-bool Pass::OverQuota(const SchedJob& job) {
+Pass::QuotaSlot& Pass::SlotOf(const PendingJob& p) {
+  auto [it, added] = slots_.try_emplace({p.tenant, p.queue, p.pool});
+  QuotaSlot& slot = it->second;
+  if (added) {
+    slot.tenant_use = &use_.Tenant(*p.tenant, *p.pool);
+    slot.queue_use = &use_.Queue(*p.queue, *p.pool);
+    auto q = policy_.tenant_quotas.find(NamePair(*p.tenant, *p.pool));
+    if (q != policy_.tenant_quotas.end()) slot.tenant_quota = &q->second;
+    auto l = policy_.queue_quotas.find(NamePair(*p.queue, *p.pool));
+    if (l != policy_.queue_quotas.end()) slot.queue_quota = &l->second;
+  }
+  return slot;
+}
+
+bool Pass::OverQuota(const PendingJob& p) {
   if (!track_use_) return false;
-  auto q = policy_.tenant_quotas.find({job.tenant, job.pool});
-  if (q != policy_.tenant_quotas.end() && TenantUse(job) + job.cores() > q->second.limit) {
-    Wait(job, "tenant " + job.tenant + " is at its limit in pool '" + job.pool + "': " +
-                  std::to_string(TenantUse(job)) + " of " + std::to_string(q->second.limit) +
-                  " cores in use, and this job needs " + std::to_string(job.cores()));
+  const QuotaSlot& slot = SlotOf(p);
+  const uint64_t cores = uint64_t{p.cores} * p.replicas;
+  if (slot.tenant_quota != nullptr && *slot.tenant_use + cores > slot.tenant_quota->limit) {
+    Wait(p.id, std::make_shared<const std::string>(
+                   "tenant " + *p.tenant + " is at its limit in pool '" + *p.pool +
+                   "': " + std::to_string(*slot.tenant_use) + " of " +
+                   std::to_string(slot.tenant_quota->limit) + " cores in use, and this job needs " +
+                   std::to_string(cores)));
     return true;
   }
-  auto l = policy_.queue_quotas.find({job.queue, job.pool});
-  if (l != policy_.queue_quotas.end() && QueueUse(job) + job.cores() > l->second.limit) {
-    Wait(job, "queue " + job.queue + " is at its limit in pool '" + job.pool +
-                  "': " + std::to_string(QueueUse(job)) + " of " + std::to_string(l->second.limit) +
-                  " cores in use, and this job needs " + std::to_string(job.cores()));
+  if (slot.queue_quota != nullptr && *slot.queue_use + cores > slot.queue_quota->limit) {
+    Wait(p.id, std::make_shared<const std::string>(
+                   "queue " + *p.queue + " is at its limit in pool '" + *p.pool +
+                   "': " + std::to_string(*slot.queue_use) + " of " +
+                   std::to_string(slot.queue_quota->limit) + " cores in use, and this job needs " +
+                   std::to_string(cores)));
     return true;
   }
   return false;
@@ -231,7 +257,7 @@ std::vector<const SchedJob*> Pass::PreemptionVictims(PoolState& pool, const Sche
   std::vector<const SchedJob*> victims;
   if (!policy_.preemption) return victims;
   auto guarantee = [&](const auto& quotas, const std::string& who) {
-    auto q = quotas.find({who, job.pool});
+    auto q = quotas.find(NamePair(who, job.pool));
     return q == quotas.end() ? uint64_t{0} : q->second.guaranteed;
   };
   const auto& tq = policy_.tenant_quotas;
@@ -243,11 +269,10 @@ std::vector<const SchedJob*> Pass::PreemptionVictims(PoolState& pool, const Sche
       continue;
     }
     const bool lower_tier = r->tier < job.tier;
-    const bool tenant_reclaim =
-        tenant_under && r->tenant != job.tenant &&
-        tenant_use_[QuotaKey(r->tenant, r->pool)] > guarantee(tq, r->tenant);
+    const bool tenant_reclaim = tenant_under && r->tenant != job.tenant &&
+                                use_.Tenant(r->tenant, r->pool) > guarantee(tq, r->tenant);
     const bool queue_reclaim = queue_under && r->queue != job.queue &&
-                               queue_use_[QuotaKey(r->queue, r->pool)] > guarantee(qq, r->queue);
+                               use_.Queue(r->queue, r->pool) > guarantee(qq, r->queue);
     if (lower_tier || tenant_reclaim || queue_reclaim) victims.push_back(r);
   }
   std::sort(victims.begin(), victims.end(), [](const SchedJob* a, const SchedJob* b) {
@@ -321,8 +346,7 @@ bool Pass::TryReclaim(PoolState& pool, const SchedJob& job) {
       preempted_.insert(victims[k]->id);
       ids += (ids.empty() ? "" : ", ") + std::to_string(victims[k]->id);
       if (track_use_) {
-        tenant_use_[QuotaKey(victims[k]->tenant, victims[k]->pool)] -= victims[k]->cores();
-        queue_use_[QuotaKey(victims[k]->queue, victims[k]->pool)] -= victims[k]->cores();
+        use_.Add(*victims[k], victims[k]->cores(), -1);
       }
       plan_.preemptions.push_back(
           PreemptDecision{victims[k]->id, job.id, "preempted by job " + std::to_string(job.id)});
@@ -339,9 +363,9 @@ bool Pass::TryReclaim(PoolState& pool, const SchedJob& job) {
 
 bool Pass::WithinLimits(const SchedJob& job, uint64_t more) {
   if (!track_use_) return true;
-  auto q = policy_.tenant_quotas.find({job.tenant, job.pool});
+  auto q = policy_.tenant_quotas.find(NamePair(job.tenant, job.pool));
   if (q != policy_.tenant_quotas.end() && TenantUse(job) + more > q->second.limit) return false;
-  auto l = policy_.queue_quotas.find({job.queue, job.pool});
+  auto l = policy_.queue_quotas.find(NamePair(job.queue, job.pool));
   return l == policy_.queue_quotas.end() || QueueUse(job) + more <= l->second.limit;
 }
 
@@ -409,7 +433,7 @@ void Pass::Consider(const PendingJob& p, bool as_backfill) {
     pool.backfill.push_back(&p);
     return;
   }
-  if (OverQuota(job)) return;
+  if (OverQuota(p)) return;
   // A full pool starts nothing; without words to give, nothing more to work out.
   if (pool.boards.free_cores() == 0 && (pool.reserved || !policy_.explain)) return;
   const bool long_job = pool.reserved && in_.now_ms + p.time_limit_ms > pool.shadow_ms;
@@ -480,6 +504,8 @@ PendingJob PendingJob::Of(const SchedJob& j) {
   p.id = j.id;
   p.pool = &j.pool;
   p.board_type = &r.board_type();
+  p.tenant = &j.tenant;
+  p.queue = &j.queue;
   p.submit_ms = j.submit_ms;
   p.time_limit_ms = j.time_limit_ms;
   p.cores = CoreRequestOf(r).cores();
@@ -492,6 +518,18 @@ PendingJob PendingJob::Of(const SchedJob& j) {
 }
 
 uint64_t SchedJob::cores() const { return uint64_t{replicas} * CoreRequestOf(*resources).cores(); }
+
+uint64_t& QuotaUse::At(Map& map, const std::string& who, const std::string& pool) {
+  auto it = map.find(NamePair(who, pool));
+  if (it == map.end()) it = map.emplace(std::make_pair(who, pool), 0).first;
+  return it->second;
+}
+
+void QuotaUse::Add(const SchedJob& job, uint64_t cores, int sign) {
+  for (uint64_t* use : {&Tenant(job.tenant, job.pool), &Queue(job.queue, job.pool)}) {
+    *use = sign > 0 ? *use + cores : *use - std::min(*use, cores);
+  }
+}
 
 bool BoardCanEverHold(const BoardCapacity& b, const v1::Resources& r) {
   return (AnyBoardType(r.board_type()) || b.type == r.board_type()) && b.ksps_total >= r.ksps() &&

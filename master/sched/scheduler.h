@@ -30,6 +30,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -70,6 +71,17 @@ struct Quota {
   uint64_t guaranteed = 0;
 };
 
+// Orders (name, name) pairs and finds them by std::string_view pairs without copying.
+struct NamePairLess {
+  using is_transparent = void;
+  template <class A, class B>
+  bool operator()(const A& a, const B& b) const {
+    return std::pair<std::string_view, std::string_view>(a.first, a.second) <
+           std::pair<std::string_view, std::string_view>(b.first, b.second);
+  }
+};
+using NamePair = std::pair<std::string_view, std::string_view>;
+
 struct SchedulerPolicy {
   bool backfill = true;                  // EASY; false: FCFS
   bool explain = true;                   // say why each job waits (the simulator needs no words)
@@ -79,8 +91,9 @@ struct SchedulerPolicy {
   int64_t backfill_age_first_after_ms = 0;
   bool preemption = true;
   int64_t preempt_grace_ms = 60'000;
-  std::map<std::pair<std::string, std::string>, Quota> tenant_quotas;  // (tenant, pool)
-  std::map<std::pair<std::string, std::string>, Quota> queue_quotas;   // (queue, pool)
+  std::map<std::pair<std::string, std::string>, Quota, NamePairLess>
+      tenant_quotas;  // (tenant, pool)
+  std::map<std::pair<std::string, std::string>, Quota, NamePairLess> queue_quotas;  // (queue, pool)
 };
 
 // A running job at a glance: a pass reads hundreds of thousands of these in a row, and looks
@@ -105,6 +118,8 @@ struct PendingJob {
   uint64_t id = 0;
   const std::string* pool = nullptr;        // jobs of one pool may share the pointer
   const std::string* board_type = nullptr;  // likewise
+  const std::string* tenant = nullptr;      // likewise
+  const std::string* queue = nullptr;       // likewise
   int64_t submit_ms = 0, time_limit_ms = 0;
   // Per replica; cores as placed (a shape's area when it has one).
   uint32_t cores = 0, shape_width = 0, shape_height = 0, ksps = 0, streams = 0;
@@ -113,9 +128,32 @@ struct PendingJob {
   static PendingJob Of(const SchedJob& j);
 };
 
+// Cores the running jobs hold, per (tenant, pool) and per (queue, pool): what quotas are
+// judged against. The master keeps it as jobs start and stop, so a pass does not add up every
+// running job again.
+class QuotaUse {
+ public:
+  uint64_t& Tenant(const std::string& tenant, const std::string& pool) {
+    return At(tenants_, tenant, pool);
+  }
+  uint64_t& Queue(const std::string& queue, const std::string& pool) {
+    return At(queues_, queue, pool);
+  }
+  // A running job's `cores` start (sign 1) or stop (-1) counting.
+  void Add(const SchedJob& job, uint64_t cores, int sign);
+
+ private:
+  using Map = std::map<std::pair<std::string, std::string>, uint64_t, NamePairLess>;
+  static uint64_t& At(Map& map, const std::string& who, const std::string& pool);
+
+  Map tenants_, queues_;
+};
+
 struct SchedulerInput {
   std::vector<PendingJob> pending;      // in priority order; the jobs must outlive the pass
   std::span<const RunningJob> running;  // must outlive the pass
+  // The running jobs' use, when the caller keeps it (null: the pass adds it up).
+  const QuotaUse* use = nullptr;
   std::vector<BoardCapacity> boards;
   int64_t now_ms = 0;
 };

@@ -47,6 +47,16 @@ void SchedulerViews::Fill(const v1::JobRecord& record, SchedJob& j) const {
   }
 }
 
+const std::string* SchedulerViews::Intern(const std::string& name, uint32_t* id) {
+  auto it = name_ids_.find(name);
+  if (it == name_ids_.end()) {
+    name_list_.push_back(std::make_unique<const std::string>(name));
+    it = name_ids_.emplace(*name_list_.back(), static_cast<uint32_t>(name_list_.size() - 1)).first;
+  }
+  if (id != nullptr) *id = it->second;
+  return name_list_[it->second].get();
+}
+
 const SchedJob& SchedulerViews::Put(const v1::JobRecord& record) {
   Entry& e = views_[record.id()];
   Fill(record, e.job);
@@ -60,13 +70,24 @@ const SchedJob& SchedulerViews::Put(const v1::JobRecord& record) {
   if (running) {
     RunningJob& r = running_[e.running_slot];
     r = RunningJob::Of(e.job);
-    r.pool = &*names_.insert(e.job.pool).first;
+    r.pool = Intern(e.job.pool);
+    use_.Add(e.job, e.held_cores, -1);  // tenant, queue and pool never change
+    e.held_cores = e.job.cores();
+    use_.Add(e.job, e.held_cores, 1);
   }
-  e.pending = PendingJob();
   if (record.state() == v1::PENDING) {
-    e.pending = PendingJob::Of(e.job);
-    e.pending.pool = &*names_.insert(e.job.pool).first;
-    e.pending.board_type = &*names_.insert(e.job.resources->board_type()).first;
+    if (e.pending_slot == SIZE_MAX) {
+      e.pending_slot = pending_.size();
+      pending_.emplace_back();
+    }
+    PendingEntry& p = pending_[e.pending_slot];
+    p.job = PendingJob::Of(e.job);
+    p.job.pool = Intern(e.job.pool);
+    p.job.board_type = Intern(e.job.resources->board_type());
+    p.job.tenant = Intern(e.job.tenant, &p.tenant);
+    p.job.queue = Intern(e.job.queue, &p.queue);
+  } else {
+    DropFromPending(e);
   }
   return e.job;
 }
@@ -74,16 +95,28 @@ const SchedJob& SchedulerViews::Put(const v1::JobRecord& record) {
 void SchedulerViews::DropFromRunning(Entry& e) {
   const size_t slot = e.running_slot;
   if (slot == SIZE_MAX) return;
+  use_.Add(e.job, e.held_cores, -1);
+  e.held_cores = 0;
   running_[slot] = running_.back();  // swap-remove
   running_.pop_back();
   if (slot < running_.size()) views_.find(running_[slot].job->id)->second.running_slot = slot;
   e.running_slot = SIZE_MAX;
 }
 
+void SchedulerViews::DropFromPending(Entry& e) {
+  const size_t slot = e.pending_slot;
+  if (slot == SIZE_MAX) return;
+  pending_[slot] = pending_.back();  // swap-remove
+  pending_.pop_back();
+  if (slot < pending_.size()) views_.find(pending_[slot].job.id)->second.pending_slot = slot;
+  e.pending_slot = SIZE_MAX;
+}
+
 void SchedulerViews::Remove(uint64_t job_id) {
   auto it = views_.find(job_id);
   if (it == views_.end()) return;
   DropFromRunning(it->second);
+  DropFromPending(it->second);
   views_.erase(it);
 }
 
@@ -94,17 +127,20 @@ const SchedJob* SchedulerViews::Find(uint64_t job_id) const {
 
 const PendingJob* SchedulerViews::PendingOf(uint64_t job_id) const {
   auto it = views_.find(job_id);
-  return it == views_.end() || it->second.pending.job == nullptr ? nullptr : &it->second.pending;
+  if (it == views_.end() || it->second.pending_slot == SIZE_MAX) return nullptr;
+  return &pending_[it->second.pending_slot].job;
 }
 
 PriorityFactors* SchedulerViews::FactorsOf(uint64_t job_id) {
   auto it = views_.find(job_id);
-  return it == views_.end() ? nullptr : &it->second.factors;
+  if (it == views_.end() || it->second.pending_slot == SIZE_MAX) return nullptr;
+  return &pending_[it->second.pending_slot].factors;
 }
 
 const PriorityFactors* SchedulerViews::FactorsOf(uint64_t job_id) const {
   auto it = views_.find(job_id);
-  return it == views_.end() ? nullptr : &it->second.factors;
+  if (it == views_.end() || it->second.pending_slot == SIZE_MAX) return nullptr;
+  return &pending_[it->second.pending_slot].factors;
 }
 
 }  // namespace snn

@@ -108,6 +108,22 @@ TEST_F(JobControllerTest, SubmitRejectsWhatNoBoardCanEverHold) {
   EXPECT_TRUE(jobs_.jobs().empty());
 }
 
+TEST_F(JobControllerTest, AdmissionSeesEveryBoardOfEveryNodeAsNodesComeAndChange) {
+  EXPECT_FALSE(controller_.Submit(Spec(16, 3), "alice").ok());  // two boards of 16
+  AddNode("n2", 2);
+  AddNode("n3", 2);
+  EXPECT_TRUE(controller_.Submit(Spec(16, 6), "alice").ok());  // alike boards, counted
+  auto seven = controller_.Submit(Spec(16, 7), "alice");
+  ASSERT_FALSE(seven.ok());
+  EXPECT_NE(seven.status().message().find("at most 6 replicas"), std::string::npos);
+  // A node that registers again with a smaller board changes what can ever fit.
+  AddNode("n3", 1, "sim-v1", /*side=*/2);
+  EXPECT_NE(controller_.Submit(Spec(16, 6), "alice").status().message().find("at most 4"),
+            std::string::npos);
+  AddNode("big", 1, "sim-v1", /*side=*/8);
+  EXPECT_TRUE(controller_.Submit(Spec(64), "alice").ok());
+}
+
 TEST_F(JobControllerTest, TheHealthiestBoardOfEachTypeDecidesWhatCanEverFit) {
   AddNode("worn", 1, "sim-v9", 6, /*health=*/60);                          // whole 6x6
   AddNode("fresh", 1, "sim-v9", 6, /*health=*/100, /*dead_middle=*/true);  // 6x3 at most

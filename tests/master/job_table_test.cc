@@ -33,9 +33,11 @@ TEST(JobTableTest, RestoreContinuesTheCounters) {
 TEST(JobTableTest, SetStateRecordsHistoryAndKeepsIndexes) {
   JobTable jobs;
   v1::JobRecord& job = jobs.Insert(PendingJob(jobs, "default", 1));
-  ASSERT_EQ(jobs.pending().at("default").size(), 1u);
+  ASSERT_EQ(jobs.views().pending().size(), 1u);
+  EXPECT_EQ(jobs.views().PendingOf(job.id())->id, job.id());
   jobs.SetState(job, v1::RUNNING, 1000, "started");
-  EXPECT_TRUE(jobs.pending().empty());
+  EXPECT_TRUE(jobs.views().pending().empty());
+  EXPECT_EQ(jobs.views().PendingOf(job.id()), nullptr);
   EXPECT_EQ(jobs.CountInState(v1::RUNNING), 1u);
   EXPECT_EQ(job.start_ms(), 1000);
   jobs.SetState(job, v1::COMPLETED, 2000, "done");
@@ -45,6 +47,54 @@ TEST(JobTableTest, SetStateRecordsHistoryAndKeepsIndexes) {
   EXPECT_EQ(job.history(1).to(), v1::COMPLETED);
   EXPECT_EQ(job.history(1).reason(), "done");
   EXPECT_EQ(jobs.CountInState(v1::RUNNING), 0u);
+}
+
+TEST(JobTableTest, PendingJobsStayFindableAsOthersLeaveTheFlatIndex) {
+  JobTable jobs;
+  std::vector<uint64_t> ids;
+  for (int i = 0; i < 5; ++i) ids.push_back(jobs.Insert(PendingJob(jobs, "default", 1 + i)).id());
+  // Leaving from the middle and the front moves others in the flat array.
+  jobs.SetState(*jobs.Find(ids[1]), v1::CANCELLED, 10, "cancelled");
+  jobs.SetState(*jobs.Find(ids[0]), v1::RUNNING, 10, "started");
+  ASSERT_EQ(jobs.views().pending().size(), 3u);
+  for (int i : {2, 3, 4}) {
+    const snn::PendingJob* p = jobs.views().PendingOf(ids[i]);
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(p->id, ids[i]);
+    EXPECT_EQ(p->cores, uint32_t(1 + i));
+    EXPECT_EQ(*p->tenant, "t");
+    EXPECT_EQ(*p->pool, "default");
+    ASSERT_NE(jobs.views().FactorsOf(ids[i]), nullptr);
+  }
+  EXPECT_EQ(jobs.views().PendingOf(ids[0]), nullptr);
+  EXPECT_EQ(jobs.views().PendingOf(ids[1]), nullptr);
+}
+
+TEST(JobTableTest, TheRunningJobsUseIsKeptAsTheyStartChangeAndEnd) {
+  JobTable jobs;
+  auto use = [&](const char* tenant) {
+    return const_cast<QuotaUse&>(jobs.views().use()).Tenant(tenant, "default");
+  };
+  v1::JobRecord& a = jobs.Insert(PendingJob(jobs, "default", 4, 0, /*replicas=*/2));
+  v1::JobRecord& b = jobs.Insert(PendingJob(jobs, "default", 3));
+  EXPECT_EQ(use("t"), 0u);  // pending jobs hold nothing
+  jobs.SetState(a, v1::RUNNING, 10, "started");
+  jobs.SetState(b, v1::RUNNING, 10, "started");
+  EXPECT_EQ(use("t"), 2 * 4 + 3u);
+  // One of a's two tasks ends: it holds one replica now.
+  for (int i = 0; i < 2; ++i) {
+    auto* t = a.add_tasks();
+    t->set_index(i);
+    t->set_node("n");
+    t->set_state(i == 0 ? v1::TASK_RUNNING : v1::TASK_EXITED);
+  }
+  jobs.TasksChanged(a, 20);
+  EXPECT_EQ(use("t"), 4 + 3u);
+  jobs.SetState(a, v1::COMPLETED, 30, "done");
+  EXPECT_EQ(use("t"), 3u);
+  jobs.SetState(b, v1::PENDING, 30, "requeued");
+  EXPECT_EQ(use("t"), 0u);
+  EXPECT_EQ(use("other"), 0u);
 }
 
 }  // namespace
