@@ -39,6 +39,9 @@
 DEFINE_string(master, "",
               "a running master (with --auth=none); empty: start a master and an agent for the "
               "run");
+DEFINE_string(master_flags, "",
+              "flags for the master started here, comma-separated (e.g. "
+              "--schedule_max_busy=0.1)");
 DEFINE_int32(connections, 32, "concurrent client connections");
 DEFINE_double(seconds, 6.0, "measured duration");
 DEFINE_double(window_seconds, 2.0, "print the rate of each window this long");
@@ -106,7 +109,14 @@ int main(int argc, char** argv) {
   signal(SIGPIPE, SIG_IGN);
   snn::bench::BenchCluster cluster;
   if (FLAGS_master.empty()) {
-    if (snn::Status s = cluster.Start(FLAGS_auth); !s.ok()) {
+    std::vector<std::string> master_flags;
+    for (size_t at = 0; at < FLAGS_master_flags.size();) {
+      size_t end = FLAGS_master_flags.find(',', at);
+      if (end == std::string::npos) end = FLAGS_master_flags.size();
+      if (end > at) master_flags.push_back(FLAGS_master_flags.substr(at, end - at));
+      at = end + 1;
+    }
+    if (snn::Status s = cluster.Start(FLAGS_auth, master_flags); !s.ok()) {
       std::cerr << s.ToString() << "\n";
       return 1;
     }

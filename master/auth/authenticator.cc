@@ -46,7 +46,16 @@ Identity Authenticator::Claimed(const v1::Credential& claim) const {
 
 void Authenticator::OnRequest(const std::shared_ptr<Connection>& conn, v1::Envelope envelope) {
   if (mode_ == Mode::kNone) {
-    Identity who = Claimed(envelope.credential());
+    // The claim's user database lookups once per connection and claim, not per request.
+    Session& session = sessions_[conn.get()];
+    const v1::Credential& claim = envelope.credential();
+    const std::string key = claim.node() + '\0' + claim.user();
+    if (session.credential != key || session.expires_s == 0) {
+      session.identity = Claimed(claim);
+      session.credential = key;
+      session.expires_s = 1;
+    }
+    Identity who = session.identity;
     return deliver_(conn, std::move(envelope), std::move(who));
   }
   const PeerCertificate& cert = conn->peer_certificate();
