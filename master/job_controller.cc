@@ -364,16 +364,9 @@ void JobController::OnNodeDown(const std::string& node, const std::string& reaso
 
 void JobController::LoseTasksOnNode(const std::string& node, const std::set<TaskId>& except,
                                     const std::string& detail) {
-  std::vector<uint64_t> affected;
-  for (const auto& [id, job] : jobs_.jobs()) {
-    for (const auto& task : job.tasks()) {
-      if (task.node() == node && IsTaskActive(task.state()) &&
-          !except.count({id, task.index(), task.attempt()})) {
-        affected.push_back(id);
-        break;
-      }
-    }
-  }
+  // A copy: ending tasks changes the index.
+  const std::vector<uint64_t> affected(jobs_.JobsActiveOn(node).begin(),
+                                       jobs_.JobsActiveOn(node).end());
   for (uint64_t id : affected) {
     v1::JobRecord& job = *jobs_.Find(id);
     for (int i = 0; i < job.tasks_size(); ++i) {

@@ -12,7 +12,39 @@ bool IsTaskActive(v1::TaskState state) {  // declared with the scheduler's views
   return state == v1::TASK_LAUNCHING || state == v1::TASK_RUNNING;
 }
 
+void JobTable::IndexNodes(const v1::JobRecord& job) {
+  std::vector<std::string> now;
+  for (const auto& t : job.tasks()) {
+    if (IsTaskActive(t.state()) && std::find(now.begin(), now.end(), t.node()) == now.end()) {
+      now.push_back(t.node());
+    }
+  }
+  auto it = nodes_of_.find(job.id());
+  if (it == nodes_of_.end() && now.empty()) return;
+  if (it != nodes_of_.end()) {
+    if (it->second == now) return;
+    for (const auto& node : it->second) {
+      auto on = active_on_.find(node);
+      on->second.erase(job.id());
+      if (on->second.empty()) active_on_.erase(on);
+    }
+  }
+  for (const auto& node : now) active_on_[node].insert(job.id());
+  if (now.empty()) {
+    nodes_of_.erase(job.id());
+  } else {
+    nodes_of_[job.id()] = std::move(now);
+  }
+}
+
+const std::set<uint64_t>& JobTable::JobsActiveOn(const std::string& node) const {
+  static const std::set<uint64_t> kNone;
+  auto it = active_on_.find(node);
+  return it == active_on_.end() ? kNone : it->second;
+}
+
 void JobTable::Index(v1::JobRecord& job, int64_t at_ms) {
+  IndexNodes(job);
   ++counts_[job.state()];
   if (job.state() == v1::RUNNING) {
     core_time_.Start(job.tenant(), views_.Put(job).cores(), at_ms);
@@ -77,6 +109,7 @@ void JobTable::SetState(v1::JobRecord& job, v1::JobState to, int64_t now_ms,
 }
 
 void JobTable::TasksChanged(const v1::JobRecord& job, int64_t now_ms) {
+  IndexNodes(job);
   const SchedJob* view = views_.Find(job.id());
   if (view == nullptr || job.state() != v1::RUNNING) return;
   core_time_.Stop(job.tenant(), view->cores(), now_ms);

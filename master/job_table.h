@@ -12,6 +12,7 @@
 #include <tuple>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "master/sched/core_time.h"
 #include "master/sched/scheduler_views.h"
@@ -47,8 +48,12 @@ class JobTable {
   void SetQueuePriorities(std::map<std::string, int32_t> p) {
     views_.SetQueuePriorities(std::move(p));
   }
-  // A running job's tasks changed (one ended, moved, was added or given back) at `now_ms`.
+  // A job's tasks changed (one ended, moved, was added or given back) at `now_ms`.
   void TasksChanged(const v1::JobRecord& job, int64_t now_ms);
+  // The jobs with a task launching or running on `node`, whatever the job's state (a
+  // cancelled job's tasks run until they are killed): what a node's registration or loss
+  // concerns, found without looking at every job.
+  const std::set<uint64_t>& JobsActiveOn(const std::string& node) const;
   // Core-milliseconds each tenant's running jobs used since the last call, up to `now_ms`.
   std::map<std::string, double> TakeCoreTime(int64_t now_ms) { return core_time_.Take(now_ms); }
   uint64_t CountInState(v1::JobState state) const;
@@ -57,6 +62,8 @@ class JobTable {
   // `at_ms`: when a running job starts or stops being charged.
   void Index(v1::JobRecord& job, int64_t at_ms);
   void Unindex(const v1::JobRecord& job, int64_t at_ms);
+  // Brings the job's entries in active_on_ in line with its tasks.
+  void IndexNodes(const v1::JobRecord& job);
 
   std::map<uint64_t, v1::JobRecord> jobs_;
   std::map<std::pair<std::string, uint64_t>, uint64_t> by_tenant_;
@@ -64,6 +71,8 @@ class JobTable {
   SchedulerViews views_;
   CoreTimeAccrual core_time_;
   std::map<v1::JobState, uint64_t> counts_;
+  std::unordered_map<std::string, std::set<uint64_t>> active_on_;    // node -> jobs
+  std::unordered_map<uint64_t, std::vector<std::string>> nodes_of_;  // job -> those nodes
   uint64_t next_job_id_ = 1;
 };
 

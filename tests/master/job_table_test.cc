@@ -97,5 +97,36 @@ TEST(JobTableTest, TheRunningJobsUseIsKeptAsTheyStartChangeAndEnd) {
   EXPECT_EQ(use("other"), 0u);
 }
 
+TEST(JobTableTest, JobsWithActiveTasksAreIndexedByNodeWhateverTheJobsState) {
+  JobTable jobs;
+  v1::JobRecord& a = jobs.Insert(PendingJob(jobs, "default", 1, 0, 2));
+  v1::JobRecord& b = jobs.Insert(PendingJob(jobs, "default", 1));
+  auto add_task = [](v1::JobRecord& job, const std::string& node) {
+    auto* t = job.add_tasks();
+    t->set_index(job.tasks_size() - 1);
+    t->set_node(node);
+    t->set_state(v1::TASK_LAUNCHING);
+    return t;
+  };
+  add_task(a, "n1");
+  add_task(a, "n2");
+  jobs.SetState(a, v1::RUNNING, 10, "started");
+  add_task(b, "n1");
+  jobs.SetState(b, v1::RUNNING, 10, "started");
+  EXPECT_EQ(jobs.JobsActiveOn("n1"), (std::set<uint64_t>{a.id(), b.id()}));
+  EXPECT_EQ(jobs.JobsActiveOn("n2"), (std::set<uint64_t>{a.id()}));
+  EXPECT_TRUE(jobs.JobsActiveOn("n3").empty());
+  // Cancelled, its task still runs until it is killed: still on n1.
+  jobs.SetState(b, v1::CANCELLED, 20, "cancelled");
+  EXPECT_EQ(jobs.JobsActiveOn("n1").count(b.id()), 1u);
+  b.mutable_tasks(0)->set_state(v1::TASK_KILLED);
+  jobs.TasksChanged(b, 30);
+  EXPECT_EQ(jobs.JobsActiveOn("n1"), (std::set<uint64_t>{a.id()}));
+  a.mutable_tasks(1)->set_state(v1::TASK_LOST);
+  jobs.TasksChanged(a, 30);
+  EXPECT_TRUE(jobs.JobsActiveOn("n2").empty());
+  EXPECT_EQ(jobs.JobsActiveOn("n1"), (std::set<uint64_t>{a.id()}));
+}
+
 }  // namespace
 }  // namespace snn
