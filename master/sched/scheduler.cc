@@ -173,23 +173,16 @@ bool Pass::OverQuota(const PendingJob& p) {
   if (!track_use_) return false;
   const QuotaSlot& slot = SlotOf(p);
   const uint64_t cores = uint64_t{p.cores} * p.replicas;
-  if (slot.tenant_quota != nullptr && *slot.tenant_use + cores > slot.tenant_quota->limit) {
+  auto over = [&](const Quota* quota, uint64_t use, const char* kind, const std::string& name) {
+    if (quota == nullptr || use + cores <= quota->limit) return false;
     Wait(p.id, std::make_shared<const std::string>(
-                   "tenant " + *p.tenant + " is at its limit in pool '" + *p.pool +
-                   "': " + std::to_string(*slot.tenant_use) + " of " +
-                   std::to_string(slot.tenant_quota->limit) + " cores in use, and this job needs " +
-                   std::to_string(cores)));
+                   kind + name + " is at its limit in pool '" + *p.pool +
+                   "': " + std::to_string(use) + " of " + std::to_string(quota->limit) +
+                   " cores in use, and this job needs " + std::to_string(cores)));
     return true;
-  }
-  if (slot.queue_quota != nullptr && *slot.queue_use + cores > slot.queue_quota->limit) {
-    Wait(p.id, std::make_shared<const std::string>(
-                   "queue " + *p.queue + " is at its limit in pool '" + *p.pool +
-                   "': " + std::to_string(*slot.queue_use) + " of " +
-                   std::to_string(slot.queue_quota->limit) + " cores in use, and this job needs " +
-                   std::to_string(cores)));
-    return true;
-  }
-  return false;
+  };
+  return over(slot.tenant_quota, *slot.tenant_use, "tenant ", *p.tenant) ||
+         over(slot.queue_quota, *slot.queue_use, "queue ", *p.queue);
 }
 
 void Pass::Start(PoolState& pool, const SchedJob& job, const Gang& gang, bool long_job) {
