@@ -9,6 +9,7 @@
 #include "cli/job_file.h"
 #include "cli/policy_commands.h"
 #include "cli/session.h"
+#include "cli/time_arg.h"
 #include "common/clock.h"
 #include "common/duration.h"
 #include "common/job_validation.h"
@@ -112,11 +113,21 @@ int Submit(const CliOptions& o, std::ostream& out, std::ostream& err) {
 
 int Jobs(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (o.args.size() != 1) {
-    return Fail(err,
-                InvalidArgument("usage: snnctl jobs [--all-tenants] [--state S[,S]] [--priority]"));
+    return Fail(err, InvalidArgument("usage: snnctl jobs [--all-tenants] [--user U] [--state "
+                                     "S[,S]] [--since T] [--until T] [--priority]"));
   }
   v1::ListJobsRequest req;
   req.set_all_tenants(o.all_tenants);
+  req.set_user(o.job_user);
+  const int64_t now_ms = SystemClock().NowMs();
+  auto since = ParseTimeArg(o.since, now_ms);
+  if (!since.ok()) return Fail(err, since.status());
+  req.set_since_ms(*since);
+  if (!o.until.empty()) {
+    auto until = ParseTimeArg(o.until, now_ms);
+    if (!until.ok()) return Fail(err, until.status());
+    req.set_until_ms(*until);
+  }
   if (o.show_priority) req.add_states(v1::PENDING);
   for (const auto& s : o.states) {
     auto state = ParseState(s);
@@ -131,15 +142,15 @@ int Jobs(const CliOptions& o, std::ostream& out, std::ostream& err) {
     auto page = session.client().Call<v1::ListJobsResponse>("job.list", req);
     if (!page.ok()) return Fail(err, page.status());
     for (auto& job : *page->mutable_jobs()) *all.add_jobs() = std::move(job);
-    if (!page->more() || all.jobs_size() == 0) break;
-    req.set_after_id(all.jobs(all.jobs_size() - 1).id());
+    if (!page->more() || page->next_after_id() <= req.after_id()) break;
+    req.set_after_id(page->next_after_id());
   }
   if (o.output == "json") {
     out << FormatJson(all) << "\n";
   } else if (o.show_priority) {
     out << FormatPriorityTable(all);
   } else {
-    out << FormatJobsTable(all, o.all_tenants, SystemClock().NowMs());
+    out << FormatJobsTable(all, o.all_tenants, now_ms);
   }
   return 0;
 }
@@ -364,7 +375,8 @@ std::string CliUsage() {
 
 Commands:
   submit FILE.yaml        submit a job; prints its job ID
-  jobs                    list your tenant's jobs (all states)
+  jobs                    list your tenant's jobs: pending, running, and those that ended
+                          in the last day (--since, --until, --user, --state to choose)
   show JOBID              show one job: state, reason, tasks, core mapping, history
   cancel JOBID...         cancel pending or running jobs
   pool status             nodes and boards: cores, KSPS and streams used and free; job counts
@@ -400,6 +412,11 @@ Options:
   --priority              jobs: pending jobs in scheduling order with their priority factors
   --parsable              submit: print only the job ID
   --page-size N           jobs: jobs fetched per request (default: 1000)
+  --user NAME             jobs: only NAME's jobs
+  --since T               jobs: only jobs not ended before T (default: 1d, a day ago); T is
+                          YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS] (local time), now, or a time
+                          ago such as 30m, 2h, 7d; --since 1970-01-01 for every job
+  --until T               jobs: only jobs submitted before T
   --reason TEXT           node/board drain: why (shown in pool status)
   --board-type T          estimate: use this board type's neurons per core (asks the master)
   --neurons-per-core N    estimate: use N, without asking the master
@@ -448,13 +465,19 @@ Result<CliOptions> ParseCliArgs(const std::vector<std::string>& argv) {
                arg == "--timeout" || arg == "--state" || arg == "--board-type" ||
                arg == "--input-rate" || arg == "--neurons-per-core" || arg == "--reason" ||
                arg == "--page-size" || arg == "--ca-file" || arg == "--munge-socket" ||
-               arg == "--auth" || arg == "--ttl") {
+               arg == "--auth" || arg == "--ttl" || arg == "--user" || arg == "--since" ||
+               arg == "--until") {
       auto v = take(arg);
       if (!v.ok()) return v.status();
       if (arg == "--master") o.master = *v;
       if (arg == "--ca-file") o.ca_file = *v;
       if (arg == "--munge-socket") o.munge_socket = *v;
       if (arg == "--ttl") o.ttl = *v;
+      if (arg == "--user") o.job_user = *v;
+      if (arg == "--since" || arg == "--until") {  // checked here, worked out when run
+        if (auto t = ParseTimeArg(*v, 0); !t.ok()) return t.status();
+        (arg == "--since" ? o.since : o.until) = *v;
+      }
       if (arg == "--auth") {
         if (*v != "munge" && *v != "none") return InvalidArgument("--auth must be munge or none");
         o.auth = *v;

@@ -27,6 +27,9 @@ struct CliOptions {
   std::vector<std::string> states;
   std::string reason;                           // node/board drain
   uint32_t page_size = 1000;                    // jobs: jobs per request
+  std::string job_user;                         // jobs: only this user's
+  std::string since = "1d";                     // jobs: active at or after (see ParseTimeArg)
+  std::string until;                            // jobs: submitted before; empty: no bound
   std::string board_type;                       // estimate
   double input_rate_hz = 10;                    // estimate
   uint32_t neurons_per_core = 0;                // estimate: 0 asks the master

@@ -22,10 +22,11 @@ std::string Where(const v1::TaskRecord& task) {
 
 }  // namespace
 
-JobController::JobController(JobTable& jobs, NodeRegistry& nodes, AgentChannel& agents,
-                             Journal& journal, const Clock& clock, ControllerOptions options,
-                             std::function<void()> request_schedule)
+JobController::JobController(JobTable& jobs, JobArchive& archive, NodeRegistry& nodes,
+                             AgentChannel& agents, Journal& journal, const Clock& clock,
+                             ControllerOptions options, std::function<void()> request_schedule)
     : jobs_(jobs),
+      archive_(archive),
       nodes_(nodes),
       agents_(agents),
       journal_(journal),
@@ -44,6 +45,27 @@ void JobController::RecoverReservations() {
       }
     }
   }
+}
+
+size_t JobController::ArchiveFinishedJobs() {
+  std::vector<const v1::JobRecord*> finished;
+  for (const auto& [id, job] : jobs_.jobs()) {
+    if (IsArchivable(job) && !jobs_.IsArchived(id)) finished.push_back(&job);
+  }
+  for (const v1::JobRecord* job : finished) Persist(*job);
+  return finished.size();
+}
+
+void JobController::Persist(const v1::JobRecord& job) {
+  if (!IsArchivable(job)) {
+    journal_.PutJob(job);
+    return;
+  }
+  // Nothing changes a job that has ended with no task running, so one move is enough.
+  if (jobs_.IsArchived(job.id())) return;
+  archive_.Add(job, journal_);
+  jobs_.MarkArchived(job);
+  journal_.Defer([this, id = job.id()] { jobs_.Drop(id); });
 }
 
 Result<const v1::JobRecord*> JobController::Submit(v1::JobSpec submitted, const std::string& user) {
@@ -65,7 +87,7 @@ Result<const v1::JobRecord*> JobController::Submit(v1::JobSpec submitted, const 
   t->set_reason("submitted by " + user);
   *job.mutable_spec() = std::move(spec);
   const v1::JobRecord& inserted = jobs_.Insert(std::move(job));
-  journal_.PutJob(inserted);
+  Persist(inserted);
   request_schedule_();
   return &inserted;
 }
@@ -79,7 +101,7 @@ Status JobController::Cancel(v1::JobRecord& job, const std::string& reason) {
   job.set_requeue_when_stopped(false);
   jobs_.SetState(job, v1::CANCELLED, clock_.NowMs(), reason);
   KillActiveTasks(job, reason);
-  journal_.PutJob(job);
+  Persist(job);
   return Status::Ok();
 }
 
@@ -93,7 +115,7 @@ void JobController::StartJob(v1::JobRecord& job, const StartDecision& decision) 
   }
   if (decision.tasks.size() > 4) where += ", ...";
   jobs_.SetState(job, v1::RUNNING, clock_.NowMs(), "started on " + where);
-  journal_.PutJob(job);
+  Persist(job);
 }
 
 void JobController::AddTask(v1::JobRecord& job, const TaskPlacement& p) {
@@ -216,7 +238,7 @@ void JobController::ApplyTaskStatus(const std::string& node, const v1::TaskStatu
     task.set_start_ms(status.start_ms() != 0 ? status.start_ms() : clock_.NowMs());
     jobs_.TasksChanged(*job, clock_.NowMs());
     if (IsTerminal(job->state())) KillActiveTasks(*job, job->reason());
-    journal_.PutJob(*job);
+    Persist(*job);
     return;
   }
   EndTask(*job, task, status);
@@ -230,7 +252,7 @@ void JobController::ApplyUsage(const std::string& node, const v1::TaskUsage& usa
   }
   v1::TaskRecord& task = *job->mutable_tasks(usage.index());
   if (task.node() != node || !IsTaskActive(task.state())) return;
-  if (AddTaskUsage(*job, task, usage.usage())) journal_.PutJob(*job);
+  if (AddTaskUsage(*job, task, usage.usage())) Persist(*job);
 }
 
 void JobController::MoveReservation(const v1::JobRecord& job, const v1::TaskRecord& task,
@@ -260,7 +282,7 @@ void JobController::EndTask(v1::JobRecord& job, v1::TaskRecord& task,
   }
   jobs_.TasksChanged(job, clock_.NowMs());
   SettleJob(job, task);
-  journal_.PutJob(job);
+  Persist(job);
   request_schedule_();
 }
 

@@ -14,6 +14,7 @@
 #include "common/clock.h"
 #include "master/admission.h"
 #include "master/agent_channel.h"
+#include "master/job_archive.h"
 #include "master/job_table.h"
 #include "master/node_registry.h"
 #include "master/pass_jobs.h"
@@ -33,12 +34,15 @@ struct ControllerOptions {
 class JobController {
  public:
   // `agents` carries launches and kills to the nodes.
-  JobController(JobTable& jobs, NodeRegistry& nodes, AgentChannel& agents, Journal& journal,
-                const Clock& clock, ControllerOptions options,
+  JobController(JobTable& jobs, JobArchive& archive, NodeRegistry& nodes, AgentChannel& agents,
+                Journal& journal, const Clock& clock, ControllerOptions options,
                 std::function<void()> request_schedule);
 
   // Rebuilds board reservations from the jobs' active tasks (after loading the store).
   void RecoverReservations();
+  // Moves to the archive every loaded job that has ended with no task running (a store written
+  // before the archive existed keeps them with the hot jobs). Returns how many; commit after.
+  size_t ArchiveFinishedJobs();
 
   // Fills defaults, validates, checks that some board in the pool could ever hold the job, and
   // adds it PENDING. The caller commits the journal before answering.
@@ -74,6 +78,9 @@ class JobController {
   std::string PendingReason(const v1::JobRecord& job) const;
 
  private:
+  // Writes `job`'s record to the journal; a job that has ended with no task left running moves
+  // to the archive, and leaves memory once that is durable.
+  void Persist(const v1::JobRecord& job);
   std::vector<BoardCapacity> SchedulableBoards(bool only_up) const;
   // Every board, up or not, in classes for admission; rebuilt when the nodes change.
   const std::vector<BoardClass>& AdmissionBoards();
@@ -102,6 +109,7 @@ class JobController {
 
   // Constant after construction.
   JobTable& jobs_;
+  JobArchive& archive_;
   NodeRegistry& nodes_;
   AgentChannel& agents_;
   Journal& journal_;

@@ -107,7 +107,7 @@ void JobController::Preempt(v1::JobRecord& job, const std::string& reason) {
     job.set_reason("to be requeued: " + reason);
   }
   KillActiveTasks(job, reason);
-  journal_.PutJob(job);
+  Persist(job);
 }
 
 void JobController::GrowJob(v1::JobRecord& job, const GrowDecision& grow) {
@@ -126,7 +126,7 @@ void JobController::GrowJob(v1::JobRecord& job, const GrowDecision& grow) {
   if (added.empty()) return;
   LOG(INFO) << "job " << job.id() << " grows on idle boards: task(s) " << added;
   jobs_.TasksChanged(job, clock_.NowMs());
-  journal_.PutJob(job);
+  Persist(job);
 }
 
 void JobController::ShrinkJob(v1::JobRecord& job, const ShrinkDecision& shrink) {
@@ -143,7 +143,7 @@ void JobController::ShrinkJob(v1::JobRecord& job, const ShrinkDecision& shrink) 
   }
   LOG(INFO) << "job " << job.id() << ": " << shrink.reason;
   jobs_.TasksChanged(job, clock_.NowMs());
-  journal_.PutJob(job);
+  Persist(job);
 }
 
 std::string JobController::PendingReason(const v1::JobRecord& job) const {

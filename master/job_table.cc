@@ -12,6 +12,14 @@ bool IsTaskActive(v1::TaskState state) {  // declared with the scheduler's views
   return state == v1::TASK_LAUNCHING || state == v1::TASK_RUNNING;
 }
 
+bool IsArchivable(const v1::JobRecord& job) {
+  if (!IsTerminal(job.state())) return false;
+  for (const auto& t : job.tasks()) {
+    if (IsTaskActive(t.state())) return false;
+  }
+  return true;
+}
+
 void JobTable::IndexNodes(const v1::JobRecord& job) {
   std::vector<std::string> now;
   for (const auto& t : job.tasks()) {
@@ -114,6 +122,26 @@ void JobTable::TasksChanged(const v1::JobRecord& job, int64_t now_ms) {
   if (view == nullptr || job.state() != v1::RUNNING) return;
   core_time_.Stop(job.tenant(), view->cores(), now_ms);
   core_time_.Start(job.tenant(), views_.Put(job).cores(), now_ms);
+}
+
+void JobTable::MarkArchived(const v1::JobRecord& job) {
+  if (!archived_.insert(job.id()).second) return;
+  --counts_[job.state()];
+}
+
+void JobTable::Drop(uint64_t job_id) {
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end() || archived_.erase(job_id) == 0) return;
+  by_tenant_.erase({it->second.tenant(), it->second.tenant_job_id()});
+  jobs_.erase(it);
+}
+
+void JobTable::ReserveIds(const v1::ArchiveStats& archived) {
+  next_job_id_ = std::max(next_job_id_, archived.max_job_id() + 1);
+  for (const auto& [tenant, max] : archived.max_tenant_job_id()) {
+    uint64_t& next = next_tenant_id_[tenant];
+    next = std::max(next, max + 1);
+  }
 }
 
 uint64_t JobTable::CountInState(v1::JobState state) const {

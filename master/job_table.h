@@ -11,6 +11,7 @@
 #include <string>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -21,6 +22,8 @@
 namespace snn {
 
 bool IsTerminal(v1::JobState state);
+// Ended, with no task launching or running: nothing will change the job any more.
+bool IsArchivable(const v1::JobRecord& job);
 
 class JobTable {
  public:
@@ -56,7 +59,16 @@ class JobTable {
   const std::set<uint64_t>& JobsActiveOn(const std::string& node) const;
   // Core-milliseconds each tenant's running jobs used since the last call, up to `now_ms`.
   std::map<std::string, double> TakeCoreTime(int64_t now_ms) { return core_time_.Take(now_ms); }
+  // Hot jobs in `state` (jobs on their way to the archive are the archive's to count).
   uint64_t CountInState(v1::JobState state) const;
+
+  // Finished jobs leave for the archive in two steps: marked when the move is written, dropped
+  // from memory once it is durable (until then they are still found here).
+  void MarkArchived(const v1::JobRecord& job);
+  bool IsArchived(uint64_t job_id) const { return archived_.count(job_id) > 0; }
+  void Drop(uint64_t job_id);
+  // Ids above everything the archive gave out, so none is given out twice.
+  void ReserveIds(const v1::ArchiveStats& archived);
 
  private:
   // `at_ms`: when a running job starts or stops being charged.
@@ -73,6 +85,7 @@ class JobTable {
   std::map<v1::JobState, uint64_t> counts_;
   std::unordered_map<std::string, std::set<uint64_t>> active_on_;    // node -> jobs
   std::unordered_map<uint64_t, std::vector<std::string>> nodes_of_;  // job -> those nodes
+  std::unordered_set<uint64_t> archived_;
   uint64_t next_job_id_ = 1;
 };
 

@@ -15,10 +15,11 @@ MasterServer::MasterServer(MasterConfig config, const Clock& clock, std::unique_
       clock_(clock),
       store_(std::move(store)),
       journal_(*store_, [this](std::function<void()> fn) { asio::post(io_, std::move(fn)); }),
+      archive_(*store_),
       agent_channel_(nodes_),
-      controller_(jobs_, nodes_, agent_channel_, journal_, clock_, config_.controller,
+      controller_(jobs_, archive_, nodes_, agent_channel_, journal_, clock_, config_.controller,
                   [this] { RequestSchedule(); }),
-      clients_(jobs_, nodes_, journal_, controller_, clock_),
+      clients_(jobs_, archive_, nodes_, journal_, controller_, clock_),
       agents_(nodes_, journal_, controller_, clock_, config_.agents),
       admin_(nodes_, journal_, [this] { RequestSchedule(); }),
       policy_(controller_, journal_, [this] { RequestSchedule(); }),
@@ -99,40 +100,63 @@ Status MasterServer::SetUpAuth() {
 
 MasterServer::~MasterServer() { store_->Close(); }
 
+namespace {
+
+// Parses every record under `prefix` as a `Record` and hands it to `restore`.
+template <typename Record>
+Status RestoreEach(Store& store, const char* prefix, const char* what,
+                   const std::function<void(std::string_view key, Record record)>& restore) {
+  Status corrupt;
+  Status s = store.Scan(prefix, "", [&](std::string_view key, std::string_view value) {
+    Record record;
+    if (!record.ParseFromArray(value.data(), static_cast<int>(value.size()))) {
+      corrupt = Internal(std::string("corrupt ") + what + " record " + std::string(key));
+      return false;
+    }
+    restore(key, std::move(record));
+    return true;
+  });
+  return s.ok() ? corrupt : s;
+}
+
+}  // namespace
+
 Status MasterServer::Recover() {
-  auto records = store_->LoadAll();
-  if (!records.ok()) return records.status();
+  // Only the hot state is read: nodes, pending and running jobs, tokens, the policy and the
+  // archive's totals. The archive itself stays on disk, however many jobs it holds.
+  SNN_RETURN_IF_ERROR(RestoreEach<v1::NodeRecord>(*store_, kNodeKeyPrefix, "node",
+                                                  [&](std::string_view, v1::NodeRecord node) {
+                                                    nodes_.Restore(std::move(node), clock_.NowMs());
+                                                  }));
   size_t job_count = 0;
-  for (const auto& [key, value] : *records) {
-    if (key.rfind(kNodeKeyPrefix, 0) == 0) {
-      v1::NodeRecord node;
-      if (!node.ParseFromString(value)) return Internal("corrupt node record " + key);
-      nodes_.Restore(std::move(node), clock_.NowMs());
-    }
-  }
-  for (const auto& [key, value] : *records) {
-    if (key.rfind(kJobKeyPrefix, 0) == 0) {
-      v1::JobRecord job;
-      if (!job.ParseFromString(value)) return Internal("corrupt job record " + key);
-      jobs_.Restore(std::move(job));
-      ++job_count;
-    }
-  }
-  for (const auto& [key, value] : *records) {
-    if (key.rfind(kTokenKeyPrefix, 0) != 0) continue;
-    v1::JoinTokenRecord token;
-    if (!token.ParseFromString(value)) return Internal("corrupt join token record " + key);
-    enrol_.Restore(key.substr(sizeof(kTokenKeyPrefix) - 1), std::move(token));
-  }
-  for (const auto& [key, value] : *records) {
-    if (key != kPolicyKey) continue;
+  SNN_RETURN_IF_ERROR(RestoreEach<v1::JobRecord>(*store_, kJobKeyPrefix, "job",
+                                                 [&](std::string_view, v1::JobRecord job) {
+                                                   jobs_.Restore(std::move(job));
+                                                   ++job_count;
+                                                 }));
+  SNN_RETURN_IF_ERROR(archive_.Load());
+  jobs_.ReserveIds(archive_.stats());
+  SNN_RETURN_IF_ERROR(RestoreEach<v1::JoinTokenRecord>(
+      *store_, kTokenKeyPrefix, "join token", [&](std::string_view key, v1::JoinTokenRecord token) {
+        enrol_.Restore(std::string(key.substr(sizeof(kTokenKeyPrefix) - 1)), std::move(token));
+      }));
+  auto policy = store_->Get(kPolicyKey);
+  if (!policy.ok()) return policy.status();
+  if (*policy) {
     v1::SchedulingConfig stored;  // an admin's changes outlive restarts; the file seeds it
-    if (!stored.ParseFromString(value)) return Internal("corrupt policy record");
+    if (!stored.ParseFromString(**policy)) return Internal("corrupt policy record");
     controller_.SetScheduling(stored);
     LOG(INFO) << "scheduling policy from the store (admin changes kept; --policy_file not read)";
   }
   controller_.RecoverReservations();
-  LOG(INFO) << "recovered " << job_count << " jobs and " << nodes_.nodes().size() << " nodes";
+  if (size_t moved = controller_.ArchiveFinishedJobs(); moved > 0) {
+    LOG(INFO) << "moving " << moved << " finished jobs to the archive";
+    journal_.Commit();
+  }
+  uint64_t archived = 0;
+  for (const auto& c : archive_.stats().counts()) archived += c.count();
+  LOG(INFO) << "recovered " << job_count << " jobs (and " << archived << " archived) and "
+            << nodes_.nodes().size() << " nodes";
   return Status::Ok();
 }
 

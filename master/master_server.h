@@ -72,6 +72,7 @@ class MasterServer {
   std::unique_ptr<Store> store_;
   Journal journal_;
   JobTable jobs_;
+  JobArchive archive_;
   NodeRegistry nodes_;
   SessionAgentChannel agent_channel_;
   JobController controller_;

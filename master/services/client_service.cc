@@ -2,12 +2,18 @@
 
 #include "common/rect_allocator.h"
 #include "master/auth/access_policy.h"
+#include "master/job_listing.h"
 
 namespace snn {
 
-ClientService::ClientService(JobTable& jobs, NodeRegistry& nodes, Journal& journal,
-                             JobController& controller, const Clock& clock)
-    : jobs_(jobs), nodes_(nodes), journal_(journal), controller_(controller), clock_(clock) {}
+ClientService::ClientService(JobTable& jobs, JobArchive& archive, NodeRegistry& nodes,
+                             Journal& journal, JobController& controller, const Clock& clock)
+    : jobs_(jobs),
+      archive_(archive),
+      nodes_(nodes),
+      journal_(journal),
+      controller_(controller),
+      clock_(clock) {}
 
 void ClientService::Register(MethodRouter& router) {
   using namespace std::placeholders;
@@ -47,7 +53,8 @@ void ClientService::Submit(const CallContext& ctx, v1::SubmitRequest req,
   journal_.Commit([r, resp] { r.Ok(resp); });
 }
 
-Result<v1::JobRecord*> ClientService::Lookup(const CallContext& ctx, const v1::JobRef& ref) {
+Result<v1::JobRecord*> ClientService::Lookup(const CallContext& ctx, const v1::JobRef& ref,
+                                             std::optional<v1::JobRecord>& archived) {
   const v1::SchedulingConfig& policy = controller_.scheduling();
   // Reading needs membership or the reader role, not the right to act for the tenant.
   std::string tenant = ref.tenant().empty() ? ctx.credential.tenant() : ref.tenant();
@@ -59,6 +66,12 @@ Result<v1::JobRecord*> ClientService::Lookup(const CallContext& ctx, const v1::J
   if (Status s = MayRead(policy, ctx.identity, tenant); !s.ok()) return ctx.Refuse(s);
   v1::JobRecord* job = jobs_.FindByTenant(tenant, ref.tenant_job_id());
   if (job == nullptr) {
+    auto stored = archive_.FindByTenant(tenant, ref.tenant_job_id());
+    if (!stored.ok()) return stored.status();
+    archived = std::move(*stored);
+    if (archived) job = &*archived;
+  }
+  if (job == nullptr) {
     return NotFound("job " + std::to_string(ref.tenant_job_id()) + " not found for tenant '" +
                     tenant + "'");
   }
@@ -67,7 +80,8 @@ Result<v1::JobRecord*> ClientService::Lookup(const CallContext& ctx, const v1::J
 
 void ClientService::Cancel(const CallContext& ctx, v1::CancelRequest req,
                            Responder<v1::CancelResponse> r) {
-  auto job = Lookup(ctx, req.job());
+  std::optional<v1::JobRecord> archived;  // ended: Cancel says so and changes nothing
+  auto job = Lookup(ctx, req.job(), archived);
   if (!job.ok()) return r.Fail(job.status());
   const v1::JobRecord& target = **job;
   if (!MayManageJob(controller_.scheduling(), ctx.identity, target.tenant(), target.spec().uid(),
@@ -109,7 +123,8 @@ v1::JobRecord ClientService::ForDisplay(const v1::JobRecord& job, const Identity
 
 void ClientService::Show(const CallContext& ctx, v1::ShowJobRequest req,
                          Responder<v1::ShowJobResponse> r) {
-  auto job = Lookup(ctx, req.job());
+  std::optional<v1::JobRecord> archived;
+  auto job = Lookup(ctx, req.job(), archived);
   if (!job.ok()) return r.Fail(job.status());
   v1::ShowJobResponse resp;
   *resp.mutable_job() = ForDisplay(**job, ctx.identity);
@@ -135,28 +150,31 @@ void ClientService::List(const CallContext& ctx, v1::ListJobsRequest req,
     }
     if (Status s = MayRead(policy, ctx.identity, tenant); !s.ok()) return r.Fail(ctx.Refuse(s));
   }
+  JobFilter filter;
+  filter.tenant = tenant;
+  filter.user = req.user();
+  for (int state : req.states()) filter.states.push_back(static_cast<v1::JobState>(state));
+  filter.since_ms = req.since_ms();
+  filter.until_ms = req.until_ms();
   // Pages keep every answer far below the frame limit however many jobs the cluster has seen,
-  // and however large they are: a page ends after 1000 jobs (or the asked limit) or 1 MiB.
+  // and however large they are: a page ends after 1000 jobs (or the asked limit) or 1 MiB, and
+  // looks at no more than 20,000 archived jobs.
   constexpr size_t kMaxPageBytes = 1 << 20;
+  constexpr size_t kArchiveBudget = 20000;
   size_t bytes = 0;
   const uint32_t limit = req.limit() == 0 ? 1000 : std::min<uint32_t>(req.limit(), 10000);
   auto resp = std::make_shared<v1::ListJobsResponse>();
-  for (auto it = jobs_.jobs().upper_bound(req.after_id()); it != jobs_.jobs().end(); ++it) {
-    const v1::JobRecord& job = it->second;
-    if (!req.all_tenants() && job.tenant() != tenant) continue;
-    if (req.states_size() > 0 &&
-        std::find(req.states().begin(), req.states().end(), job.state()) == req.states().end()) {
-      continue;
-    }
-    if (static_cast<uint32_t>(resp->jobs_size()) == limit || bytes >= kMaxPageBytes) {
-      resp->set_more(true);
-      break;
-    }
-    v1::JobRecord* shown = resp->add_jobs();
-    *shown = ForDisplay(job, ctx.identity);
-    shown->mutable_spec()->mutable_task()->clear_network();  // `snnctl show` has it
-    bytes += shown->ByteSizeLong();
-  }
+  auto end = ListJobs(jobs_, archive_, filter, req.after_id(), limit, kArchiveBudget,
+                      [&](const v1::JobRecord& job) {
+                        v1::JobRecord* shown = resp->add_jobs();
+                        *shown = ForDisplay(job, ctx.identity);
+                        shown->mutable_spec()->mutable_task()->clear_network();  // `show` has it
+                        bytes += shown->ByteSizeLong();
+                        return bytes < kMaxPageBytes;
+                      });
+  if (!end.ok()) return r.Fail(end.status());
+  resp->set_more(end->more);
+  resp->set_next_after_id(end->next_after_id);
   journal_.Commit([r, resp] { r.Ok(*resp); });
 }
 
@@ -200,7 +218,7 @@ void ClientService::PoolStatus(const CallContext& ctx, v1::PoolStatusRequest req
        {v1::PENDING, v1::RUNNING, v1::COMPLETED, v1::FAILED, v1::CANCELLED, v1::TIMEOUT}) {
     v1::JobCount* c = resp->add_job_counts();
     c->set_state(s);
-    c->set_count(jobs_.CountInState(s));
+    c->set_count(jobs_.CountInState(s) + archive_.Count(s));
   }
   journal_.Commit([r, resp] { r.Ok(*resp); });
 }

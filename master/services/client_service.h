@@ -6,6 +6,8 @@
 // Thread contract: only on the master's io thread.
 #pragma once
 
+#include <optional>
+
 #include "common/clock.h"
 #include "common/rpc_router.h"
 #include "master/job_controller.h"
@@ -14,8 +16,8 @@ namespace snn {
 
 class ClientService {
  public:
-  ClientService(JobTable& jobs, NodeRegistry& nodes, Journal& journal, JobController& controller,
-                const Clock& clock);
+  ClientService(JobTable& jobs, JobArchive& archive, NodeRegistry& nodes, Journal& journal,
+                JobController& controller, const Clock& clock);
 
   void Register(MethodRouter& router);
 
@@ -27,11 +29,14 @@ class ClientService {
   void PoolStatus(const CallContext& ctx, v1::PoolStatusRequest req,
                   Responder<v1::PoolStatusResponse> r);
 
-  // The job `ref` names for this caller, or why there is none (or why it may not see it).
-  Result<v1::JobRecord*> Lookup(const CallContext& ctx, const v1::JobRef& ref);
+  // The job `ref` names for this caller, or why there is none (or why it may not see it). An
+  // archived job is read into `archived`, and the answer points there.
+  Result<v1::JobRecord*> Lookup(const CallContext& ctx, const v1::JobRef& ref,
+                                std::optional<v1::JobRecord>& archived);
   v1::JobRecord ForDisplay(const v1::JobRecord& job, const Identity& viewer) const;
 
   JobTable& jobs_;
+  JobArchive& archive_;
   NodeRegistry& nodes_;
   Journal& journal_;
   JobController& controller_;

@@ -7,16 +7,33 @@
 
 namespace snn {
 
-std::string JobKey(uint64_t job_id) {
-  char buf[32];
-  snprintf(buf, sizeof buf, "job/%016llx", static_cast<unsigned long long>(job_id));
+std::string Hex16(uint64_t value) {
+  char buf[17];
+  snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(value));
   return buf;
+}
+
+std::string JobKey(uint64_t job_id) { return kJobKeyPrefix + Hex16(job_id); }
+std::string ArchiveKey(uint64_t job_id) { return kArchiveKeyPrefix + Hex16(job_id); }
+std::string ArchiveSummaryKey(uint64_t job_id) { return kArchiveSummaryPrefix + Hex16(job_id); }
+std::string ArchiveTenantKey(const std::string& tenant, uint64_t tenant_job_id) {
+  return kArchiveTenantPrefix + tenant + "/" + Hex16(tenant_job_id);
 }
 
 std::string NodeKey(const std::string& name) { return kNodeKeyPrefix + name; }
 
 void Journal::PutJob(const v1::JobRecord& job) {
   batch_.push_back(StoreWrite{JobKey(job.id()), job.SerializeAsString()});
+}
+
+void Journal::ArchiveJob(const v1::JobRecord& job, const v1::ArchivedJob& summary,
+                         const v1::ArchiveStats& stats) {
+  batch_.push_back(StoreWrite{ArchiveKey(job.id()), job.SerializeAsString()});
+  batch_.push_back(StoreWrite{ArchiveSummaryKey(job.id()), summary.SerializeAsString()});
+  batch_.push_back(
+      StoreWrite{ArchiveTenantKey(job.tenant(), job.tenant_job_id()), Hex16(job.id())});
+  batch_.push_back(StoreWrite{JobKey(job.id()), std::nullopt});
+  archive_stats_ = &stats;
 }
 
 void Journal::PutNode(const v1::NodeRecord& node) {
@@ -42,6 +59,10 @@ void Journal::Commit(std::function<void()> done) {
   auto effects = std::make_shared<std::vector<std::function<void()>>>(std::move(effects_));
   effects_.clear();
   if (done) effects->push_back(std::move(done));
+  if (archive_stats_ != nullptr) {
+    batch_.push_back(StoreWrite{kArchiveStatsKey, archive_stats_->SerializeAsString()});
+    archive_stats_ = nullptr;
+  }
   StoreBatch batch = std::move(batch_);
   batch_.clear();
   store_.Commit(std::move(batch), [post = post_, effects](Status status) {

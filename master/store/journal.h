@@ -23,6 +23,17 @@ inline constexpr char kJobKeyPrefix[] = "job/";
 inline constexpr char kNodeKeyPrefix[] = "node/";
 inline constexpr char kPolicyKey[] = "policy";
 inline constexpr char kTokenKeyPrefix[] = "token/";  // + SHA-256 of a join token, in hex
+// The archive of finished jobs: "arch/" + 16 hex digits holds the whole record, "archs/" + the
+// same its ArchivedJob summary, "archt/" + tenant + "/" + 16 hex digits of the tenant job id
+// the global id (16 hex digits), and "archstats" the ArchiveStats.
+inline constexpr char kArchiveKeyPrefix[] = "arch/";
+inline constexpr char kArchiveSummaryPrefix[] = "archs/";
+inline constexpr char kArchiveTenantPrefix[] = "archt/";
+inline constexpr char kArchiveStatsKey[] = "archstats";
+std::string ArchiveKey(uint64_t job_id);
+std::string ArchiveSummaryKey(uint64_t job_id);
+std::string ArchiveTenantKey(const std::string& tenant, uint64_t tenant_job_id);
+std::string Hex16(uint64_t value);
 
 class Journal {
  public:
@@ -30,6 +41,10 @@ class Journal {
   Journal(Store& store, Post post) : store_(store), post_(std::move(post)) {}
 
   void PutJob(const v1::JobRecord& job);
+  // Moves a finished job from the hot records to the archive; `stats` replaces the archive's
+  // totals (written once per batch, however many jobs it archives).
+  void ArchiveJob(const v1::JobRecord& job, const v1::ArchivedJob& summary,
+                  const v1::ArchiveStats& stats);
   void PutNode(const v1::NodeRecord& node);
   void PutPolicy(const v1::SchedulingConfig& config);
   void PutToken(const std::string& hash, const v1::JoinTokenRecord& token);
@@ -46,8 +61,9 @@ class Journal {
  private:
   Store& store_;
   Post post_;
-  StoreBatch batch_;                            // only on the io thread
-  std::vector<std::function<void()>> effects_;  // only on the io thread
+  StoreBatch batch_;                                 // only on the io thread
+  const v1::ArchiveStats* archive_stats_ = nullptr;  // written at Commit
+  std::vector<std::function<void()>> effects_;       // only on the io thread
   uint64_t commits_ = 0;
 };
 

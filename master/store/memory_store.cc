@@ -1,10 +1,31 @@
 #include "master/store/memory_store.h"
 
+#include <algorithm>
+
 namespace snn {
 
-Result<StoreRecords> MemoryStore::LoadAll() {
+Result<std::optional<std::string>> MemoryStore::Get(const std::string& key) {
   std::lock_guard<std::mutex> lock(mu_);
-  return StoreRecords(data_.begin(), data_.end());
+  auto it = data_.find(key);
+  if (it == data_.end()) return std::optional<std::string>();
+  return std::optional<std::string>(it->second);
+}
+
+Status MemoryStore::Scan(const std::string& prefix, const std::string& from,
+                         const StoreVisitor& visit) {
+  // Copies what it visits, so that `visit` may read the store too.
+  std::vector<std::pair<std::string, std::string>> found;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto it = data_.lower_bound(std::max(prefix, from));
+         it != data_.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it) {
+      found.emplace_back(it->first, it->second);
+    }
+  }
+  for (const auto& [key, value] : found) {
+    if (!visit(key, value)) break;
+  }
+  return Status::Ok();
 }
 
 void MemoryStore::Commit(StoreBatch batch, std::function<void(Status)> done) {

@@ -11,7 +11,9 @@ namespace snn {
 
 class MemoryStore : public Store {
  public:
-  Result<StoreRecords> LoadAll() override;
+  Result<std::optional<std::string>> Get(const std::string& key) override;
+  Status Scan(const std::string& prefix, const std::string& from,
+              const StoreVisitor& visit) override;
   void Commit(StoreBatch batch, std::function<void(Status)> done) override;
   void Close() override {}
 

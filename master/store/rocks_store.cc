@@ -2,6 +2,8 @@
 
 #include <rocksdb/write_batch.h>
 
+#include <algorithm>
+
 namespace snn {
 
 Result<std::unique_ptr<RocksStore>> RocksStore::Open(const std::string& dir) {
@@ -20,14 +22,25 @@ RocksStore::RocksStore(std::unique_ptr<rocksdb::DB> db) : db_(std::move(db)) {
 
 RocksStore::~RocksStore() { Close(); }
 
-Result<StoreRecords> RocksStore::LoadAll() {
-  StoreRecords records;
+Result<std::optional<std::string>> RocksStore::Get(const std::string& key) {
+  std::string value;
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), key, &value);
+  if (s.IsNotFound()) return std::optional<std::string>();
+  if (!s.ok()) return Internal("reading the state store: " + s.ToString());
+  return std::optional<std::string>(std::move(value));
+}
+
+Status RocksStore::Scan(const std::string& prefix, const std::string& from,
+                        const StoreVisitor& visit) {
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
-  for (it->SeekToFirst(); it->Valid(); it->Next()) {
-    records.emplace_back(it->key().ToString(), it->value().ToString());
+  for (it->Seek(std::max(prefix, from)); it->Valid() && it->key().starts_with(prefix); it->Next()) {
+    if (!visit(std::string_view(it->key().data(), it->key().size()),
+               std::string_view(it->value().data(), it->value().size()))) {
+      break;
+    }
   }
   if (!it->status().ok()) return Internal("reading the state store: " + it->status().ToString());
-  return records;
+  return Status::Ok();
 }
 
 void RocksStore::Commit(StoreBatch batch, std::function<void(Status)> done) {

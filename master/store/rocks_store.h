@@ -21,7 +21,9 @@ class RocksStore : public Store {
   static Result<std::unique_ptr<RocksStore>> Open(const std::string& dir);
   ~RocksStore() override;
 
-  Result<StoreRecords> LoadAll() override;
+  Result<std::optional<std::string>> Get(const std::string& key) override;
+  Status Scan(const std::string& prefix, const std::string& from,
+              const StoreVisitor& visit) override;
   void Commit(StoreBatch batch, std::function<void(Status)> done) override;
   void Close() override;
 

@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -21,12 +22,21 @@ struct StoreWrite {
 using StoreBatch = std::vector<StoreWrite>;
 using StoreRecords = std::vector<std::pair<std::string, std::string>>;
 
+// Called for each record a scan visits, in key order; returning false ends the scan.
+using StoreVisitor = std::function<bool(std::string_view key, std::string_view value)>;
+
 class Store {
  public:
   virtual ~Store() = default;
 
-  // Every record in key order. Call once at startup, before the first Commit.
-  virtual Result<StoreRecords> LoadAll() = 0;
+  // Reads, from any thread. They see every batch whose `done` has run.
+  // The value stored at `key`, or nullopt.
+  virtual Result<std::optional<std::string>> Get(const std::string& key) = 0;
+  // Visits the records whose key starts with `prefix`, from the first key >= `from` on.
+  virtual Status Scan(const std::string& prefix, const std::string& from,
+                      const StoreVisitor& visit) = 0;
+  // Every record in key order (tests, and small stores).
+  Result<StoreRecords> LoadAll();
 
   // Queues `batch` to be written atomically and synced. `done` runs once this batch and every
   // batch queued before it are durable, in queue order. An empty batch is a barrier.

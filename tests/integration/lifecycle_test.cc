@@ -176,5 +176,46 @@ TEST_F(LifecycleTest, SnnctlShowsJobsAndPool) {
   EXPECT_NE(json.out.find("\"state\": \"COMPLETED\""), std::string::npos) << json.out;
 }
 
+TEST_F(LifecycleTest, FinishedJobsAreListedShownAndFilteredFromTheArchiveAfterARestart) {
+  for (const char* command : {"exit 0", "exit 0", "exit 3"}) {
+    ASSERT_TRUE(cluster_.Submit(ShellJob(command)).ok());
+  }
+  ASSERT_TRUE(cluster_.Submit(ShellJob("exit 0"), "bob").ok());
+  ASSERT_TRUE(cluster_.WaitForState(3, v1::FAILED));
+  ASSERT_TRUE(cluster_.WaitForState(2, v1::COMPLETED));
+  ASSERT_TRUE(TestCluster::WaitUntil([&] {
+    auto bobs = cluster_.Show(1, "bob");
+    return bobs.ok() && bobs->state() == v1::COMPLETED;
+  }));
+  cluster_.StopMaster();
+  cluster_.StartMaster();
+
+  auto shown = cluster_.Snnctl({"show", "3"});
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_NE(shown.out.find("FAILED"), std::string::npos) << shown.out;
+  auto failed = cluster_.Snnctl({"jobs", "--state", "FAILED", "-o", "json"});
+  ASSERT_EQ(failed.exit_code, 0) << failed.err;
+  EXPECT_NE(failed.out.find("\"tenant_job_id\": \"3\""), std::string::npos) << failed.out;
+  EXPECT_EQ(failed.out.find("\"tenant_job_id\": \"1\""), std::string::npos) << failed.out;
+  auto all = cluster_.Snnctl({"jobs", "--all-tenants"});
+  EXPECT_EQ(std::count(all.out.begin(), all.out.end(), '\n'), 5) << all.out;  // header + 4
+  auto nobody = cluster_.Snnctl({"jobs", "--all-tenants", "--user", "nobody-at-all"});
+  EXPECT_EQ(std::count(nobody.out.begin(), nobody.out.end(), '\n'), 1) << nobody.out;
+  auto before = cluster_.Snnctl({"jobs", "--all-tenants", "--until", "2000-01-01"});
+  EXPECT_EQ(std::count(before.out.begin(), before.out.end(), '\n'), 1) << before.out;
+  auto cancel = cluster_.Snnctl({"cancel", "1"});
+  EXPECT_NE(cancel.exit_code, 0);
+  EXPECT_NE(cancel.err.find("has already ended (COMPLETED)"), std::string::npos) << cancel.err;
+  // Ids go on from the archived ones, and the totals count them.
+  auto next = cluster_.Submit(ShellJob("exit 0"));
+  ASSERT_TRUE(next.ok());
+  EXPECT_EQ(next->tenant_job_id(), 4u);
+  auto pool = cluster_.Pool();
+  ASSERT_TRUE(pool.ok());
+  for (const auto& c : pool->job_counts()) {
+    if (c.state() == v1::FAILED) EXPECT_EQ(c.count(), 1u);
+  }
+}
+
 }  // namespace
 }  // namespace snn::testing

@@ -17,7 +17,7 @@ class JobControllerTest : public ::testing::Test {
  protected:
   JobControllerTest()
       : journal_(store_, [](std::function<void()> fn) { fn(); }),
-        controller_(jobs_, nodes_, agents_, journal_, clock_, ControllerOptions(),
+        controller_(jobs_, archive_, nodes_, agents_, journal_, clock_, ControllerOptions(),
                     [this] { ++schedule_requests_; }) {}
 
   void SetUp() override { AddNode("n1", 2); }
@@ -87,6 +87,7 @@ class JobControllerTest : public ::testing::Test {
   MemoryStore store_;
   Journal journal_;
   JobTable jobs_;
+  JobArchive archive_{store_};
   NodeRegistry nodes_;
   testing::FakeAgentChannel agents_;
   int schedule_requests_ = 0;
@@ -332,20 +333,58 @@ TEST_F(JobControllerTest, AFailedCommitStopsTheMasterBeforeItAcknowledgesOrAppli
 }
 
 TEST_F(JobControllerTest, EveryChangeIsInTheStore) {
-  v1::JobRecord& job = SubmitAndStart(4);
-  controller_.ApplyTaskStatus("n1", Report(job, 0, v1::TASK_EXITED, 0));
+  v1::JobRecord& running = SubmitAndStart(4);
+  const uint64_t id = running.id();
+  const uint64_t tenant_job_id = running.tenant_job_id();
+  const std::string tenant = running.tenant();
+  controller_.ApplyTaskStatus("n1", Report(running, 0, v1::TASK_EXITED, 0));
   journal_.Commit();
-  JobTable reloaded;
-  auto records = store_.LoadAll();
-  ASSERT_TRUE(records.ok());
-  for (const auto& [key, value] : *records) {
-    v1::JobRecord r;
-    ASSERT_TRUE(r.ParseFromString(value));
-    reloaded.Restore(r);
-  }
-  ASSERT_NE(reloaded.Find(job.id()), nullptr);
-  EXPECT_EQ(reloaded.Find(job.id())->state(), v1::COMPLETED);
-  EXPECT_EQ(reloaded.Find(job.id())->history_size(), 3);
+  // Ended with nothing running: out of memory, into the archive, found by either id.
+  EXPECT_EQ(jobs_.Find(id), nullptr);
+  EXPECT_FALSE(store_.Get(JobKey(id))->has_value());
+  JobArchive reloaded(store_);
+  ASSERT_TRUE(reloaded.Load().ok());
+  EXPECT_EQ(reloaded.Count(v1::COMPLETED), 1u);
+  EXPECT_EQ(reloaded.stats().max_job_id(), id);
+  auto job = reloaded.FindByTenant(tenant, tenant_job_id);
+  ASSERT_TRUE(job.ok() && job->has_value());
+  EXPECT_EQ((*job)->id(), id);
+  EXPECT_EQ((*job)->state(), v1::COMPLETED);
+  EXPECT_EQ((*job)->history_size(), 3);
+}
+
+TEST_F(JobControllerTest, ACancelledJobStaysHotUntilItsTasksHaveStopped) {
+  v1::JobRecord& running = SubmitAndStart(4);
+  const uint64_t id = running.id();
+  ASSERT_TRUE(controller_.Cancel(running, "cancelled by alice").ok());
+  journal_.Commit();
+  // Its task still runs until the kill lands: it stays hot, its board stays reserved.
+  ASSERT_NE(jobs_.Find(id), nullptr);
+  EXPECT_EQ(CoresUsed("n1", 0), 4u);
+  EXPECT_FALSE(archive_.Find(id)->has_value());
+  controller_.ApplyTaskStatus("n1", Report(*jobs_.Find(id), 0, v1::TASK_KILLED));
+  journal_.Commit();
+  EXPECT_EQ(jobs_.Find(id), nullptr);
+  ASSERT_TRUE(archive_.Find(id)->has_value());
+  EXPECT_EQ((*archive_.Find(id))->state(), v1::CANCELLED);
+  EXPECT_EQ(archive_.Count(v1::CANCELLED), 1u);
+  EXPECT_EQ(jobs_.CountInState(v1::CANCELLED), 0u);
+}
+
+TEST_F(JobControllerTest, IdsAreNeverGivenOutAgainAfterTheirJobsWereArchived) {
+  v1::JobRecord& running = SubmitAndStart(4);
+  const uint64_t id = running.id();
+  const uint64_t tenant_job_id = running.tenant_job_id();
+  const std::string tenant = running.tenant();
+  controller_.ApplyTaskStatus("n1", Report(running, 0, v1::TASK_EXITED, 0));
+  journal_.Commit();
+  // A restart finds no hot job at all: the ids come from the archive's totals.
+  JobTable restarted;
+  JobArchive archive(store_);
+  ASSERT_TRUE(archive.Load().ok());
+  restarted.ReserveIds(archive.stats());
+  EXPECT_GT(restarted.NextJobId(), id);
+  EXPECT_GT(restarted.NextTenantJobId(tenant), tenant_job_id);
 }
 
 }  // namespace
