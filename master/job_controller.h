@@ -121,6 +121,7 @@ class JobController {
   SchedulerPolicy policy_;
   QueueOrder order_;
   std::unordered_set<uint64_t> explained_;
+  bool no_board_up_ = false;  // at the last pass
   std::vector<BoardClass> admission_boards_;
   uint64_t admission_generation_ = UINT64_MAX;
   // Launches sent and not yet answered, with the node's session epoch they went on.

@@ -68,7 +68,15 @@ const std::vector<BoardClass>& JobController::AdmissionBoards() {
 
 void JobController::RunSchedulingPass() {
   const int64_t now = clock_.NowMs();
-  SchedulerInput in = CollectPassInput(jobs_, order_, SchedulableBoards(true), now);
+  std::vector<BoardCapacity> boards = SchedulableBoards(true);
+  // With no board up (as after the master's restart, until the agents register) a pass could
+  // start, grow or make room for nothing: it would only cost a walk over every pending job.
+  no_board_up_ = boards.empty();
+  if (no_board_up_) {
+    explained_.clear();
+    return;
+  }
+  SchedulerInput in = CollectPassInput(jobs_, order_, std::move(boards), now);
   SchedulePlan plan = PlanPass(std::move(in), policy_);
   for (const auto& p : plan.preemptions) {
     if (v1::JobRecord* job = jobs_.Find(p.job_id)) Preempt(*job, p.reason);
@@ -150,6 +158,7 @@ std::string JobController::PendingReason(const v1::JobRecord& job) const {
   // The last pass's own reason (a quota, a reservation it could delay, no room) when it gave
   // one; a pass gives none to the jobs behind a pool that first come, first served blocks.
   if (job.state() != v1::PENDING || explained_.count(job.id())) return job.reason();
+  if (no_board_up_) return "no board is up: no agent has registered, or every node is down";
   return "waiting behind higher-priority jobs in pool '" + job.spec().pool() + "'";
 }
 

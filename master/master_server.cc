@@ -7,6 +7,7 @@
 
 #include "common/file_util.h"
 #include "master/auth/access_policy.h"
+#include "master/job_loader.h"
 
 namespace snn {
 
@@ -124,16 +125,16 @@ Status RestoreEach(Store& store, const char* prefix, const char* what,
 Status MasterServer::Recover() {
   // Only the hot state is read: nodes, pending and running jobs, tokens, the policy and the
   // archive's totals. The archive itself stays on disk, however many jobs it holds.
+  const auto started = MonotonicNow();
   SNN_RETURN_IF_ERROR(RestoreEach<v1::NodeRecord>(*store_, kNodeKeyPrefix, "node",
                                                   [&](std::string_view, v1::NodeRecord node) {
                                                     nodes_.Restore(std::move(node), clock_.NowMs());
                                                   }));
   size_t job_count = 0;
-  SNN_RETURN_IF_ERROR(RestoreEach<v1::JobRecord>(*store_, kJobKeyPrefix, "job",
-                                                 [&](std::string_view, v1::JobRecord job) {
-                                                   jobs_.Restore(std::move(job));
-                                                   ++job_count;
-                                                 }));
+  SNN_RETURN_IF_ERROR(LoadHotJobs(*store_, [&](v1::JobRecord job) {
+    jobs_.Restore(std::move(job));
+    ++job_count;
+  }));
   SNN_RETURN_IF_ERROR(archive_.Load());
   jobs_.ReserveIds(archive_.stats());
   SNN_RETURN_IF_ERROR(RestoreEach<v1::JoinTokenRecord>(
@@ -155,8 +156,11 @@ Status MasterServer::Recover() {
   }
   uint64_t archived = 0;
   for (const auto& c : archive_.stats().counts()) archived += c.count();
-  LOG(INFO) << "recovered " << job_count << " jobs (and " << archived << " archived) and "
-            << nodes_.nodes().size() << " nodes";
+  LOG(INFO)
+      << "recovered " << job_count << " jobs (and " << archived << " archived) and "
+      << nodes_.nodes().size() << " nodes in "
+      << std::chrono::duration_cast<std::chrono::milliseconds>(MonotonicNow() - started).count()
+      << " ms";
   return Status::Ok();
 }
 

@@ -332,6 +332,20 @@ TEST_F(JobControllerTest, AFailedCommitStopsTheMasterBeforeItAcknowledgesOrAppli
   EXPECT_EQ(*store_.LoadAll(), *before);
 }
 
+TEST_F(JobControllerTest, WithNoBoardUpAPassIsSkippedAndPendingJobsSaySo) {
+  nodes_.OnSessionClosed(sessions_[0].get());
+  auto job = controller_.Submit(Spec(4), "alice");
+  ASSERT_TRUE(job.ok());
+  journal_.Commit();
+  controller_.RunSchedulingPass();
+  EXPECT_EQ((*job)->state(), v1::PENDING);
+  EXPECT_EQ(controller_.PendingReason(**job),
+            "no board is up: no agent has registered, or every node is down");
+  AddNode("n2", 1);
+  controller_.RunSchedulingPass();
+  EXPECT_EQ((*job)->state(), v1::RUNNING);
+}
+
 TEST_F(JobControllerTest, EveryChangeIsInTheStore) {
   v1::JobRecord& running = SubmitAndStart(4);
   const uint64_t id = running.id();
