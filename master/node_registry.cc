@@ -40,10 +40,35 @@ void NodeRegistry::RebuildGrids(NodeEntry& entry) {
   }
 }
 
+void NodeRegistry::CountMeasured(const v1::NodeRecord& record, int sign) {
+  for (const auto& b : record.boards()) {
+    if (b.measured_ksps() == 0) continue;
+    std::vector<uint32_t>& v = measured_[b.type()];
+    auto at = std::lower_bound(v.begin(), v.end(), b.measured_ksps());
+    if (sign > 0) {
+      v.insert(at, b.measured_ksps());
+    } else if (at != v.end() && *at == b.measured_ksps()) {
+      v.erase(at);
+    }
+  }
+}
+
+uint32_t NodeRegistry::PeerMedianKsps(const std::string& type, uint32_t own) const {
+  auto it = measured_.find(type);
+  if (it == measured_.end() || it->second.size() < 2) return 0;
+  const std::vector<uint32_t>& v = it->second;
+  // The others are v without one copy of `own`, at `skip`; their median is the (n-1)/2-th.
+  const size_t skip = std::lower_bound(v.begin(), v.end(), own) - v.begin();
+  const size_t median = (v.size() - 1) / 2;
+  return v[median < skip ? median : median + 1];
+}
+
 void NodeRegistry::Restore(v1::NodeRecord record, int64_t now_ms) {
   ++generation_;
   NodeEntry& entry = nodes_[record.name()];
   entry.last_heartbeat_ms = now_ms;
+  CountMeasured(entry.record, -1);
+  CountMeasured(record, +1);
   entry.record = std::move(record);
   RebuildGrids(entry);
   entry.down_reason = "agent has not registered since the master started";
@@ -94,6 +119,8 @@ NodeEntry& NodeRegistry::Register(v1::NodeRecord record, std::shared_ptr<Connect
     LOG(WARNING) << "node " << record.name() << " now reports fewer boards ("
                  << record.boards_size() << ") than before (" << entry.usage.size() << ")";
   }
+  CountMeasured(entry.record, -1);
+  CountMeasured(record, +1);
   entry.record = std::move(record);
   RebuildGrids(entry);
   if (entry.session != session) ++entry.session_epoch;

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "common/connection.h"
@@ -74,6 +75,11 @@ class NodeRegistry {
   void Reserve(const std::string& node, uint32_t board, const v1::Resources& r, const Rect& rect);
   void Release(const std::string& node, uint32_t board, const v1::Resources& r, const Rect& rect);
 
+  // The median measured throughput of the boards of `type` other than one board measuring
+  // `own` (which must be among them), or 0 if it has no peer: in O(log boards), not a walk
+  // over every node, as thousands of agents register at once after a restart.
+  uint32_t PeerMedianKsps(const std::string& type, uint32_t own) const;
+
   const std::map<std::string, NodeEntry>& nodes() const { return nodes_; }
   // Moves whenever a node's description may have changed (registered, restored, drained):
   // what is derived from the descriptions alone is rebuilt when it differs.
@@ -83,7 +89,12 @@ class NodeRegistry {
   // Rebuilds every board's free map from its description and the rectangles held on it.
   static void RebuildGrids(NodeEntry& entry);
 
+  // Adds (+1) or removes (-1) a node's boards' measured throughput.
+  void CountMeasured(const v1::NodeRecord& record, int sign);
+
   std::map<std::string, NodeEntry> nodes_;
+  // By board type: the measured throughput of every board that reports one, sorted.
+  std::unordered_map<std::string, std::vector<uint32_t>> measured_;
   uint64_t generation_ = 0;
 };
 

@@ -107,19 +107,7 @@ void AgentService::JudgeThroughput(NodeEntry& entry) {
   for (auto& b : *entry.record.mutable_boards()) {
     if (b.measured_ksps() == 0 || b.health() == 0) continue;
     // The peers: every other board of this type the master knows, by their measured throughput.
-    std::vector<uint32_t> peers;
-    for (const auto& [name, other] : nodes_.nodes()) {
-      for (const auto& p : other.record.boards()) {
-        if (p.type() != b.type() || p.measured_ksps() == 0 ||
-            (name == entry.record.name() && p.index() == b.index())) {
-          continue;
-        }
-        peers.push_back(p.measured_ksps());
-      }
-    }
-    if (peers.empty()) continue;
-    std::nth_element(peers.begin(), peers.begin() + peers.size() / 2, peers.end());
-    const uint32_t median = peers[peers.size() / 2];
+    const uint32_t median = nodes_.PeerMedianKsps(b.type(), b.measured_ksps());
     if (median == 0 || b.measured_ksps() * 2 >= median) continue;  // within half of its peers
     const uint32_t share = static_cast<uint32_t>(uint64_t{100} * b.measured_ksps() / median);
     if (share < b.health()) {

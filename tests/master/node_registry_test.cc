@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
+#include <random>
+
 namespace snn {
 namespace {
 
@@ -24,6 +28,52 @@ class NodeRegistryTest : public ::testing::Test {
   asio::io_context io_;
   NodeRegistry nodes_;
 };
+
+TEST_F(NodeRegistryTest, PeerMedianIsTheMedianOfEveryOtherMeasuredBoardOfTheType) {
+  std::mt19937 rng(3);
+  std::map<std::string, v1::NodeRecord> known;
+  for (int round = 0; round < 400; ++round) {
+    // Nodes register and re-register with new measurements, some boards measuring nothing.
+    v1::NodeRecord node;
+    node.set_name("n" + std::to_string(rng() % 40));
+    node.add_pools("default");
+    for (uint32_t i = 0; i < 1 + rng() % 3; ++i) {
+      auto* b = node.add_boards();
+      b->set_index(i);
+      b->set_width(4);
+      b->set_height(4);
+      b->set_type(rng() % 3 == 0 ? "fast" : "slow");
+      b->set_measured_ksps(rng() % 5 == 0 ? 0 : 100 + rng() % 50);
+    }
+    if (round % 2 == 0) {
+      nodes_.Register(node, Session(), 1000);
+    } else {
+      nodes_.Restore(node, 1000);
+    }
+    known[node.name()] = node;
+    for (const auto& [name, record] : known) {
+      for (const auto& b : record.boards()) {
+        if (b.measured_ksps() == 0) continue;
+        std::vector<uint32_t> peers;  // the walk the registry saves
+        for (const auto& [other_name, other] : known) {
+          for (const auto& p : other.boards()) {
+            if (p.type() == b.type() && p.measured_ksps() != 0 &&
+                !(other_name == name && p.index() == b.index())) {
+              peers.push_back(p.measured_ksps());
+            }
+          }
+        }
+        uint32_t expected = 0;
+        if (!peers.empty()) {
+          std::sort(peers.begin(), peers.end());
+          expected = peers[peers.size() / 2];
+        }
+        ASSERT_EQ(nodes_.PeerMedianKsps(b.type(), b.measured_ksps()), expected)
+            << "round " << round << ", " << name << "/" << b.index();
+      }
+    }
+  }
+}
 
 TEST_F(NodeRegistryTest, NodesWithoutHeartbeatsGoDownAndComeBack) {
   auto s1 = Session();
