@@ -170,6 +170,45 @@ std::vector<Rect> MaximalEmptyRectangles(const CoreGrid& grid) {
   return out;
 }
 
+std::vector<Rect> MaximalEmptyRectanglesAfter(const std::vector<Rect>& before, const Rect& taken) {
+  // Every empty rectangle of the new grid lies in an old maximal one, on one side of `taken`:
+  // so the pieces of each old rectangle left, right, above and below it, less those inside
+  // another piece, are the new maximal ones (the MaxRects argument).
+  std::vector<Rect> pieces;
+  pieces.reserve(before.size() + 8);
+  const uint32_t tx1 = taken.x + taken.w, ty1 = taken.y + taken.h;
+  for (const Rect& m : before) {
+    const uint32_t mx1 = m.x + m.w, my1 = m.y + m.h;
+    if (taken.x >= mx1 || tx1 <= m.x || taken.y >= my1 || ty1 <= m.y) {
+      pieces.push_back(m);
+      continue;
+    }
+    if (taken.x > m.x) pieces.push_back(Rect{m.x, m.y, taken.x - m.x, m.h});
+    if (tx1 < mx1) pieces.push_back(Rect{tx1, m.y, mx1 - tx1, m.h});
+    if (taken.y > m.y) pieces.push_back(Rect{m.x, m.y, m.w, taken.y - m.y});
+    if (ty1 < my1) pieces.push_back(Rect{m.x, ty1, m.w, my1 - ty1});
+  }
+  auto inside = [](const Rect& a, const Rect& b) {  // a within b
+    return a.x >= b.x && a.y >= b.y && a.x + a.w <= b.x + b.w && a.y + a.h <= b.y + b.h;
+  };
+  std::vector<Rect> out;
+  out.reserve(pieces.size());
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    bool covered = false;
+    for (size_t j = 0; j < pieces.size() && !covered; ++j) {
+      // Equal pieces: the first one stays.
+      covered = j != i && inside(pieces[i], pieces[j]) && (!(pieces[i] == pieces[j]) || j < i);
+    }
+    if (!covered) out.push_back(pieces[i]);
+  }
+  // MaximalEmptyRectangles' order: by bottom row, then right edge, then right to left.
+  std::sort(out.begin(), out.end(), [](const Rect& a, const Rect& b) {
+    return std::make_tuple(a.y + a.h, a.x + a.w, -int64_t{a.x}) <
+           std::make_tuple(b.y + b.h, b.x + b.w, -int64_t{b.x});
+  });
+  return out;
+}
+
 std::vector<std::pair<uint32_t, uint32_t>> CandidateShapes(uint32_t count, uint32_t max_w,
                                                            uint32_t max_h) {
   std::vector<std::pair<uint32_t, uint32_t>> shapes;

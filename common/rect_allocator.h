@@ -40,6 +40,11 @@ struct Placement {
 
 std::vector<Rect> MaximalEmptyRectangles(const CoreGrid& grid);
 
+// The maximal empty rectangles once `taken` is occupied, worked out from `before` (those of the
+// grid without it) instead of the whole grid: the same rectangles in the same order as
+// MaximalEmptyRectangles gives, at a fraction of the cost on a busy board.
+std::vector<Rect> MaximalEmptyRectanglesAfter(const std::vector<Rect>& before, const Rect& taken);
+
 // The shapes a count request may take on a W x H board, most preferred first.
 std::vector<std::pair<uint32_t, uint32_t>> CandidateShapes(uint32_t count, uint32_t max_w,
                                                            uint32_t max_h);

@@ -198,7 +198,14 @@ void NodeRegistry::Reserve(const std::string& node, uint32_t board, const v1::Re
       // Copy on write: the scheduler may still hold the previous map.
       auto grid = std::make_shared<CoreGrid>(*u.grid);
       grid->Occupy(rect);
-      SetGrid(u, std::move(grid));
+      if (u.mers) {
+        auto mers = std::make_shared<std::vector<Rect>>(MaximalEmptyRectanglesAfter(*u.mers, rect));
+        u.max_mer_area = LargestArea(*mers);
+        u.mers = std::move(mers);
+        u.grid = std::move(grid);
+      } else {
+        SetGrid(u, std::move(grid));
+      }
     }
   }
 }

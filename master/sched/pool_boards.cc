@@ -192,7 +192,11 @@ void PoolBoards::Take(size_t index, const v1::Resources& r, const Rect& rect) {
   b.own->Occupy(rect);
   b.ksps_free -= std::min(b.ksps_free, r.ksps());
   b.streams_free -= std::min(b.streams_free, r.streams());
-  b.mers.reset();
+  if (b.mers) {  // kept up to date from the last ones: the next task tried here needs them
+    auto mers = std::make_shared<std::vector<Rect>>(MaximalEmptyRectanglesAfter(*b.mers, rect));
+    b.max_mer_area = LargestArea(*mers);
+    b.mers = std::move(mers);
+  }
   free_cores_ = free_cores_ - old_free + b.current().free_count();
   Reindex(index);
 }

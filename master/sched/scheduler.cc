@@ -99,6 +99,7 @@ void Pass::BuildPools() {
     last = j.pool;
   }
   std::map<std::string, std::vector<BoardCapacity>> boards;
+  if (wanted.size() == 1) boards[*wanted.begin()].reserve(in_.boards.size());  // the usual case
   for (BoardCapacity& b : in_.boards) {
     if (!b.grid) continue;
     if (b.pools.size() == 1) {

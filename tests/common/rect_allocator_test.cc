@@ -65,6 +65,29 @@ TEST(RectAllocatorTest, MaximalEmptyRectanglesMatchBruteForce) {
   }
 }
 
+TEST(RectAllocatorTest, RectanglesAfterATakeAreThoseOfTheNewGridInTheSameOrder) {
+  std::mt19937 rng(5);
+  int checked = 0;
+  for (int trial = 0; trial < 2000; ++trial) {
+    const uint32_t w = 1 + rng() % 16, h = 1 + rng() % 16;
+    CoreGrid g = RandomGrid(rng, w, h, (rng() % 60) / 100.0, (rng() % 10) / 100.0);
+    std::vector<Rect> mers = MaximalEmptyRectangles(g);
+    // A run of takes, each worked out from the last, as a scheduling pass places tasks.
+    for (int take = 0; take < 6 && !mers.empty(); ++take) {
+      const Rect& room = mers[rng() % mers.size()];
+      const uint32_t tw = 1 + rng() % room.w, th = 1 + rng() % room.h;
+      const Rect taken{room.x + rng() % (room.w - tw + 1), room.y + rng() % (room.h - th + 1), tw,
+                       th};
+      g.Occupy(taken);
+      mers = MaximalEmptyRectanglesAfter(mers, taken);
+      ASSERT_EQ(mers, MaximalEmptyRectangles(g))
+          << "trial " << trial << ", take " << take << " of " << taken.ToString();
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 5000);
+}
+
 TEST(RectAllocatorTest, PlacementsAreValidAndExplicitShapesAreFoundWheneverTheyFit) {
   std::mt19937 rng(11);
   int fits = 0, misses = 0;
