@@ -280,8 +280,8 @@ int main(int argc, char** argv) {
           auto page = c.Call<snn::v1::ListJobsResponse>("job.list", list_req);
           if (!page.ok()) return false;
           for (auto& j : *page->mutable_jobs()) *all.add_jobs() = std::move(j);
-          if (!page->more() || all.jobs_size() == 0) break;
-          list_req.set_after_id(all.jobs(all.jobs_size() - 1).id());
+          if (!page->more() || page->next_after_id() <= list_req.after_id()) break;
+          list_req.set_after_id(page->next_after_id());
         }
         jobs = all;
         for (const auto& j : jobs.jobs()) {

@@ -179,8 +179,8 @@ Result<v1::ListJobsResponse> TestCluster::ListAll() {
     auto page = client->Call<v1::ListJobsResponse>("job.list", req);
     if (!page.ok()) return page.status();
     for (auto& job : *page->mutable_jobs()) *all.add_jobs() = std::move(job);
-    if (!page->more() || all.jobs_size() == 0) return all;
-    req.set_after_id(all.jobs(all.jobs_size() - 1).id());
+    if (!page->more() || page->next_after_id() <= req.after_id()) return all;
+    req.set_after_id(page->next_after_id());
   }
 }
 
