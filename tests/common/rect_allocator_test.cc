@@ -76,8 +76,8 @@ TEST(RectAllocatorTest, RectanglesAfterATakeAreThoseOfTheNewGridInTheSameOrder) 
     for (int take = 0; take < 6 && !mers.empty(); ++take) {
       const Rect& room = mers[rng() % mers.size()];
       const uint32_t tw = 1 + rng() % room.w, th = 1 + rng() % room.h;
-      const Rect taken{room.x + rng() % (room.w - tw + 1), room.y + rng() % (room.h - th + 1), tw,
-                       th};
+      const uint32_t dx = rng() % (room.w - tw + 1), dy = rng() % (room.h - th + 1);
+      const Rect taken{room.x + dx, room.y + dy, tw, th};
       g.Occupy(taken);
       mers = MaximalEmptyRectanglesAfter(mers, taken);
       ASSERT_EQ(mers, MaximalEmptyRectangles(g))

@@ -154,7 +154,9 @@ TEST_F(FloodTest, UnreadAnswersAreNotBufferedWithoutBoundAndBigJobsStillList) {
     boost::system::error_code ec;
     asio::write(*s, asio::buffer(EncodeFrame(request)), ec);
     if (ec) break;  // the master stopped reading from us: that is the point
-    if (i % 20 == 0) EXPECT_TRUE(SnnctlAnswers()) << "after " << i << " unread answers";
+    if (i % 20 == 0) {
+      EXPECT_TRUE(SnnctlAnswers()) << "after " << i << " unread answers";
+    }
   }
   EXPECT_TRUE(SnnctlAnswers());
   const int64_t grown_kb = RssKb(cluster_.master_pid()) - before;

@@ -128,7 +128,9 @@ TEST(SchedulingTest, AThreeReplicaGangDoesNotStartOnRoomForTwo) {
   })) << cluster.Snnctl({"show", "2"}).out;
   auto pool = cluster.Pool();
   for (const auto& b : pool->nodes(0).boards()) {
-    if (b.info().index() != busy.board()) EXPECT_EQ(b.cores_used(), 0u) << "no partial hold";
+    if (b.info().index() != busy.board()) {
+      EXPECT_EQ(b.cores_used(), 0u) << "no partial hold";
+    }
   }
   EXPECT_EQ(cluster.Show(2)->tasks_size(), 0);
   EXPECT_EQ(cluster.Show(2)->state(), v1::PENDING);
