@@ -71,8 +71,14 @@ class JobController {
   // fail, if they may not be requeued). Commits.
   void OnNodeDown(const std::string& node, const std::string& reason);
 
-  // Runs the scheduler over the current state, starts what it says, commits.
-  void RunSchedulingPass();
+  // Runs the scheduler over the current state, starts what it says, commits. A full pass
+  // (head_depth 0) orders and considers every pending job. A quick pass considers only the
+  // first `head_depth` in the order the last full pass found, with the jobs submitted since
+  // merged in: first come, first served (no backfill, no growth), keeping the wait reasons the
+  // full pass gave; what it cannot start waits for the next full pass. Its cost depends on
+  // `head_depth` and on what changed, not on how many jobs wait. Returns whether the pass was
+  // full (a quick one with no full order to start from is).
+  bool RunSchedulingPass(size_t head_depth = 0);
 
   // A pending job's waiting reason, as users see it.
   std::string PendingReason(const v1::JobRecord& job) const;

@@ -66,7 +66,7 @@ const std::vector<BoardClass>& JobController::AdmissionBoards() {
   return admission_boards_;
 }
 
-void JobController::RunSchedulingPass() {
+bool JobController::RunSchedulingPass(size_t head_depth) {
   const int64_t now = clock_.NowMs();
   std::vector<BoardCapacity> boards = SchedulableBoards(true);
   // With no board up (as after the master's restart, until the agents register) a pass could
@@ -74,10 +74,19 @@ void JobController::RunSchedulingPass() {
   no_board_up_ = boards.empty();
   if (no_board_up_) {
     explained_.clear();
-    return;
+    return true;
   }
-  SchedulerInput in = CollectPassInput(jobs_, order_, std::move(boards), now);
-  SchedulePlan plan = PlanPass(std::move(in), policy_);
+  const bool full = head_depth == 0 || !order_.has_order();
+  SchedulerPolicy quick;
+  if (!full) {
+    quick = policy_;
+    quick.backfill = false;
+    quick.grow = false;
+    quick.explain = false;
+  }
+  SchedulerInput in =
+      CollectPassInput(jobs_, order_, std::move(boards), now, full ? 0 : head_depth);
+  SchedulePlan plan = PlanPass(std::move(in), full ? policy_ : quick);
   for (const auto& p : plan.preemptions) {
     if (v1::JobRecord* job = jobs_.Find(p.job_id)) Preempt(*job, p.reason);
   }
@@ -90,18 +99,21 @@ void JobController::RunSchedulingPass() {
   for (const auto& grow : plan.grows) {
     if (v1::JobRecord* job = jobs_.Find(grow.job_id)) GrowJob(*job, grow);
   }
-  explained_.clear();
-  for (const auto& wait : plan.waits) {
-    if (v1::JobRecord* job = jobs_.Find(wait.job_id)) {
-      explained_.insert(wait.job_id);
-      job->set_reason(wait.why());
-      job->set_expected_start_ms(wait.expected_start_ms);
+  if (full) {  // a quick pass has no words to give: the full pass's stand until the next
+    explained_.clear();
+    for (const auto& wait : plan.waits) {
+      if (v1::JobRecord* job = jobs_.Find(wait.job_id)) {
+        explained_.insert(wait.job_id);
+        job->set_reason(wait.why());
+        job->set_expected_start_ms(wait.expected_start_ms);
+      }
     }
   }
   if (!plan.starts.empty() || !plan.preemptions.empty() || !plan.grows.empty() ||
       !plan.shrinks.empty()) {
     journal_.Commit();
   }
+  return full;
 }
 
 void JobController::Preempt(v1::JobRecord& job, const std::string& reason) {

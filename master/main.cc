@@ -39,6 +39,14 @@ DEFINE_double(schedule_max_busy, 0.25,
               "passes rarer, never requests slower (0.01 to 1)");
 DEFINE_int64(schedule_min_gap_ms, 0,
              "and at least this many ms between the end of a pass and the start of the next");
+DEFINE_uint64(schedule_quick_depth, 1000,
+              "with more jobs than this pending, a pass between two full ones considers only "
+              "this many at the head of the queue, first come first served (a submit costs no "
+              "pass over the whole queue); the rest wait for the next full pass, which backfills. "
+              "0: every pass is full");
+DEFINE_int64(schedule_full_interval_ms, 1000,
+             "with quick passes, a full pass (every pending job, backfill, elastic growth, wait "
+             "reasons) at least this often");
 DEFINE_string(default_pool, "default", "pool of jobs that name none");
 DEFINE_string(default_queue, "default", "queue of jobs that name none");
 DEFINE_uint64(default_time_limit_s, 3600, "time limit of jobs that set none, seconds");
@@ -101,13 +109,15 @@ int main(int argc, char** argv) {
   config.agents.auto_drain_health_below = FLAGS_auto_drain_health_below;
   config.schedule_interval_ms = FLAGS_schedule_interval_ms;
   if (!(FLAGS_schedule_max_busy >= 0.01 && FLAGS_schedule_max_busy <= 1) ||
-      FLAGS_schedule_min_gap_ms < 0) {
-    std::cerr << "snn-master: --schedule_max_busy must be between 0.01 and 1 and "
-                 "--schedule_min_gap_ms at least 0\n";
+      FLAGS_schedule_min_gap_ms < 0 || FLAGS_schedule_full_interval_ms < 1) {
+    std::cerr << "snn-master: --schedule_max_busy must be between 0.01 and 1, "
+                 "--schedule_min_gap_ms at least 0 and --schedule_full_interval_ms at least 1\n";
     return 2;
   }
   config.schedule_cadence.max_busy = FLAGS_schedule_max_busy;
   config.schedule_cadence.min_gap_us = FLAGS_schedule_min_gap_ms * 1000;
+  config.schedule_cadence.quick_depth = FLAGS_schedule_quick_depth;
+  config.schedule_cadence.full_interval_us = FLAGS_schedule_full_interval_ms * 1000;
   config.controller.admission.default_pool = FLAGS_default_pool;
   config.controller.admission.default_queue = FLAGS_default_queue;
   config.controller.admission.default_time_limit_s = FLAGS_default_time_limit_s;

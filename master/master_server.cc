@@ -52,6 +52,7 @@ MasterServer::MasterServer(MasterConfig config, const Clock& clock, std::unique_
       tick_timer_(io_, clock_),
       signals_(io_),
       pass_timer_(io_),
+      full_pass_timer_(io_),
       cadence_(config_.schedule_cadence) {
   clients_.Register(router_);
   agents_.Register(router_);
@@ -218,9 +219,16 @@ void MasterServer::RunPass() {
   schedule_wanted_ = false;
   if (stopping_) return;
   const int64_t start = MonotonicUs();
-  controller_.RunSchedulingPass();
+  const bool full =
+      controller_.RunSchedulingPass(cadence_.DepthAt(start, jobs_.views().pending().size()));
   const int64_t end = MonotonicUs();
-  cadence_.PassRan(end, end - start);
+  cadence_.PassRan(end, end - start, full);
+  if (full) return;
+  // What the quick pass left waiting is the next full pass's to look at, event or not.
+  full_pass_timer_.expires_after(std::chrono::microseconds(cadence_.FullDueInUs(end)));
+  full_pass_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (!ec) RequestSchedule();
+  });
 }
 
 void MasterServer::Tick() {
@@ -254,6 +262,7 @@ void MasterServer::Stop() {
     server_.Stop();
     tick_timer_.Cancel();
     pass_timer_.cancel();
+    full_pass_timer_.cancel();
     signals_.cancel();
     journal_.Commit([this] { io_.stop(); });
   });

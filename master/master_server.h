@@ -86,7 +86,8 @@ class MasterServer {
   RpcServer server_;
   ClockTimer tick_timer_;
   asio::signal_set signals_;
-  asio::steady_timer pass_timer_;  // real time: see master/pass_cadence.h
+  asio::steady_timer pass_timer_;       // real time: see master/pass_cadence.h
+  asio::steady_timer full_pass_timer_;  // a full pass after quick ones
   PassCadence cadence_;
   bool schedule_wanted_ = false;  // only on the io thread
   int64_t last_periodic_pass_ms_ = 0;

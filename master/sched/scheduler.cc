@@ -112,7 +112,9 @@ void Pass::BuildPools() {
   }
   for (const std::string& p : wanted) AddPool(p, std::move(boards[p]));
   open_pools_ = pools_.size();
-  if (pools_.size() == 1) pools_.begin()->second.running.reserve(in_.running.size());
+  if (pools_.size() == 1 && policy_.backfill) {  // reservations look at when jobs end
+    pools_.begin()->second.running.reserve(in_.running.size());
+  }
   const std::string* last_pool = nullptr;
   PoolState* pool = nullptr;
   std::map<std::string, std::vector<const SchedJob*>> idle_elastic;
@@ -126,11 +128,11 @@ void Pass::BuildPools() {
     }
     last_pool = r.pool;
     if (pool == nullptr) {
-      if (r.elastic && r.job->replicas < r.job->max_replicas)
+      if (policy_.grow && r.elastic && r.job->replicas < r.job->max_replicas)
         idle_elastic[*r.pool].push_back(r.job);
       continue;
     }
-    pool->running.emplace_back(std::max(in_.now_ms, r.limit_end_ms), r.job);
+    if (policy_.backfill) pool->running.emplace_back(std::max(in_.now_ms, r.limit_end_ms), r.job);
     if (r.preemptible) pool->preemptible.push_back(r.job);
     if (r.elastic) pool->elastic.push_back(r.job);
   }
@@ -485,7 +487,9 @@ SchedulePlan Pass::Run() {
       for (const PendingJob* job : later) Consider(*job, true);
     }
   }
-  for (auto& [name, pool] : pools_) Grow(pool);  // what is left is idle
+  if (policy_.grow) {
+    for (auto& [name, pool] : pools_) Grow(pool);  // what is left is idle
+  }
   return std::move(plan_);
 }
 

@@ -90,6 +90,9 @@ struct SchedulerPolicy {
   // small short jobs fill the holes, but not for ever ahead of old ones. 0: off.
   int64_t backfill_age_first_after_ms = 0;
   bool preemption = true;
+  // Elastic jobs grow on what is idle once every pending job had its turn. A pass that sees
+  // only the head of the queue must not: the room may be what a job further back needs.
+  bool grow = true;
   int64_t preempt_grace_ms = 60'000;
   std::map<std::pair<std::string, std::string>, Quota, NamePairLess>
       tenant_quotas;  // (tenant, pool)

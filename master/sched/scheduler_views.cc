@@ -80,6 +80,7 @@ const SchedJob& SchedulerViews::Put(const v1::JobRecord& record) {
       e.pending_slot = pending_.size();
       pending_.emplace_back();
     }
+    changed_.push_back(record.id());
     PendingEntry& p = pending_[e.pending_slot];
     p.job = PendingJob::Of(e.job);
     p.job.pool = Intern(e.job.pool);
@@ -123,6 +124,11 @@ void SchedulerViews::Remove(uint64_t job_id) {
 const SchedJob* SchedulerViews::Find(uint64_t job_id) const {
   auto it = views_.find(job_id);
   return it == views_.end() ? nullptr : &it->second.job;
+}
+
+size_t SchedulerViews::PendingSlotOf(uint64_t job_id) const {
+  auto it = views_.find(job_id);
+  return it == views_.end() ? SIZE_MAX : it->second.pending_slot;
 }
 
 const PendingJob* SchedulerViews::PendingOf(uint64_t job_id) const {

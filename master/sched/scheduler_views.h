@@ -16,6 +16,7 @@
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "master/sched/priority.h"
@@ -48,6 +49,11 @@ class SchedulerViews {
   // Every pending job, in no particular order (the pass's QueueOrder gives one).
   std::span<PendingEntry> pending() { return pending_; }
   std::span<const PendingEntry> pending() const { return pending_; }
+  // The slot in pending() of a pending job (SIZE_MAX: not pending).
+  size_t PendingSlotOf(uint64_t job_id) const;
+  // The jobs that became pending, or changed while pending, since the last call (some may have
+  // left the queue since). The queue order ranks them between its full orders.
+  std::vector<uint64_t> TakeChanged() { return std::exchange(changed_, {}); }
   // The tenant, queue, pool and board type names jobs use, by number.
   const std::string& Name(uint32_t id) const { return *name_list_[id]; }
   size_t name_count() const { return name_list_.size(); }
@@ -77,6 +83,7 @@ class SchedulerViews {
   std::vector<RunningJob> running_;
   QuotaUse use_;
   std::vector<PendingEntry> pending_;
+  std::vector<uint64_t> changed_;                            // see TakeChanged
   std::unordered_map<std::string_view, uint32_t> name_ids_;  // keys point into name_list_
   std::vector<std::unique_ptr<const std::string>> name_list_;
 };

@@ -305,6 +305,38 @@ TEST_F(JobControllerTest, EveryPendingJobShowsTheReasonThePassGaveIt) {
   }
 }
 
+TEST_F(JobControllerTest, AQuickPassStartsTheHeadOfTheQueueAndLeavesBackfillToTheFullPass) {
+  SubmitAndStart(16);  // one of the two boards, for an hour
+  auto submit = [&](uint32_t cores, uint32_t replicas, uint32_t time_limit_s, int32_t priority) {
+    v1::JobSpec spec = Spec(cores, replicas);
+    spec.set_time_limit_s(time_limit_s);
+    spec.set_priority(priority);
+    auto job = controller_.Submit(spec, "alice");
+    EXPECT_TRUE(job.ok()) << job.status().ToString();
+    journal_.Commit();
+    return (*job)->id();
+  };
+  const uint64_t wide = submit(16, 2, 3600, 0);  // both boards: waits for the first
+  EXPECT_TRUE(controller_.RunSchedulingPass());  // full: it holds the reservation
+  const std::string reserved = controller_.PendingReason(*jobs_.Find(wide));
+  EXPECT_NE(reserved.find("reservation"), std::string::npos) << reserved;
+  // A short job could backfill the idle board; a quick pass, first come first served, leaves
+  // it to the next full pass, and keeps the reasons the full pass gave.
+  const uint64_t short_job = submit(4, 1, 60, 0);
+  EXPECT_FALSE(controller_.RunSchedulingPass(/*head_depth=*/10));
+  EXPECT_EQ(jobs_.Find(short_job)->state(), v1::PENDING);
+  EXPECT_EQ(controller_.PendingReason(*jobs_.Find(wide)), reserved);
+  // A job submitted since with a higher priority than the reservation's holder is merged in
+  // ahead of it, and starts at once.
+  const uint64_t urgent = submit(4, 1, 3600, 1000);
+  EXPECT_FALSE(controller_.RunSchedulingPass(10));
+  EXPECT_EQ(jobs_.Find(urgent)->state(), v1::RUNNING);
+  EXPECT_EQ(jobs_.Find(short_job)->state(), v1::PENDING);
+  EXPECT_TRUE(controller_.RunSchedulingPass());
+  EXPECT_EQ(jobs_.Find(short_job)->state(), v1::RUNNING);
+  EXPECT_EQ(jobs_.Find(wide)->state(), v1::PENDING);
+}
+
 TEST_F(JobControllerTest, AFailedCommitStopsTheMasterBeforeItAcknowledgesOrAppliesAnything) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   const std::string marker = ::testing::TempDir() + "/snn_failed_commit_acknowledged";

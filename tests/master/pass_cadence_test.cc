@@ -40,5 +40,24 @@ TEST(PassCadenceTest, OutOfRangeSharesAreClamped) {
   EXPECT_EQ(none.WaitUs(0), 990);
 }
 
+TEST(PassCadenceTest, ADeepQueueGetsQuickPassesAndAFullOneEveryInterval) {
+  PassCadenceOptions options;
+  options.quick_depth = 100;
+  options.full_interval_us = 1'000'000;
+  PassCadence cadence(options);
+  EXPECT_EQ(cadence.DepthAt(0, 5'000), 0u);  // no full pass yet: this one is
+  cadence.PassRan(50'000, 50'000, /*full=*/true);
+  EXPECT_EQ(cadence.DepthAt(60'000, 5'000), 100u);
+  EXPECT_EQ(cadence.DepthAt(60'000, 100), 0u);  // a short queue: every pass is full
+  EXPECT_EQ(cadence.FullDueInUs(60'000), 990'000);
+  cadence.PassRan(61'000, 100, /*full=*/false);  // quick passes do not put it off
+  EXPECT_EQ(cadence.FullDueInUs(61'000), 989'000);
+  EXPECT_EQ(cadence.DepthAt(1'049'999, 5'000), 100u);
+  EXPECT_EQ(cadence.DepthAt(1'050'000, 5'000), 0u);
+  PassCadence never_quick(PassCadenceOptions{0.25, 0, 0, 1'000'000});
+  never_quick.PassRan(10, 10, true);
+  EXPECT_EQ(never_quick.DepthAt(20, 1'000'000), 0u);
+}
+
 }  // namespace
 }  // namespace snn

@@ -1,0 +1,102 @@
+// The queue order between two full orders: the head a quick pass sees is what a full order
+// would give at the same moment, whatever jobs came, changed or left since.
+#include "master/sched/queue_order.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "master/job_table.h"
+#include "master/sched/policy_config.h"
+#include "tests/master/test_jobs.h"
+
+namespace snn {
+namespace {
+
+using testing_helpers::PendingJob;
+
+std::vector<uint64_t> Ids(const SchedulerViews& views, const std::vector<uint32_t>& slots) {
+  std::vector<uint64_t> ids;
+  for (uint32_t slot : slots) ids.push_back(views.pending()[slot].job.id);
+  return ids;
+}
+
+class QueueOrderTest : public ::testing::Test {
+ protected:
+  QueueOrderTest() { order_.Configure(DefaultSchedulingConfig()); }
+
+  uint64_t Submit(const std::string& tenant, int32_t priority, int64_t submit_ms,
+                  uint32_t cores = 1) {
+    v1::JobRecord job = PendingJob(table_, "default", cores, priority);
+    job.set_tenant(tenant);
+    job.set_submit_ms(submit_ms);
+    return table_.Insert(std::move(job)).id();
+  }
+  std::vector<uint64_t> FullOrder(int64_t now_ms) {
+    return Ids(table_.views(), order_.Order(table_.views(), {}, {{"default", 64}}, now_ms));
+  }
+  std::vector<uint64_t> Head(size_t depth) {
+    return Ids(table_.views(), order_.OrderHead(table_.views(), depth));
+  }
+
+  JobTable table_;
+  QueueOrder order_;
+};
+
+TEST_F(QueueOrderTest, WithoutAFullOrderThereIsNoHead) {
+  Submit("a", 5, 0);
+  EXPECT_FALSE(order_.has_order());
+  EXPECT_TRUE(Head(10).empty());
+}
+
+TEST_F(QueueOrderTest, NewJobsAreMergedByPriorityAndDepthIsHonoured) {
+  const uint64_t low = Submit("a", -500, 0);
+  const uint64_t mid = Submit("a", 0, 0);
+  FullOrder(1000);
+  const uint64_t high = Submit("a", 900, 1000);
+  const uint64_t lower = Submit("a", -900, 1000);
+  EXPECT_EQ(Head(10), (std::vector<uint64_t>{high, mid, low, lower}));
+  EXPECT_EQ(Head(2), (std::vector<uint64_t>{high, mid}));
+}
+
+TEST_F(QueueOrderTest, TheHeadIsWhatAFullOrderGivesAtTheSameMoment) {
+  std::mt19937 rng(7);
+  const std::vector<std::string> tenants = {"a", "b", "c"};
+  // Every tenant keeps work waiting throughout, so that a full order's shares do not change.
+  std::vector<uint64_t> kept, ids;
+  for (const auto& t : tenants) kept.push_back(Submit(t, 0, 0));
+  const int64_t now = 50'000;
+  for (int round = 0; round < 30; ++round) {
+    FullOrder(now);
+    for (int step = 0; step < 40; ++step) {
+      const int what = static_cast<int>(rng() % 4);
+      if (what <= 1 || ids.empty()) {  // a new job
+        ids.push_back(Submit(tenants[rng() % tenants.size()],
+                             static_cast<int32_t>(rng() % 2001) - 1000,
+                             static_cast<int64_t>(rng() % now), 1 + rng() % 7));
+      } else if (what == 2) {  // one leaves the queue (starts, or is cancelled)
+        const size_t k = rng() % ids.size();
+        v1::JobRecord* job = table_.Find(ids[k]);
+        table_.SetState(*job, rng() % 2 ? v1::RUNNING : v1::CANCELLED, now, "test");
+        ids.erase(ids.begin() + static_cast<ptrdiff_t>(k));
+      } else {  // one changes its priority while it waits
+        const size_t k = rng() % (ids.size() + kept.size());
+        v1::JobRecord* job = table_.Find(k < ids.size() ? ids[k] : kept[k - ids.size()]);
+        job->mutable_spec()->set_priority(static_cast<int32_t>(rng() % 2001) - 1000);
+        table_.views().Put(*job);
+      }
+      const size_t depth = 1 + rng() % 12;
+      std::vector<uint64_t> head = Head(depth);
+      // A full order now (which also starts the next round's) ranks them the same.
+      QueueOrder fresh;
+      fresh.Configure(DefaultSchedulingConfig());
+      std::vector<uint64_t> all =
+          Ids(table_.views(), fresh.Order(table_.views(), {}, {{"default", 64}}, now));
+      all.resize(std::min(all.size(), depth));
+      ASSERT_EQ(head, all) << "round " << round << " step " << step;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace snn
