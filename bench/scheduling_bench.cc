@@ -11,7 +11,12 @@
 // median of the last five steady passes as the last line, `scheduling pass ms: N`.
 // --quotas: 50 of the 100 tenants have a limit and a guarantee in the pool (quotas are kept
 // each pass, and preemption may reclaim a guarantee).
-//   scheduling_bench [--nodes N] [--pending N] [--passes N] [--quotas]
+// Like the master under etc/systemd/snn-master.service, it runs with malloc on huge pages
+// (GLIBC_TUNABLES=glibc.malloc.hugetlb=1: it starts itself again with it unless the variable is
+// set already); --small_pages measures with the default 4 KiB pages.
+//   scheduling_bench [--nodes N] [--pending N] [--passes N] [--quotas] [--small_pages]
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -139,11 +144,13 @@ void AddPending(snn::JobTable& table, uint32_t count, std::mt19937_64& rng) {
 int main(int argc, char** argv) {
   uint32_t nodes = 10000, pending = 100000;
   int passes = 10;
-  bool quotas = false;
+  bool quotas = false, small_pages = false;
   for (int i = 1; i < argc; ++i) {
     const bool has_value = i + 1 < argc;
     if (std::strcmp(argv[i], "--quotas") == 0) {
       quotas = true;
+    } else if (std::strcmp(argv[i], "--small_pages") == 0) {
+      small_pages = true;
     } else if (std::strcmp(argv[i], "--nodes") == 0 && has_value) {
       nodes = static_cast<uint32_t>(std::atoi(argv[++i]));
     } else if (std::strcmp(argv[i], "--pending") == 0 && has_value) {
@@ -152,10 +159,20 @@ int main(int argc, char** argv) {
       passes = std::atoi(argv[++i]);
     } else {
       std::fprintf(stderr,
-                   "usage: scheduling_bench [--nodes N] [--pending N] [--passes N] [--quotas]\n");
+                   "usage: scheduling_bench [--nodes N] [--pending N] [--passes N] [--quotas] "
+                   "[--small_pages]\n");
       return 2;
     }
   }
+  // glibc reads its tunables at start only: set, then start again.
+  if (!small_pages && std::getenv("GLIBC_TUNABLES") == nullptr) {
+    setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1", 1);
+    execv("/proc/self/exe", argv);
+    std::perror("scheduling_bench: starting again with huge pages");  // measured without
+  }
+  std::printf("malloc: %s\n", std::getenv("GLIBC_TUNABLES") != nullptr
+                                  ? std::getenv("GLIBC_TUNABLES")
+                                  : "default (4 KiB pages)");
   snn::KeepFreedMemory();  // as snn-master does
   std::mt19937_64 rng(42);
   snn::JobTable table;
