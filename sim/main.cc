@@ -9,7 +9,9 @@
 
 DEFINE_string(trace, "", "the SWF trace (plain or .gz)");
 DEFINE_string(policy, "default", "fcfs, easy, or default (the master's default policy)");
-DEFINE_string(on_bad_line, "stop", "a malformed trace line: stop (an error) or skip");
+DEFINE_string(on_bad_line, "stop",
+              "a broken trace line (not 18 fields, or a field that is not a number): stop (an "
+              "error naming the line) or skip (counted, and the first one shown)");
 DEFINE_string(mesh, "",
               "map each job to one rectangle of cores on WxH boards (default: a gang "
               "of one-core tasks on MaxProcs one-core boards)");
@@ -103,10 +105,18 @@ int main(int argc, char** argv) {
     }
   }
   std::printf("policy: %s\n", FLAGS_policy.c_str());
-  std::printf("jobs: %llu (dropped by the conventions: %llu, bad lines skipped: %llu)\n",
-              static_cast<unsigned long long>(m.jobs),
-              static_cast<unsigned long long>(trace->dropped),
-              static_cast<unsigned long long>(trace->bad_lines));
+  auto n = [](uint64_t v) { return static_cast<unsigned long long>(v); };
+  std::printf(
+      "jobs: %llu of %llu job lines (dropped by the conventions: %llu with no run time, %llu with "
+      "no processor count; %llu capped at MaxProcs %u%s; %llu fields with decimals)\n",
+      n(m.jobs), n(trace->job_lines), n(trace->dropped_run_time), n(trace->dropped_procs),
+      n(trace->capped), trace->max_procs,
+      trace->max_procs_in_header ? "" : ", the widest job: no MaxProcs in the header",
+      n(trace->decimal_fields));
+  if (trace->bad_lines > 0) {
+    std::printf("broken lines skipped: %llu (the first: %s)\n", n(trace->bad_lines),
+                trace->first_bad_line.c_str());
+  }
   std::printf("replay s: %.2f\n", seconds);
   std::printf("users: %llu\n", static_cast<unsigned long long>(m.users));
   std::printf("user fairness (Jain index of per-user mean bounded slowdown): %.3f\n", m.fairness);

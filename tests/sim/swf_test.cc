@@ -21,22 +21,95 @@ TEST(SwfTest, ConventionsDropFallBackCapAndRaiseEstimates) {
   auto trace = ParseSwf(kTrace, false);
   ASSERT_TRUE(trace.ok()) << trace.status().ToString();
   EXPECT_EQ(trace->max_procs, 4u);
-  EXPECT_EQ(trace->dropped, 1u);  // job 2: negative run time
+  EXPECT_TRUE(trace->max_procs_in_header);
+  EXPECT_EQ(trace->job_lines, 3u);
+  EXPECT_EQ(trace->dropped(), 1u);
+  EXPECT_EQ(trace->dropped_run_time, 1u);  // job 2: negative run time
   ASSERT_EQ(trace->jobs.size(), 2u);
   EXPECT_EQ(trace->jobs[0].estimate_s, 100);  // asked 50, ran 100: raised
   EXPECT_EQ(trace->jobs[1].procs, 4u);        // requested 8, capped at MaxProcs
-  EXPECT_EQ(trace->jobs[1].estimate_s, 30);   // no request: the run time
+  EXPECT_EQ(trace->capped, 1u);
+  EXPECT_EQ(trace->jobs[1].estimate_s, 30);  // no request: the run time
 }
 
-TEST(SwfTest, AMalformedLineStopsWithItsNumberOrIsSkipped) {
-  const std::string bad = std::string(kTrace) + "4 30 -1 oops\n";
-  auto stopped = ParseSwf(bad, false);
-  ASSERT_FALSE(stopped.ok());
-  EXPECT_EQ(stopped.status().message(), "line 5: expected 18 integer fields, found 3");
-  auto skipped = ParseSwf(bad, true);
-  ASSERT_TRUE(skipped.ok());
-  EXPECT_EQ(skipped->bad_lines, 1u);
-  EXPECT_EQ(skipped->jobs.size(), 2u);
+// Lines as archives publish them: a header with notes and odd spacing, CRLF endings, decimals
+// in the average CPU time and used memory (and, now and then, in a field the replay uses).
+constexpr char kArchive[] =
+    ";   --- converted from the machine's accounting ---\r\n"
+    "; Version: 2.2\r\n"
+    "; MaxNodes: 128\r\n"
+    ";  MaxProcs:   128  \r\n"
+    "; Note: the scheduler was EASY; nodes: 128\r\n"
+    ";\r\n"
+    "    1      0   1955   1267  64   552.21  10240.5   64   1800  -1 1  3 1 -1 1 -1 -1 -1\r\n"
+    "    2     20     12  600.7  16  -1       -1        16   3600  -1 1  4 1 -1 1 -1 -1 -1\r\n"
+    "    3     31     -1     -1  32  -1       -1        32   3600  -1 5  4 1 -1 1 -1 -1 -1\r\n"
+    "    4     40      0     10  -1  -1       -1        -1     -1  -1 0  5 1 -1 1 -1 -1 -1\r\n"
+    "    5   55.5      3     90  -1  88.0     -1       256    100  -1 1  5 1 -1 1 -1 -1 -1\r\n"
+    "\r\n";
+
+TEST(SwfTest, ArchiveLinesWithDecimalsAreReadAndEachDropHasItsReason) {
+  auto trace = ParseSwf(kArchive, false);
+  ASSERT_TRUE(trace.ok()) << trace.status().ToString();
+  EXPECT_EQ(trace->header.at("Version"), "2.2");
+  EXPECT_EQ(trace->header.at("MaxNodes"), "128");
+  EXPECT_EQ(trace->max_procs, 128u);
+  EXPECT_EQ(trace->job_lines, 5u);
+  EXPECT_EQ(trace->dropped_run_time, 1u);  // job 3: cancelled before it ran
+  EXPECT_EQ(trace->dropped_procs, 1u);     // job 4: no processor count at all
+  EXPECT_EQ(trace->decimal_fields, 5u);
+  ASSERT_EQ(trace->jobs.size(), 3u);
+  EXPECT_EQ(trace->jobs[0].run_s, 1267);
+  EXPECT_EQ(trace->jobs[0].procs, 64u);
+  EXPECT_EQ(trace->jobs[0].user, 3);
+  EXPECT_EQ(trace->jobs[1].run_s, 600);  // 600.7 s: its whole part
+  EXPECT_EQ(trace->jobs[1].estimate_s, 3600);
+  EXPECT_EQ(trace->jobs[2].submit_s, 55);
+  EXPECT_EQ(trace->jobs[2].procs, 128u);  // requested 256, capped
+  EXPECT_EQ(trace->jobs[2].estimate_s, 100);
+  EXPECT_EQ(trace->capped, 1u);
+}
+
+TEST(SwfTest, ABrokenLineStopsWithItsNumberAndReasonOrIsSkippedAndCounted) {
+  const std::string good = kArchive;
+  struct Case {
+    std::string line, error;
+  };
+  const std::vector<Case> cases = {
+      {"6 60 -1 oops 8 -1 -1 8 60 -1 1 5 1 -1 1 -1 -1 -1",
+       "line 13: field 4 (run time) is 'oops', not a number"},
+      {"6 60 -1 10 8 -1 -1 8 60 -1 1 5 1 -1 1 -1 -1", "line 13: expected 18 fields, found 17"},
+      {"6 60 -1 10 8 -1 -1 8 60 -1 1 5 1 -1 1 -1 -1 -1 7", "line 13: more than 18 fields ('7')"},
+      {"6 60 -1 10 8 nan -1 8 60 -1 1 5 1 -1 1 -1 -1 -1",
+       "line 13: field 6 (avg CPU time) is 'nan', not a number"},
+      {"6 60 -1 10 8 1e999 -1 8 60 -1 1 5 1 -1 1 -1 -1 -1",
+       "line 13: field 6 (avg CPU time) is '1e999', not a number"},
+      {"6 60 -1 10 8 -1 -1 8 60 -1 1 5 1 -1 1 -1 -1 12,5",
+       "line 13: field 18 (think time) is '12,5', not a number"},
+  };
+  for (const Case& c : cases) {
+    const std::string text = good + c.line + "\n7 70 -1 10 8 -1 -1 8 60 -1 1 5 1 -1 1 -1 -1 -1\n";
+    auto stopped = ParseSwf(text, false);
+    ASSERT_FALSE(stopped.ok()) << c.line;
+    EXPECT_EQ(stopped.status().message(), c.error);
+    auto skipped = ParseSwf(text, true);
+    ASSERT_TRUE(skipped.ok()) << c.line;
+    EXPECT_EQ(skipped->bad_lines, 1u);
+    EXPECT_EQ(skipped->first_bad_line, c.error);
+    EXPECT_EQ(skipped->jobs.size(), 4u);  // the three before and job 7 after
+    EXPECT_EQ(skipped->job_lines, 7u);
+  }
+}
+
+TEST(SwfTest, WithoutMaxProcsTheWidestJobSetsTheMachine) {
+  auto trace = ParseSwf(
+      "1 0 -1 10 3 -1 -1 3 60 -1 1 1 1 -1 1 -1 -1 -1\n"
+      "2 5 -1 10 -1 -1 -1 7 60 -1 1 1 1 -1 1 -1 -1 -1\n",
+      false);
+  ASSERT_TRUE(trace.ok());
+  EXPECT_FALSE(trace->max_procs_in_header);
+  EXPECT_EQ(trace->max_procs, 7u);
+  EXPECT_EQ(trace->capped, 0u);
 }
 
 TEST(SwfTest, FcfsAndEasyOnATinyTraceGiveTheFiguresWorkedOutByHand) {
