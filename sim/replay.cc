@@ -44,6 +44,7 @@ class Replayer {
 
   const Trace& trace_;
   const ReplayOptions options_;
+  const bool mesh_ = options_.mesh_width > 0;  // else one-core boards, counted
   SchedulerPolicy policy_;
   FairShareLedger ledger_;
   std::vector<SimJob> jobs_;
@@ -61,7 +62,18 @@ class Replayer {
 
 void Replayer::BuildBoards() {
   const bool mesh = options_.mesh_width > 0;
-  const uint32_t per_board = mesh ? options_.mesh_width * options_.mesh_height : 1;
+  if (!mesh) {  // MaxProcs one-core boards: one class, counted (BoardCapacity::units)
+    BoardCapacity b;
+    b.node = "units";
+    b.type = "sim";
+    b.pools = {"default"};
+    b.largest_live = Rect{0, 0, 1, 1};
+    b.units = b.units_free = trace_.max_procs;
+    boards_.push_back(std::move(b));
+    pool_cores_ = free_cores_ = trace_.max_procs;
+    return;
+  }
+  const uint32_t per_board = options_.mesh_width * options_.mesh_height;
   const uint32_t count = (trace_.max_procs + per_board - 1) / per_board;
   for (uint32_t i = 0; i < count; ++i) {
     auto grid =
@@ -122,6 +134,7 @@ void Replayer::Schedule(int64_t now_s) {
   Order(now_s);
   SchedulerInput in;
   in.now_ms = now_s * kMs;
+  if (boards_.size() == 1 && boards_[0].units > 0) boards_[0].units_free = free_cores_;
   in.boards = boards_;
   for (SimJob* j : pending_) in.pending.push_back(PendingJob::Of(j->sched));
   std::vector<RunningJob> running;
@@ -136,8 +149,8 @@ void Replayer::Schedule(int64_t now_s) {
     job.sched.start_ms = now_s * kMs;
     job.sched.tasks = start.tasks;
     for (const TaskPlacement& t : start.tasks) {
-      grids_[BoardIndex(t.node)]->Occupy(t.rect);
-      free_cores_ -= t.rect.area();
+      if (mesh_) grids_[BoardIndex(t.node)]->Occupy(t.rect);
+      free_cores_ -= mesh_ ? t.rect.area() : t.count;
     }
     running_.push_back(&job);
     ends_.emplace(now_s + job.trace->run_s, start.job_id);
@@ -179,8 +192,8 @@ Result<std::vector<JobOutcome>> Replayer::Run() {
       SimJob& job = jobs_[ends_.top().second];
       ends_.pop();
       for (const TaskPlacement& t : job.sched.tasks) {
-        grids_[BoardIndex(t.node)]->Release(t.rect);
-        free_cores_ += t.rect.area();
+        if (mesh_) grids_[BoardIndex(t.node)]->Release(t.rect);
+        free_cores_ += mesh_ ? t.rect.area() : t.count;
       }
       running_.erase(std::find(running_.begin(), running_.end(), &job));
     }

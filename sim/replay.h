@@ -1,9 +1,11 @@
 // Replays a workload trace through the master's scheduler core (PlanPass) in virtual time: every
 // submit and every end is an event, and each event runs one scheduling pass, as the master does.
 // Each trace job becomes a gang of one-core tasks on a pool of MaxProcs one-core boards (the
-// convention in the literature), or, with a mesh, one task of `procs` cores placed as a
-// rectangle on W x H boards. Jobs run for their real run time; the scheduler sees only their
-// estimates. Deterministic.
+// convention in the literature), given to the pass as one class of boards that it counts
+// (BoardCapacity::units: one step per job, and EASY's reservation from the profile of
+// releases, so a pass costs the same on 100 processors as on 93,312); or, with a mesh, one task
+// of `procs` cores placed as a rectangle on W x H boards. Jobs run for their real run time; the
+// scheduler sees only their estimates. Deterministic.
 #pragma once
 
 #include <cstdint>

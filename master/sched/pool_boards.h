@@ -31,6 +31,12 @@ struct BoardCapacity {
   uint32_t ksps_free = 0, streams_free = 0;
   Rect largest_live;                     // on the empty board: bounds what can ever fit
   std::shared_ptr<const CoreGrid> grid;  // the free map now (shared, never modified here)
+  // Not one board but a class of `units` identical one-core boards, `units_free` of them free
+  // (as a trace of a machine of 93,312 processors is replayed): a pass counts what it takes
+  // from them instead of placing each task (see TaskPlacement::count), and EASY reserves from
+  // a profile of their releases. A pool with such a class has only it (others are ignored);
+  // its jobs ask one core a task, and are not preempted or grown there.
+  uint32_t units = 0, units_free = 0;
 
   // Scratch for one pass: a private copy of the map once something is placed on it, and its
   // maximal empty rectangles while unchanged.

@@ -95,4 +95,33 @@ bool Reserve(PoolState& pool, const SchedJob& job, int64_t now_ms) {
   return false;
 }
 
+uint64_t UnitsHeld(const SchedJob& job) {
+  if (job.tasks.empty()) return job.replicas;
+  uint64_t held = 0;
+  for (const TaskPlacement& t : job.tasks) held += t.count;
+  return held;
+}
+
+bool ReserveUnits(PoolState& pool, const SchedJob& job, uint64_t need) {
+  PoolState::Units& units = *pool.units;
+  if (need > units.board.units) return false;
+  std::vector<std::pair<int64_t, uint64_t>> releases = units.placed;
+  releases.reserve(releases.size() + pool.running.size());
+  for (const auto& [end, running] : pool.running) releases.emplace_back(end, UnitsHeld(*running));
+  std::sort(releases.begin(), releases.end());
+  uint64_t available = units.free;
+  for (size_t i = 0; i < releases.size();) {
+    const int64_t end = releases[i].first;
+    available += releases[i++].second;
+    if (available >= need) {
+      pool.reserved = true;
+      pool.holder = job.id;
+      pool.shadow_ms = end;
+      units.extra = available - need;
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace snn

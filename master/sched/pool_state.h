@@ -44,6 +44,14 @@ struct PoolState {
   Holds holds;
   std::vector<char> unheld;                 // by board: no hold on it
   std::vector<const PendingJob*> backfill;  // later jobs, tried once the order is known
+  // A pool of one class of identical one-core boards (BoardCapacity::units): counted.
+  struct Units {
+    BoardCapacity board;  // the class
+    uint64_t free = 0;
+    uint64_t extra = 0;  // with a reservation: what jobs still running at its start may take
+    std::vector<std::pair<int64_t, uint64_t>> placed;  // this pass's starts: (end, units)
+  };
+  std::optional<Units> units;
 
   // `holder` reserves what `gang` takes on `boards` (a what-if copy of these), from `start_ms`.
   void HoldFor(uint64_t holder_id, int64_t start_ms, const PoolBoards& boards, const Gang& gang) {
@@ -78,5 +86,13 @@ void Release(PoolBoards& boards, const SchedJob& job, bool but_extras = false);
 // reservation prefers boards that are busy now, which leaves the free ones to backfill.
 // False if it never fits.
 bool Reserve(PoolState& pool, const SchedJob& job, int64_t now_ms);
+
+// The same on a pool of one-core boards, for `need` of them: from the profile of the running
+// jobs' (and this pass's starts') releases. Leaves in pool.units->extra what long jobs may
+// still take. False if the pool never has that many.
+bool ReserveUnits(PoolState& pool, const SchedJob& job, uint64_t need);
+
+// How many one-core boards a running job holds in a pool of them.
+uint64_t UnitsHeld(const SchedJob& job);
 
 }  // namespace snn

@@ -35,6 +35,8 @@ class Pass {
   void BuildPools();
   PoolState& AddPool(const std::string& name, std::vector<BoardCapacity> boards);
   void Consider(const PendingJob& p, bool as_backfill);
+  // Consider on a pool of one-core boards: counted, not placed.
+  void ConsiderUnits(PoolState& pool, const PendingJob& p);
   bool OverQuota(const PendingJob& p);
   // A job's use counters and quotas, looked up once per (tenant, queue, pool) a pass meets.
   struct QuotaSlot {
@@ -89,6 +91,7 @@ class Pass {
   size_t open_pools_ = 0;                               // pools not blocked (FCFS)
   PoolState* last_pool_ = nullptr;                      // the pool of the job considered last
   const std::string* last_pool_name_ = nullptr;
+  std::shared_ptr<const std::string> no_words_;  // the reason of waits without words
 };
 
 void Pass::BuildPools() {
@@ -101,7 +104,7 @@ void Pass::BuildPools() {
   std::map<std::string, std::vector<BoardCapacity>> boards;
   if (wanted.size() == 1) boards[*wanted.begin()].reserve(in_.boards.size());  // the usual case
   for (BoardCapacity& b : in_.boards) {
-    if (!b.grid) continue;
+    if (!b.grid && b.units == 0) continue;
     if (b.pools.size() == 1) {
       if (wanted.count(b.pools[0])) boards[b.pools[0]].push_back(std::move(b));
       continue;
@@ -150,6 +153,13 @@ void Pass::BuildPools() {
 
 PoolState& Pass::AddPool(const std::string& name, std::vector<BoardCapacity> boards) {
   PoolState& pool = pools_[name];
+  for (BoardCapacity& b : boards) {
+    if (b.units > 0) {  // a class of one-core boards: the pool is counted
+      const uint64_t free = std::min(b.units_free, b.units);
+      pool.units = PoolState::Units{std::move(b), free, 0, {}};
+      return pool;
+    }
+  }
   pool.boards = PoolBoards(std::move(boards));
   for (size_t i = 0; i < pool.boards.size(); ++i) {
     const auto& b = pool.boards.board(i);
@@ -366,6 +376,7 @@ bool Pass::WithinLimits(const SchedJob& job, uint64_t more) {
 }
 
 void Pass::Grow(PoolState& pool) {
+  if (pool.units) return;  // one-core boards: not for elastic jobs
   std::vector<const SchedJob*> jobs;
   for (const SchedJob* j : pool.elastic) {
     if (j->replicas < j->max_replicas && !preempted_.count(j->id) && !giving_back_.count(j->id)) {
@@ -421,7 +432,7 @@ void Pass::Consider(const PendingJob& p, bool as_backfill) {
   last_pool_name_ = p.pool;
   PoolState& pool = *last_pool_;
   const SchedJob& job = *p.job;
-  if (pool.boards.size() == 0) {
+  if (pool.boards.size() == 0 && !pool.units) {
     return Wait(job, "no board is available in pool '" + job.pool + "'");
   }
   if (pool.blocked) return;  // behind the job that holds its pool (first come, first served)
@@ -430,6 +441,7 @@ void Pass::Consider(const PendingJob& p, bool as_backfill) {
     return;
   }
   if (OverQuota(p)) return;
+  if (pool.units) return ConsiderUnits(pool, p);
   // A full pool starts nothing; without words to give, nothing more to work out.
   if (pool.boards.free_cores() == 0 && (pool.reserved || !policy_.explain)) return;
   const bool long_job = pool.reserved && in_.now_ms + p.time_limit_ms > pool.shadow_ms;
@@ -463,6 +475,66 @@ void Pass::Consider(const PendingJob& p, bool as_backfill) {
     --open_pools_;
   }
   Wait(job, Explain(pool, job));
+}
+
+void Pass::ConsiderUnits(PoolState& pool, const PendingJob& p) {
+  const SchedJob& job = *p.job;
+  PoolState::Units& units = *pool.units;
+  const BoardCapacity& c = units.board;
+  const uint64_t need = p.replicas;
+  const bool one_core = p.cores == 1 && (p.shape_width == 0 || p.shape_width == 1) &&
+                        (p.shape_height == 0 || p.shape_height == 1);
+  const bool fits_one = one_core && (AnyBoardType(*p.board_type) || *p.board_type == c.type) &&
+                        p.ksps <= c.ksps_total && p.streams <= c.streams_total;
+  // Without words to give (the simulator), every wait shares one empty reason.
+  auto wait = [&](const auto& words, int64_t expected = 0) {
+    if (!policy_.explain) {
+      if (!no_words_) no_words_ = std::make_shared<const std::string>();
+      return Wait(job.id, no_words_, expected);
+    }
+    Wait(job, words(), expected);
+  };
+  if (!fits_one || need > c.units) {
+    return wait([&] {
+      return "pool '" + job.pool + "' has " + std::to_string(c.units) + " one-core " + c.type +
+             " boards: it can never hold " +
+             (need > 1 ? std::to_string(need) + " replicas of " : std::string()) +
+             Describe(*job.resources);
+    });
+  }
+  const bool long_job = pool.reserved && in_.now_ms + p.time_limit_ms > pool.shadow_ms;
+  if (need <= units.free && (!long_job || need <= units.extra)) {
+    units.free -= need;
+    if (long_job) units.extra -= need;
+    units.placed.emplace_back(in_.now_ms + p.time_limit_ms, need);
+    StartDecision start{job.id, {TaskPlacement{c.node, c.board, Rect{0, 0, 1, 1}}}};
+    start.tasks.back().count = static_cast<uint32_t>(need);
+    if (track_use_) {
+      TenantUse(job) += need;
+      QueueUse(job) += need;
+    }
+    plan_.starts.push_back(std::move(start));
+    return;
+  }
+  auto waiting = [&] {
+    return "waiting for " + std::to_string(need) + " of the " + std::to_string(c.units) +
+           " one-core boards of pool '" + job.pool + "': " + std::to_string(units.free) + " free";
+  };
+  if (pool.reserved) {
+    if (!long_job) return wait(waiting);
+    return wait([&] {
+      return waiting() + "; starting now could delay job " + std::to_string(pool.holder);
+    });
+  }
+  if (policy_.backfill && ReserveUnits(pool, job, need)) {
+    return wait([&] { return waiting() + "; it holds its pool's reservation"; }, pool.shadow_ms);
+  }
+  if (!policy_.backfill) {
+    pool.blocked = true;
+    pool.holder = job.id;
+    --open_pools_;
+  }
+  wait(waiting);
 }
 
 SchedulePlan Pass::Run() {

@@ -46,6 +46,8 @@ struct TaskPlacement {
   // job's min replicas), which the job gives back when another job needs the room.
   uint32_t index = 0;
   bool extra = false;
+  // On a class of one-core boards (BoardCapacity::units): this many tasks, one board each.
+  uint32_t count = 1;
 };
 
 struct SchedJob {

@@ -44,7 +44,7 @@ class Scenario {
     for (const SchedJob* r : running_) {
       for (const TaskPlacement& t : r->tasks) {
         for (auto& b : boards) {
-          if (b.node != t.node || b.board != t.board) continue;
+          if (!b.grid || b.node != t.node || b.board != t.board) continue;  // or counted
           auto grid = std::make_shared<CoreGrid>(*b.grid);
           grid->Occupy(t.rect);
           b.grid = grid;

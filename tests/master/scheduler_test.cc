@@ -298,3 +298,51 @@ TEST(SchedulerTest, ATenantUnderItsGuaranteeReclaimsFromOneOverItsOwn) {
 
 }  // namespace
 }  // namespace snn
+
+namespace snn {
+namespace {
+
+// A class of one-core boards (as snn-sim replays a machine of thousands of processors): what a
+// job takes is counted, one step per job, and EASY reserves from the profile of the running
+// jobs' releases the textbook way: it stops at the first release that makes the head fit.
+TEST(SchedulerTest, OneCoreBoardsAreCountedAndEasyReservesFromTheReleaseProfile) {
+  Scenario s;
+  auto holding = [](uint32_t n) {
+    TaskPlacement t{"units", 0, Rect{0, 0, 1, 1}};
+    t.count = n;
+    return std::vector<TaskPlacement>{t};
+  };
+  for (int i = 0; i < 3; ++i) s.Running(1, 0, 100'000, holding(3));  // each ends at 100 s
+  const SchedJob& head = s.Pending(1, 10 * kMin, 7);
+  const SchedJob& long_pair = s.Pending(1, 1000 * kMin, 2);
+  const SchedJob& long_one = s.Pending(1, 1000 * kMin, 1);
+  const SchedJob& short_one = s.Pending(1, 50'000, 1);
+  const SchedJob& too_wide = s.Pending(1, kMin, 13);
+  BoardCapacity units;
+  units.node = "units";
+  units.type = "sim";
+  units.pools = {"default"};
+  units.ksps_total = 10;
+  units.streams_total = 1;
+  units.units = 12;
+  units.units_free = 3;
+  SchedulerPolicy easy;
+  SchedulePlan plan = s.Plan({units}, easy);
+  // The head needs 7 of 3 free: the first job ending at 100 s makes 6, the second 9, so it
+  // reserves 100 s and leaves 2 for jobs still running then (not 5, from all three).
+  ASSERT_NE(WaitOf(plan, head.id), nullptr);
+  EXPECT_EQ(WaitOf(plan, head.id)->expected_start_ms, 100'000);
+  EXPECT_EQ(Started(plan), (std::vector<uint64_t>{long_pair.id, short_one.id}));
+  ASSERT_EQ(plan.starts[0].tasks.size(), 1u);  // one step for the pair
+  EXPECT_EQ(plan.starts[0].tasks[0].count, 2u);
+  EXPECT_EQ(plan.starts[0].tasks[0].node, "units");
+  EXPECT_NE(WaitOf(plan, long_one.id), nullptr);  // it would delay the head
+  const WaitDecision* never = WaitOf(plan, too_wide.id);
+  ASSERT_NE(never, nullptr);
+  EXPECT_NE(never->why().find("can never hold 13 replicas"), std::string::npos) << never->why();
+  // First come, first served: the head holds everything back.
+  EXPECT_TRUE(s.Plan({units}, testing_helpers::Fcfs()).starts.empty());
+}
+
+}  // namespace
+}  // namespace snn
