@@ -20,6 +20,7 @@ struct SimJob {
   v1::Resources resources;
   const TraceJob* trace = nullptr;
   int64_t start_s = -1;
+  uint32_t tenant_index = 0;  // dense, for per-event caches
 };
 
 class Replayer {
@@ -58,6 +59,9 @@ class Replayer {
   uint64_t pool_cores_ = 0;
   uint64_t free_cores_ = 0;
   int64_t charged_to_s_ = 0;
+  std::vector<std::pair<uint64_t, double>> share_;  // by tenant index: (event, usage share)
+  uint64_t share_epoch_ = 0;
+  std::vector<FairShareLedger::Account> accounts_;  // by tenant index, once charged
 };
 
 void Replayer::BuildBoards() {
@@ -96,15 +100,16 @@ void Replayer::Order(int64_t now_s) {
   if (options_.policy != SimPolicy::kDefault) return;
   // Charge the running jobs' use since the last event, then decay.
   for (SimJob* j : running_) {
-    ledger_.Charge(j->sched.tenant,
-                   static_cast<double>(j->trace->procs) *
-                       static_cast<double>(now_s - std::max(j->start_s, charged_to_s_)) * kMs);
+    FairShareLedger::Account& account = accounts_[j->tenant_index];
+    if (account == nullptr) account = ledger_.AccountOf(j->sched.tenant);
+    ledger_.Charge(account, static_cast<double>(j->trace->procs) *
+                                static_cast<double>(now_s - std::max(j->start_s, charged_to_s_)) *
+                                kMs);
   }
   charged_to_s_ = now_s;
   ledger_.AdvanceTo(now_s * kMs);
   const double total = ledger_.total();
-  const double users = std::max<double>(1, static_cast<double>(ledger_.all().size()));
-  std::map<std::string, double> share;
+  const double users = std::max<double>(1, static_cast<double>(ledger_.tenants()));
   struct Keyed {
     int64_t wait_ms;
     double priority;
@@ -112,12 +117,18 @@ void Replayer::Order(int64_t now_s) {
   };
   std::vector<Keyed> keyed;
   keyed.reserve(pending_.size());
+  ++share_epoch_;  // each tenant's share, looked up once an event
   for (SimJob* j : pending_) {
+    auto& [epoch, tenant_share] = share_[j->tenant_index];
+    if (epoch != share_epoch_) {
+      epoch = share_epoch_;
+      tenant_share = total > 0 ? ledger_.usage(j->sched.tenant) / total : 0;
+    }
     PriorityInputs in;
     in.wait_ms = (now_s - j->trace->submit_s) * kMs;
     in.cores = j->trace->procs;
     in.pool_cores = pool_cores_;
-    in.tenant_usage_share = total > 0 ? ledger_.usage(j->sched.tenant) / total : 0;
+    in.tenant_usage_share = tenant_share;
     in.tenant_weight_share = 1.0 / users;
     keyed.push_back(Keyed{in.wait_ms, ComputePriority(in, options_.weights).total, j});
   }
@@ -136,10 +147,17 @@ void Replayer::Schedule(int64_t now_s) {
   in.now_ms = now_s * kMs;
   if (boards_.size() == 1 && boards_[0].units > 0) boards_[0].units_free = free_cores_;
   in.boards = boards_;
-  for (SimJob* j : pending_) in.pending.push_back(PendingJob::Of(j->sched));
+  // Every job takes at least one core: first come, first served looks at no more than one job
+  // past the free cores (the one that blocks), nor at the running jobs (no reservation).
+  const size_t considered =
+      policy_.backfill ? pending_.size() : std::min<size_t>(pending_.size(), free_cores_ + 1);
+  in.pending.reserve(considered);
+  for (size_t k = 0; k < considered; ++k) in.pending.push_back(PendingJob::Of(pending_[k]->sched));
   std::vector<RunningJob> running;
-  running.reserve(running_.size());
-  for (SimJob* j : running_) running.push_back(RunningJob::Of(j->sched));
+  if (policy_.backfill) {
+    running.reserve(running_.size());
+    for (SimJob* j : running_) running.push_back(RunningJob::Of(j->sched));
+  }
   in.running = running;
   SchedulePlan plan = PlanPass(std::move(in), policy_);
   if (plan.starts.empty()) return;
@@ -164,6 +182,7 @@ Result<std::vector<JobOutcome>> Replayer::Run() {
   BuildBoards();
   const bool mesh = options_.mesh_width > 0;
   jobs_.resize(trace_.jobs.size());
+  std::map<int64_t, uint32_t> tenant_index;
   for (size_t i = 0; i < trace_.jobs.size(); ++i) {
     const TraceJob& t = trace_.jobs[i];
     SimJob& j = jobs_[i];
@@ -177,12 +196,15 @@ Result<std::vector<JobOutcome>> Replayer::Run() {
     j.sched.id = i;
     j.sched.pool = "default";
     j.sched.tenant = "u" + std::to_string(t.user);
+    j.tenant_index = tenant_index.try_emplace(t.user, tenant_index.size()).first->second;
     j.sched.queue = "default";
     j.sched.resources = &j.resources;
     j.sched.replicas = mesh ? 1 : t.procs;
     j.sched.submit_ms = t.submit_s * kMs;
     j.sched.time_limit_ms = t.estimate_s * kMs;
   }
+  share_.assign(tenant_index.size(), {0, 0.0});
+  accounts_.assign(tenant_index.size(), nullptr);
   size_t next = 0;
   while (next < jobs_.size() || !ends_.empty()) {
     int64_t now = INT64_MAX;
@@ -226,6 +248,7 @@ SchedulerPolicy PolicyFor(SimPolicy policy) {
   p.explain = false;
   p.preemption = false;  // a trace has no tiers to preempt by
   p.backfill = policy != SimPolicy::kFcfs;
+  p.textbook_easy = policy == SimPolicy::kEasy;  // the literature's, as the references replay it
   return p;
 }
 

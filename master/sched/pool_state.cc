@@ -102,7 +102,7 @@ uint64_t UnitsHeld(const SchedJob& job) {
   return held;
 }
 
-bool ReserveUnits(PoolState& pool, const SchedJob& job, uint64_t need) {
+bool ReserveUnits(PoolState& pool, const SchedJob& job, uint64_t need, bool textbook) {
   PoolState::Units& units = *pool.units;
   if (need > units.board.units) return false;
   std::vector<std::pair<int64_t, uint64_t>> releases = units.placed;
@@ -112,7 +112,9 @@ bool ReserveUnits(PoolState& pool, const SchedJob& job, uint64_t need) {
   uint64_t available = units.free;
   for (size_t i = 0; i < releases.size();) {
     const int64_t end = releases[i].first;
-    available += releases[i++].second;
+    do {
+      available += releases[i++].second;
+    } while (i < releases.size() && releases[i].first == end && !(textbook && available >= need));
     if (available >= need) {
       pool.reserved = true;
       pool.holder = job.id;

@@ -90,7 +90,8 @@ bool Reserve(PoolState& pool, const SchedJob& job, int64_t now_ms);
 // The same on a pool of one-core boards, for `need` of them: from the profile of the running
 // jobs' (and this pass's starts') releases. Leaves in pool.units->extra what long jobs may
 // still take. False if the pool never has that many.
-bool ReserveUnits(PoolState& pool, const SchedJob& job, uint64_t need);
+// `textbook`: SchedulerPolicy::textbook_easy.
+bool ReserveUnits(PoolState& pool, const SchedJob& job, uint64_t need, bool textbook);
 
 // How many one-core boards a running job holds in a pool of them.
 uint64_t UnitsHeld(const SchedJob& job);

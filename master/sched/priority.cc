@@ -7,22 +7,29 @@ namespace snn {
 
 void FairShareLedger::AdvanceTo(int64_t now_ms) {
   if (last_ms_ != INT64_MIN && now_ms > last_ms_ && half_life_ms_ > 0) {
-    const double f =
+    scale_ *=
         std::exp2(-static_cast<double>(now_ms - last_ms_) / static_cast<double>(half_life_ms_));
-    for (auto& [tenant, u] : usage_) u *= f;
+    if (scale_ < 1e-100) {  // before new charges lose their precision: fold it in
+      stored_total_ = 0;
+      for (auto& [tenant, u] : stored_) {
+        u *= scale_;
+        stored_total_ += u;
+      }
+      scale_ = 1;
+    }
   }
   if (last_ms_ == INT64_MIN || now_ms > last_ms_) last_ms_ = now_ms;
 }
 
 double FairShareLedger::usage(const std::string& tenant) const {
-  auto it = usage_.find(tenant);
-  return it == usage_.end() ? 0 : it->second;
+  auto it = stored_.find(tenant);
+  return it == stored_.end() ? 0 : it->second * scale_;
 }
 
-double FairShareLedger::total() const {
-  double sum = 0;
-  for (const auto& [tenant, u] : usage_) sum += u;
-  return sum;
+std::map<std::string, double> FairShareLedger::all() const {
+  std::map<std::string, double> usage;
+  for (const auto& [tenant, u] : stored_) usage.emplace(tenant, u * scale_);
+  return usage;
 }
 
 PriorityFactors ComputePriority(const PriorityInputs& in, const PriorityWeights& w) {

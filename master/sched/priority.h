@@ -36,7 +36,9 @@ struct PriorityFactors {
   bool starving = false;  // waited past the starvation guard (set by the queue order)
 };
 
-// Decayed past usage (core-milliseconds) per tenant.
+// Decayed past usage (core-milliseconds) per tenant. Decay costs the same however many tenants
+// there are: each usage is kept as a stored value times one scale for all, so decaying scales
+// that one number and charging divides by it (everything is rescaled once the scale gets tiny).
 class FairShareLedger {
  public:
   explicit FairShareLedger(int64_t half_life_ms = 7LL * 86400 * 1000)
@@ -44,17 +46,30 @@ class FairShareLedger {
 
   // Decays every tenant's usage to `now_ms` (time never runs backwards here).
   void AdvanceTo(int64_t now_ms);
-  void Charge(const std::string& tenant, double core_ms) { usage_[tenant] += core_ms; }
+  // A tenant's account, to charge many times without looking it up; valid as long as this
+  // ledger.
+  using Account = double*;
+  Account AccountOf(const std::string& tenant) { return &stored_[tenant]; }
+  void Charge(Account account, double core_ms) {
+    const double stored = core_ms / scale_;
+    *account += stored;
+    stored_total_ += stored;
+  }
+  void Charge(const std::string& tenant, double core_ms) { Charge(AccountOf(tenant), core_ms); }
 
   double usage(const std::string& tenant) const;
-  double total() const;
+  double total() const { return stored_total_ * scale_; }
   int64_t half_life_ms() const { return half_life_ms_; }
-  const std::map<std::string, double>& all() const { return usage_; }
+  size_t tenants() const { return stored_.size(); }
+  // Every tenant's usage now.
+  std::map<std::string, double> all() const;
 
  private:
   int64_t half_life_ms_;
   int64_t last_ms_ = INT64_MIN;
-  std::map<std::string, double> usage_;
+  std::map<std::string, double> stored_;  // usage / scale_
+  double scale_ = 1;
+  double stored_total_ = 0;
 };
 
 struct PriorityInputs {

@@ -526,7 +526,7 @@ void Pass::ConsiderUnits(PoolState& pool, const PendingJob& p) {
       return waiting() + "; starting now could delay job " + std::to_string(pool.holder);
     });
   }
-  if (policy_.backfill && ReserveUnits(pool, job, need)) {
+  if (policy_.backfill && ReserveUnits(pool, job, need, policy_.textbook_easy)) {
     return wait([&] { return waiting() + "; it holds its pool's reservation"; }, pool.shadow_ms);
   }
   if (!policy_.backfill) {

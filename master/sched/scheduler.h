@@ -85,7 +85,13 @@ struct NamePairLess {
 using NamePair = std::pair<std::string_view, std::string_view>;
 
 struct SchedulerPolicy {
-  bool backfill = true;                  // EASY; false: FCFS
+  bool backfill = true;  // EASY; false: FCFS
+  // On a class of one-core boards (BoardCapacity::units), what jobs still running when the
+  // reservation starts may take: false, every board free then (all the jobs ending at that time
+  // give theirs back, as the boards will be, and as the placing path counts); true, the
+  // textbook EASY of the literature, which stops at the first release that makes the head fit
+  // (the reference replays of ../shared/traces use it).
+  bool textbook_easy = false;
   bool explain = true;                   // say why each job waits (the simulator needs no words)
   bool backfill_shortest_first = false;  // try backfill candidates shortest time limit first
   // With shortest-first backfill, jobs waiting longer than this are tried first, in queue order:

@@ -58,6 +58,23 @@ TEST(PriorityTest, UsageDecaysWithTheHalfLife) {
   EXPECT_NEAR(ledger.usage("alice"), 250, 1e-9);
 }
 
+TEST(PriorityTest, ChargesAfterAVeryLongDecayKeepTheirPrecision) {
+  // A year of one-hour half-lives: the shared scale falls far below 1e-100 and is folded in.
+  FairShareLedger ledger(kHour);
+  ledger.AdvanceTo(0);
+  FairShareLedger::Account alice = ledger.AccountOf("alice");
+  ledger.Charge(alice, 1e12);
+  for (int64_t h = 1; h <= 24 * 365; ++h) ledger.AdvanceTo(h * kHour);
+  EXPECT_LT(ledger.usage("alice"), 1e-100);
+  ledger.Charge(alice, 3);
+  ledger.Charge("bob", 1);
+  EXPECT_NEAR(ledger.usage("alice"), 3, 1e-12);
+  EXPECT_NEAR(ledger.total(), 4, 1e-12);
+  EXPECT_NEAR(ledger.all().at("bob"), 1, 1e-12);
+  ledger.AdvanceTo(24 * 365 * kHour + kHour);
+  EXPECT_NEAR(ledger.total(), 2, 1e-12);
+}
+
 TEST(PriorityTest, AStarvingJobGoesFirstWhateverItsPriority) {
   PriorityWeights w;
   w.starve_after_ms = 4 * kHour;

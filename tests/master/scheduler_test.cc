@@ -304,7 +304,8 @@ namespace {
 
 // A class of one-core boards (as snn-sim replays a machine of thousands of processors): what a
 // job takes is counted, one step per job, and EASY reserves from the profile of the running
-// jobs' releases the textbook way: it stops at the first release that makes the head fit.
+// jobs' releases: the textbook way, which stops at the first release that makes the head fit,
+// or counting every board free at the reservation's time.
 TEST(SchedulerTest, OneCoreBoardsAreCountedAndEasyReservesFromTheReleaseProfile) {
   Scenario s;
   auto holding = [](uint32_t n) {
@@ -327,6 +328,7 @@ TEST(SchedulerTest, OneCoreBoardsAreCountedAndEasyReservesFromTheReleaseProfile)
   units.units = 12;
   units.units_free = 3;
   SchedulerPolicy easy;
+  easy.textbook_easy = true;
   SchedulePlan plan = s.Plan({units}, easy);
   // The head needs 7 of 3 free: the first job ending at 100 s makes 6, the second 9, so it
   // reserves 100 s and leaves 2 for jobs still running then (not 5, from all three).
@@ -340,6 +342,10 @@ TEST(SchedulerTest, OneCoreBoardsAreCountedAndEasyReservesFromTheReleaseProfile)
   const WaitDecision* never = WaitOf(plan, too_wide.id);
   ASSERT_NE(never, nullptr);
   EXPECT_NE(never->why().find("can never hold 13 replicas"), std::string::npos) << never->why();
+  // Counting every board free at 100 s, as they will be: 5 for jobs still running then.
+  easy.textbook_easy = false;
+  plan = s.Plan({units}, easy);
+  EXPECT_EQ(Started(plan), (std::vector<uint64_t>{long_pair.id, long_one.id}));
   // First come, first served: the head holds everything back.
   EXPECT_TRUE(s.Plan({units}, testing_helpers::Fcfs()).starts.empty());
 }
