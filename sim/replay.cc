@@ -62,6 +62,7 @@ class Replayer {
   std::vector<std::pair<uint64_t, double>> share_;  // by tenant index: (event, usage share)
   uint64_t share_epoch_ = 0;
   std::vector<FairShareLedger::Account> accounts_;  // by tenant index, once charged
+  const std::string pool_name_ = "default";
 };
 
 void Replayer::BuildBoards() {
@@ -152,7 +153,10 @@ void Replayer::Schedule(int64_t now_s) {
   const size_t considered =
       policy_.backfill ? pending_.size() : std::min<size_t>(pending_.size(), free_cores_ + 1);
   in.pending.reserve(considered);
-  for (size_t k = 0; k < considered; ++k) in.pending.push_back(PendingJob::Of(pending_[k]->sched));
+  for (size_t k = 0; k < considered; ++k) {
+    PendingJob& job = in.pending.emplace_back(PendingJob::Of(pending_[k]->sched));
+    job.pool = &pool_name_;  // one pool: one pointer, as the master interns names
+  }
   std::vector<RunningJob> running;
   if (policy_.backfill) {
     running.reserve(running_.size());
@@ -194,7 +198,7 @@ Result<std::vector<JobOutcome>> Replayer::Run() {
                              std::to_string(options_.mesh_height) + " board has");
     }
     j.sched.id = i;
-    j.sched.pool = "default";
+    j.sched.pool = pool_name_;
     j.sched.tenant = "u" + std::to_string(t.user);
     j.tenant_index = tenant_index.try_emplace(t.user, tenant_index.size()).first->second;
     j.sched.queue = "default";
