@@ -6,16 +6,10 @@
 
 #include "common/job_validation.h"
 #include "master/sched/pool_state.h"
+#include "master/sched/wait_reason.h"
 
 namespace snn {
 namespace {
-
-std::string Describe(const v1::Resources& r) {
-  std::string s = CoreRequestOf(r).ToString() + ", " + std::to_string(r.ksps()) + " ksps, " +
-                  std::to_string(r.streams()) + " streams";
-  if (!AnyBoardType(r.board_type())) s += " on a " + r.board_type() + " board";
-  return s;
-}
 
 // Names that jobs of one pool usually share by pointer: compared by pointer first.
 bool SameName(const std::string* a, const std::string* b) {
@@ -68,9 +62,8 @@ class Pass {
     Wait(job, std::make_shared<const std::string>(std::move(reason)), expected);
   }
   std::string Explain(PoolState& pool, const SchedJob& job) {
-    return policy_.explain ? WaitReason(pool, job) : std::string();
+    return policy_.explain ? NoRoomReason(pool, job) : std::string();
   }
-  std::string WaitReason(PoolState& pool, const SchedJob& job);
   uint64_t& TenantUse(const SchedJob& j) { return use_.Tenant(j.tenant, j.pool); }
   uint64_t& QueueUse(const SchedJob& j) { return use_.Queue(j.queue, j.pool); }
 
@@ -229,34 +222,6 @@ void Pass::Occupy(PoolState& pool, size_t index, const v1::Resources& r, const R
     h.ksps_left -= std::min(h.ksps_left, r.ksps());
     h.streams_left -= std::min(h.streams_left, r.streams());
   }
-}
-
-std::string Pass::WaitReason(PoolState& pool, const SchedJob& job) {
-  const v1::Resources& r = *job.resources;
-  const CoreRequest request = CoreRequestOf(r);
-  // Enough of everything but a contiguous region: an example from the boards with most room.
-  const BoardCapacity* roomiest = pool.boards.Roomiest(r, request.cores(), 512);
-  bool any_could = false;
-  for (size_t i = 0; i < pool.boards.size() && !any_could; ++i) {
-    any_could = BoardCanEverHold(pool.boards.board(i), r);
-  }
-  if (!any_could) {
-    return "waiting for a board in pool '" + job.pool + "' that can hold " + Describe(r) +
-           " (none is available now: down or drained)";
-  }
-  if (roomiest != nullptr && job.replicas == 1) {
-    const Rect largest = LargestEmptyRectangle(roomiest->current());
-    return "waiting for a contiguous " +
-           (request.explicit_shape() ? request.ToString() + " region"
-                                     : "region of " + request.ToString()) +
-           ": " + roomiest->node + "/board" + std::to_string(roomiest->board) + " has " +
-           std::to_string(roomiest->current().free_count()) +
-           " free cores, but its largest free rectangle is " + std::to_string(largest.w) + "x" +
-           std::to_string(largest.h);
-  }
-  const std::string gang =
-      job.replicas > 1 ? std::to_string(job.replicas) + " replicas of " : std::string();
-  return "waiting for resources: " + gang + Describe(r) + " on one board each";
 }
 
 std::vector<const SchedJob*> Pass::PreemptionVictims(PoolState& pool, const SchedJob& job) {
@@ -499,7 +464,7 @@ void Pass::ConsiderUnits(PoolState& pool, const PendingJob& p) {
       return "pool '" + job.pool + "' has " + std::to_string(c.units) + " one-core " + c.type +
              " boards: it can never hold " +
              (need > 1 ? std::to_string(need) + " replicas of " : std::string()) +
-             Describe(*job.resources);
+             DescribeRequest(*job.resources);
     });
   }
   const bool long_job = pool.reserved && in_.now_ms + p.time_limit_ms > pool.shadow_ms;
