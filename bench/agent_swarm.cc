@@ -29,6 +29,7 @@
 #include <sstream>
 #include <thread>
 
+#include "bench/sim_board.h"
 #include "common/connection.h"
 #include "common/rpc_client.h"
 #include "common/rpc_router.h"
@@ -79,14 +80,7 @@ class SimNode {
     record_.set_name(name_);
     record_.add_pools("default");
     for (uint32_t b = 0; b < FLAGS_boards; ++b) {
-      auto* board = record_.add_boards();
-      board->set_index(b);
-      board->set_type("sim-v1");
-      board->set_width(16);
-      board->set_height(16);
-      board->set_ksps(4000);
-      board->set_streams(64);
-      board->set_health(100);
+      auto* board = snn::bench::AddSimBoard(record_, b);
       board->set_measured_ksps(3900 + rng() % 200);
       board->mutable_io_port();
     }

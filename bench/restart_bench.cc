@@ -18,6 +18,7 @@
 #include <iostream>
 #include <thread>
 
+#include "bench/sim_board.h"
 #include "common/rpc_client.h"
 #include "master/job_archive.h"
 #include "master/store/journal.h"
@@ -111,16 +112,7 @@ snn::Status Generate(const std::string& dir) {
     snn::v1::NodeRecord node;
     node.set_name("node-" + std::to_string(n));
     node.add_pools("default");
-    for (uint32_t b = 0; b < 4; ++b) {
-      auto* board = node.add_boards();
-      board->set_index(b);
-      board->set_type("sim-v1");
-      board->set_width(16);
-      board->set_height(16);
-      board->set_ksps(4000);
-      board->set_streams(64);
-      board->set_health(100);
-    }
+    for (uint32_t b = 0; b < 4; ++b) snn::bench::AddSimBoard(node, b);
     journal.PutNode(node);
   }
   // The hot jobs are the newest: one in ten of them running, the rest pending.
