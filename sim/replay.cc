@@ -66,12 +66,11 @@ class Replayer {
 };
 
 void Replayer::BuildBoards() {
-  const bool mesh = options_.mesh_width > 0;
-  if (!mesh) {  // MaxProcs one-core boards: one class, counted (BoardCapacity::units)
+  if (!mesh_) {  // MaxProcs one-core boards: one class, counted (BoardCapacity::units)
     BoardCapacity b;
     b.node = "units";
     b.type = "sim";
-    b.pools = {"default"};
+    b.pools = {pool_name_};
     b.largest_live = Rect{0, 0, 1, 1};
     b.units = b.units_free = trace_.max_procs;
     boards_.push_back(std::move(b));
@@ -81,12 +80,11 @@ void Replayer::BuildBoards() {
   const uint32_t per_board = options_.mesh_width * options_.mesh_height;
   const uint32_t count = (trace_.max_procs + per_board - 1) / per_board;
   for (uint32_t i = 0; i < count; ++i) {
-    auto grid =
-        std::make_shared<CoreGrid>(mesh ? options_.mesh_width : 1, mesh ? options_.mesh_height : 1);
+    auto grid = std::make_shared<CoreGrid>(options_.mesh_width, options_.mesh_height);
     BoardCapacity b;
     b.node = "b" + std::to_string(i);
     b.type = "sim";
-    b.pools = {"default"};
+    b.pools = {pool_name_};
     b.largest_live = Rect{0, 0, grid->width(), grid->height()};
     b.grid = grid;
     grids_.push_back(grid);
@@ -184,15 +182,14 @@ void Replayer::Schedule(int64_t now_s) {
 
 Result<std::vector<JobOutcome>> Replayer::Run() {
   BuildBoards();
-  const bool mesh = options_.mesh_width > 0;
   jobs_.resize(trace_.jobs.size());
   std::map<int64_t, uint32_t> tenant_index;
   for (size_t i = 0; i < trace_.jobs.size(); ++i) {
     const TraceJob& t = trace_.jobs[i];
     SimJob& j = jobs_[i];
     j.trace = &t;
-    j.resources.set_cores(mesh ? t.procs : 1);
-    if (mesh && t.procs > options_.mesh_width * options_.mesh_height) {
+    j.resources.set_cores(mesh_ ? t.procs : 1);
+    if (mesh_ && t.procs > options_.mesh_width * options_.mesh_height) {
       return InvalidArgument("job " + std::to_string(t.id) + " needs " + std::to_string(t.procs) +
                              " cores, more than one " + std::to_string(options_.mesh_width) + "x" +
                              std::to_string(options_.mesh_height) + " board has");
@@ -203,7 +200,7 @@ Result<std::vector<JobOutcome>> Replayer::Run() {
     j.tenant_index = tenant_index.try_emplace(t.user, tenant_index.size()).first->second;
     j.sched.queue = "default";
     j.sched.resources = &j.resources;
-    j.sched.replicas = mesh ? 1 : t.procs;
+    j.sched.replicas = mesh_ ? 1 : t.procs;
     j.sched.submit_ms = t.submit_s * kMs;
     j.sched.time_limit_ms = t.estimate_s * kMs;
   }
