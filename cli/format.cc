@@ -137,14 +137,15 @@ std::string FormatPriorityTable(const v1::ListJobsResponse& jobs) {
   };
   std::vector<std::vector<std::string>> rows = {{"JOBID", "TENANT", "NAME", "QUEUE", "PRIORITY",
                                                  "AGE", "FAIRSHARE", "SIZE", "QUEUE_F", "JOB",
-                                                 "NOTE"}};
+                                                 "SLOWDOWN", "NOTE"}};
   for (const v1::JobRecord* j : pending) {
     const auto& p = j->priority();
     char total[32];
     snprintf(total, sizeof total, "%.1f", p.total());
     rows.push_back({std::to_string(j->tenant_job_id()), j->tenant(), j->spec().name(),
                     j->spec().queue(), total, f(p.age()), f(p.fairshare()), f(p.size()),
-                    f(p.queue()), f(p.job()), p.starving() ? "starving: goes first" : ""});
+                    f(p.queue()), f(p.job()), f(p.slowdown()),
+                    p.starving() ? "starving: goes first" : ""});
   }
   return FormatTable(rows) +
          "(factors 0..1 as of the last scheduling pass; queues of a higher priority tier go "

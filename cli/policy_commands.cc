@@ -123,9 +123,9 @@ int PolicyShow(const CliOptions& o, std::ostream& out, std::ostream& err) {
   out << "\n";
   out << "priority weights: age " << p.age_weight() << ", fairshare " << p.fairshare_weight()
       << ", size " << p.size_weight() << (p.favor_small() ? " (favoring small)" : "") << ", queue "
-      << p.queue_weight() << ", job " << p.job_weight() << "; full age after " << p.max_age_s()
-      << " s; fair-share half-life " << p.fairshare_half_life_s() << " s; starvation guard "
-      << p.starve_after_s() << " s\n";
+      << p.queue_weight() << ", job " << p.job_weight() << ", slowdown " << p.slowdown_weight()
+      << "; full age after " << p.max_age_s() << " s; fair-share half-life "
+      << p.fairshare_half_life_s() << " s; starvation guard " << p.starve_after_s() << " s\n";
   for (const auto& q : c.queues()) out << Describe(q) << "\n";
   for (const auto& t : c.tenants()) out << Describe(t) << "\n";
   const v1::AccessConfig& a = c.access();

@@ -141,14 +141,15 @@ Result<v1::SchedulingConfig> ParsePolicyYaml(const std::string& text) {
           {"weights", "max_age", "fairshare_half_life", "starve_after", "favor_small"}));
       auto* out = c.mutable_priority();
       if (const YAML::Node w = p["weights"]) {
-        SNN_RETURN_IF_ERROR(
-            CheckKnownFields(w, "priority.weights", {"age", "fairshare", "size", "queue", "job"}));
+        SNN_RETURN_IF_ERROR(CheckKnownFields(
+            w, "priority.weights", {"age", "fairshare", "size", "queue", "job", "slowdown"}));
         const std::map<std::string, void (v1::PriorityConfig::*)(double)> setters = {
             {"age", &v1::PriorityConfig::set_age_weight},
             {"fairshare", &v1::PriorityConfig::set_fairshare_weight},
             {"size", &v1::PriorityConfig::set_size_weight},
             {"queue", &v1::PriorityConfig::set_queue_weight},
-            {"job", &v1::PriorityConfig::set_job_weight}};
+            {"job", &v1::PriorityConfig::set_job_weight},
+            {"slowdown", &v1::PriorityConfig::set_slowdown_weight}};
         for (const auto& [name, set] : setters) {
           if (!w[name]) continue;
           auto v = ReadWeight(w[name], "priority.weights." + name);

@@ -17,6 +17,7 @@ DEFINE_string(mesh, "",
               "of one-core tasks on MaxProcs one-core boards)");
 DEFINE_double(age_weight, -1, "default policy: weight of the age factor (-1: the default)");
 DEFINE_double(fairshare_weight, -1, "default policy: weight of the fair-share factor");
+DEFINE_double(slowdown_weight, -1, "default policy: weight of the expected-slowdown factor");
 DEFINE_double(size_weight, -1,
               "default policy: weight of the job-size factor (favoring large jobs)");
 DEFINE_double(max_age_h, -1, "default policy: hours of waiting that earn the full age factor");
@@ -55,6 +56,7 @@ int main(int argc, char** argv) {
   options.weights = snn::DefaultWeights();
   if (FLAGS_age_weight >= 0) options.weights.age = FLAGS_age_weight;
   if (FLAGS_fairshare_weight >= 0) options.weights.fairshare = FLAGS_fairshare_weight;
+  if (FLAGS_slowdown_weight >= 0) options.weights.slowdown = FLAGS_slowdown_weight;
   if (FLAGS_size_weight >= 0) options.weights.size = FLAGS_size_weight;
   if (FLAGS_starve_after_h >= 0)
     options.weights.starve_after_ms = static_cast<int64_t>(FLAGS_starve_after_h * 3600e3);

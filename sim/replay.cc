@@ -129,6 +129,7 @@ void Replayer::Order(int64_t now_s) {
     in.pool_cores = pool_cores_;
     in.tenant_usage_share = tenant_share;
     in.tenant_weight_share = 1.0 / users;
+    in.time_limit_ms = j->sched.time_limit_ms;
     keyed.push_back(Keyed{in.wait_ms, ComputePriority(in, options_.weights).total, j});
   }
   std::sort(keyed.begin(), keyed.end(), [this](const Keyed& a, const Keyed& b) {

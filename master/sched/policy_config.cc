@@ -61,6 +61,7 @@ v1::SchedulingConfig DefaultSchedulingConfig() {
   p->set_size_weight(0);
   p->set_queue_weight(1000);
   p->set_job_weight(1000);
+  p->set_slowdown_weight(1000);
   p->set_max_age_s(2 * 86400);
   p->set_fairshare_half_life_s(7 * 86400);
   p->set_starve_after_s(5 * 3600);
@@ -204,6 +205,7 @@ PriorityWeights ToWeights(const v1::SchedulingConfig& c) {
   w.size = p.size_weight();
   w.queue = p.queue_weight();
   w.job = p.job_weight();
+  w.slowdown = p.slowdown_weight();
   w.max_age_ms = static_cast<int64_t>(p.max_age_s()) * 1000;
   w.favor_small = p.favor_small();
   w.starve_after_ms = static_cast<int64_t>(p.starve_after_s()) * 1000;

@@ -47,8 +47,12 @@ PriorityFactors ComputePriority(const PriorityInputs& in, const PriorityWeights&
           ? std::clamp(static_cast<double>(in.queue_priority) / in.max_queue_priority, 0.0, 1.0)
           : 0;
   f.job = (std::clamp(in.job_priority, -1000, 1000) + 1000) / 2000.0;
-  f.total = w.age * f.age + w.fairshare * f.fairshare + w.size * f.size + w.queue * f.queue +
-            w.job * f.job;
+  if (in.time_limit_ms > 0) {  // without an estimate, no expected slowdown
+    const double limit = std::max<double>(10e3, static_cast<double>(in.time_limit_ms));
+    f.slowdown = 1.0 - limit / (static_cast<double>(std::max<int64_t>(0, in.wait_ms)) + limit);
+  }
+  f.total = w.slowdown * f.slowdown + w.age * f.age + w.fairshare * f.fairshare + w.size * f.size +
+            w.queue * f.queue + w.job * f.job;
   return f;
 }
 

@@ -1,6 +1,7 @@
 // Multifactor job priority in the manner of Slurm, and the fair-share ledger it draws on.
 //
 // priority = w_age x age + w_fairshare x fairshare + w_size x size + w_queue x queue + w_job x job
+//            + w_slowdown x slowdown
 // with every factor in [0, 1]:
 //   age        time waiting / max_age (capped at 1)
 //   fairshare  2^(-usage share / weight share): a tenant that used exactly its share gets 0.5,
@@ -8,6 +9,11 @@
 //   size       the job's cores / the pool's cores, or 1 minus that when favoring small jobs
 //   queue      the queue's priority / the highest queue priority
 //   job        the job's own priority, -1000..1000, mapped onto 0..1
+//   slowdown   the slowdown the job would see if it started now, s = (wait + limit) / limit
+//              (the time limit at least 10 s, as bounded slowdown is measured), as 1 - 1/s:
+//              0 on arrival, 0.5 once it has waited its own time limit. Short jobs climb
+//              fast (highest response ratio next), long ones slowly; the starvation guard
+//              bounds how long they wait. 0 for a job without a time limit.
 // Pure; the ledger is a plain value. Thread-compatible.
 #pragma once
 
@@ -23,6 +29,7 @@ struct PriorityWeights {
   double size = 0;
   double queue = 1000;
   double job = 1000;
+  double slowdown = 0;
   int64_t max_age_ms = 7LL * 86400 * 1000;
   bool favor_small = false;
   // A job waiting longer than this goes ahead of every job that has not, oldest first, whatever
@@ -31,7 +38,7 @@ struct PriorityWeights {
 };
 
 struct PriorityFactors {
-  double age = 0, fairshare = 0, size = 0, queue = 0, job = 0;
+  double age = 0, fairshare = 0, size = 0, queue = 0, job = 0, slowdown = 0;
   double total = 0;
   bool starving = false;  // waited past the starvation guard (set by the queue order)
 };
@@ -79,6 +86,7 @@ struct PriorityInputs {
   double tenant_weight_share = 1;  // the tenant's weight / every tenant's (0..1]
   int32_t queue_priority = 0, max_queue_priority = 0;
   int32_t job_priority = 0;
+  int64_t time_limit_ms = 0;
 };
 
 PriorityFactors ComputePriority(const PriorityInputs& in, const PriorityWeights& w);

@@ -115,6 +115,7 @@ v1::JobRecord ClientService::ForDisplay(const v1::JobRecord& job, const Identity
     p->set_size(f->size);
     p->set_queue(f->queue);
     p->set_job(f->job);
+    p->set_slowdown(f->slowdown);
     p->set_total(f->total);
     p->set_starving(f->starving);
   }

@@ -44,6 +44,36 @@ TEST(PriorityTest, EachFactorFromZeroToOneAndTheWeightedTotal) {
   EXPECT_DOUBLE_EQ(g.size, 0.75);
 }
 
+TEST(PriorityTest, TheSlowdownFactorIsTheSlowdownAJobWouldSeeIfItStartedNow) {
+  PriorityWeights w;
+  w.age = w.fairshare = w.queue = w.job = 0;
+  w.slowdown = 1000;
+  PriorityInputs in;
+  in.time_limit_ms = kHour;
+  in.wait_ms = 0;
+  EXPECT_DOUBLE_EQ(ComputePriority(in, w).slowdown, 0);  // just arrived
+  in.wait_ms = kHour;                                    // waited its own limit: slowdown 2
+  EXPECT_DOUBLE_EQ(ComputePriority(in, w).slowdown, 0.5);
+  EXPECT_DOUBLE_EQ(ComputePriority(in, w).total, 500);
+  in.wait_ms = 3 * kHour;  // slowdown 4
+  EXPECT_DOUBLE_EQ(ComputePriority(in, w).slowdown, 0.75);
+  // A one-minute job that waited 10 minutes (slowdown 11) goes before a day-long job that
+  // waited an hour (slowdown 1.04): the same wait costs a short job more.
+  PriorityInputs shortjob = in, longjob = in;
+  shortjob.time_limit_ms = 60'000;
+  shortjob.wait_ms = 600'000;
+  longjob.time_limit_ms = 24 * kHour;
+  longjob.wait_ms = kHour;
+  EXPECT_GT(ComputePriority(shortjob, w).total, ComputePriority(longjob, w).total);
+  // Bounded as slowdown is measured: limits under 10 s count as 10 s.
+  shortjob.time_limit_ms = 1;
+  shortjob.wait_ms = 10'000;
+  EXPECT_DOUBLE_EQ(ComputePriority(shortjob, w).slowdown, 0.5);
+  // No time limit, no estimate: no slowdown factor.
+  shortjob.time_limit_ms = 0;
+  EXPECT_DOUBLE_EQ(ComputePriority(shortjob, w).slowdown, 0);
+}
+
 TEST(PriorityTest, UsageDecaysWithTheHalfLife) {
   FairShareLedger ledger(10 * kHour);
   ledger.AdvanceTo(0);
@@ -93,7 +123,7 @@ TEST(PolicyConfigTest, TheFileGivesQueuesTenantsQuotasAndWeights) {
 scheduler: {backfill: easy, backfill_order: queue, backfill_age_first_after: 3h,
             preemption: true, preempt_grace: 2m}
 priority:
-  weights: {age: 10, fairshare: 20, size: 0, queue: 30, job: 40}
+  weights: {age: 10, fairshare: 20, size: 0, queue: 30, job: 40, slowdown: 50}
   max_age: 1d
   fairshare_half_life: 3d
   starve_after: 6h
@@ -118,6 +148,7 @@ tenants:
   EXPECT_EQ((p.tenant_quotas.at({"alice", "default"}).limit), 32u);
   EXPECT_EQ((p.queue_quotas.at({"urgent", "default"}).guaranteed), 16u);
   EXPECT_EQ(ToWeights(*c).fairshare, 20);
+  EXPECT_EQ(ToWeights(*c).slowdown, 50);
   EXPECT_EQ(FindQueue(*c, "urgent")->priority(), 10);
 }
 
@@ -133,6 +164,8 @@ TEST(PolicyConfigTest, TheShippedPolicyFileIsValid) {
   EXPECT_EQ(c->priority().starve_after_s(), d.priority().starve_after_s());
   EXPECT_EQ(c->priority().max_age_s(), d.priority().max_age_s());
   EXPECT_EQ(c->priority().fairshare_half_life_s(), d.priority().fairshare_half_life_s());
+  EXPECT_EQ(c->priority().slowdown_weight(), d.priority().slowdown_weight());
+  EXPECT_GT(d.priority().slowdown_weight(), 0);
 }
 
 TEST(PolicyConfigTest, ChangesThatMakeNoSenseAreRefusedWithTheReason) {
