@@ -50,6 +50,7 @@ MasterServer::MasterServer(MasterConfig config, const Clock& clock, std::unique_
               LOG(WARNING) << "node " << node << " disconnected: " << why.ToString();
           }),
       tick_timer_(io_, clock_),
+      notify_(io_),
       signals_(io_),
       pass_timer_(io_),
       full_pass_timer_(io_),
@@ -191,6 +192,8 @@ Status MasterServer::Start() {
   }
   Tick();
   RequestSchedule();
+  notify_.Start();
+  notify_.Ready(StatusLine());
   return Status::Ok();
 }
 
@@ -244,9 +247,22 @@ void MasterServer::Tick() {
     last_periodic_pass_ms_ = now;
     RequestSchedule();
   }
+  if (now - last_status_ms_ >= 10000) {
+    last_status_ms_ = now;
+    notify_.Status(StatusLine());
+  }
   tick_timer_.WaitMs(config_.tick_ms, [this](bool expired) {
     if (expired && !stopping_) Tick();
   });
+}
+
+std::string MasterServer::StatusLine() const {
+  size_t up = 0;
+  for (const auto& [name, node] : nodes_.nodes()) up += node.up() ? 1 : 0;
+  return "serving on port " + std::to_string(server_.port()) + ": " +
+         std::to_string(jobs_.CountInState(v1::PENDING)) + " jobs pending, " +
+         std::to_string(jobs_.CountInState(v1::RUNNING)) + " running, " + std::to_string(up) +
+         " of " + std::to_string(nodes_.nodes().size()) + " nodes up";
 }
 
 void MasterServer::Run() {
@@ -259,6 +275,8 @@ void MasterServer::Stop() {
   asio::post(io_, [this] {
     if (stopping_.exchange(true)) return;
     LOG(INFO) << "snn-master stopping";
+    notify_.Stopping();
+    notify_.Cancel();
     server_.Stop();
     tick_timer_.Cancel();
     pass_timer_.cancel();

@@ -11,6 +11,7 @@
 #include "common/clock.h"
 #include "common/clock_timer.h"
 #include "common/rpc_server.h"
+#include "common/service_notify.h"
 #include "master/auth/authenticator.h"
 #include "master/job_controller.h"
 #include "master/pass_cadence.h"
@@ -63,6 +64,7 @@ class MasterServer {
   void Tick();
   Status Recover();
   Status SetUpAuth();
+  std::string StatusLine() const;
 
   // Constant after construction.
   const MasterConfig config_;
@@ -85,12 +87,14 @@ class MasterServer {
   Authenticator auth_;
   RpcServer server_;
   ClockTimer tick_timer_;
+  ServiceNotifier notify_;  // systemd: READY, STATUS, watchdog pings from this loop
   asio::signal_set signals_;
   asio::steady_timer pass_timer_;       // real time: see master/pass_cadence.h
   asio::steady_timer full_pass_timer_;  // a full pass after quick ones
   PassCadence cadence_;
   bool schedule_wanted_ = false;  // only on the io thread
   int64_t last_periodic_pass_ms_ = 0;
+  int64_t last_status_ms_ = 0;
   std::atomic<bool> stopping_{false};
 };
 

@@ -14,6 +14,7 @@ Agent::Agent(AgentConfig config, const Clock& clock, std::vector<std::unique_ptr
       link_(io_, clock, tasks_, config_.link),
       tick_timer_(io_, clock),
       stop_timer_(io_, clock),
+      notify_(io_),
       child_signals_(io_, SIGCHLD),
       stop_signals_(io_) {
   tasks_.set_on_ended([this] { link_.ReportEnded(); });
@@ -32,6 +33,8 @@ Status Agent::Start() {
   }
   WatchChildren();
   Tick();
+  notify_.Start();
+  notify_.Ready(StatusLine());
   return Status::Ok();
 }
 
@@ -46,9 +49,18 @@ void Agent::WatchChildren() {
 void Agent::Tick() {
   tasks_.Poll();
   link_.Tick();
+  if (std::string status = StatusLine(); status != last_status_) {
+    notify_.Status(status);
+    last_status_ = std::move(status);
+  }
   tick_timer_.WaitMs(config_.tick_ms, [this](bool expired) {
     if (expired && !stopping_) Tick();
   });
+}
+
+std::string Agent::StatusLine() const {
+  return std::to_string(tasks_.active_count()) + " tasks running; " +
+         (link_.registered() ? "registered with the master" : "connecting to the master");
 }
 
 void Agent::Run() { io_.run(); }
@@ -57,6 +69,8 @@ void Agent::Stop() {
   asio::post(io_, [this] {
     if (stopping_.exchange(true)) return;
     tick_timer_.Cancel();
+    notify_.Stopping();
+    notify_.Cancel();
     if (config_.stop_tasks_on_exit) {
       LOG(INFO) << "snn-agent stopping; stopping " << tasks_.active_count() << " tasks";
       tasks_.KillAll();

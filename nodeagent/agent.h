@@ -10,6 +10,7 @@
 
 #include "common/clock.h"
 #include "common/clock_timer.h"
+#include "common/service_notify.h"
 #include "nodeagent/master_link.h"
 #include "nodeagent/task_manager.h"
 
@@ -42,6 +43,7 @@ class Agent {
   // Stopping: polls until every task is gone or `deadline_ms` passes, then FinishStop.
   void FinishStopOnceTasksAreGone(int64_t deadline_ms);
   void FinishStop();
+  std::string StatusLine() const;
 
   const AgentConfig config_;  // constant after construction
   const Clock& clock_;
@@ -51,6 +53,8 @@ class Agent {
   MasterLink link_;
   ClockTimer tick_timer_;
   ClockTimer stop_timer_;
+  ServiceNotifier notify_;  // systemd: READY, STATUS, watchdog pings from this loop
+  std::string last_status_;
   asio::signal_set child_signals_;
   asio::signal_set stop_signals_;
   std::atomic<bool> stopping_{false};

@@ -14,6 +14,7 @@ PACKAGES=(
   libssl-dev munge libmunge-dev
   systemd procps iproute2 util-linux
   clang-14 libfuzzer-14-dev
+  libsystemd-dev prometheus-cpp-dev prometheus curl
 )
 
 missing=()
