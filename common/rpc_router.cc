@@ -23,6 +23,7 @@ void MethodRouter::Dispatch(const std::shared_ptr<Connection>& conn, v1::Envelop
   }
   if (Status s = Authorize(identity, it->second.needs, it->first); !s.ok()) {
     if (on_refused_) on_refused_(identity, it->first, s);
+    if (observer_) observer_(it->first, s.code(), 0);
     conn->Reply(envelope.id(), s, nullptr);
     return;
   }

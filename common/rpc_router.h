@@ -5,6 +5,7 @@
 // Thread contract: Dispatch and Responder run on the connection's io_context thread.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
@@ -25,11 +26,21 @@ struct CallContext {
   Status Refuse(Status why) const;
 };
 
+// Hears of every answered request: its method, the answer's code, and the time from dispatch to
+// answer (a durable write's wait included). On the io thread.
+using RpcObserver = std::function<void(const std::string& method, Code code, double seconds)>;
+
 template <typename Response>
 class Responder {
  public:
-  Responder(std::weak_ptr<Connection> connection, uint64_t request_id)
-      : connection_(std::move(connection)), request_id_(request_id) {}
+  Responder(std::weak_ptr<Connection> connection, uint64_t request_id,
+            const RpcObserver* observer = nullptr, const std::string* method = nullptr)
+      : connection_(std::move(connection)),
+        request_id_(request_id),
+        observer_(observer != nullptr && *observer ? observer : nullptr),
+        method_(method),
+        start_(observer_ != nullptr ? std::chrono::steady_clock::now()
+                                    : std::chrono::steady_clock::time_point()) {}
 
   void Ok(const Response& response) const { Send(Status::Ok(), &response); }
   void Fail(const Status& status) const { Send(status, nullptr); }
@@ -43,10 +54,17 @@ class Responder {
 
  private:
   void Send(const Status& status, const Response* response) const {
+    if (observer_ != nullptr) {
+      (*observer_)(*method_, status.code(),
+                   std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count());
+    }
     if (auto conn = connection_.lock()) conn->Reply(request_id_, status, response);
   }
   std::weak_ptr<Connection> connection_;
   uint64_t request_id_;
+  const RpcObserver* observer_;
+  const std::string* method_;
+  std::chrono::steady_clock::time_point start_;
 };
 
 class MethodRouter {
@@ -56,10 +74,12 @@ class MethodRouter {
 
   template <typename Request, typename Response>
   void Add(const std::string& method, Right needs, Handler<Request, Response> handler) {
-    handlers_[method] = Entry{
-        needs, [handler = std::move(handler)](const std::shared_ptr<Connection>& conn,
-                                              v1::Envelope envelope, Identity identity) {
-          Responder<Response> responder(conn, envelope.id());
+    auto& entry = handlers_[method];
+    entry = Entry{
+        needs, [this, name = &handlers_.find(method)->first, handler = std::move(handler)](
+                   const std::shared_ptr<Connection>& conn, v1::Envelope envelope,
+                   Identity identity) {
+          Responder<Response> responder(conn, envelope.id(), &observer_, name);
           Request request;
           if (!request.ParseFromString(envelope.payload())) {
             responder.Fail(InvalidArgument("malformed " + envelope.method() + " request: not a " +
@@ -79,6 +99,9 @@ class MethodRouter {
                 Identity identity) const;
   using RefusalLog = std::function<void(const Identity&, const std::string& method, const Status&)>;
   void set_on_refused(RefusalLog log) { on_refused_ = std::move(log); }
+  // Hears of every answer to a known method, refusals included (set before serving; the
+  // router must not move after methods are added).
+  void set_observer(RpcObserver observer) { observer_ = std::move(observer); }
 
   // Every registered method and the right it needs (for audits and tests).
   std::unordered_map<std::string, Right> Methods() const;
@@ -91,6 +114,7 @@ class MethodRouter {
   };
   std::unordered_map<std::string, Entry> handlers_;
   RefusalLog on_refused_;
+  RpcObserver observer_;
 };
 
 }  // namespace snn
