@@ -31,6 +31,7 @@
 
 #include "bench/sim_board.h"
 #include "common/connection.h"
+#include "common/program_flags.h"
 #include "common/rpc_client.h"
 #include "common/rpc_router.h"
 #include "proto/job.pb.h"
@@ -242,7 +243,8 @@ snn::Status StartMaster(const std::string& dir, Master& master) {
                                    "--port_file=" + dir + "/port",
                                    "--max_connections=20000",
                                    "--max_connections_per_peer=20000",
-                                   "--minloglevel=1"};
+                                   "--minloglevel=1",
+                                   "--metrics_listen="};
   std::string extra = FLAGS_master_flags;
   for (size_t start = 0; start < extra.size();) {
     size_t comma = extra.find(',', start);
@@ -339,8 +341,8 @@ snn::Status SubmitJobs(const snn::HostPort& master, uint32_t count, int connecti
 }  // namespace
 
 int main(int argc, char** argv) {
-  gflags::SetUsageMessage("agent_swarm [--nodes=N] [--boards=N] [--jobs=N] [--steady_seconds=S]");
-  gflags::ParseCommandLineFlags(&argc, &argv, true);
+  snn::ParseProgramFlags(&argc, &argv,
+                         "agent_swarm [--nodes=N] [--boards=N] [--jobs=N] [--steady_seconds=S]");
   rlimit files{};
   getrlimit(RLIMIT_NOFILE, &files);
   files.rlim_cur = files.rlim_max;

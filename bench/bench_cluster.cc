@@ -52,9 +52,12 @@ void BenchCluster::SetUp(RpcClient& client) const {
 Status BenchCluster::Start(const std::string& auth, const std::vector<std::string>& master_flags) {
   char tmpl[] = "/tmp/snn_bench_XXXXXX";
   dir_ = mkdtemp(tmpl);
-  std::vector<std::string> master_argv = {SNN_MASTER_BIN, "--listen=127.0.0.1:0",
+  std::vector<std::string> master_argv = {SNN_MASTER_BIN,
+                                          "--listen=127.0.0.1:0",
                                           "--data_dir=" + dir_ + "/master",
-                                          "--port_file=" + dir_ + "/port", "--minloglevel=1"};
+                                          "--port_file=" + dir_ + "/port",
+                                          "--minloglevel=1",
+                                          "--metrics_listen="};
   if (auth == "munge") {
     auth_ = std::make_unique<testing::AuthKit>(dir_ + "/auth");
     if (!auth_->status().ok()) return auth_->status();
@@ -83,7 +86,8 @@ Status BenchCluster::Start(const std::string& auth, const std::vector<std::strin
                                          "--data_dir=" + dir_ + "/agent",
                                          "--stop_tasks_on_exit=true",
                                          "--allow_root_tasks",
-                                         "--minloglevel=1"};
+                                         "--minloglevel=1",
+                                         "--metrics_listen="};
   if (auth_) {
     for (const auto& f : auth_->AgentFlags("bench-node")) agent_argv.push_back(f);
   } else {

@@ -20,6 +20,7 @@
 #include "bench/bench_cluster.h"
 #include "common/frame.h"
 #include "common/munge.h"
+#include "common/program_flags.h"
 #include "common/tls.h"
 #include "proto/job.pb.h"
 #include "tests/test_util/process.h"
@@ -63,7 +64,7 @@ std::unique_ptr<snn::tcp::socket> Connect(snn::asio::io_context& io, const std::
 }  // namespace
 
 int main(int argc, char** argv) {
-  gflags::ParseCommandLineFlags(&argc, &argv, true);
+  snn::ParseProgramFlags(&argc, &argv, "flood [FLAGS]");
   signal(SIGPIPE, SIG_IGN);
   rlimit files{};
   getrlimit(RLIMIT_NOFILE, &files);

@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "bench/sim_board.h"
+#include "common/program_flags.h"
 #include "common/rpc_client.h"
 #include "master/job_archive.h"
 #include "master/store/journal.h"
@@ -145,8 +146,8 @@ long RssKiB(pid_t pid) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  gflags::SetUsageMessage("restart_bench [--jobs=N] [--hot=N] [--store=DIR] [--runs=N]");
-  gflags::ParseCommandLineFlags(&argc, &argv, true);
+  snn::ParseProgramFlags(&argc, &argv,
+                         "restart_bench [--jobs=N] [--hot=N] [--store=DIR] [--runs=N]");
   if (FLAGS_hot > FLAGS_jobs || FLAGS_jobs == 0) {
     std::cerr << "restart_bench: --hot must be at most --jobs, and --jobs positive\n";
     return 2;
@@ -175,7 +176,7 @@ int main(int argc, char** argv) {
     const auto start = Clock::now();
     const pid_t pid = snn::testing::SpawnLogged(
         {SNN_MASTER_BIN, "--auth=none", "--listen=127.0.0.1:0", "--data_dir=" + dir + "/master",
-         "--port_file=" + dir + "/port", "--minloglevel=1"},
+         "--port_file=" + dir + "/port", "--minloglevel=1", "--metrics_listen="},
         dir + "/master.log", dir + "/master.log");
     bool answered = false;
     while (Clock::now() - start < std::chrono::seconds(120)) {

@@ -31,6 +31,7 @@
 #include "common/address.h"
 #include "common/connection.h"
 #include "common/munge.h"
+#include "common/program_flags.h"
 #include "common/rpc_client.h"
 #include "proto/job.pb.h"
 #include "proto/node.pb.h"
@@ -105,7 +106,7 @@ std::string ThisUser() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  gflags::ParseCommandLineFlags(&argc, &argv, true);
+  snn::ParseProgramFlags(&argc, &argv, "submit_load [FLAGS]");
   signal(SIGPIPE, SIG_IGN);
   snn::bench::BenchCluster cluster;
   if (FLAGS_master.empty()) {

@@ -22,7 +22,7 @@
 namespace snn {
 namespace {
 
-constexpr char kDefaultMaster[] = "127.0.0.1:6817";
+constexpr char kDefaultMaster[] = "127.0.0.1:7130";
 
 Result<uint64_t> ParseJobId(const std::string& text) {
   uint64_t id = 0;
@@ -397,7 +397,7 @@ Commands:
                           fault injection on simulated boards
 
 Options:
-  --master HOST:PORT      the master (default: $SNN_MASTER, else 127.0.0.1:6817)
+  --master HOST:PORT      the master (default: $SNN_MASTER, else 127.0.0.1:7130)
   --tenant NAME           act for this tenant, one you belong to (default: $SNN_TENANT, else
                           your personal tenant, else the first tenant that lists you)
   --ca-file FILE          the cluster's CA certificate (default: $SNN_CA_FILE, else

@@ -12,7 +12,7 @@
 namespace snn {
 
 struct CliOptions {
-  std::string master;  // from --master, else SNN_MASTER, else 127.0.0.1:6817
+  std::string master;  // from --master, else SNN_MASTER, else 127.0.0.1:7130
   std::string output = "table";
   std::string tenant;        // from --tenant, else SNN_TENANT, else the user
   std::string user;          // --auth=none only: the name claimed

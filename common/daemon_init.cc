@@ -8,6 +8,8 @@
 #include <csignal>
 #include <filesystem>
 
+#include "common/program_flags.h"
+
 namespace snn {
 
 void KeepFreedMemory() {
@@ -34,8 +36,7 @@ void ProtobufLog(google::protobuf::LogLevel level, const char* file, int line,
 }  // namespace
 
 void InitDaemon(int* argc, char*** argv, const char* usage) {
-  gflags::SetUsageMessage(usage);
-  gflags::ParseCommandLineFlags(argc, argv, true);
+  ParseProgramFlags(argc, argv, usage);
   FLAGS_logtostderr = true;
   google::InitGoogleLogging((*argv)[0]);
   std::signal(SIGPIPE, SIG_IGN);  // a peer that vanishes is an error value, not a signal

@@ -55,8 +55,9 @@ class Responder {
  private:
   void Send(const Status& status, const Response* response) const {
     if (observer_ != nullptr) {
-      (*observer_)(*method_, status.code(),
-                   std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count());
+      (*observer_)(
+          *method_, status.code(),
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count());
     }
     if (auto conn = connection_.lock()) conn->Reply(request_id_, status, response);
   }
@@ -75,22 +76,21 @@ class MethodRouter {
   template <typename Request, typename Response>
   void Add(const std::string& method, Right needs, Handler<Request, Response> handler) {
     auto& entry = handlers_[method];
-    entry = Entry{
-        needs, [this, name = &handlers_.find(method)->first, handler = std::move(handler)](
-                   const std::shared_ptr<Connection>& conn, v1::Envelope envelope,
-                   Identity identity) {
-          Responder<Response> responder(conn, envelope.id(), &observer_, name);
-          Request request;
-          if (!request.ParseFromString(envelope.payload())) {
-            responder.Fail(InvalidArgument("malformed " + envelope.method() + " request: not a " +
-                                           Request::descriptor()->name() +
-                                           ", or a string in it is not UTF-8 text"));
-            return;
-          }
-          handler(CallContext{conn, std::move(*envelope.mutable_credential()), std::move(identity),
-                              envelope.method()},
-                  std::move(request), responder);
-        }};
+    entry = Entry{needs, [this, name = &handlers_.find(method)->first,
+                          handler = std::move(handler)](const std::shared_ptr<Connection>& conn,
+                                                        v1::Envelope envelope, Identity identity) {
+                    Responder<Response> responder(conn, envelope.id(), &observer_, name);
+                    Request request;
+                    if (!request.ParseFromString(envelope.payload())) {
+                      responder.Fail(InvalidArgument(
+                          "malformed " + envelope.method() + " request: not a " +
+                          Request::descriptor()->name() + ", or a string in it is not UTF-8 text"));
+                      return;
+                    }
+                    handler(CallContext{conn, std::move(*envelope.mutable_credential()),
+                                        std::move(identity), envelope.method()},
+                            std::move(request), responder);
+                  }};
   }
 
   // Answers unknown methods and callers without the method's right with an error (`on_refused`

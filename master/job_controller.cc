@@ -87,6 +87,7 @@ Result<const v1::JobRecord*> JobController::Submit(v1::JobSpec submitted, const 
   t->set_reason("submitted by " + user);
   *job.mutable_spec() = std::move(spec);
   const v1::JobRecord& inserted = jobs_.Insert(std::move(job));
+  if (metrics_ != nullptr) metrics_->JobSubmitted();
   Persist(inserted);
   request_schedule_();
   return &inserted;
@@ -106,6 +107,12 @@ Status JobController::Cancel(v1::JobRecord& job, const std::string& reason) {
 }
 
 void JobController::StartJob(v1::JobRecord& job, const StartDecision& decision) {
+  if (metrics_ != nullptr) {
+    // Since it last became pending: its submit, or its last requeue.
+    const int64_t since =
+        job.history_size() > 0 ? job.history(job.history_size() - 1).time_ms() : job.submit_ms();
+    metrics_->JobStarted(static_cast<double>(clock_.NowMs() - since) / 1000.0, decision.backfilled);
+  }
   job.set_attempt(job.attempt() + 1);
   job.clear_tasks();
   std::string where;

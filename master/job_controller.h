@@ -16,6 +16,7 @@
 #include "master/agent_channel.h"
 #include "master/job_archive.h"
 #include "master/job_table.h"
+#include "master/master_metrics.h"
 #include "master/node_registry.h"
 #include "master/pass_jobs.h"
 #include "master/sched/policy_config.h"
@@ -80,6 +81,9 @@ class JobController {
   // full (a quick one with no full order to start from is).
   bool RunSchedulingPass(size_t head_depth = 0);
 
+  // Counts submits, starts, backfills, preemptions and waits there (nullptr: nowhere).
+  void set_metrics(MasterMetrics* metrics) { metrics_ = metrics; }
+
   // A pending job's waiting reason, as users see it.
   std::string PendingReason(const v1::JobRecord& job) const;
 
@@ -122,6 +126,7 @@ class JobController {
   const Clock& clock_;
   const ControllerOptions options_;
   std::function<void()> request_schedule_;
+  MasterMetrics* metrics_ = nullptr;
 
   v1::SchedulingConfig scheduling_;
   SchedulerPolicy policy_;

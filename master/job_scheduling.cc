@@ -119,6 +119,7 @@ bool JobController::RunSchedulingPass(size_t head_depth) {
 void JobController::Preempt(v1::JobRecord& job, const std::string& reason) {
   if (job.state() != v1::RUNNING || job.requeue_when_stopped()) return;
   LOG(INFO) << "job " << job.id() << " " << reason;
+  if (metrics_ != nullptr) metrics_->JobPreempted();
   job.set_preempt_count(job.preempt_count() + 1);
   if (job.spec().no_requeue()) {
     jobs_.SetState(job, v1::FAILED, clock_.NowMs(), reason + ", and the job may not be requeued");

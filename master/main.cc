@@ -13,7 +13,11 @@
 #include "master/policy_file.h"
 #include "master/store/rocks_store.h"
 
-DEFINE_string(listen, "127.0.0.1:6817", "address to listen on (HOST:PORT; port 0 picks one)");
+DEFINE_string(listen, "127.0.0.1:7130", "address to listen on (HOST:PORT; port 0 picks one)");
+DEFINE_string(metrics_listen, "127.0.0.1:7131",
+              "serve Prometheus metrics at http://HOST:PORT/metrics (port 0 picks one; empty: "
+              "no endpoint). Loopback by default: the metrics name tenants and nodes");
+DEFINE_string(metrics_port_file, "", "write the metrics endpoint's bound port to this file");
 DEFINE_string(data_dir, "/var/lib/snn/master", "directory of the master's state store");
 DEFINE_string(port_file, "", "write the bound port to this file once listening");
 DEFINE_uint64(max_frame_bytes, 4 << 20, "largest accepted frame; larger ones close the connection");
@@ -95,6 +99,8 @@ int main(int argc, char** argv) {
   snn::MasterConfig config;
   config.listen = *listen;
   config.port_file = FLAGS_port_file;
+  config.metrics_listen = FLAGS_metrics_listen;
+  config.metrics_port_file = FLAGS_metrics_port_file;
   config.max_frame_bytes = FLAGS_max_frame_bytes;
   config.heartbeat_timeout_ms = FLAGS_heartbeat_timeout_ms;
   config.agents.heartbeat_interval_ms = FLAGS_heartbeat_interval_ms;

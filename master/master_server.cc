@@ -8,6 +8,7 @@
 #include "common/file_util.h"
 #include "master/auth/access_policy.h"
 #include "master/job_loader.h"
+#include "master/master_state_metrics.h"
 
 namespace snn {
 
@@ -60,6 +61,11 @@ MasterServer::MasterServer(MasterConfig config, const Clock& clock, std::unique_
   admin_.Register(router_);
   policy_.Register(router_);
   enrol_.Register(router_);
+  router_.set_observer([this](const std::string& method, Code code, double seconds) {
+    metrics_.ObserveRpc(method, code, seconds);
+  });
+  journal_.set_on_commit([this](size_t writes) { metrics_.ObserveCommit(writes); });
+  controller_.set_metrics(&metrics_);
   router_.set_on_refused([](const Identity& who, const std::string& method, const Status& why) {
     LOG(WARNING) << "refused " << method << " to " << who.Describe() << ": " << why.message();
   });
@@ -173,14 +179,19 @@ Status MasterServer::Start() {
   SNN_RETURN_IF_ERROR(server_.Listen(config_.listen));
   LOG(INFO) << "snn-master listening on " << config_.listen.host << ":" << server_.port();
   if (!config_.port_file.empty()) {
-    const std::string tmp = config_.port_file + ".tmp";
-    {
-      std::ofstream out(tmp);
-      out << server_.port() << "\n";
-      if (!out) return Unavailable("cannot write the port file " + tmp);
-    }
-    if (std::rename(tmp.c_str(), config_.port_file.c_str()) != 0) {
-      return Unavailable("cannot write the port file " + config_.port_file);
+    SNN_RETURN_IF_ERROR(WritePortFile(config_.port_file, server_.port()));
+  }
+  if (!config_.metrics_listen.empty()) {
+    auto endpoint =
+        MetricsEndpoint::Start(config_.metrics_listen, io_, metrics_.registry(),
+                               [this] { return MasterStateMetrics(jobs_, archive_, nodes_); });
+    if (!endpoint.ok()) return endpoint.status();
+    metrics_endpoint_ = std::move(endpoint).value();
+    LOG(INFO) << "metrics on http://"
+              << config_.metrics_listen.substr(0, config_.metrics_listen.rfind(':')) << ":"
+              << metrics_endpoint_->port() << "/metrics";
+    if (!config_.metrics_port_file.empty()) {
+      SNN_RETURN_IF_ERROR(WritePortFile(config_.metrics_port_file, metrics_endpoint_->port()));
     }
   }
   if (config_.handle_signals) {
@@ -226,6 +237,7 @@ void MasterServer::RunPass() {
       controller_.RunSchedulingPass(cadence_.DepthAt(start, jobs_.views().pending().size()));
   const int64_t end = MonotonicUs();
   cadence_.PassRan(end, end - start, full);
+  metrics_.ObservePass(static_cast<double>(end - start) / 1e6, full);
   if (full) return;
   // What the quick pass left waiting is the next full pass's to look at, event or not.
   full_pass_timer_.expires_after(std::chrono::microseconds(cadence_.FullDueInUs(end)));

@@ -10,10 +10,12 @@
 #include "common/address.h"
 #include "common/clock.h"
 #include "common/clock_timer.h"
+#include "common/metrics_endpoint.h"
 #include "common/rpc_server.h"
 #include "common/service_notify.h"
 #include "master/auth/authenticator.h"
 #include "master/job_controller.h"
+#include "master/master_metrics.h"
 #include "master/pass_cadence.h"
 #include "master/services/admin_service.h"
 #include "master/services/agent_service.h"
@@ -25,7 +27,7 @@
 namespace snn {
 
 struct MasterConfig {
-  HostPort listen{"127.0.0.1", 6817};
+  HostPort listen{"127.0.0.1", 7130};
   std::string port_file;  // if set, the bound port is written here once listening
   size_t max_frame_bytes = kDefaultMaxFrameBytes;
   int64_t heartbeat_timeout_ms = 15000;
@@ -41,7 +43,9 @@ struct MasterConfig {
   std::string tls_dir = "/etc/snn/tls";  // ca.crt, ca.key, master.crt, master.key
   std::string munge_socket;              // empty: munged's default
   int64_t node_cert_validity_s = 30 * 86400;
-  ServerLimits limits;  // connections, timeouts, accept back-off
+  ServerLimits limits;            // connections, timeouts, accept back-off
+  std::string metrics_listen;     // HOST:PORT of the Prometheus endpoint; empty: none
+  std::string metrics_port_file;  // if set, its bound port is written here
 };
 
 class MasterServer {
@@ -55,6 +59,7 @@ class MasterServer {
   void Run();
   void Stop();
   uint16_t port() const { return server_.port(); }
+  uint16_t metrics_port() const { return metrics_endpoint_ ? metrics_endpoint_->port() : 0; }
   // Every method the master serves, with the right it needs.
   const MethodRouter& router() const { return router_; }
 
@@ -71,6 +76,7 @@ class MasterServer {
   const Clock& clock_;
 
   asio::io_context io_;
+  MasterMetrics metrics_;
   std::unique_ptr<Store> store_;
   Journal journal_;
   JobTable jobs_;
@@ -96,6 +102,8 @@ class MasterServer {
   int64_t last_periodic_pass_ms_ = 0;
   int64_t last_status_ms_ = 0;
   std::atomic<bool> stopping_{false};
+  // Last: its scrapes read the members above, so it goes first.
+  std::unique_ptr<MetricsEndpoint> metrics_endpoint_;
 };
 
 }  // namespace snn

@@ -2,6 +2,8 @@
 
 #include <glog/logging.h>
 
+#include "nodeagent/agent_metrics.h"
+
 namespace snn {
 
 Agent::Agent(AgentConfig config, const Clock& clock, std::vector<std::unique_ptr<Board>> boards)
@@ -30,6 +32,18 @@ Status Agent::Start() {
     stop_signals_.async_wait([this](const boost::system::error_code& ec, int) {
       if (!ec) Stop();
     });
+  }
+  if (!config_.metrics_listen.empty()) {
+    auto endpoint = MetricsEndpoint::Start(
+        config_.metrics_listen, io_, std::make_shared<prometheus::Registry>(),
+        [this] { return AgentMetrics(tasks_, link_.registered()); });
+    if (!endpoint.ok()) return endpoint.status();
+    metrics_endpoint_ = std::move(endpoint).value();
+    LOG(INFO) << "metrics on port " << metrics_endpoint_->port() << " (" << config_.metrics_listen
+              << ")";
+    if (!config_.metrics_port_file.empty()) {
+      SNN_RETURN_IF_ERROR(WritePortFile(config_.metrics_port_file, metrics_endpoint_->port()));
+    }
   }
   WatchChildren();
   Tick();

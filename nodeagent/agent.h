@@ -10,6 +10,7 @@
 
 #include "common/clock.h"
 #include "common/clock_timer.h"
+#include "common/metrics_endpoint.h"
 #include "common/service_notify.h"
 #include "nodeagent/master_link.h"
 #include "nodeagent/task_manager.h"
@@ -25,6 +26,8 @@ struct AgentConfig {
   int64_t stop_wait_ms = 3000;      // how long Stop waits for killed tasks to go
   std::string gateway_socket;       // the spike gateway's Unix socket; empty: no gateway
   bool fingerprint_boards = true;   // measure each board at start
+  std::string metrics_listen;       // HOST:PORT of the Prometheus endpoint; empty: none
+  std::string metrics_port_file;    // if set, its bound port is written here
 };
 
 class Agent {
@@ -58,6 +61,8 @@ class Agent {
   asio::signal_set child_signals_;
   asio::signal_set stop_signals_;
   std::atomic<bool> stopping_{false};
+  // Last: its scrapes read the members above, so it goes first.
+  std::unique_ptr<MetricsEndpoint> metrics_endpoint_;
 };
 
 }  // namespace snn

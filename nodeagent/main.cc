@@ -16,7 +16,11 @@
 #include "nodeagent/hal/sim_board.h"
 #include "nodeagent/launcher.h"
 
-DEFINE_string(master, "127.0.0.1:6817", "the master's address, HOST:PORT");
+DEFINE_string(metrics_listen, "127.0.0.1:7132",
+              "serve Prometheus metrics at http://HOST:PORT/metrics (port 0 picks one; empty: "
+              "no endpoint)");
+DEFINE_string(metrics_port_file, "", "write the metrics endpoint's bound port to this file");
+DEFINE_string(master, "127.0.0.1:7130", "the master's address, HOST:PORT");
 DEFINE_string(node_name, "", "this node's name (default: the host name)");
 DEFINE_string(pools, "default", "comma-separated pools this node belongs to");
 DEFINE_string(boards_file, "/etc/snn/boards.yaml", "YAML file describing this node's boards");
@@ -174,6 +178,8 @@ int main(int argc, char** argv) {
   config.gateway_socket =
       FLAGS_gateway_socket.empty() ? config.tasks.data_dir + "/gateway.sock" : FLAGS_gateway_socket;
   config.tick_ms = FLAGS_tick_ms;
+  config.metrics_listen = FLAGS_metrics_listen;
+  config.metrics_port_file = FLAGS_metrics_port_file;
   config.handle_signals = true;
 
   snn::BecomeChildSubreaper();

@@ -94,6 +94,14 @@ class TaskManager {
   Result<std::string> InjectFault(const v1::SimFaultRequest& fault);
 
   size_t active_count() const;
+  // Each running task as metrics see it: where it runs, what it holds, its spike counts now.
+  struct TaskView {
+    TaskKey key;
+    uint32_t board = 0;
+    v1::Resources resources;
+    v1::SpikeUsage usage;
+  };
+  std::vector<TaskView> RunningTasks() const;
   std::vector<v1::BoardInfo> DescribeBoards() const;
   void set_on_ended(std::function<void()> fn) { on_ended_ = std::move(fn); }
 

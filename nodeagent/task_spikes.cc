@@ -70,6 +70,14 @@ v1::SpikeUsage TaskManager::CountedUsage(const Task& task) const {
   return ToProto(plane->Usage(), plane->RateKsps(clock_.NowUs()));
 }
 
+std::vector<TaskManager::TaskView> TaskManager::RunningTasks() const {
+  std::vector<TaskView> out;
+  for (const auto& [key, task] : tasks_) {
+    if (!task.ended) out.push_back(TaskView{key, task.board, task.resources, CountedUsage(task)});
+  }
+  return out;
+}
+
 std::vector<v1::TaskUsage> TaskManager::UsageChanges() {
   std::vector<v1::TaskUsage> out;
   for (auto& [key, task] : tasks_) {

@@ -45,7 +45,8 @@ wait_for 20 "munged" sh -c "munge --socket='$SNN_MUNGE_SOCKET' --no-input >/dev/
 echo "== starting snn-master (state in $WORK/master)"
 "$BIN/master/snn-master" --listen=127.0.0.1:0 --port_file="$WORK/master.port" \
   --policy_file=etc/policy.yaml --tls_dir="$WORK/tls" --munge_socket="$SNN_MUNGE_SOCKET" \
-  --data_dir="$WORK/master" >"$WORK/master.log" 2>&1 &
+  --data_dir="$WORK/master" --metrics_listen=127.0.0.1:0 --metrics_port_file="$WORK/master.metrics_port" \
+  >"$WORK/master.log" 2>&1 &
 PIDS+=($!)
 wait_for 20 "the master's port" test -s "$WORK/master.port"
 export SNN_MASTER="127.0.0.1:$(cat "$WORK/master.port")"
@@ -62,7 +63,7 @@ for node in node1 node2; do
   "$BIN/nodeagent/snn-agent" --master="$SNN_MASTER" --node_name="$node" \
     --boards_file="etc/boards/$node.yaml" --data_dir="$WORK/$node" --kill_grace_ms=1000 --stop_tasks_on_exit=true \
     --tls_dir="$WORK/$node.tls" --join_token_file="$WORK/$node.token" \
-    --allow_root_tasks \
+    --allow_root_tasks --metrics_listen=127.0.0.1:0 \
     >"$WORK/$node.log" 2>&1 &
   PIDS+=($!)
 done

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "common/clock.h"
+#include "common/program_flags.h"
 #include "sim/replay.h"
 
 DEFINE_string(trace, "", "the SWF trace (plain or .gz)");
@@ -32,11 +33,11 @@ DEFINE_string(jobs_out, "",
 DEFINE_bool(per_user, false, "also print each user's job count and mean bounded slowdown");
 
 int main(int argc, char** argv) {
-  gflags::SetUsageMessage(
+  snn::ParseProgramFlags(
+      &argc, &argv,
       "snn-sim --trace=FILE.swf[.gz] [--policy=fcfs|easy|default] [--mesh=WxH]\n"
       "Replays a workload trace through the scheduler and prints mean wait, mean bounded "
       "slowdown, utilization, maximum wait and per-user fairness.");
-  gflags::ParseCommandLineFlags(&argc, &argv, true);
   if (FLAGS_trace.empty()) {
     std::fprintf(stderr, "snn-sim: --trace is required\n");
     return 2;

@@ -193,6 +193,7 @@ bool Pass::OverQuota(const PendingJob& p) {
 
 void Pass::Start(PoolState& pool, const SchedJob& job, const Gang& gang, bool long_job) {
   StartDecision start{job.id, {}};
+  start.backfilled = pool.reserved;
   const v1::Resources& r = *job.resources;
   for (const auto& [index, rect] : gang) {
     const BoardCapacity& b = pool.boards.board(index);
@@ -474,6 +475,7 @@ void Pass::ConsiderUnits(PoolState& pool, const PendingJob& p) {
     units.placed.emplace_back(in_.now_ms + p.time_limit_ms, need);
     StartDecision start{job.id, {TaskPlacement{c.node, c.board, Rect{0, 0, 1, 1}}}};
     start.tasks.back().count = static_cast<uint32_t>(need);
+    start.backfilled = pool.reserved;
     if (track_use_) {
       TenantUse(job) += need;
       QueueUse(job) += need;

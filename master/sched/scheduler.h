@@ -172,6 +172,7 @@ struct SchedulerInput {
 struct StartDecision {
   uint64_t job_id = 0;
   std::vector<TaskPlacement> tasks;  // one per replica
+  bool backfilled = false;           // started behind its pool's reservation for an earlier job
 };
 
 struct WaitDecision {

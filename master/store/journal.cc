@@ -65,6 +65,7 @@ void Journal::Commit(std::function<void()> done) {
   }
   StoreBatch batch = std::move(batch_);
   batch_.clear();
+  if (on_commit_ && !batch.empty()) on_commit_(batch.size());
   store_.Commit(std::move(batch), [post = post_, effects](Status status) {
     // A write the master cannot make durable leaves it unable to keep its promises: stop, so
     // that a restart recovers from the last durable state and nothing unsynced is acknowledged.

@@ -57,10 +57,13 @@ class Journal {
   void Commit(std::function<void()> done = nullptr);
 
   uint64_t commits() const { return commits_; }
+  // Hears of each batch sent, with its number of writes.
+  void set_on_commit(std::function<void(size_t)> f) { on_commit_ = std::move(f); }
 
  private:
   Store& store_;
   Post post_;
+  std::function<void(size_t)> on_commit_;
   StoreBatch batch_;                                 // only on the io thread
   const v1::ArchiveStats* archive_stats_ = nullptr;  // written at Commit
   std::vector<std::function<void()>> effects_;       // only on the io thread

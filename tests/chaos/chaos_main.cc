@@ -22,6 +22,7 @@
 #include <sstream>
 #include <thread>
 
+#include "common/program_flags.h"
 #include "common/rpc_client.h"
 #include "proto/job.pb.h"
 #include "proto/node.pb.h"
@@ -147,7 +148,7 @@ class Stress {
 };
 
 int main(int argc, char** argv) {
-  gflags::ParseCommandLineFlags(&argc, &argv, true);
+  snn::ParseProgramFlags(&argc, &argv, "snn-chaos [FLAGS]");
   signal(SIGPIPE, SIG_IGN);
   Stress stress(FLAGS_stress);
   std::mt19937 rng(FLAGS_seed);
@@ -170,7 +171,8 @@ int main(int argc, char** argv) {
                    "--port_file=" + c.dir + "/port",
                    "--heartbeat_interval_ms=200",
                    "--heartbeat_timeout_ms=3000",
-                   "--agent_lease_ms=1500"};
+                   "--agent_lease_ms=1500",
+                   "--metrics_listen="};
   for (const auto& f : c.auth->MasterFlags()) c.master.argv.push_back(f);
   c.master.log = c.dir + "/master.log";
   c.master.Start();
@@ -191,6 +193,7 @@ int main(int argc, char** argv) {
               "--kill_grace_ms=300",
               "--reconnect_ms=200",
               "--tick_ms=50",
+              "--metrics_listen=",
               "--stop_tasks_on_exit=false",
               "--allow_root_tasks"};
     for (const auto& f : c.auth->AgentFlags(node)) a.argv.push_back(f);

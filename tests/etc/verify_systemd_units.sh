@@ -5,8 +5,8 @@ set -euo pipefail
 src="$1" master_bin="$2" agent_bin="$3"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-sed "s#/usr/local/bin/snn-master#$master_bin#" "$src/etc/systemd/snn-master.service" >"$tmp/snn-master.service"
-sed "s#/usr/local/bin/snn-agent#$agent_bin#" "$src/etc/systemd/snn-agent.service" >"$tmp/snn-agent.service"
+sed "s#/usr/bin/snn-master#$master_bin#" "$src/etc/systemd/snn-master.service" >"$tmp/snn-master.service"
+sed "s#/usr/bin/snn-agent#$agent_bin#" "$src/etc/systemd/snn-agent.service" >"$tmp/snn-agent.service"
 grep -q "ExecStart=$master_bin " "$tmp/snn-master.service"
 grep -q "ExecStart=$agent_bin " "$tmp/snn-agent.service"
 out="$(systemd-analyze verify "$tmp/snn-master.service" "$tmp/snn-agent.service" 2>&1)" || {

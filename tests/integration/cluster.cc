@@ -97,7 +97,9 @@ void TestCluster::StartMaster(const std::vector<std::string>& extra_flags) {
   std::filesystem::remove(port_file);
   std::vector<std::string> argv = {
       SNN_MASTER_BIN, "--listen=" + host_ + ":" + std::to_string(port_),
-      "--data_dir=" + dir_ + "/master", "--port_file=" + port_file, "--heartbeat_interval_ms=200"};
+      "--data_dir=" + dir_ + "/master", "--port_file=" + port_file, "--heartbeat_interval_ms=200",
+      // No metrics endpoint unless a test asks (its exposer takes a second to stop).
+      "--metrics_listen="};
   for (const auto& f : auth_->MasterFlags()) argv.push_back(f);
   argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
   ++master_starts_;
@@ -128,7 +130,7 @@ void TestCluster::StartAgent(const std::string& node, const std::string& boards_
   std::vector<std::string> argv = {SNN_AGENT_BIN, "--master=" + master_address(),
                                    "--node_name=" + node, "--boards_file=" + boards,
                                    "--data_dir=" + dir_ + "/" + node, "--kill_grace_ms=500",
-                                   "--reconnect_ms=100", "--tick_ms=20",
+                                   "--reconnect_ms=100", "--tick_ms=20", "--metrics_listen=",
                                    // Tests leave nothing behind; re-attach tests override this.
                                    "--stop_tasks_on_exit=true",
                                    // Most tests submit as root; isolation tests as other users.

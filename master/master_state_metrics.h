@@ -1,0 +1,22 @@
+// The master's state as Prometheus gauges, computed at a scrape from what the master holds:
+// live jobs by state, pool and tenant; ended jobs by state; nodes and boards by state; cores,
+// KSPS and streams used and free by pool and board type. Its cost is one walk over the live
+// jobs and the nodes, paid only when scraped.
+// Thread contract: on the master's io thread.
+#pragma once
+
+#include <prometheus/metric_family.h>
+
+#include <vector>
+
+#include "master/job_archive.h"
+#include "master/job_table.h"
+#include "master/node_registry.h"
+
+namespace snn {
+
+std::vector<prometheus::MetricFamily> MasterStateMetrics(const JobTable& jobs,
+                                                         const JobArchive& archive,
+                                                         const NodeRegistry& nodes);
+
+}  // namespace snn
