@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <set>
 
+#include "cli/billing_commands.h"
 #include "cli/format.h"
 #include "cli/job_file.h"
 #include "cli/policy_commands.h"
@@ -385,6 +386,13 @@ Commands:
   queue set NAME [--priority N] [--weight W] [--pool P [--max N] [--guaranteed N]] [--create]
   tenant set NAME [--weight W] [--pool P [--limit N] [--guaranteed N]] [--create]
                           change a queue or a tenant (admin); caps are cores per pool
+  tenant credit TENANT AMOUNT [--note TEXT]
+                          add to a tenant's credits (admin; negative takes back); a tenant
+                          whose charges reach its credits has its new jobs held
+  invoice [TENANT] [--from T] [--to T]
+                          a tenant's invoice for the task attempts that ended in the period
+                          (default: this month, UTC) from the durable usage records, and
+                          its account
   tenant add-user|remove-user TENANT USER...
                           change a tenant's members (its coordinators, admins)
   node token NODE [--ttl DURATION]
@@ -417,6 +425,8 @@ Options:
                           YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS] (local time), now, or a time
                           ago such as 30m, 2h, 7d; --since 1970-01-01 for every job
   --until T               jobs: only jobs submitted before T
+  --from T, --to T        invoice: the period (T as for --since)
+  --note TEXT             tenant credit: why (kept with the credit)
   --reason TEXT           node/board drain: why (shown in pool status)
   --board-type T          estimate: use this board type's neurons per core (asks the master)
   --neurons-per-core N    estimate: use N, without asking the master
@@ -466,7 +476,7 @@ Result<CliOptions> ParseCliArgs(const std::vector<std::string>& argv) {
                arg == "--input-rate" || arg == "--neurons-per-core" || arg == "--reason" ||
                arg == "--page-size" || arg == "--ca-file" || arg == "--munge-socket" ||
                arg == "--auth" || arg == "--ttl" || arg == "--user" || arg == "--since" ||
-               arg == "--until") {
+               arg == "--until" || arg == "--from" || arg == "--to" || arg == "--note") {
       auto v = take(arg);
       if (!v.ok()) return v.status();
       if (arg == "--master") o.master = *v;
@@ -474,10 +484,15 @@ Result<CliOptions> ParseCliArgs(const std::vector<std::string>& argv) {
       if (arg == "--munge-socket") o.munge_socket = *v;
       if (arg == "--ttl") o.ttl = *v;
       if (arg == "--user") o.job_user = *v;
-      if (arg == "--since" || arg == "--until") {  // checked here, worked out when run
+      if (arg == "--since" || arg == "--until" || arg == "--from" || arg == "--to") {
+        // checked here, worked out when run
         if (auto t = ParseTimeArg(*v, 0); !t.ok()) return t.status();
-        (arg == "--since" ? o.since : o.until) = *v;
+        (arg == "--since"   ? o.since
+         : arg == "--until" ? o.until
+         : arg == "--from"  ? o.from
+                            : o.to) = *v;
       }
+      if (arg == "--note") o.note = *v;
       if (arg == "--auth") {
         if (*v != "munge" && *v != "none") return InvalidArgument("--auth must be munge or none");
         o.auth = *v;
@@ -578,6 +593,10 @@ int RunCli(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (command == "estimate") return Estimate(o, out, err);
   if (command == "sim") return Sim(o, out, err);
   if (command == "node" && o.args.size() > 1 && o.args[1] == "token") return NodeToken(o, out, err);
+  if (command == "invoice") return Invoice(o, out, err);
+  if (command == "tenant" && o.args.size() > 1 && o.args[1] == "credit") {
+    return TenantCredit(o, out, err);
+  }
   if (command == "tenant" && o.args.size() > 1 &&
       (o.args[1] == "add-user" || o.args[1] == "remove-user")) {
     return TenantMembers(o, out, err);

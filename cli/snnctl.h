@@ -30,6 +30,8 @@ struct CliOptions {
   std::string job_user;                         // jobs: only this user's
   std::string since = "1d";                     // jobs: active at or after (see ParseTimeArg)
   std::string until;                            // jobs: submitted before; empty: no bound
+  std::string from, to;                         // invoice: the period (default: this month)
+  std::string note;                             // tenant credit: why
   std::string board_type;                       // estimate
   double input_rate_hz = 10;                    // estimate
   uint32_t neurons_per_core = 0;                // estimate: 0 asks the master

@@ -238,7 +238,8 @@ void JobController::ApplyTaskStatus(const std::string& node, const v1::TaskStatu
   if (reported_active) {
     task.set_state(v1::TASK_RUNNING);
     MoveReservation(*job, task, status.mapping());
-    *task.mutable_mapping() = status.mapping();
+    // A report without a rectangle keeps the one held: it is what EndTask gives back.
+    if (RectOf(status.mapping().rect()).area() > 0) *task.mutable_mapping() = status.mapping();
     task.set_pid(status.pid());
     task.set_stdout_path(status.stdout_path());
     task.set_stderr_path(status.stderr_path());
@@ -288,9 +289,48 @@ void JobController::EndTask(v1::JobRecord& job, v1::TaskRecord& task,
     task.mutable_usage()->set_rate_ksps(0);
   }
   jobs_.TasksChanged(job, clock_.NowMs());
+  RecordUsage(job, task);
   SettleJob(job, task);
   Persist(job);
   request_schedule_();
+}
+
+void JobController::set_billing(BillingLedger* billing) {
+  billing_ = billing;
+  if (billing_ != nullptr) billing_->SetConfig(scheduling_.billing());
+  BudgetsChanged();
+}
+
+void JobController::BudgetsChanged() {
+  policy_.held_tenants.clear();
+  if (billing_ != nullptr) policy_.held_tenants = billing_->HeldTenants();
+  request_schedule_();
+}
+
+void JobController::RecordUsage(const v1::JobRecord& job, const v1::TaskRecord& task) {
+  if (billing_ == nullptr || task.start_ms() == 0) return;  // never ran: nothing to bill
+  v1::UsageRecord r;
+  r.set_job_id(job.id());
+  r.set_tenant_job_id(job.tenant_job_id());
+  r.set_task(task.index());
+  r.set_attempt(task.attempt());
+  r.set_tenant(job.tenant());
+  r.set_user(job.spec().user());
+  r.set_pool(job.spec().pool());
+  if (const NodeEntry* node = nodes_.Find(task.node())) {
+    for (const auto& b : node->record.boards()) {
+      if (b.index() == task.board()) r.set_board_type(b.type());
+    }
+  }
+  const v1::Resources& res = job.spec().task().resources();
+  r.set_cores(res.cores());
+  r.set_ksps(res.ksps());
+  r.set_start_ms(task.start_ms());
+  r.set_end_ms(std::max(task.start_ms(), task.end_ms()));
+  r.set_spikes(task.usage().injected());
+  r.set_state(v1::TaskState_Name(task.state()));
+  r.set_exit_code(task.exit_code());
+  if (billing_->Record(r, journal_)) BudgetsChanged();
 }
 
 void JobController::SettleJob(v1::JobRecord& job, const v1::TaskRecord& ended) {

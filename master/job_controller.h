@@ -14,6 +14,7 @@
 #include "common/clock.h"
 #include "master/admission.h"
 #include "master/agent_channel.h"
+#include "master/billing_ledger.h"
 #include "master/job_archive.h"
 #include "master/job_table.h"
 #include "master/master_metrics.h"
@@ -83,6 +84,11 @@ class JobController {
 
   // Counts submits, starts, backfills, preemptions and waits there (nullptr: nowhere).
   void set_metrics(MasterMetrics* metrics) { metrics_ = metrics; }
+  // Usage records and budgets: each ended task attempt is recorded there, and the tenants it
+  // holds have their pending jobs wait (nullptr: no billing).
+  void set_billing(BillingLedger* billing);
+  // The ledger's holds changed (a credit): applies them from the next pass.
+  void BudgetsChanged();
 
   // A pending job's waiting reason, as users see it.
   std::string PendingReason(const v1::JobRecord& job) const;
@@ -115,6 +121,8 @@ class JobController {
   void MoveReservation(const v1::JobRecord& job, const v1::TaskRecord& task,
                        const v1::TaskMapping& actual);
   void EndTask(v1::JobRecord& job, v1::TaskRecord& task, const v1::TaskStatus& status);
+  // Writes the usage record of a task attempt that ran and charges its tenant.
+  void RecordUsage(const v1::JobRecord& job, const v1::TaskRecord& task);
   void SettleJob(v1::JobRecord& job, const v1::TaskRecord& ended);
 
   // Constant after construction.
@@ -127,6 +135,7 @@ class JobController {
   const ControllerOptions options_;
   std::function<void()> request_schedule_;
   MasterMetrics* metrics_ = nullptr;
+  BillingLedger* billing_ = nullptr;
 
   v1::SchedulingConfig scheduling_;
   SchedulerPolicy policy_;

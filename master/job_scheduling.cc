@@ -13,6 +13,10 @@ void JobController::SetScheduling(const v1::SchedulingConfig& config) {
   std::map<std::string, int32_t> queue_priority;
   for (const auto& q : config.queues()) queue_priority[q.name()] = q.priority();
   jobs_.SetQueuePriorities(std::move(queue_priority));
+  if (billing_ != nullptr) {
+    billing_->SetConfig(config.billing());
+    policy_.held_tenants = billing_->HeldTenants();
+  }
 }
 
 std::set<std::string> JobController::KnownPools() const {

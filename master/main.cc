@@ -31,9 +31,11 @@ DEFINE_uint32(auto_drain_health_below, 50,
               "drain boards whose health falls below this (0-100; 0: never), resume them when "
               "healthy again");
 DEFINE_string(policy_file, "",
-              "YAML scheduling policy (queues, tenants, quotas, priority weights; see "
+              "YAML scheduling policy (queues, tenants, quotas, priority weights, billing; see "
               "etc/policy.yaml), read at the first start; later the stored policy, with admins' "
-              "changes, is used. Empty: the built-in default");
+              "changes, is used. SIGHUP re-reads it and makes it the policy (admins' changes "
+              "since are replaced), logging what changed; a bad file changes nothing. Empty: "
+              "the built-in default");
 DEFINE_int64(schedule_interval_ms, 1000,
              "a scheduling pass at least this often, besides the passes events trigger "
              "(ages grow, grace periods pass); 0: on events only");
@@ -128,6 +130,7 @@ int main(int argc, char** argv) {
   config.controller.admission.default_queue = FLAGS_default_queue;
   config.controller.admission.default_time_limit_s = FLAGS_default_time_limit_s;
   config.controller.admission.max_time_limit_s = FLAGS_max_time_limit_s;
+  config.policy_file = FLAGS_policy_file;
   if (!FLAGS_policy_file.empty()) {
     auto policy = snn::LoadPolicyFile(FLAGS_policy_file);
     if (!policy.ok()) {

@@ -9,6 +9,8 @@
 #include "master/auth/access_policy.h"
 #include "master/job_loader.h"
 #include "master/master_state_metrics.h"
+#include "master/policy_diff.h"
+#include "master/policy_file.h"
 
 namespace snn {
 
@@ -26,6 +28,8 @@ MasterServer::MasterServer(MasterConfig config, const Clock& clock, std::unique_
       admin_(nodes_, journal_, [this] { RequestSchedule(); }),
       policy_(controller_, journal_, [this] { RequestSchedule(); }),
       enrol_(journal_, clock_, EnrolOptions{}),
+      billing_(*store_),
+      billing_service_(billing_, controller_, journal_, clock_),
       auth_(
           io_, clock_,
           config_.auth == "none" ? Authenticator::Mode::kNone : Authenticator::Mode::kMunge,
@@ -53,6 +57,7 @@ MasterServer::MasterServer(MasterConfig config, const Clock& clock, std::unique_
       tick_timer_(io_, clock_),
       notify_(io_),
       signals_(io_),
+      reload_signals_(io_),
       pass_timer_(io_),
       full_pass_timer_(io_),
       cadence_(config_.schedule_cadence) {
@@ -60,6 +65,7 @@ MasterServer::MasterServer(MasterConfig config, const Clock& clock, std::unique_
   agents_.Register(router_);
   admin_.Register(router_);
   policy_.Register(router_);
+  billing_service_.Register(router_);
   enrol_.Register(router_);
   router_.set_observer([this](const std::string& method, Code code, double seconds) {
     metrics_.ObserveRpc(method, code, seconds);
@@ -157,6 +163,8 @@ Status MasterServer::Recover() {
     controller_.SetScheduling(stored);
     LOG(INFO) << "scheduling policy from the store (admin changes kept; --policy_file not read)";
   }
+  SNN_RETURN_IF_ERROR(billing_.Load());
+  controller_.set_billing(&billing_);
   controller_.RecoverReservations();
   if (size_t moved = controller_.ArchiveFinishedJobs(); moved > 0) {
     LOG(INFO) << "moving " << moved << " finished jobs to the archive";
@@ -182,9 +190,9 @@ Status MasterServer::Start() {
     SNN_RETURN_IF_ERROR(WritePortFile(config_.port_file, server_.port()));
   }
   if (!config_.metrics_listen.empty()) {
-    auto endpoint =
-        MetricsEndpoint::Start(config_.metrics_listen, io_, metrics_.registry(),
-                               [this] { return MasterStateMetrics(jobs_, archive_, nodes_); });
+    auto endpoint = MetricsEndpoint::Start(
+        config_.metrics_listen, io_, metrics_.registry(),
+        [this] { return MasterStateMetrics(jobs_, archive_, nodes_, billing_); });
     if (!endpoint.ok()) return endpoint.status();
     metrics_endpoint_ = std::move(endpoint).value();
     LOG(INFO) << "metrics on http://"
@@ -200,6 +208,8 @@ Status MasterServer::Start() {
     signals_.async_wait([this](const boost::system::error_code& ec, int sig) {
       if (!ec) Stop();
     });
+    reload_signals_.add(SIGHUP);
+    WaitForReload();
   }
   Tick();
   RequestSchedule();
@@ -268,6 +278,41 @@ void MasterServer::Tick() {
   });
 }
 
+void MasterServer::WaitForReload() {
+  reload_signals_.async_wait([this](const boost::system::error_code& ec, int) {
+    if (ec || stopping_) return;
+    ReloadPolicy();
+    WaitForReload();
+  });
+}
+
+void MasterServer::ReloadPolicy() {
+  if (config_.policy_file.empty()) {
+    LOG(WARNING) << "SIGHUP: no --policy_file to re-read; nothing changed";
+    return;
+  }
+  notify_.Reloading();
+  auto next = LoadPolicyFile(config_.policy_file);
+  if (!next.ok()) {
+    LOG(ERROR) << "SIGHUP: " << next.status().message() << "; the policy in force is kept";
+    notify_.Ready(StatusLine());
+    return;
+  }
+  const std::string changed = DescribePolicyChange(controller_.scheduling(), *next);
+  if (changed.empty()) {
+    LOG(INFO) << "SIGHUP: " << config_.policy_file << " re-read; the policy is unchanged";
+    notify_.Ready(StatusLine());
+    return;
+  }
+  controller_.SetScheduling(*next);
+  journal_.PutPolicy(*next);
+  RequestSchedule();
+  journal_.Commit([this, changed] {
+    LOG(INFO) << "SIGHUP: policy reloaded from " << config_.policy_file << ": " << changed;
+    notify_.Ready(StatusLine());
+  });
+}
+
 std::string MasterServer::StatusLine() const {
   size_t up = 0;
   for (const auto& [name, node] : nodes_.nodes()) up += node.up() ? 1 : 0;
@@ -294,6 +339,7 @@ void MasterServer::Stop() {
     pass_timer_.cancel();
     full_pass_timer_.cancel();
     signals_.cancel();
+    reload_signals_.cancel();
     journal_.Commit([this] { io_.stop(); });
   });
 }

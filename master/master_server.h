@@ -14,11 +14,13 @@
 #include "common/rpc_server.h"
 #include "common/service_notify.h"
 #include "master/auth/authenticator.h"
+#include "master/billing_ledger.h"
 #include "master/job_controller.h"
 #include "master/master_metrics.h"
 #include "master/pass_cadence.h"
 #include "master/services/admin_service.h"
 #include "master/services/agent_service.h"
+#include "master/services/billing_service.h"
 #include "master/services/client_service.h"
 #include "master/services/enrol_service.h"
 #include "master/services/policy_service.h"
@@ -43,7 +45,9 @@ struct MasterConfig {
   std::string tls_dir = "/etc/snn/tls";  // ca.crt, ca.key, master.crt, master.key
   std::string munge_socket;              // empty: munged's default
   int64_t node_cert_validity_s = 30 * 86400;
-  ServerLimits limits;            // connections, timeouts, accept back-off
+  ServerLimits limits;  // connections, timeouts, accept back-off
+  // Re-read on SIGHUP (with handle_signals): it becomes the policy, replacing the stored one.
+  std::string policy_file;
   std::string metrics_listen;     // HOST:PORT of the Prometheus endpoint; empty: none
   std::string metrics_port_file;  // if set, its bound port is written here
 };
@@ -70,6 +74,10 @@ class MasterServer {
   Status Recover();
   Status SetUpAuth();
   std::string StatusLine() const;
+  // SIGHUP: the policy file again, checked; what changed is logged, and a bad file changes
+  // nothing.
+  void ReloadPolicy();
+  void WaitForReload();
 
   // Constant after construction.
   const MasterConfig config_;
@@ -89,12 +97,15 @@ class MasterServer {
   AdminService admin_;
   PolicyService policy_;
   EnrolService enrol_;
+  BillingLedger billing_;
+  BillingService billing_service_;
   MethodRouter router_;
   Authenticator auth_;
   RpcServer server_;
   ClockTimer tick_timer_;
   ServiceNotifier notify_;  // systemd: READY, STATUS, watchdog pings from this loop
   asio::signal_set signals_;
+  asio::signal_set reload_signals_;     // SIGHUP
   asio::steady_timer pass_timer_;       // real time: see master/pass_cadence.h
   asio::steady_timer full_pass_timer_;  // a full pass after quick ones
   PassCadence cadence_;

@@ -26,7 +26,8 @@ struct PoolTypeUse {
 
 std::vector<prometheus::MetricFamily> MasterStateMetrics(const JobTable& jobs,
                                                          const JobArchive& archive,
-                                                         const NodeRegistry& nodes) {
+                                                         const NodeRegistry& nodes,
+                                                         const BillingLedger& billing) {
   std::vector<prometheus::MetricFamily> out;
 
   // Live jobs by (state, pool, tenant).
@@ -122,6 +123,20 @@ std::vector<prometheus::MetricFamily> MasterStateMetrics(const JobTable& jobs,
   out.push_back(std::move(cores));
   out.push_back(std::move(ksps));
   out.push_back(std::move(streams));
+
+  auto credit = GaugeFamily("snn_tenant_credit", "A tenant's credits, in its currency");
+  auto charged =
+      GaugeFamily("snn_tenant_charged", "A tenant's charges at list prices, in its currency");
+  auto held = GaugeFamily("snn_tenant_budget_exhausted",
+                          "1 while a tenant's charges have reached its credits (its jobs wait)");
+  for (const auto& [tenant, a] : billing.accounts()) {
+    AddSample(credit, static_cast<double>(a.credit_micros()) / 1e6, {{"tenant", tenant}});
+    AddSample(charged, static_cast<double>(a.charged_micros()) / 1e6, {{"tenant", tenant}});
+    AddSample(held, a.charged_micros() >= a.credit_micros() ? 1 : 0, {{"tenant", tenant}});
+  }
+  out.push_back(std::move(credit));
+  out.push_back(std::move(charged));
+  out.push_back(std::move(held));
   return out;
 }
 

@@ -1,7 +1,7 @@
 // The master's state as Prometheus gauges, computed at a scrape from what the master holds:
 // live jobs by state, pool and tenant; ended jobs by state; nodes and boards by state; cores,
-// KSPS and streams used and free by pool and board type. Its cost is one walk over the live
-// jobs and the nodes, paid only when scraped.
+// KSPS and streams used and free by pool and board type; tenants' credits and charges. Its
+// cost is one walk over the live jobs, the nodes and the accounts, paid only when scraped.
 // Thread contract: on the master's io thread.
 #pragma once
 
@@ -9,6 +9,7 @@
 
 #include <vector>
 
+#include "master/billing_ledger.h"
 #include "master/job_archive.h"
 #include "master/job_table.h"
 #include "master/node_registry.h"
@@ -17,6 +18,7 @@ namespace snn {
 
 std::vector<prometheus::MetricFamily> MasterStateMetrics(const JobTable& jobs,
                                                          const JobArchive& archive,
-                                                         const NodeRegistry& nodes);
+                                                         const NodeRegistry& nodes,
+                                                         const BillingLedger& billing);
 
 }  // namespace snn

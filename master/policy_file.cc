@@ -2,7 +2,9 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <map>
+#include <sstream>
 
 #include "common/duration.h"
 #include "common/file_util.h"
@@ -101,6 +103,83 @@ Status ReadAccess(const YAML::Node& node, v1::AccessConfig* out) {
 
 }  // namespace
 
+// A number in [lo, hi].
+Result<double> ReadNumber(const YAML::Node& node, const std::string& where, double lo, double hi) {
+  try {
+    const double v = node.as<double>();
+    if (!(v >= lo && v <= hi)) {
+      std::ostringstream range;
+      range << where << " must be between " << lo << " and " << hi;
+      return InvalidArgument(range.str());
+    }
+    return v;
+  } catch (const YAML::Exception&) {
+    return InvalidArgument(where + " must be a number");
+  }
+}
+
+// billing: {currency, minimum, prices: {TYPE: {core_hour, ksps_hour}}, discounts:
+// [{over_core_hours, percent}], alert_at: [fractions of the credit]}
+Status ReadBilling(const YAML::Node& b, v1::BillingConfig* out) {
+  SNN_RETURN_IF_ERROR(
+      CheckKnownFields(b, "billing", {"currency", "minimum", "prices", "discounts", "alert_at"}));
+  if (b["currency"]) {
+    auto c = ReadString(b["currency"], "billing.currency");
+    if (!c.ok()) return c.status();
+    if (c->size() > 16) return InvalidArgument("billing.currency: at most 16 characters");
+    out->set_currency(*c);
+  }
+  if (b["minimum"]) {
+    auto m = ReadDuration(b["minimum"], "billing.minimum");
+    if (!m.ok()) return m.status();
+    out->set_minimum_s(*m);
+  }
+  if (const YAML::Node prices = b["prices"]) {
+    if (!prices.IsMap()) return InvalidArgument("billing.prices must map board types to prices");
+    for (const auto& kv : prices) {
+      const std::string type = kv.first.as<std::string>();
+      const std::string at = "billing.prices." + type;
+      SNN_RETURN_IF_ERROR(CheckKnownFields(kv.second, at, {"core_hour", "ksps_hour"}));
+      v1::BoardPrice* p = out->add_prices();
+      p->set_board_type(type);
+      for (const char* name : {"core_hour", "ksps_hour"}) {
+        if (!kv.second[name]) continue;
+        auto v = ReadNumber(kv.second[name], at + "." + name, 0, 1e6);
+        if (!v.ok()) return v.status();
+        if (std::string(name) == "core_hour") {
+          p->set_core_hour(*v);
+        } else {
+          p->set_ksps_hour(*v);
+        }
+      }
+    }
+  }
+  if (const YAML::Node discounts = b["discounts"]) {
+    if (!discounts.IsSequence()) return InvalidArgument("billing.discounts must be a list");
+    for (size_t i = 0; i < discounts.size(); ++i) {
+      const std::string at = "billing.discounts[" + std::to_string(i) + "]";
+      SNN_RETURN_IF_ERROR(CheckKnownFields(discounts[i], at, {"over_core_hours", "percent"}));
+      auto over = ReadNumber(discounts[i]["over_core_hours"], at + ".over_core_hours", 0, 1e12);
+      if (!over.ok()) return over.status();
+      auto percent = ReadNumber(discounts[i]["percent"], at + ".percent", 0, 100);
+      if (!percent.ok()) return percent.status();
+      v1::VolumeDiscount* d = out->add_discounts();
+      d->set_over_core_hours(*over);
+      d->set_percent(*percent);
+    }
+  }
+  if (const YAML::Node alerts = b["alert_at"]) {
+    if (!alerts.IsSequence()) return InvalidArgument("billing.alert_at must be a list");
+    for (size_t i = 0; i < alerts.size() && i < 16; ++i) {
+      auto v = ReadNumber(alerts[i], "billing.alert_at[" + std::to_string(i) + "]", 0.01, 10);
+      if (!v.ok()) return v.status();
+      out->add_alert_at(*v);
+    }
+    std::sort(out->mutable_alert_at()->begin(), out->mutable_alert_at()->end());
+  }
+  return Status::Ok();
+}
+
 Result<v1::SchedulingConfig> ParsePolicyYaml(const std::string& text) {
   v1::SchedulingConfig c = DefaultSchedulingConfig();
   try {
@@ -108,8 +187,12 @@ Result<v1::SchedulingConfig> ParsePolicyYaml(const std::string& text) {
     if (!loaded.ok()) return loaded.status();
     const YAML::Node root = *loaded;
     if (!root.IsMap()) return InvalidArgument("the policy file must be a map");
-    SNN_RETURN_IF_ERROR(CheckKnownFields(root, "the policy file",
-                                         {"scheduler", "priority", "queues", "tenants", "access"}));
+    SNN_RETURN_IF_ERROR(
+        CheckKnownFields(root, "the policy file",
+                         {"scheduler", "priority", "queues", "tenants", "access", "billing"}));
+    if (const YAML::Node b = root["billing"]) {
+      SNN_RETURN_IF_ERROR(ReadBilling(b, c.mutable_billing()));
+    }
     if (const YAML::Node a = root["access"]) SNN_RETURN_IF_ERROR(ReadAccess(a, c.mutable_access()));
     if (const YAML::Node s = root["scheduler"]) {
       SNN_RETURN_IF_ERROR(

@@ -176,6 +176,12 @@ Pass::QuotaSlot& Pass::SlotOf(const PendingJob& p) {
 }
 
 bool Pass::OverQuota(const PendingJob& p) {
+  if (!policy_.held_tenants.empty()) {
+    if (auto held = policy_.held_tenants.find(*p.tenant); held != policy_.held_tenants.end()) {
+      Wait(p.id, held->second);
+      return true;
+    }
+  }
   if (!track_use_) return false;
   const QuotaSlot& slot = SlotOf(p);
   const uint64_t cores = uint64_t{p.cores} * p.replicas;

@@ -85,6 +85,8 @@ struct NamePairLess {
 using NamePair = std::pair<std::string_view, std::string_view>;
 
 struct SchedulerPolicy {
+  // Tenants whose jobs may not start (over their budget), with the reason their jobs show.
+  std::map<std::string, std::shared_ptr<const std::string>, std::less<>> held_tenants;
   bool backfill = true;  // EASY; false: FCFS
   // On a class of one-core boards (BoardCapacity::units), what jobs still running when the
   // reservation starts may take: false, every board free then (all the jobs ending at that time

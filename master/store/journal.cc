@@ -40,6 +40,10 @@ void Journal::PutNode(const v1::NodeRecord& node) {
   batch_.push_back(StoreWrite{NodeKey(node.name()), node.SerializeAsString()});
 }
 
+void Journal::Put(std::string key, std::string value) {
+  batch_.push_back(StoreWrite{std::move(key), std::move(value)});
+}
+
 void Journal::PutPolicy(const v1::SchedulingConfig& config) {
   batch_.push_back(StoreWrite{kPolicyKey, config.SerializeAsString()});
 }

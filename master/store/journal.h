@@ -47,6 +47,8 @@ class Journal {
                   const v1::ArchiveStats& stats);
   void PutNode(const v1::NodeRecord& node);
   void PutPolicy(const v1::SchedulingConfig& config);
+  // Any other record (billing: master/billing_ledger.h names its keys).
+  void Put(std::string key, std::string value);
   void PutToken(const std::string& hash, const v1::JoinTokenRecord& token);
   void DeleteToken(const std::string& hash);
   // Runs `effect` on the io thread once the writes gathered so far are durable.

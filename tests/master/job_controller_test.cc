@@ -143,6 +143,21 @@ TEST_F(JobControllerTest, TheHealthiestBoardOfEachTypeDecidesWhatCanEverFit) {
   EXPECT_TRUE(controller_.Submit(spec, "alice").ok());
 }
 
+TEST_F(JobControllerTest, AReportWithoutAMappingKeepsTheRectangleHeldUntilTheTaskEnds) {
+  v1::JobRecord& job = SubmitAndStart(8, 2);
+  const std::string node = job.tasks(0).node();
+  const uint32_t board = job.tasks(0).board();
+  controller_.ApplyTaskStatus(node, Report(job, 0, v1::TASK_RUNNING));  // no mapping in it
+  controller_.ApplyTaskStatus(job.tasks(1).node(), Report(job, 1, v1::TASK_RUNNING));
+  EXPECT_FALSE(nodes_.Find(node)->usage[board].rects.empty());
+  controller_.ApplyTaskStatus(node, Report(job, 0, v1::TASK_EXITED, 0));
+  controller_.ApplyTaskStatus(node, Report(job, 1, v1::TASK_EXITED, 0));
+  for (const auto& usage : nodes_.Find(node)->usage) {
+    EXPECT_TRUE(usage.rects.empty()) << "a rectangle stayed held after its task ended";
+    EXPECT_EQ(usage.cores, 0u);
+  }
+}
+
 TEST_F(JobControllerTest, RunsToCompletionAndReleasesResources) {
   v1::JobRecord& job = SubmitAndStart(4);
   EXPECT_EQ(job.state(), v1::RUNNING);

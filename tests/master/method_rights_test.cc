@@ -43,6 +43,8 @@ TEST(MethodRightsTest, EveryMethodDeclaresTheReviewedRight) {
       {"pool.status", Right::kUser},
       {"admin.policy.get", Right::kUser},
       {"admin.tenant.members", Right::kUser},
+      {"billing.invoice", Right::kUser},
+      {"billing.credit", Right::kAdmin},
       {"admin.queue.set", Right::kAdmin},
       {"admin.tenant.set", Right::kAdmin},
       {"admin.drain", Right::kOperator},
