@@ -149,7 +149,7 @@ Result<v1::JobSpec> ParseJobYaml(const std::string& text, const std::string& def
     SNN_RETURN_IF_ERROR(
         CheckKnownFields(root, "the job file",
                          {"name", "tenant", "pool", "queue", "priority", "preemptible", "requeue",
-                          "time_limit", "replicas", "task"}));
+                          "time_limit", "replicas", "task", "depends"}));
     spec.set_name(default_name);
     for (const char* field : {"name", "tenant", "pool", "queue"}) {
       if (!root[field]) continue;
@@ -189,6 +189,21 @@ Result<v1::JobSpec> ParseJobYaml(const std::string& text, const std::string& def
     } else {
       spec.set_min_replicas(1);
       spec.set_max_replicas(1);
+    }
+    if (const YAML::Node depends = root["depends"]) {
+      // depends: {after_ok: [JOBID, ...]}: start once every one of them completed.
+      SNN_RETURN_IF_ERROR(CheckKnownFields(depends, "depends", {"after_ok"}));
+      const YAML::Node after = depends["after_ok"];
+      if (!after || !after.IsSequence()) {
+        return InvalidArgument("depends.after_ok must be a list of job IDs");
+      }
+      if (after.size() > 64) return InvalidArgument("depends.after_ok: at most 64 jobs");
+      for (size_t i = 0; i < after.size(); ++i) {
+        auto id = ReadWholeNumber(after[i], "depends.after_ok[" + std::to_string(i) + "]", 1,
+                                  int64_t{1} << 53);
+        if (!id.ok()) return id.status();
+        spec.add_after_ok(static_cast<uint64_t>(*id));
+      }
     }
     if (!root["task"]) return InvalidArgument("task is required");
     SNN_RETURN_IF_ERROR(ParseTask(root["task"], *spec.mutable_task()));

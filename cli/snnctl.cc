@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <cstdlib>
 #include <set>
+#include <thread>
 
 #include "cli/billing_commands.h"
 #include "cli/format.h"
@@ -93,6 +95,51 @@ Status ResolveModel(const CliOptions& o, v1::JobSpec& spec) {
   return ValidateJobSpec(spec);
 }
 
+// The exit code `snnctl submit --wait` gives for a job that ended: 0 if it completed, its exit
+// code if it failed (1 if it has none), 124 at its time limit (as timeout(1)), 125 cancelled.
+int ExitCodeOf(const v1::JobRecord& job) {
+  switch (job.state()) {
+    case v1::COMPLETED:
+      return 0;
+    case v1::FAILED:
+      return job.exit_code() > 0 && job.exit_code() < 256 ? job.exit_code() : 1;
+    case v1::TIMEOUT:
+      return 124;
+    default:
+      return 125;
+  }
+}
+
+// Polls the job until it ends (a master that does not answer is asked again).
+int WaitForEnd(const CliOptions& o, const v1::SubmitResponse& submitted, std::ostream& out,
+               std::ostream& err) {
+  v1::ShowJobRequest req;
+  req.mutable_job()->set_tenant(submitted.tenant());
+  req.mutable_job()->set_tenant_job_id(submitted.tenant_job_id());
+  int delay_ms = 200;
+  int unreachable = 0;
+  while (true) {
+    auto resp = Call<v1::ShowJobResponse>(o, "job.show", req);
+    if (resp.ok()) {
+      unreachable = 0;
+      const v1::JobRecord& job = resp->job();
+      if (job.state() != v1::PENDING && job.state() != v1::RUNNING) {
+        if (!o.parsable && o.output != "json") {
+          out << "Job " << submitted.tenant_job_id() << " " << v1::JobState_Name(job.state())
+              << (job.reason().empty() ? "" : ": " + job.reason()) << "\n";
+        }
+        return ExitCodeOf(job);
+      }
+    } else if (resp.status().code() == Code::kUnavailable && ++unreachable < 60) {
+      // The master restarting: keep asking, for about two minutes at most.
+    } else {
+      return Fail(err, resp.status());
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    delay_ms = std::min(delay_ms * 2, 2000);
+  }
+}
+
 int Submit(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (o.args.size() != 2) return Fail(err, InvalidArgument("usage: snnctl submit FILE.yaml"));
   auto spec = LoadJobFile(o.args[1]);
@@ -108,6 +155,10 @@ int Submit(const CliOptions& o, std::ostream& out, std::ostream& err) {
     out << resp->tenant_job_id() << "\n";
   } else {
     out << "Submitted job " << resp->tenant_job_id() << " (tenant " << resp->tenant() << ")\n";
+  }
+  if (o.wait) {
+    out.flush();
+    return WaitForEnd(o, *resp, out, err);
   }
   return 0;
 }
@@ -192,6 +243,34 @@ int Cancel(const CliOptions& o, std::ostream& out, std::ostream& err) {
       continue;
     }
     out << "Cancelled job " << id << "\n";
+  }
+  return rc;
+}
+
+int HoldOrRelease(const CliOptions& o, std::ostream& out, std::ostream& err) {
+  const bool release = o.args[0] == "release";
+  if (o.args.size() < 2) {
+    return Fail(err, InvalidArgument("usage: snnctl " + o.args[0] + " JOBID..."));
+  }
+  std::vector<uint64_t> ids;
+  for (size_t i = 1; i < o.args.size(); ++i) {
+    auto id = ParseJobId(o.args[i]);
+    if (!id.ok()) return Fail(err, id.status());
+    ids.push_back(*id);
+  }
+  Session session(o);
+  if (Status s = session.Open(); !s.ok()) return Fail(err, s);
+  int rc = 0;
+  for (uint64_t id : ids) {
+    v1::HoldRequest req;
+    req.mutable_job()->set_tenant_job_id(id);
+    req.set_release(release);
+    auto resp = session.client().Call<v1::CancelResponse>("job.hold", req);
+    if (!resp.ok()) {
+      rc = Fail(err, resp.status());
+      continue;
+    }
+    out << (release ? "Released job " : "Held job ") << id << "\n";
   }
   return rc;
 }
@@ -375,11 +454,12 @@ std::string CliUsage() {
   return R"(usage: snnctl [OPTIONS] COMMAND [ARGS]
 
 Commands:
-  submit FILE.yaml        submit a job; prints its job ID
+  submit FILE.yaml        submit a job; prints its job ID (--wait: and waits for its end)
   jobs                    list your tenant's jobs: pending, running, and those that ended
                           in the last day (--since, --until, --user, --state to choose)
   show JOBID              show one job: state, reason, tasks, core mapping, history
   cancel JOBID...         cancel pending or running jobs
+  hold|release JOBID...   keep pending jobs from starting, or let them start again
   pool status             nodes and boards: cores, KSPS and streams used and free; job counts
   estimate MODEL.json     logical cores, a suggested shape and the spike rate of a model
   policy show             the scheduling policy: queues, tenants, quotas, priority weights
@@ -419,6 +499,8 @@ Options:
   --state S[,S...]        jobs: only these states (PENDING, RUNNING, COMPLETED, ...)
   --priority              jobs: pending jobs in scheduling order with their priority factors
   --parsable              submit: print only the job ID
+  --wait                  submit: wait for the job to end; exit 0 if it completed, its exit
+                          code if it failed, 124 at its time limit, 125 if cancelled
   --page-size N           jobs: jobs fetched per request (default: 1000)
   --user NAME             jobs: only NAME's jobs
   --since T               jobs: only jobs not ended before T (default: 1d, a day ago); T is
@@ -544,10 +626,11 @@ Result<CliOptions> ParseCliArgs(const std::vector<std::string>& argv) {
           start = end + 1;
         }
       }
-    } else if (arg == "--all-tenants" || arg == "--parsable") {
+    } else if (arg == "--all-tenants" || arg == "--parsable" || arg == "--wait") {
       if (has_value) return InvalidArgument(arg + " takes no value");
       if (arg == "--all-tenants") o.all_tenants = true;
       if (arg == "--parsable") o.parsable = true;
+      if (arg == "--wait") o.wait = true;
     } else if (arg.size() > 1 && arg[0] == '-') {
       return InvalidArgument("unknown option '" + arg + "' (see snnctl --help)");
     } else {
@@ -594,6 +677,7 @@ int RunCli(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (command == "sim") return Sim(o, out, err);
   if (command == "node" && o.args.size() > 1 && o.args[1] == "token") return NodeToken(o, out, err);
   if (command == "invoice") return Invoice(o, out, err);
+  if (command == "hold" || command == "release") return HoldOrRelease(o, out, err);
   if (command == "tenant" && o.args.size() > 1 && o.args[1] == "credit") {
     return TenantCredit(o, out, err);
   }

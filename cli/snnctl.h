@@ -23,6 +23,7 @@ struct CliOptions {
   int timeout_ms = 5000;
   bool all_tenants = false;
   bool parsable = false;
+  bool wait = false;  // submit: wait for the job to end; exit with its outcome
   bool help = false;
   std::vector<std::string> states;
   std::string reason;                           // node/board drain

@@ -53,7 +53,9 @@ v1::Invoice ComputeInvoice(const std::string& tenant, int64_t from_ms, int64_t t
     inv.set_task_attempts(inv.task_attempts() + 1);
   }
   double core_hours = 0;
-  for (const auto& [type, held] : by_type) {
+  for (const auto& entry : by_type) {
+    const std::string& type = entry.first;  // not a structured binding: the lambda uses it
+    const Held& held = entry.second;
     core_hours += held.core_ms / kMsPerHour;
     const v1::BoardPrice* price = PriceOf(c, type);
     if (price == nullptr) inv.add_unpriced_board_types(type);

@@ -57,6 +57,7 @@ size_t JobController::ArchiveFinishedJobs() {
 }
 
 void JobController::Persist(const v1::JobRecord& job) {
+  if (IsTerminal(job.state()) && !dependents_.empty() && !settling_) SettleDependents(job);
   if (!IsArchivable(job)) {
     journal_.PutJob(job);
     return;
@@ -75,9 +76,11 @@ Result<const v1::JobRecord*> JobController::Submit(v1::JobSpec submitted, const 
   v1::JobSpec spec = std::move(*admitted);
   const int64_t now = clock_.NowMs();
   v1::JobRecord job;
-  job.set_id(jobs_.NextJobId());
   job.set_tenant(spec.tenant());
-  job.set_tenant_job_id(jobs_.NextTenantJobId(spec.tenant()));
+  *job.mutable_spec() = std::move(spec);
+  SNN_RETURN_IF_ERROR(AddDependencies(job));  // before any ID is given out
+  job.set_id(jobs_.NextJobId());
+  job.set_tenant_job_id(jobs_.NextTenantJobId(job.tenant()));
   job.set_submit_ms(now);
   job.set_state(v1::PENDING);
   job.set_reason("submitted");
@@ -85,8 +88,8 @@ Result<const v1::JobRecord*> JobController::Submit(v1::JobSpec submitted, const 
   t->set_time_ms(now);
   t->set_to(v1::PENDING);
   t->set_reason("submitted by " + user);
-  *job.mutable_spec() = std::move(spec);
   const v1::JobRecord& inserted = jobs_.Insert(std::move(job));
+  IndexDependencies(inserted);
   if (metrics_ != nullptr) metrics_->JobSubmitted();
   Persist(inserted);
   request_schedule_();

@@ -90,6 +90,14 @@ class JobController {
   // The ledger's holds changed (a credit): applies them from the next pass.
   void BudgetsChanged();
 
+  // A user's hold on a pending job: it waits, saying so, until released. Persists; the caller
+  // commits.
+  Status Hold(v1::JobRecord& job, const std::string& by);
+  Status Release(v1::JobRecord& job);
+  // Rebuilds the after_ok index from the loaded jobs, settling what ended meanwhile (after
+  // loading the store; commit after).
+  void RecoverDependencies();
+
   // A pending job's waiting reason, as users see it.
   std::string PendingReason(const v1::JobRecord& job) const;
 
@@ -124,6 +132,11 @@ class JobController {
   // Writes the usage record of a task attempt that ran and charges its tenant.
   void RecordUsage(const v1::JobRecord& job, const v1::TaskRecord& task);
   void SettleJob(v1::JobRecord& job, const v1::TaskRecord& ended);
+  // after_ok (master/job_dependencies.cc): checks a new job's dependencies and notes those not
+  // yet completed; indexes them; settles the dependents of a job that ended.
+  Status AddDependencies(v1::JobRecord& job);
+  void IndexDependencies(const v1::JobRecord& job);
+  void SettleDependents(const v1::JobRecord& ended);
 
   // Constant after construction.
   JobTable& jobs_;
@@ -136,6 +149,9 @@ class JobController {
   std::function<void()> request_schedule_;
   MasterMetrics* metrics_ = nullptr;
   BillingLedger* billing_ = nullptr;
+  // after_ok: (tenant, tenant job ID) awaited -> the global IDs of the jobs waiting on it.
+  std::map<std::pair<std::string, uint64_t>, std::vector<uint64_t>> dependents_;
+  bool settling_ = false;
 
   v1::SchedulingConfig scheduling_;
   SchedulerPolicy policy_;

@@ -166,10 +166,11 @@ Status MasterServer::Recover() {
   SNN_RETURN_IF_ERROR(billing_.Load());
   controller_.set_billing(&billing_);
   controller_.RecoverReservations();
+  controller_.RecoverDependencies();
   if (size_t moved = controller_.ArchiveFinishedJobs(); moved > 0) {
     LOG(INFO) << "moving " << moved << " finished jobs to the archive";
-    journal_.Commit();
   }
+  journal_.Commit();  // what recovery settled (archived jobs, dependencies)
   uint64_t archived = 0;
   for (const auto& c : archive_.stats().counts()) archived += c.count();
   LOG(INFO)

@@ -104,7 +104,8 @@ std::vector<prometheus::MetricFamily> MasterStateMetrics(const JobTable& jobs,
                              "Spike streams used and free (on up nodes), by pool "
                              "and board type");
   for (const auto& [key, p] : use) {
-    const auto& [pool, type] = key;
+    const std::string& pool = key.first;  // not structured bindings: the lambda uses them
+    const std::string& type = key.second;
     auto labels = [&](const char* name, const char* value) {
       return std::vector<prometheus::ClientMetric::Label>{
           {"pool", pool}, {"type", type}, {name, value}};

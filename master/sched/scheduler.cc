@@ -176,6 +176,10 @@ Pass::QuotaSlot& Pass::SlotOf(const PendingJob& p) {
 }
 
 bool Pass::OverQuota(const PendingJob& p) {
+  if (p.job->hold) {
+    Wait(p.id, p.job->hold);
+    return true;
+  }
   if (!policy_.held_tenants.empty()) {
     if (auto held = policy_.held_tenants.find(*p.tenant); held != policy_.held_tenants.end()) {
       Wait(p.id, held->second);

@@ -60,6 +60,8 @@ struct SchedJob {
   int64_t time_limit_ms = 0;  // the estimate reservations and backfill rely on
   bool preemptible = false;
   std::pair<int32_t, int32_t> tier{0, 0};  // (queue priority, job priority): who may preempt
+  // Pending jobs that may not start (a user's hold, dependencies): why; null otherwise.
+  std::shared_ptr<const std::string> hold;
   // Running jobs only.
   int64_t start_ms = 0;
   std::vector<TaskPlacement> tasks;

@@ -29,6 +29,21 @@ void SchedulerViews::Fill(const v1::JobRecord& record, SchedJob& j) const {
   j.preemptible = record.spec().preemptible();
   auto q = queue_priority_.find(j.queue);
   j.tier = {q == queue_priority_.end() ? 0 : q->second, record.spec().priority()};
+  j.hold.reset();
+  if (!record.user_hold().empty()) {
+    j.hold =
+        std::make_shared<const std::string>("held by " + record.user_hold() + " (snnctl release " +
+                                            std::to_string(record.tenant_job_id()) + ")");
+  } else if (record.deps_pending_size() > 0) {
+    std::string ids;
+    for (int i = 0; i < record.deps_pending_size() && i < 8; ++i) {
+      ids += (i ? ", " : " ") + std::to_string(record.deps_pending(i));
+    }
+    if (record.deps_pending_size() > 8) ids += ", ...";
+    j.hold = std::make_shared<const std::string>(std::string("waiting for job") +
+                                                 (record.deps_pending_size() > 1 ? "s" : "") + ids +
+                                                 " to complete (after_ok)");
+  }
   j.start_ms = 0;
   j.tasks.clear();
   if (record.state() != v1::RUNNING) return;

@@ -21,6 +21,8 @@ void ClientService::Register(MethodRouter& router) {
       "job.submit", Right::kUser, std::bind(&ClientService::Submit, this, _1, _2, _3));
   router.Add<v1::CancelRequest, v1::CancelResponse>(
       "job.cancel", Right::kUser, std::bind(&ClientService::Cancel, this, _1, _2, _3));
+  router.Add<v1::HoldRequest, v1::CancelResponse>(
+      "job.hold", Right::kUser, std::bind(&ClientService::Hold, this, _1, _2, _3));
   router.Add<v1::ShowJobRequest, v1::ShowJobResponse>(
       "job.show", Right::kUser, std::bind(&ClientService::Show, this, _1, _2, _3));
   router.Add<v1::ListJobsRequest, v1::ListJobsResponse>(
@@ -92,6 +94,32 @@ void ClientService::Cancel(const CallContext& ctx, v1::CancelRequest req,
         ctx.identity.Describe() + " is none")));
   }
   Status s = controller_.Cancel(**job, "cancelled by " + ctx.identity.user);
+  if (!s.ok()) return r.Fail(s);
+  v1::CancelResponse resp;
+  resp.set_state((*job)->state());
+  journal_.Commit([r, resp] { r.Ok(resp); });
+}
+
+void ClientService::Hold(const CallContext& ctx, v1::HoldRequest req,
+                         Responder<v1::CancelResponse> r) {
+  std::optional<v1::JobRecord> archived;
+  auto job = Lookup(ctx, req.job(), archived);
+  if (!job.ok()) return r.Fail(job.status());
+  const v1::JobRecord& target = **job;
+  const char* what = req.release() ? "releasing" : "holding";
+  if (!MayManageJob(controller_.scheduling(), ctx.identity, target.tenant(), target.spec().uid(),
+                    target.spec().user())) {
+    return r.Fail(ctx.Refuse(PermissionDenied(
+        std::string(what) + " job " + std::to_string(target.tenant_job_id()) + " of " +
+        target.spec().user() + " needs to be its owner, a coordinator of tenant '" +
+        target.tenant() + "' or an admin; " + ctx.identity.Describe() + " is none")));
+  }
+  if (archived) {
+    return r.Fail(FailedPrecondition("job " + std::to_string(target.tenant_job_id()) +
+                                     " has ended (" + v1::JobState_Name(target.state()) + ")"));
+  }
+  Status s =
+      req.release() ? controller_.Release(**job) : controller_.Hold(**job, ctx.identity.user);
   if (!s.ok()) return r.Fail(s);
   v1::CancelResponse resp;
   resp.set_state((*job)->state());

@@ -23,6 +23,7 @@ class ClientService {
 
  private:
   void Submit(const CallContext& ctx, v1::SubmitRequest req, Responder<v1::SubmitResponse> r);
+  void Hold(const CallContext& ctx, v1::HoldRequest req, Responder<v1::CancelResponse> r);
   void Cancel(const CallContext& ctx, v1::CancelRequest req, Responder<v1::CancelResponse> r);
   void Show(const CallContext& ctx, v1::ShowJobRequest req, Responder<v1::ShowJobResponse> r);
   void List(const CallContext& ctx, v1::ListJobsRequest req, Responder<v1::ListJobsResponse> r);

@@ -51,6 +51,22 @@ TEST(JobFileTest, DefaultsAreSensible) {
   EXPECT_EQ(spec->time_limit_s(), 0u);  // the master applies its default
 }
 
+TEST(JobFileTest, DependsAfterOkListsJobIds) {
+  auto spec = ParseJobYaml(
+      "depends: {after_ok: [1, 7]}\ntask: {command: /bin/true, resources: {cores: 1, ksps: 1}}",
+      "job");
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  ASSERT_EQ(spec->after_ok_size(), 2);
+  EXPECT_EQ(spec->after_ok(1), 7u);
+  for (const char* bad : {"depends: {after_ok: [0]}", "depends: {after_ok: 3}",
+                          "depends: {after_any: [1]}", "depends: {after_ok: [x]}"}) {
+    auto r = ParseJobYaml(
+        std::string(bad) + "\ntask: {command: /bin/true, resources: {cores: 1, ksps: 1}}", "job");
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.status().message().find("depends"), std::string::npos) << r.status().message();
+  }
+}
+
 TEST(JobFileTest, EachMistakeIsNamed) {
   struct Case {
     const char* yaml;

@@ -36,25 +36,16 @@ TEST(MethodRightsTest, EveryMethodDeclaresTheReviewedRight) {
   ManualClock clock;
   MasterServer master(config, clock, std::make_unique<MemoryStore>());
   const std::map<std::string, Right> expected = {
-      {"job.submit", Right::kUser},
-      {"job.cancel", Right::kUser},
-      {"job.show", Right::kUser},
-      {"job.list", Right::kUser},
-      {"pool.status", Right::kUser},
-      {"admin.policy.get", Right::kUser},
-      {"admin.tenant.members", Right::kUser},
-      {"billing.invoice", Right::kUser},
-      {"billing.credit", Right::kAdmin},
-      {"admin.queue.set", Right::kAdmin},
-      {"admin.tenant.set", Right::kAdmin},
-      {"admin.drain", Right::kOperator},
-      {"admin.sim_fault", Right::kOperator},
-      {"node.token", Right::kAdmin},
-      {"node.enrol", Right::kEnrol},
-      {"node.renew", Right::kNode},
-      {"master.register", Right::kNode},
-      {"master.heartbeat", Right::kNode},
-      {"master.task_status", Right::kNode},
+      {"job.submit", Right::kUser},       {"job.cancel", Right::kUser},
+      {"job.hold", Right::kUser},         {"job.show", Right::kUser},
+      {"job.list", Right::kUser},         {"pool.status", Right::kUser},
+      {"admin.policy.get", Right::kUser}, {"admin.tenant.members", Right::kUser},
+      {"billing.invoice", Right::kUser},  {"billing.credit", Right::kAdmin},
+      {"admin.queue.set", Right::kAdmin}, {"admin.tenant.set", Right::kAdmin},
+      {"admin.drain", Right::kOperator},  {"admin.sim_fault", Right::kOperator},
+      {"node.token", Right::kAdmin},      {"node.enrol", Right::kEnrol},
+      {"node.renew", Right::kNode},       {"master.register", Right::kNode},
+      {"master.heartbeat", Right::kNode}, {"master.task_status", Right::kNode},
   };
   const auto methods = master.router().Methods();
   EXPECT_EQ(methods.size(), expected.size());

@@ -1,0 +1,125 @@
+// The habits of Slurm users, with real daemons: `snnctl submit --wait` exits with the job's
+// outcome; `hold` keeps a pending job from starting and `release` lets it go; after_ok
+// dependencies run a preprocessing -> encoding -> network chain in order, and a failed step
+// cancels what depends on it, with the reason.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "tests/integration/cluster.h"
+
+namespace snn::testing {
+namespace {
+
+class JobControlTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    cluster_.StartMaster();
+    cluster_.StartAgent("node1", SmallBoards(2, 4, 1000, 4));
+    ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster_.NodesUp() == 1; }));
+  }
+
+  std::string JobFile(const std::string& name, const std::string& script,
+                      const std::string& extra = "") {
+    const std::string path = cluster_.dir() + "/" + name + ".yaml";
+    std::ofstream(path) << "name: " << name << "\n"
+                        << extra << "time_limit: 1m\ntask:\n  command: /bin/sh\n  args: [\"-c\", \""
+                        << script << "\"]\n  resources: {cores: 1, ksps: 10, streams: 1}\n";
+    return path;
+  }
+
+  TestCluster cluster_;
+};
+
+TEST_F(JobControlTest, SubmitWaitExitsWithTheJobsOutcome) {
+  CliRun ok = cluster_.Snnctl({"submit", "--wait", JobFile("ok", "exit 0")});
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_NE(ok.out.find("Job 1 COMPLETED"), std::string::npos) << ok.out;
+  CliRun failed = cluster_.Snnctl({"submit", "--wait", JobFile("bad", "exit 3")});
+  EXPECT_EQ(failed.exit_code, 3) << failed.out << failed.err;
+  EXPECT_NE(failed.out.find("Job 2 FAILED"), std::string::npos) << failed.out;
+}
+
+TEST_F(JobControlTest, AHeldJobWaitsWithTheReasonUntilReleased) {
+  // Held while the board is busy, so it cannot have started before the hold.
+  ASSERT_TRUE(cluster_.Submit(ShellJob("sleep 600", 16)).ok());
+  ASSERT_TRUE(cluster_.Submit(ShellJob("sleep 600", 16)).ok());
+  ASSERT_TRUE(cluster_.WaitForState(2, v1::RUNNING));
+  ASSERT_TRUE(cluster_.Submit(ShellJob("true")).ok());
+  CliRun hold = cluster_.Snnctl({"hold", "3"});
+  ASSERT_EQ(hold.exit_code, 0) << hold.err;
+  ASSERT_EQ(cluster_.Snnctl({"cancel", "1"}).exit_code, 0);  // room for job 3
+  ASSERT_TRUE(TestCluster::WaitUntil([&] {
+    auto job = cluster_.Show(3);
+    return job.ok() && job->reason().find("held by") != std::string::npos;
+  })) << cluster_.Snnctl({"show", "3"}).out;
+  EXPECT_EQ(cluster_.Show(3)->state(), v1::PENDING);
+  EXPECT_NE(cluster_.Snnctl({"show", "3"}).out.find("snnctl release 3"), std::string::npos);
+  EXPECT_NE(cluster_.Snnctl({"hold", "2"}).err.find("only a pending job is held"),
+            std::string::npos);
+  ASSERT_EQ(cluster_.Snnctl({"release", "3"}).exit_code, 0);
+  EXPECT_TRUE(cluster_.WaitForState(3, v1::COMPLETED));
+  EXPECT_NE(cluster_.Snnctl({"release", "3"}).err.find("has ended (COMPLETED)"), std::string::npos);
+  ASSERT_EQ(cluster_.Snnctl({"cancel", "2"}).exit_code, 0);
+}
+
+TEST_F(JobControlTest, AfterOkRunsAChainInOrderAndAFailedStepCancelsItsDependents) {
+  const std::string out = cluster_.dir() + "/chain.txt";
+  // preprocessing (1) -> encoding (2) -> network (3), each appending its name.
+  ASSERT_EQ(cluster_.Snnctl({"submit", JobFile("pre", "sleep 1; echo pre >> " + out)}).exit_code,
+            0);
+  ASSERT_EQ(
+      cluster_
+          .Snnctl({"submit", JobFile("enc", "echo enc >> " + out, "depends: {after_ok: [1]}\n")})
+          .exit_code,
+      0);
+  ASSERT_EQ(
+      cluster_
+          .Snnctl({"submit", JobFile("net", "echo net >> " + out, "depends: {after_ok: [2]}\n")})
+          .exit_code,
+      0);
+  auto waiting = cluster_.Show(3);
+  ASSERT_TRUE(waiting.ok());
+  EXPECT_EQ(waiting->state(), v1::PENDING);
+  ASSERT_TRUE(cluster_.WaitForState(3, v1::COMPLETED, 30000)) << cluster_.Snnctl({"show", "3"}).out;
+  std::ifstream in(out);
+  std::string a, b, c;
+  in >> a >> b >> c;
+  EXPECT_EQ(a + " " + b + " " + c, "pre enc net");
+
+  // A step that fails: what depends on it (directly or not) is cancelled with the reason.
+  ASSERT_EQ(cluster_.Snnctl({"submit", JobFile("bad", "sleep 1; exit 1")}).exit_code, 0);  // 4
+  ASSERT_EQ(cluster_.Snnctl({"submit", JobFile("after-bad", "true", "depends: {after_ok: [4]}\n")})
+                .exit_code,
+            0);  // 5
+  ASSERT_EQ(
+      cluster_.Snnctl({"submit", JobFile("after-after", "true", "depends: {after_ok: [5]}\n")})
+          .exit_code,
+      0);  // 6
+  ASSERT_TRUE(cluster_.WaitForState(6, v1::CANCELLED, 30000));
+  EXPECT_NE(cluster_.Show(5)->reason().find("job 4 it depends on (after_ok) ended FAILED"),
+            std::string::npos)
+      << cluster_.Show(5)->reason();
+  // A dependency that can never be met, or that does not exist, is refused at submit.
+  CliRun never = cluster_.Snnctl({"submit", JobFile("x", "true", "depends: {after_ok: [4]}\n")});
+  EXPECT_NE(never.exit_code, 0);
+  EXPECT_NE(never.err.find("job 4 ended FAILED"), std::string::npos) << never.err;
+  CliRun missing = cluster_.Snnctl({"submit", JobFile("y", "true", "depends: {after_ok: [99]}\n")});
+  EXPECT_NE(missing.err.find("has no job 99"), std::string::npos) << missing.err;
+}
+
+TEST_F(JobControlTest, ADependentJobStillWaitsAfterAMasterRestartAndThenRuns) {
+  ASSERT_TRUE(cluster_.Submit(ShellJob("sleep 3")).ok());
+  ASSERT_EQ(
+      cluster_.Snnctl({"submit", JobFile("next", "true", "depends: {after_ok: [1]}\n")}).exit_code,
+      0);
+  ASSERT_TRUE(cluster_.WaitForState(1, v1::RUNNING));
+  cluster_.StopMaster();
+  cluster_.StartMaster();
+  EXPECT_EQ(cluster_.Show(2)->state(), v1::PENDING);
+  EXPECT_TRUE(cluster_.WaitForState(2, v1::COMPLETED, 30000)) << cluster_.Snnctl({"show", "2"}).out;
+  EXPECT_GE(cluster_.Show(2)->start_ms(), cluster_.Show(1)->end_ms());
+}
+
+}  // namespace
+}  // namespace snn::testing
