@@ -176,8 +176,8 @@ Pass::QuotaSlot& Pass::SlotOf(const PendingJob& p) {
 }
 
 bool Pass::OverQuota(const PendingJob& p) {
-  if (p.job->hold) {
-    Wait(p.id, p.job->hold);
+  if (p.hold != nullptr) {
+    Wait(p.id, *p.hold);
     return true;
   }
   if (!policy_.held_tenants.empty()) {
@@ -561,6 +561,7 @@ PendingJob PendingJob::Of(const SchedJob& j) {
   p.ksps = r.ksps();
   p.streams = r.streams();
   p.replicas = j.replicas;
+  p.hold = j.hold ? &j.hold : nullptr;
   return p;
 }
 
