@@ -2,13 +2,12 @@
 
 #include <algorithm>
 #include <charconv>
-#include <chrono>
 #include <cstdlib>
 #include <set>
-#include <thread>
 
 #include "cli/billing_commands.h"
 #include "cli/format.h"
+#include "cli/job_control_commands.h"
 #include "cli/job_file.h"
 #include "cli/policy_commands.h"
 #include "cli/session.h"
@@ -26,15 +25,6 @@ namespace snn {
 namespace {
 
 constexpr char kDefaultMaster[] = "127.0.0.1:7130";
-
-Result<uint64_t> ParseJobId(const std::string& text) {
-  uint64_t id = 0;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
-  if (ec != std::errc() || ptr != text.data() + text.size() || id == 0) {
-    return InvalidArgument("job ID '" + text + "' is not a positive number");
-  }
-  return id;
-}
 
 Result<v1::JobState> ParseState(const std::string& text) {
   std::string upper;
@@ -93,51 +83,6 @@ Status ResolveModel(const CliOptions& o, v1::JobSpec& spec) {
   // The agent builds the network from this copy: it never opens a path a user named.
   *spec.mutable_task()->mutable_network() = std::move(model).value();
   return ValidateJobSpec(spec);
-}
-
-// The exit code `snnctl submit --wait` gives for a job that ended: 0 if it completed, its exit
-// code if it failed (1 if it has none), 124 at its time limit (as timeout(1)), 125 cancelled.
-int ExitCodeOf(const v1::JobRecord& job) {
-  switch (job.state()) {
-    case v1::COMPLETED:
-      return 0;
-    case v1::FAILED:
-      return job.exit_code() > 0 && job.exit_code() < 256 ? job.exit_code() : 1;
-    case v1::TIMEOUT:
-      return 124;
-    default:
-      return 125;
-  }
-}
-
-// Polls the job until it ends (a master that does not answer is asked again).
-int WaitForEnd(const CliOptions& o, const v1::SubmitResponse& submitted, std::ostream& out,
-               std::ostream& err) {
-  v1::ShowJobRequest req;
-  req.mutable_job()->set_tenant(submitted.tenant());
-  req.mutable_job()->set_tenant_job_id(submitted.tenant_job_id());
-  int delay_ms = 200;
-  int unreachable = 0;
-  while (true) {
-    auto resp = Call<v1::ShowJobResponse>(o, "job.show", req);
-    if (resp.ok()) {
-      unreachable = 0;
-      const v1::JobRecord& job = resp->job();
-      if (job.state() != v1::PENDING && job.state() != v1::RUNNING) {
-        if (!o.parsable && o.output != "json") {
-          out << "Job " << submitted.tenant_job_id() << " " << v1::JobState_Name(job.state())
-              << (job.reason().empty() ? "" : ": " + job.reason()) << "\n";
-        }
-        return ExitCodeOf(job);
-      }
-    } else if (resp.status().code() == Code::kUnavailable && ++unreachable < 60) {
-      // The master restarting: keep asking, for about two minutes at most.
-    } else {
-      return Fail(err, resp.status());
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
-    delay_ms = std::min(delay_ms * 2, 2000);
-  }
 }
 
 int Submit(const CliOptions& o, std::ostream& out, std::ostream& err) {
@@ -221,58 +166,6 @@ int Show(const CliOptions& o, std::ostream& out, std::ostream& err) {
     out << FormatJobDetail(resp->job(), SystemClock().NowMs());
   }
   return 0;
-}
-
-int Cancel(const CliOptions& o, std::ostream& out, std::ostream& err) {
-  if (o.args.size() < 2) return Fail(err, InvalidArgument("usage: snnctl cancel JOBID..."));
-  std::vector<uint64_t> ids;
-  for (size_t i = 1; i < o.args.size(); ++i) {
-    auto id = ParseJobId(o.args[i]);
-    if (!id.ok()) return Fail(err, id.status());
-    ids.push_back(*id);
-  }
-  Session session(o);
-  if (Status s = session.Open(); !s.ok()) return Fail(err, s);
-  int rc = 0;
-  for (uint64_t id : ids) {
-    v1::CancelRequest req;
-    req.mutable_job()->set_tenant_job_id(id);
-    auto resp = session.client().Call<v1::CancelResponse>("job.cancel", req);
-    if (!resp.ok()) {
-      rc = Fail(err, resp.status());
-      continue;
-    }
-    out << "Cancelled job " << id << "\n";
-  }
-  return rc;
-}
-
-int HoldOrRelease(const CliOptions& o, std::ostream& out, std::ostream& err) {
-  const bool release = o.args[0] == "release";
-  if (o.args.size() < 2) {
-    return Fail(err, InvalidArgument("usage: snnctl " + o.args[0] + " JOBID..."));
-  }
-  std::vector<uint64_t> ids;
-  for (size_t i = 1; i < o.args.size(); ++i) {
-    auto id = ParseJobId(o.args[i]);
-    if (!id.ok()) return Fail(err, id.status());
-    ids.push_back(*id);
-  }
-  Session session(o);
-  if (Status s = session.Open(); !s.ok()) return Fail(err, s);
-  int rc = 0;
-  for (uint64_t id : ids) {
-    v1::HoldRequest req;
-    req.mutable_job()->set_tenant_job_id(id);
-    req.set_release(release);
-    auto resp = session.client().Call<v1::CancelResponse>("job.hold", req);
-    if (!resp.ok()) {
-      rc = Fail(err, resp.status());
-      continue;
-    }
-    out << (release ? "Released job " : "Held job ") << id << "\n";
-  }
-  return rc;
 }
 
 int Estimate(const CliOptions& o, std::ostream& out, std::ostream& err) {

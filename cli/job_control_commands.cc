@@ -1,0 +1,113 @@
+#include "cli/job_control_commands.h"
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <functional>
+#include <thread>
+#include <vector>
+
+#include "cli/session.h"
+
+namespace snn {
+namespace {
+
+int ExitCodeOf(const v1::JobRecord& job) {
+  switch (job.state()) {
+    case v1::COMPLETED:
+      return 0;
+    case v1::FAILED:
+      return job.exit_code() > 0 && job.exit_code() < 256 ? job.exit_code() : 1;
+    case v1::TIMEOUT:
+      return 124;
+    default:
+      return 125;
+  }
+}
+
+// Runs `call` for each job ID among the operands, on one session; a failure is reported and
+// the rest still run. Returns 0 if every call succeeded.
+int ForEachJobId(const CliOptions& o, std::ostream& err, const std::string& usage,
+                 const std::function<Status(RpcClient&, uint64_t)>& call) {
+  if (o.args.size() < 2) return Fail(err, InvalidArgument("usage: " + usage));
+  std::vector<uint64_t> ids;
+  for (size_t i = 1; i < o.args.size(); ++i) {
+    auto id = ParseJobId(o.args[i]);
+    if (!id.ok()) return Fail(err, id.status());
+    ids.push_back(*id);
+  }
+  Session session(o);
+  if (Status s = session.Open(); !s.ok()) return Fail(err, s);
+  int rc = 0;
+  for (uint64_t id : ids) {
+    if (Status s = call(session.client(), id); !s.ok()) rc = Fail(err, s);
+  }
+  return rc;
+}
+
+}  // namespace
+
+Result<uint64_t> ParseJobId(const std::string& text) {
+  uint64_t id = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
+  if (ec != std::errc() || ptr != text.data() + text.size() || id == 0) {
+    return InvalidArgument("job ID '" + text + "' is not a positive number");
+  }
+  return id;
+}
+
+int Cancel(const CliOptions& o, std::ostream& out, std::ostream& err) {
+  return ForEachJobId(o, err, "snnctl cancel JOBID...", [&](RpcClient& client, uint64_t id) {
+    v1::CancelRequest req;
+    req.mutable_job()->set_tenant_job_id(id);
+    auto resp = client.Call<v1::CancelResponse>("job.cancel", req);
+    if (resp.ok()) out << "Cancelled job " << id << "\n";
+    return resp.status();
+  });
+}
+
+int HoldOrRelease(const CliOptions& o, std::ostream& out, std::ostream& err) {
+  const bool release = o.args[0] == "release";
+  return ForEachJobId(o, err, "snnctl " + o.args[0] + " JOBID...",
+                      [&](RpcClient& client, uint64_t id) {
+                        v1::HoldRequest req;
+                        req.mutable_job()->set_tenant_job_id(id);
+                        req.set_release(release);
+                        auto resp = client.Call<v1::CancelResponse>("job.hold", req);
+                        if (resp.ok())
+                          out << (release ? "Released job " : "Held job ") << id << "\n";
+                        return resp.status();
+                      });
+}
+
+// Polls the job until it ends (a master that does not answer is asked again).
+int WaitForEnd(const CliOptions& o, const v1::SubmitResponse& submitted, std::ostream& out,
+               std::ostream& err) {
+  v1::ShowJobRequest req;
+  req.mutable_job()->set_tenant(submitted.tenant());
+  req.mutable_job()->set_tenant_job_id(submitted.tenant_job_id());
+  int delay_ms = 200;
+  int unreachable = 0;
+  while (true) {
+    auto resp = Call<v1::ShowJobResponse>(o, "job.show", req);
+    if (resp.ok()) {
+      unreachable = 0;
+      const v1::JobRecord& job = resp->job();
+      if (job.state() != v1::PENDING && job.state() != v1::RUNNING) {
+        if (!o.parsable && o.output != "json") {
+          out << "Job " << submitted.tenant_job_id() << " " << v1::JobState_Name(job.state())
+              << (job.reason().empty() ? "" : ": " + job.reason()) << "\n";
+        }
+        return ExitCodeOf(job);
+      }
+    } else if (resp.status().code() == Code::kUnavailable && ++unreachable < 60) {
+      // The master restarting: keep asking, for about two minutes at most.
+    } else {
+      return Fail(err, resp.status());
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    delay_ms = std::min(delay_ms * 2, 2000);
+  }
+}
+
+}  // namespace snn

@@ -1,0 +1,27 @@
+// snnctl's commands on jobs already submitted: cancel, hold and release (each on one or more
+// job IDs), and the wait of `submit --wait`.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+
+#include "cli/snnctl.h"
+#include "proto/job.pb.h"
+
+namespace snn {
+
+// A job ID as typed: a positive number.
+Result<uint64_t> ParseJobId(const std::string& text);
+
+int Cancel(const CliOptions& o, std::ostream& out, std::ostream& err);
+// `hold JOBID...` or `release JOBID...` (o.args[0] says which).
+int HoldOrRelease(const CliOptions& o, std::ostream& out, std::ostream& err);
+
+// Polls a submitted job until it ends; returns the exit code `submit --wait` gives: 0 if it
+// completed, its exit code if it failed (1 if it has none), 124 at its time limit (as
+// timeout(1)), 125 if cancelled.
+int WaitForEnd(const CliOptions& o, const v1::SubmitResponse& submitted, std::ostream& out,
+               std::ostream& err);
+
+}  // namespace snn
