@@ -20,8 +20,8 @@ class Session {
       : options_(o), client_(std::chrono::milliseconds(o.timeout_ms)) {}
 
   Status Open() {
-    auto address = ParseHostPort(options_.master);
-    if (!address.ok()) return InvalidArgument("--master: " + address.status().message());
+    auto masters = ParseHostPortList(options_.master);
+    if (!masters.ok()) return InvalidArgument("--master: " + masters.status().message());
     v1::Credential credential;
     credential.set_tenant(options_.tenant);
     if (options_.auth == "none") {
@@ -36,7 +36,7 @@ class Session {
       client_.set_minter([socket = options_.munge_socket] { return MungeEncode(socket); });
     }
     client_.set_credential(credential);
-    return client_.Connect(*address);
+    return client_.ConnectAny(std::move(masters).value());
   }
   RpcClient& client() { return client_; }
 

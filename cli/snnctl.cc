@@ -378,7 +378,8 @@ Commands:
                           fault injection on simulated boards
 
 Options:
-  --master HOST:PORT      the master (default: $SNN_MASTER, else 127.0.0.1:7130)
+  --master HOST:PORT[,..] the master, or every master of an HA group (default: $SNN_MASTER,
+                          else 127.0.0.1:7130)
   --tenant NAME           act for this tenant, one you belong to (default: $SNN_TENANT, else
                           your personal tenant, else the first tenant that lists you)
   --ca-file FILE          the cluster's CA certificate (default: $SNN_CA_FILE, else

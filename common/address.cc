@@ -1,5 +1,6 @@
 #include "common/address.h"
 
+#include <algorithm>
 #include <charconv>
 
 namespace snn {
@@ -23,6 +24,19 @@ Result<HostPort> ParseHostPort(const std::string& text, bool allow_zero_port) {
   }
   hp.port = static_cast<uint16_t>(port);
   return hp;
+}
+
+Result<std::vector<HostPort>> ParseHostPortList(const std::string& text) {
+  std::vector<HostPort> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    auto one = ParseHostPort(text.substr(start, comma - start));
+    if (!one.ok()) return one.status();
+    out.push_back(*one);
+    start = comma + 1;
+  }
+  return out;
 }
 
 }  // namespace snn

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common/status.h"
 
@@ -16,5 +17,7 @@ struct HostPort {
 
 // Accepts "host:port" and "[v6addr]:port"; port 0 is allowed (ephemeral) only if allow_zero.
 Result<HostPort> ParseHostPort(const std::string& text, bool allow_zero_port = false);
+// "a:1,b:2": the masters of an HA group (one address is a list of one).
+Result<std::vector<HostPort>> ParseHostPortList(const std::string& text);
 
 }  // namespace snn

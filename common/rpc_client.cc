@@ -1,6 +1,7 @@
 #include "common/rpc_client.h"
 
 #include <array>
+#include <thread>
 #include <vector>
 
 #include "common/clock_timer.h"
@@ -90,8 +91,58 @@ Status RpcClient::Handshake() {
   return Status::Ok();
 }
 
+Status RpcClient::ConnectAny(std::vector<HostPort> masters) {
+  masters_ = std::move(masters);
+  if (masters_.empty()) return InvalidArgument("no master address given");
+  Status last;
+  for (current_ = 0; current_ < masters_.size(); ++current_) {
+    last = current_ == 0 ? Connect(masters_[0]) : Reconnect(masters_[current_]);
+    if (last.ok()) return last;
+  }
+  current_ = 0;
+  return last;
+}
+
+Status RpcClient::Reconnect(const HostPort& address) {
+  boost::system::error_code ec;
+  if (tls_) {
+    tls_->next_layer().close(ec);
+    tls_.reset();
+  }
+  socket_.close(ec);
+  socket_ = tcp::socket(io_);
+  return Connect(address);
+}
+
 Result<v1::Envelope> RpcClient::CallRaw(const std::string& method,
                                         const google::protobuf::Message& request) {
+  auto reply = CallOnce(method, request);
+  if (masters_.size() < 2) return reply;
+  const int64_t give_up_ms = clock_.NowMs() + timeout_.count();
+  while (reply.ok() && reply->code() == static_cast<int>(Code::kNotLeader) &&
+         clock_.NowMs() < give_up_ms) {
+    const std::string named = LeaderNamedIn(Status(Code::kNotLeader, reply->error()));
+    auto leader = named.empty() ? Result<HostPort>(NotFound("")) : ParseHostPort(named);
+    if (!leader.ok() || leader->ToString() == target_) {
+      // None leads yet (a takeover under way): ask the next master after a pause.
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      current_ = (current_ + 1) % masters_.size();
+      leader = masters_[current_];
+    }
+    Status connected = Reconnect(*leader);
+    while (!connected.ok() && clock_.NowMs() < give_up_ms) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      current_ = (current_ + 1) % masters_.size();
+      connected = Reconnect(masters_[current_]);
+    }
+    if (!connected.ok()) return connected;
+    reply = CallOnce(method, request);
+  }
+  return reply;
+}
+
+Result<v1::Envelope> RpcClient::CallOnce(const std::string& method,
+                                         const google::protobuf::Message& request) {
   if (!(tls_ ? tls_->next_layer().is_open() : socket_.is_open())) {
     return Unavailable("not connected to " + target_);
   }

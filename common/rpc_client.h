@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "common/address.h"
 #include "common/asio.h"
@@ -28,6 +29,10 @@ class RpcClient {
   // With a TLS context, Connect also does the handshake and checks the peer is the master.
   void set_tls(std::shared_ptr<ssl::context> tls) { tls_context_ = std::move(tls); }
   Status Connect(const HostPort& address);
+  // Connects to the first of `masters` that answers. Calls then follow the leader: a standby's
+  // redirect (or, while none leads, a short wait) sends the request again to the leader, within
+  // the timeout. Only a request no master has taken is sent again.
+  Status ConnectAny(std::vector<HostPort> masters);
   void set_credential(v1::Credential credential) { credential_ = std::move(credential); }
   // Mints the credential (MUNGE) each request carries: once per connection, and again when the
   // one in use is older than `reuse_ms`.
@@ -54,6 +59,10 @@ class RpcClient {
   }
 
  private:
+  Result<v1::Envelope> CallOnce(const std::string& method,
+                                const google::protobuf::Message& request);
+  // Drops the connection and connects to `address`.
+  Status Reconnect(const HostPort& address);
   // Runs the io_context until `done` or the deadline; closes the socket on timeout.
   bool RunUntil(const bool& done);
   Status Handshake();
@@ -71,6 +80,8 @@ class RpcClient {
   std::shared_ptr<ssl::context> tls_context_;
   std::unique_ptr<TlsStream> tls_;  // over socket_'s connection once the handshake is done
   std::string target_;
+  std::vector<HostPort> masters_;  // with ConnectAny: every master of the group
+  size_t current_ = 0;             // the one connected to
   uint64_t next_id_ = 1;
   v1::Credential credential_;
   Minter mint_;

@@ -26,8 +26,28 @@ const char* CodeName(Code code) {
       return "resource exhausted";
     case Code::kPermissionDenied:
       return "permission denied";
+    case Code::kNotLeader:
+      return "not the leader";
   }
   return "unknown";
+}
+
+namespace {
+constexpr char kLeaderIsAt[] = "; the leader is at ";
+}
+
+Status NotLeader(const std::string& leader) {
+  if (leader.empty()) {
+    return Status(Code::kNotLeader, "this master is a standby; no leader is elected yet");
+  }
+  return Status(Code::kNotLeader, "this master is a standby" + std::string(kLeaderIsAt) + leader);
+}
+
+std::string LeaderNamedIn(const Status& status) {
+  if (status.code() != Code::kNotLeader) return "";
+  const auto at = status.message().find(kLeaderIsAt);
+  if (at == std::string::npos) return "";
+  return status.message().substr(at + sizeof(kLeaderIsAt) - 1);
 }
 
 std::string Status::ToString() const {

@@ -22,6 +22,7 @@ enum class Code : int {
   kUnauthenticated = 8,
   kResourceExhausted = 9,
   kPermissionDenied = 10,
+  kNotLeader = 11,  // a standby master; the message names the leader (LeaderNamedIn)
 };
 
 const char* CodeName(Code code);
@@ -54,6 +55,10 @@ inline Status DeadlineExceeded(std::string m) { return {Code::kDeadlineExceeded,
 inline Status Internal(std::string m) { return {Code::kInternal, std::move(m)}; }
 inline Status Unauthenticated(std::string m) { return {Code::kUnauthenticated, std::move(m)}; }
 inline Status PermissionDenied(std::string m) { return {Code::kPermissionDenied, std::move(m)}; }
+// A standby master's answer: "this master is a standby; the leader is at HOST:PORT".
+Status NotLeader(const std::string& leader);
+// The leader a kNotLeader status names ("" when none was known).
+std::string LeaderNamedIn(const Status& status);
 
 // A value or the Status that says why there is none.
 template <typename T>

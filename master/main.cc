@@ -9,6 +9,7 @@
 
 #include "common/clock.h"
 #include "common/daemon_init.h"
+#include "master/ha/ha_master.h"
 #include "master/master_server.h"
 #include "master/policy_file.h"
 #include "master/store/rocks_store.h"
@@ -73,9 +74,60 @@ DEFINE_int64(frame_timeout_s, 30,
              "a request whose header came must arrive whole within this, and a TLS handshake "
              "within a third of it");
 DEFINE_string(munge_socket, "", "munged's socket (empty: munge's default)");
+DEFINE_string(ha_etcd, "",
+              "high availability: etcd endpoints (HOST:PORT,...); masters given the same list and "
+              "--ha_prefix elect a leader, the others stand by and redirect (empty: one master)");
+DEFINE_string(ha_prefix, "/snn/", "HA: the etcd key prefix of this cluster's masters");
+DEFINE_string(ha_name, "", "HA: this master's name in the group (default: the host name)");
+DEFINE_string(ha_advertise, "",
+              "HA: HOST:PORT that agents and clients reach this master at (default: --listen)");
+DEFINE_int64(ha_lease_s, 5,
+             "HA: the leader's etcd lease, seconds; a standby takes over this long after the "
+             "leader dies, and a leader cut off from etcd stops before then");
 DEFINE_int64(node_cert_validity_s, 30 * 86400,
              "lifetime of the certificates the master signs for nodes; agents renew them when "
              "two thirds have passed");
+
+namespace {
+
+// What a takeover needs beyond the dead leader's lease: the election, the log's tail, the
+// state's rebuild and the agents' re-registration.
+constexpr int64_t kTakeoverMs = 5000;
+
+int RunHa(snn::MasterConfig config, std::unique_ptr<snn::Store> store) {
+  snn::HaMasterOptions ha;
+  ha.etcd_endpoints = FLAGS_ha_etcd;
+  ha.member.prefix = FLAGS_ha_prefix;
+  ha.member.member = FLAGS_ha_name;
+  if (ha.member.member.empty()) {
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    ha.member.member = host;
+  }
+  ha.member.advertise = FLAGS_ha_advertise;
+  if (ha.member.advertise.empty() &&
+      (config.listen.host == "0.0.0.0" || config.listen.host == "::")) {
+    LOG(ERROR) << "--ha_advertise is needed: --listen=" << FLAGS_listen
+               << " is not an address others can reach this master at";
+    return 2;
+  }
+  if (auto a = snn::ParseHostPort(ha.member.advertise); !ha.member.advertise.empty() && !a.ok()) {
+    LOG(ERROR) << "--ha_advertise: " << a.status().message();
+    return 2;
+  }
+  if (FLAGS_ha_lease_s < 2 || FLAGS_ha_lease_s > 600) {
+    LOG(ERROR) << "--ha_lease_s must be between 2 and 600";
+    return 2;
+  }
+  ha.member.lease_ttl_s = FLAGS_ha_lease_s;
+  if (FLAGS_ha_prefix.empty() || FLAGS_ha_prefix.back() != '/') {
+    LOG(ERROR) << "--ha_prefix must end with '/'";
+    return 2;
+  }
+  return snn::RunHaMaster(std::move(config), std::move(store), std::move(ha));
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   snn::KeepFreedMemory();
@@ -104,6 +156,12 @@ int main(int argc, char** argv) {
   config.metrics_listen = FLAGS_metrics_listen;
   config.metrics_port_file = FLAGS_metrics_port_file;
   config.max_frame_bytes = FLAGS_max_frame_bytes;
+  if (!FLAGS_ha_etcd.empty() &&
+      gflags::GetCommandLineFlagInfoOrDie("heartbeat_timeout_ms").is_default) {
+    // A takeover takes the lease and a few seconds more: agents must not give up before.
+    FLAGS_heartbeat_timeout_ms =
+        std::max<int64_t>(FLAGS_heartbeat_timeout_ms, 2 * (FLAGS_ha_lease_s * 1000 + kTakeoverMs));
+  }
   config.heartbeat_timeout_ms = FLAGS_heartbeat_timeout_ms;
   config.agents.heartbeat_interval_ms = FLAGS_heartbeat_interval_ms;
   config.agents.lease_ms =
@@ -112,6 +170,13 @@ int main(int argc, char** argv) {
       FLAGS_heartbeat_interval_ms >= FLAGS_heartbeat_timeout_ms) {
     LOG(ERROR) << "--agent_lease_ms and --heartbeat_interval_ms must be shorter than "
                   "--heartbeat_timeout_ms, or a cut-off task could run twice";
+    return 2;
+  }
+  if (!FLAGS_ha_etcd.empty() && config.agents.lease_ms < FLAGS_ha_lease_s * 1000 + kTakeoverMs) {
+    LOG(ERROR) << "with --ha_etcd, the agents' lease (" << config.agents.lease_ms
+               << " ms: --agent_lease_ms, else half of --heartbeat_timeout_ms) must be at least "
+                  "--ha_lease_s plus "
+               << kTakeoverMs / 1000 << " s, or agents stop their tasks during a takeover";
     return 2;
   }
   config.agents.auto_drain_health_below = FLAGS_auto_drain_health_below;
@@ -174,6 +239,7 @@ int main(int argc, char** argv) {
   }
   config.handle_signals = true;
 
+  if (!FLAGS_ha_etcd.empty()) return RunHa(config, std::move(store).value());
   snn::SystemClock clock;
   snn::MasterServer master(config, clock, std::move(store).value());
   if (auto s = master.Start(); !s.ok()) {

@@ -46,6 +46,10 @@ MasterServer::MasterServer(MasterConfig config, const Clock& clock, std::unique_
       server_(
           io_, config_.max_frame_bytes,
           [this](const std::shared_ptr<Connection>& c, v1::Envelope e) {
+            if (standby_) {
+              c->Reply(e.id(), NotLeader(config_.standby_leader()), nullptr);
+              return;
+            }
             auth_.OnRequest(c, std::move(e));
           },
           [this](const std::shared_ptr<Connection>& c, const Status& why) {
@@ -184,9 +188,11 @@ Status MasterServer::Recover() {
 Status MasterServer::Start() {
   SNN_RETURN_IF_ERROR(SetUpAuth());
   server_.set_limits(config_.limits, &clock_);
-  SNN_RETURN_IF_ERROR(Recover());
+  standby_ = static_cast<bool>(config_.standby_leader);
+  if (!standby_) SNN_RETURN_IF_ERROR(Recover());
   SNN_RETURN_IF_ERROR(server_.Listen(config_.listen));
-  LOG(INFO) << "snn-master listening on " << config_.listen.host << ":" << server_.port();
+  LOG(INFO) << "snn-master listening on " << config_.listen.host << ":" << server_.port()
+            << (standby_ ? " as a standby" : "");
   if (!config_.port_file.empty()) {
     SNN_RETURN_IF_ERROR(WritePortFile(config_.port_file, server_.port()));
   }
@@ -212,11 +218,31 @@ Status MasterServer::Start() {
     reload_signals_.add(SIGHUP);
     WaitForReload();
   }
+  notify_.Start();
+  if (standby_) {
+    notify_.Ready("standing by; redirecting to the leader");
+    return Status::Ok();
+  }
   Tick();
   RequestSchedule();
-  notify_.Start();
   notify_.Ready(StatusLine());
   return Status::Ok();
+}
+
+void MasterServer::Promote() {
+  asio::post(io_, [this] {
+    if (!standby_ || stopping_) return;
+    if (auto s = Recover(); !s.ok()) {
+      LOG(ERROR) << "taking over as leader: " << s.message();
+      google::FlushLogFiles(google::GLOG_INFO);
+      _exit(1);
+    }
+    standby_ = false;
+    Tick();
+    RequestSchedule();
+    notify_.Status(StatusLine());
+    LOG(INFO) << "snn-master leads: " << StatusLine();
+  });
 }
 
 namespace {

@@ -50,6 +50,9 @@ struct MasterConfig {
   std::string policy_file;
   std::string metrics_listen;     // HOST:PORT of the Prometheus endpoint; empty: none
   std::string metrics_port_file;  // if set, its bound port is written here
+  // --ha_etcd: the master starts as a standby that answers every request with a redirect to
+  // the leader this gives (HOST:PORT, "" when none is known), until Promote.
+  std::function<std::string()> standby_leader;
 };
 
 class MasterServer {
@@ -57,8 +60,11 @@ class MasterServer {
   MasterServer(MasterConfig config, const Clock& clock, std::unique_ptr<Store> store);
   ~MasterServer();
 
-  // Rebuilds state from the store and starts listening.
+  // Rebuilds state from the store and starts listening (a standby only listens).
   Status Start();
+  // A standby becomes the leader: rebuilds state from the store (which now holds everything
+  // the previous leader wrote) and serves. From any thread; a failure ends the process.
+  void Promote();
   // Serves until Stop; then finishes durable writes in flight.
   void Run();
   void Stop();
@@ -113,6 +119,7 @@ class MasterServer {
   int64_t last_periodic_pass_ms_ = 0;
   int64_t last_status_ms_ = 0;
   std::atomic<bool> stopping_{false};
+  bool standby_ = false;  // only on the io thread
   // Last: its scrapes read the members above, so it goes first.
   std::unique_ptr<MetricsEndpoint> metrics_endpoint_;
 };

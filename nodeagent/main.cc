@@ -20,7 +20,9 @@ DEFINE_string(metrics_listen, "127.0.0.1:7132",
               "serve Prometheus metrics at http://HOST:PORT/metrics (port 0 picks one; empty: "
               "no endpoint)");
 DEFINE_string(metrics_port_file, "", "write the metrics endpoint's bound port to this file");
-DEFINE_string(master, "127.0.0.1:7130", "the master's address, HOST:PORT");
+DEFINE_string(master, "127.0.0.1:7130",
+              "the master's address, HOST:PORT; with an HA group, every master's, comma-separated "
+              "(the agent finds the leader)");
 DEFINE_string(node_name, "", "this node's name (default: the host name)");
 DEFINE_string(pools, "default", "comma-separated pools this node belongs to");
 DEFINE_string(boards_file, "/etc/snn/boards.yaml", "YAML file describing this node's boards");
@@ -65,7 +67,7 @@ int main(int argc, char** argv) {
                   "snn-agent --master=HOST:PORT --boards_file=FILE [--flagfile=FILE]\n"
                   "The node agent of the SNN cluster resource manager.");
 
-  auto master = snn::ParseHostPort(FLAGS_master);
+  auto master = snn::ParseHostPortList(FLAGS_master);
   if (!master.ok()) {
     LOG(ERROR) << "--master: " << master.status().message();
     return 2;
@@ -101,7 +103,7 @@ int main(int argc, char** argv) {
     boards.push_back(std::make_unique<snn::SimBoard>(info));
   }
   snn::AgentConfig config;
-  config.link.master = *master;
+  config.link.masters = *master;
   config.link.node_name = node_name;
   config.link.pools = pools;
   config.link.reconnect_ms = FLAGS_reconnect_ms;
@@ -186,7 +188,7 @@ int main(int argc, char** argv) {
   snn::SystemClock clock;
   snn::Agent agent(config, clock, std::move(boards));
   LOG(INFO) << "snn-agent " << node_name << " with " << boards_file->boards.size()
-            << " boards, master " << master->ToString();
+            << " boards, master " << FLAGS_master;
   if (auto s = agent.Start(); !s.ok()) {
     LOG(ERROR) << s.message();
     return 1;

@@ -72,10 +72,37 @@ void MasterLink::CheckLease() {
   tasks_.LoseAll(reason);
 }
 
+int64_t MasterLink::SilenceLimitMs() const {
+  int64_t limit = std::max<int64_t>(3000, 5 * heartbeat_interval_ms_);
+  if (lease_ms_ > 0) limit = std::min(limit, lease_ms_ / 2);
+  return std::max(limit, 2 * heartbeat_interval_ms_);
+}
+
+void MasterLink::GiveUpSilentPeers(int64_t now) {
+  boost::system::error_code ec;
+  // A connection or handshake that hangs (a host gone without a reset): on to the next master.
+  if ((connecting_ || handshaking_) && now - attempt_started_ms_ > kAttemptTimeoutMs) {
+    LOG(WARNING) << "master " << target().ToString() << " did not answer within "
+                 << kAttemptTimeoutMs << " ms; trying the next";
+    if (connecting_) connecting_->close(ec);
+    if (handshaking_) handshaking_->next_layer().close(ec);
+  }
+  // A master that stopped answering heartbeats (dead host, partition, a deposed HA leader).
+  if (registered_ && session_ && now - last_contact_ms_ > SilenceLimitMs()) {
+    const std::string why = "the master at " + target().ToString() + " has not answered for " +
+                            std::to_string(now - last_contact_ms_) + " ms";
+    LOG(WARNING) << why << "; connecting again";
+    NextMaster();
+    keep_next_connect_ = true;  // the close below must not delay it
+    session_->Close(Unavailable(why));
+  }
+}
+
 void MasterLink::Tick() {
   if (stopped_) return;
   CheckLease();
   const int64_t now = clock_.NowMs();
+  GiveUpSilentPeers(now);
   if (!session_ && !connecting_ && !handshaking_ && now >= next_connect_ms_) Connect();
   if (registered_ && now >= next_heartbeat_ms_) SendHeartbeat();
   if (registered_ && !report_in_flight_) ReportEnded();
@@ -84,30 +111,46 @@ void MasterLink::Tick() {
 
 void MasterLink::RetryLater() { next_connect_ms_ = clock_.NowMs() + options_.reconnect_ms; }
 
+void MasterLink::NextMaster(const Status& refusal) {
+  const std::string named = LeaderNamedIn(refusal);
+  auto leader = named.empty() ? Result<HostPort>(NotFound("")) : ParseHostPort(named);
+  if (leader.ok() && leader->ToString() != target().ToString()) {
+    LOG(INFO) << target().ToString() << " is a standby; the leader is " << named;
+    redirect_ = *leader;
+    next_connect_ms_ = 0;  // at once
+    return;
+  }
+  redirect_.reset();
+  current_ = (current_ + 1) % options_.masters.size();
+  // Round the list without pause; after a whole round, wait before the next.
+  next_connect_ms_ = current_ == 0 ? clock_.NowMs() + options_.reconnect_ms : 0;
+}
+
 void MasterLink::Connect() {
+  attempt_started_ms_ = clock_.NowMs();
   connecting_ = std::make_unique<tcp::socket>(io_);
   boost::system::error_code ec;
-  auto address = asio::ip::make_address(options_.master.host, ec);
+  auto address = asio::ip::make_address(target().host, ec);
   if (ec) {
     // A host name: resolve it synchronously (rare, at (re)connect only).
     tcp::resolver resolver(io_);
-    auto results = resolver.resolve(options_.master.host, std::to_string(options_.master.port), ec);
+    auto results = resolver.resolve(target().host, std::to_string(target().port), ec);
     if (ec || results.empty()) {
-      LOG(WARNING) << "cannot resolve master " << options_.master.ToString();
+      LOG(WARNING) << "cannot resolve master " << target().ToString();
       connecting_.reset();
-      next_connect_ms_ = clock_.NowMs() + options_.reconnect_ms;
+      NextMaster();
       return;
     }
     address = results.begin()->endpoint().address();
   }
-  tcp::endpoint endpoint(address, options_.master.port);
+  tcp::endpoint endpoint(address, target().port);
   connecting_->async_connect(endpoint, [this](const boost::system::error_code& ec) {
     auto socket = std::move(connecting_);
     if (stopped_) return;
     if (ec) {
-      LOG_EVERY_N(WARNING, 10) << "cannot reach master " << options_.master.ToString() << ": "
+      LOG_EVERY_N(WARNING, 10) << "cannot reach master " << target().ToString() << ": "
                                << ec.message();
-      next_connect_ms_ = clock_.NowMs() + options_.reconnect_ms;
+      NextMaster();
       return;
     }
     if (options_.tls) return StartTls(std::move(*socket));
@@ -137,12 +180,12 @@ void MasterLink::StartTls(tcp::socket socket) {
     if (stopped_ || handshaking_.get() != mine) return;
     auto stream = std::move(handshaking_);
     if (ec) {
-      LOG_EVERY_N(WARNING, 10) << "TLS handshake with master " << options_.master.ToString()
+      LOG_EVERY_N(WARNING, 10) << "TLS handshake with master " << target().ToString()
                                << " failed: " << ec.message();
-      return RetryLater();
+      return NextMaster();
     }
     if (PeerOf(*stream).role != "master") {
-      LOG_EVERY_N(ERROR, 10) << "the server at " << options_.master.ToString()
+      LOG_EVERY_N(ERROR, 10) << "the server at " << target().ToString()
                              << " does not hold the master's certificate; not talking to it";
       return RetryLater();
     }
@@ -222,7 +265,12 @@ void MasterLink::SendRegister() {
   session_->Call("master.register", req, Credential(), [this, ended](Result<v1::Envelope> reply) {
     auto resp = DecodeResponse<v1::RegisterResponse>(reply);
     if (!resp.ok()) {
-      LOG(WARNING) << "registration refused: " << resp.status().ToString();
+      if (resp.status().code() == Code::kNotLeader) {
+        NextMaster(resp.status());
+        keep_next_connect_ = true;  // the close below must not delay it
+      } else {
+        LOG(WARNING) << "registration refused: " << resp.status().ToString();
+      }
       if (session_) session_->Close(resp.status());
       return;
     }
@@ -234,7 +282,7 @@ void MasterLink::SendRegister() {
     HeardFromMaster();
     next_heartbeat_ms_ = clock_.NowMs() + heartbeat_interval_ms_;
     tasks_.Acknowledge(ended);  // the master recorded them before answering
-    LOG(INFO) << "registered with master " << options_.master.ToString();
+    LOG(INFO) << "registered with master " << target().ToString();
     ReportEnded();
   });
 }
@@ -282,7 +330,11 @@ void MasterLink::OnClosed(const Status& why) {
   renewing_ = false;
   const bool enrolled = enrolling_ && credentials_.has_certificate();
   enrolling_ = false;
-  next_connect_ms_ = enrolled ? 0 : clock_.NowMs() + options_.reconnect_ms;
+  if (keep_next_connect_) {
+    keep_next_connect_ = false;
+  } else {
+    next_connect_ms_ = enrolled ? 0 : clock_.NowMs() + options_.reconnect_ms;
+  }
 }
 
 void MasterLink::Stop() {

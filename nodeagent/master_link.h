@@ -6,8 +6,10 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "common/address.h"
 #include "common/clock.h"
@@ -19,7 +21,7 @@
 namespace snn {
 
 struct MasterLinkOptions {
-  HostPort master;
+  std::vector<HostPort> masters;  // one, or every master of an HA group (the leader is found)
   std::string node_name;
   std::vector<std::string> pools;
   size_t max_frame_bytes = kDefaultMaxFrameBytes;
@@ -45,6 +47,10 @@ class MasterLink {
 
  private:
   void Connect();
+  // The master to connect to next: the leader a standby named, else the current one of the list.
+  const HostPort& target() const { return redirect_ ? *redirect_ : options_.masters[current_]; }
+  // Moves on to the next master of the list (or to the leader `refusal` names).
+  void NextMaster(const Status& refusal = Status::Ok());
   void StartTls(tcp::socket socket);
   void OnConnected(std::shared_ptr<Connection> session);
   void SendEnrol();
@@ -55,6 +61,11 @@ class MasterLink {
   void SendHeartbeat();
   void HeardFromMaster();
   void CheckLease();
+  // How long a registered session may go without an answer before it is given up.
+  int64_t SilenceLimitMs() const;
+  // Closes a connection attempt that hangs, or a session whose master went silent.
+  void GiveUpSilentPeers(int64_t now);
+  static constexpr int64_t kAttemptTimeoutMs = 3000;
   v1::Credential Credential() const;
 
   // Constant after construction.
@@ -66,6 +77,9 @@ class MasterLink {
 
   // Only on the io thread.
   std::shared_ptr<Connection> session_;
+  size_t current_ = 0;                // index into options_.masters
+  std::optional<HostPort> redirect_;  // the leader a standby named
+  bool keep_next_connect_ = false;    // a redirect set when to connect; closing keeps it
   std::unique_ptr<tcp::socket> connecting_;
   std::unique_ptr<TlsStream> handshaking_;
   std::shared_ptr<ssl::context> tls_context_;
@@ -78,8 +92,9 @@ class MasterLink {
   int64_t next_connect_ms_ = 0;
   int64_t next_heartbeat_ms_ = 0;
   int64_t heartbeat_interval_ms_ = 1000;
-  int64_t lease_ms_ = 0;         // from the master; 0 until the first registration
-  int64_t last_contact_ms_ = 0;  // the last answer from the master
+  int64_t lease_ms_ = 0;            // from the master; 0 until the first registration
+  int64_t last_contact_ms_ = 0;     // the last answer from the master
+  int64_t attempt_started_ms_ = 0;  // when the connection being made was begun
   bool lease_expired_ = false;
 };
 

@@ -15,6 +15,7 @@ PACKAGES=(
   systemd procps iproute2 util-linux
   clang-14 libfuzzer-14-dev
   libsystemd-dev prometheus-cpp-dev prometheus curl
+  libgrpc++-dev protobuf-compiler-grpc etcd-server etcd-client
 )
 
 missing=()

@@ -8,12 +8,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
 
+#include "tests/test_util/etcd_cluster.h"
 #include "tests/test_util/process.h"
 
 namespace snn::testing {
@@ -79,6 +81,7 @@ TestCluster::TestCluster() {
 TestCluster::~TestCluster() {
   agents_.clear();  // agents first: they stop their tasks
   master_.reset();
+  ha_masters_.clear();
   auth_.reset();
   if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir_);
 }
@@ -90,7 +93,87 @@ pid_t TestCluster::agent_pid(const std::string& node) const {
 
 pid_t TestCluster::master_pid() const { return master_ ? master_->pid() : -1; }
 
-std::string TestCluster::master_address() const { return host_ + ":" + std::to_string(port_); }
+std::string TestCluster::master_address() const {
+  if (ha_masters_.empty()) return host_ + ":" + std::to_string(port_);
+  std::string list;
+  for (const auto& [name, m] : ha_masters_) list += (list.empty() ? "" : ",") + m.address;
+  return list;
+}
+
+void TestCluster::StartHaMaster(const std::string& name, const std::string& etcd_endpoints,
+                                const std::vector<std::string>& extra_flags,
+                                const std::vector<std::string>& prefix,
+                                const std::string& listen_host, const std::string& advertise_host) {
+  auto it = std::find_if(ha_masters_.begin(), ha_masters_.end(),
+                         [&](const auto& m) { return m.first == name; });
+  if (it == ha_masters_.end()) {
+    HaMaster m;
+    m.port = FreeLoopbackPort();
+    m.address = advertise_host + ":" + std::to_string(m.port);
+    ha_masters_.emplace_back(name, std::move(m));
+    it = std::prev(ha_masters_.end());
+  }
+  HaMaster& m = it->second;
+  std::vector<std::string> argv = {SNN_MASTER_BIN,
+                                   "--listen=" + listen_host + ":" + std::to_string(m.port),
+                                   "--data_dir=" + dir_ + "/" + name,
+                                   "--heartbeat_interval_ms=200",
+                                   "--metrics_listen=",
+                                   "--ha_etcd=" + etcd_endpoints,
+                                   "--ha_name=" + name,
+                                   "--ha_advertise=" + m.address,
+                                   "--ha_prefix=/snn-test/"};
+  for (const auto& f : auth_->MasterFlags()) argv.push_back(f);
+  argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
+  argv.insert(argv.begin(), prefix.begin(), prefix.end());
+  m.daemon = std::make_unique<Daemon>(argv, dir_ + "/" + name + ".log");
+  // It answers once it listens (as leader, or with a redirect as a standby).
+  ASSERT_TRUE(WaitUntil([&] {
+    if (!m.daemon->alive()) return true;
+    RpcClient probe(std::chrono::milliseconds(1000));
+    auth_->SetUp(probe);
+    return probe.Connect(*ParseHostPort(m.address)).ok();
+  })) << ReadFile(dir_ + "/" + name + ".log");
+  ASSERT_TRUE(m.daemon->alive()) << ReadFile(dir_ + "/" + name + ".log");
+}
+
+void TestCluster::KillHaMaster(const std::string& name) {
+  for (auto& [n, m] : ha_masters_) {
+    if (n != name || !m.daemon) continue;
+    m.daemon->Signal(SIGKILL);
+    ASSERT_TRUE(m.daemon->WaitExit(10000));
+  }
+}
+
+bool TestCluster::HaMasterAlive(const std::string& name) {
+  for (auto& [n, m] : ha_masters_) {
+    if (n == name) return m.daemon && m.daemon->alive();
+  }
+  return false;
+}
+
+uint16_t TestCluster::ha_master_port(const std::string& name) const {
+  for (const auto& [n, m] : ha_masters_) {
+    if (n == name) return m.port;
+  }
+  return 0;
+}
+
+std::string TestCluster::HaLeader() {
+  for (auto& [name, m] : ha_masters_) {
+    if (!m.daemon || !m.daemon->alive()) continue;
+    RpcClient client(std::chrono::milliseconds(1000));
+    auth_->SetUp(client);
+    if (!client.Connect(*ParseHostPort(m.address)).ok()) continue;
+    v1::Credential cred;
+    cred.set_tenant("alice");
+    client.set_credential(cred);
+    if (client.Call<v1::PoolStatusResponse>("pool.status", v1::PoolStatusRequest()).ok()) {
+      return name;
+    }
+  }
+  return "";
+}
 
 void TestCluster::StartMaster(const std::vector<std::string>& extra_flags) {
   const std::string port_file = dir_ + "/master.port";
@@ -150,7 +233,8 @@ void TestCluster::SignalAgent(const std::string& node, int sig) {
 std::unique_ptr<RpcClient> TestCluster::Client(const std::string& user, const std::string& tenant) {
   auto client = std::make_unique<RpcClient>(std::chrono::milliseconds(5000));
   auth_->SetUp(*client);
-  Status s = client->Connect(HostPort{host_, port_});
+  Status s = ha_masters_.empty() ? client->Connect(HostPort{host_, port_})
+                                 : client->ConnectAny(*ParseHostPortList(master_address()));
   EXPECT_TRUE(s.ok()) << s.ToString();
   v1::Credential cred;
   cred.set_tenant(tenant.empty() ? user : tenant);

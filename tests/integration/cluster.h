@@ -56,6 +56,21 @@ class TestCluster {
   void StopAgent(const std::string& node);
   void SignalAgent(const std::string& node, int sig);
 
+  // HA (--ha_etcd): master `name` of a group, with its own data dir and log, listening on
+  // `listen_host` and reached at `advertise_host` (both 127.0.0.1 by default) on the port it
+  // had before when started again. Once one is started, master_address() lists every one
+  // started (in that order), and clients, agents and snnctl follow the leader.
+  void StartHaMaster(const std::string& name, const std::string& etcd_endpoints,
+                     const std::vector<std::string>& extra_flags = {},
+                     const std::vector<std::string>& prefix = {},
+                     const std::string& listen_host = "127.0.0.1",
+                     const std::string& advertise_host = "127.0.0.1");
+  void KillHaMaster(const std::string& name);  // SIGKILL
+  bool HaMasterAlive(const std::string& name);
+  uint16_t ha_master_port(const std::string& name) const;
+  // The HA master that answers as leader now ("" when none does).
+  std::string HaLeader();
+
   const std::string& dir() const { return dir_; }
   // The address the master listens on and clients use (default 127.0.0.1); set before starting.
   void set_master_host(const std::string& host) { host_ = host; }
@@ -97,6 +112,12 @@ class TestCluster {
   std::string host_ = "127.0.0.1";
   uint16_t port_ = 0;
   std::unique_ptr<Daemon> master_;
+  struct HaMaster {
+    std::string address;  // advertised HOST:PORT
+    uint16_t port = 0;
+    std::unique_ptr<Daemon> daemon;
+  };
+  std::vector<std::pair<std::string, HaMaster>> ha_masters_;  // in the order first started
   std::map<std::string, std::unique_ptr<Daemon>> agents_;
   int master_starts_ = 0;
 };

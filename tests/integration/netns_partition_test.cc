@@ -9,45 +9,10 @@
 
 #include "nodeagent/launcher.h"
 #include "tests/integration/cluster.h"
+#include "tests/test_util/netns.h"
 
 namespace snn::testing {
 namespace {
-
-int Run(const std::string& command) { return std::system((command + " >/dev/null 2>&1").c_str()); }
-
-// A namespace and a veth pair with addresses that exist only on this machine.
-class Namespace {
- public:
-  Namespace() {
-    const int id = getpid() % 200 + 20;
-    ns_ = "snn_part" + std::to_string(getpid());
-    outer_ = "snnv" + std::to_string(getpid() % 100000) + "a";
-    inner_ = "snnv" + std::to_string(getpid() % 100000) + "b";
-    outer_ip_ = "10.231." + std::to_string(id) + ".1";
-    inner_ip_ = "10.231." + std::to_string(id) + ".2";
-    ok_ = Run("ip netns add " + ns_) == 0 &&
-          Run("ip link add " + outer_ + " type veth peer name " + inner_) == 0 &&
-          Run("ip link set " + inner_ + " netns " + ns_) == 0 &&
-          Run("ip addr add " + outer_ip_ + "/30 dev " + outer_) == 0 &&
-          Run("ip link set " + outer_ + " up") == 0 &&
-          Run("ip netns exec " + ns_ + " ip addr add " + inner_ip_ + "/30 dev " + inner_) == 0 &&
-          Run("ip netns exec " + ns_ + " ip link set " + inner_ + " up") == 0 &&
-          Run("ip netns exec " + ns_ + " ip link set lo up") == 0;
-  }
-  ~Namespace() {
-    Run("ip link del " + outer_);
-    Run("ip netns del " + ns_);
-  }
-  bool ok() const { return ok_; }
-  void Cut() { Run("ip link set " + outer_ + " down"); }
-  void Heal() { Run("ip link set " + outer_ + " up"); }
-  std::vector<std::string> Exec() const { return {"/usr/sbin/ip", "netns", "exec", ns_}; }
-  const std::string& outer_ip() const { return outer_ip_; }
-
- private:
-  std::string ns_, outer_, inner_, outer_ip_, inner_ip_;
-  bool ok_ = false;
-};
 
 TEST(NetnsPartitionTest, CutLinkMeansDownRequeueAndFencingWithoutTwoCopies) {
   Namespace net;

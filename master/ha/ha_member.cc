@@ -1,0 +1,296 @@
+#include "master/ha/ha_member.h"
+
+#include <glog/logging.h>
+
+#include <future>
+
+namespace snn {
+
+namespace {
+int64_t SteadyMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace
+
+HaMember::HaMember(EtcdClient& etcd, HaStore& store, HaOptions options,
+                   std::function<void(const std::string&)> on_lost)
+    : etcd_(etcd), store_(store), options_(std::move(options)), on_lost_(std::move(on_lost)) {}
+
+HaMember::~HaMember() { Stop(); }
+
+Status HaMember::Start() {
+  auto applied = ReadAppliedSeq(store_.local());
+  if (!applied.ok()) return applied.status();
+  applied_ = *applied;
+  const int64_t asked = SteadyMs();
+  auto lease = etcd_.GrantLease(options_.lease_ttl_s);
+  if (!lease.ok()) return lease.status();
+  lease_ = *lease;
+  lease_renewed_ms_ = asked;
+  following_ = true;
+  keepalive_ = std::thread([this] { KeepAliveLoop(); });
+  guard_ = std::thread([this] { GuardLoop(); });
+  follower_ = std::thread([this] { FollowLoop(); });
+  leader_watch_ = std::thread([this] { LeaderWatchLoop(); });
+  LOG(INFO) << "ha: member " << options_.member << " standing by (lease " << lease_
+            << ", applied batch " << applied_ << ")";
+  return Status::Ok();
+}
+
+bool HaMember::LeaseValid() const {
+  const int64_t ttl_ms = options_.lease_ttl_s * 1000;
+  const int64_t margin_ms = std::max<int64_t>(500, ttl_ms / 5);
+  return SteadyMs() - lease_renewed_ms_.load() < ttl_ms - margin_ms;
+}
+
+std::string HaMember::leader_address() const {
+  std::lock_guard lock(mu_);
+  return leader_address_;
+}
+
+bool HaMember::Sleep(std::chrono::milliseconds d) {
+  std::unique_lock lock(mu_);
+  cv_.wait_for(lock, d, [&] { return stopping_.load(); });
+  return !stopping_;
+}
+
+void HaMember::KeepAliveLoop() {
+  const auto interval = std::chrono::milliseconds(options_.lease_ttl_s * 1000 / 3);
+  while (Sleep(interval)) {
+    const int64_t sent = SteadyMs();
+    auto ttl = etcd_.KeepAliveOnce(lease_);
+    if (stopping_) return;
+    if (ttl.ok() && *ttl > 0) {
+      lease_renewed_ms_ = sent;
+    } else if (ttl.ok()) {
+      on_lost_("ha: the lease expired in etcd");
+      return;
+    } else {
+      LOG(WARNING) << "ha: renewing the lease: " << ttl.status().message();
+    }
+    if (!LeaseValid()) {
+      on_lost_("ha: the lease could not be renewed in time; etcd is out of reach");
+      return;
+    }
+  }
+}
+
+void HaMember::GuardLoop() {
+  while (Sleep(std::chrono::milliseconds(50))) {
+    if (!LeaseValid()) {
+      on_lost_("ha: the lease was not renewed in time; etcd is out of reach");
+      return;
+    }
+  }
+}
+
+void HaMember::LeaderWatchLoop() {
+  do {
+    auto value = etcd_.LeaderValue(LeaderElectionName(options_.prefix));
+    if (value.ok()) {
+      std::lock_guard lock(mu_);
+      leader_address_ = value->value_or("");
+    }
+  } while (Sleep(std::chrono::milliseconds(300)));
+}
+
+Status HaMember::Apply(LogAssembler::Batch batch) {
+  const uint64_t applied = applied_.load();
+  if (batch.seq <= applied) return Status::Ok();  // seen already (a retried write)
+  if (batch.seq != applied + 1) {
+    return FailedPrecondition("ha: this master has applied batch " + std::to_string(applied) +
+                              " but the log goes on at " + std::to_string(batch.seq) +
+                              "; the batches between were compacted away. Start it with a "
+                              "copy of another master's --data_dir");
+  }
+  store_.local().Commit(std::move(batch.writes), [](Status s) {
+    if (!s.ok()) LOG(FATAL) << "ha: cannot apply a replicated batch: " << s.ToString();
+  });
+  applied_ = batch.seq;
+  return Status::Ok();
+}
+
+Result<int64_t> HaMember::CatchUp(LogAssembler& assembler) {
+  etcdserverpb::RangeRequest request;
+  request.set_key(LogSeqKey(options_.prefix, applied_.load() + 1));
+  request.set_range_end(PrefixEnd(LogPrefix(options_.prefix)));
+  request.set_limit(256);
+  int64_t revision = 0;
+  for (;;) {
+    auto page = etcd_.Range(request);
+    if (!page.ok()) return page.status();
+    if (revision == 0) {
+      revision = page->header().revision();
+      request.set_revision(revision);  // every page from the same snapshot
+    }
+    for (const auto& kv : page->kvs()) {
+      auto batch = assembler.Feed(kv.value());
+      if (!batch.ok()) return batch.status();
+      if (*batch) SNN_RETURN_IF_ERROR(Apply(std::move(**batch)));
+    }
+    if (!page->more() || page->kvs().empty()) break;
+    request.set_key(page->kvs().rbegin()->key() + std::string(1, '\0'));
+  }
+  return revision;
+}
+
+void HaMember::ReportApplied() {
+  const uint64_t applied = leading_ ? store_.last_seq() : applied_.load();
+  const auto now = std::chrono::steady_clock::now();
+  if (applied == reported_seq_ || now - reported_at_ < std::chrono::seconds(1)) return;
+  etcdserverpb::PutRequest put;
+  put.set_key(AppliedKey(options_.prefix, options_.member));
+  put.set_value(std::to_string(applied));
+  if (etcd_.Put(put).ok()) {
+    reported_seq_ = applied;
+    reported_at_ = now;
+  }
+}
+
+void HaMember::FollowLoop() {
+  LogAssembler assembler;
+  while (following_ && !stopping_) {
+    auto revision = CatchUp(assembler);
+    if (!revision.ok()) {
+      if (revision.status().code() == Code::kFailedPrecondition) {
+        on_lost_(revision.status().message());
+        return;
+      }
+      LOG(WARNING) << "ha: reading the log: " << revision.status().message();
+      Sleep(std::chrono::milliseconds(500));
+      continue;
+    }
+    ReportApplied();
+    auto watch = etcd_.StartWatch(LogPrefix(options_.prefix), *revision + 1);
+    if (!watch.ok()) {
+      Sleep(std::chrono::milliseconds(200));
+      continue;
+    }
+    {
+      std::lock_guard lock(mu_);
+      if (!following_ || stopping_) return;
+      watch_ = watch->get();
+    }
+    etcdserverpb::WatchResponse response;
+    bool resync = false;
+    while (!resync && (*watch)->Read(&response)) {
+      if (response.canceled() || response.compact_revision() != 0) break;
+      for (const auto& event : response.events()) {
+        if (event.type() != etcdserverpb::Event::PUT) continue;
+        auto batch = assembler.Feed(event.kv().value());
+        Status s =
+            batch.ok() ? (*batch ? Apply(std::move(**batch)) : Status::Ok()) : batch.status();
+        if (!s.ok()) {
+          LOG(WARNING) << "ha: " << s.message() << "; reading the log again";
+          resync = true;
+          break;
+        }
+      }
+      ReportApplied();
+    }
+    {
+      std::lock_guard lock(mu_);
+      watch_ = nullptr;
+    }
+    (*watch)->Cancel();
+    if (following_ && !stopping_) Sleep(std::chrono::milliseconds(50));
+  }
+}
+
+Status HaMember::Campaign() {
+  auto leader = etcd_.Campaign(LeaderElectionName(options_.prefix), lease_, options_.advertise);
+  if (!leader.ok()) return leader.status();
+  leader_key_ = *leader;
+  const auto elected = std::chrono::steady_clock::now();
+  {
+    std::lock_guard lock(mu_);
+    following_ = false;
+    if (watch_ != nullptr) watch_->Cancel();
+  }
+  if (follower_.joinable()) follower_.join();
+  // Whatever the previous leader wrote is in the log now (its writes are fenced off): apply it.
+  LogAssembler assembler;
+  auto revision = CatchUp(assembler);
+  if (!revision.ok()) return revision.status();
+  std::promise<Status> synced;
+  store_.local().Commit({}, [&](Status s) { synced.set_value(s); });
+  SNN_RETURN_IF_ERROR(synced.get_future().get());
+  store_.Lead(HaLeadership{leader_key_.key(), leader_key_.rev(), applied_.load() + 1});
+  leading_ = true;
+  {
+    std::lock_guard lock(mu_);
+    leader_address_ = options_.advertise;
+  }
+  compactor_ = std::thread([this] { CompactLoop(); });
+  LOG(INFO) << "ha: " << options_.member << " leads (epoch " << leader_key_.rev()
+            << ", log applied to batch " << applied_.load() << " in "
+            << std::chrono::duration_cast<std::chrono::milliseconds>(
+                   std::chrono::steady_clock::now() - elected)
+                   .count()
+            << " ms)";
+  return Status::Ok();
+}
+
+void HaMember::CompactLoop() {
+  while (Sleep(std::chrono::milliseconds(options_.compact_interval_ms))) {
+    ReportApplied();
+    etcdserverpb::RangeRequest request;
+    const std::string applied_prefix = AppliedKey(options_.prefix, "");
+    request.set_key(applied_prefix);
+    request.set_range_end(PrefixEnd(applied_prefix));
+    auto members = etcd_.Range(request);
+    if (!members.ok()) continue;
+    const uint64_t last = store_.last_seq();
+    uint64_t floor = last;
+    for (const auto& kv : members->kvs()) {
+      try {
+        floor = std::min<uint64_t>(floor, std::stoull(kv.value()));
+      } catch (const std::exception&) {
+      }
+    }
+    if (last > options_.max_log_batches) {
+      floor = std::max<uint64_t>(floor, last - options_.max_log_batches);
+    }
+    if (floor == 0) continue;
+    etcdserverpb::TxnRequest txn;
+    auto* fence = txn.add_compare();
+    fence->set_key(leader_key_.key());
+    fence->set_target(etcdserverpb::Compare::CREATE);
+    fence->set_result(etcdserverpb::Compare::EQUAL);
+    fence->set_create_revision(leader_key_.rev());
+    auto* erase = txn.add_success()->mutable_request_delete_range();
+    erase->set_key(LogPrefix(options_.prefix));
+    erase->set_range_end(LogSeqKey(options_.prefix, floor));  // keeps batch `floor` and later
+    auto done = etcd_.Txn(txn);
+    if (done.ok() && done->succeeded() && !done->responses().empty() &&
+        done->responses(0).response_delete_range().deleted() > 0) {
+      VLOG(1) << "ha: log compacted below batch " << floor;
+    }
+  }
+}
+
+void HaMember::Stop() {
+  if (stopping_.exchange(true)) return;
+  etcd_.CancelCampaign();
+  {
+    std::lock_guard lock(mu_);
+    following_ = false;
+    if (watch_ != nullptr) watch_->Cancel();
+  }
+  cv_.notify_all();
+  for (auto* t : {&keepalive_, &guard_, &follower_, &leader_watch_, &compactor_}) {
+    if (t->joinable()) t->join();
+  }
+  if (leading_) {
+    if (auto s = etcd_.Resign(leader_key_); !s.ok()) LOG(WARNING) << "ha: resign: " << s.message();
+  }
+  if (lease_ != 0) {
+    if (auto s = etcd_.RevokeLease(lease_); !s.ok()) {
+      LOG(WARNING) << "ha: revoking the lease: " << s.message();
+    }
+  }
+}
+
+}  // namespace snn

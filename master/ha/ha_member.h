@@ -1,0 +1,98 @@
+// One master of an --ha_etcd group. It holds an etcd lease (renewed from its own thread),
+// follows the replicated log into its own store while it stands by, learns who leads (for the
+// redirects a standby answers with), and campaigns. Once elected it applies what is left of the
+// log and hands the store the fence (HaStore::Lead); as leader it compacts the log below what
+// every member has applied. Losing the lease or the leadership calls `on_lost`: the process
+// ends, and its supervisor starts it again as a standby.
+// Thread contract: Start, Campaign and Stop from one thread; leader_address from any.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "master/ha/etcd_client.h"
+#include "master/ha/ha_store.h"
+#include "master/ha/replicated_log.h"
+
+namespace snn {
+
+struct HaOptions {
+  std::string prefix = "/snn/";  // every key of this group starts with it
+  std::string member;            // this master's name in the group (unique)
+  std::string advertise;         // HOST:PORT that agents and clients should use for this master
+  int64_t lease_ttl_s = 5;
+  int64_t compact_interval_ms = 5000;
+  uint64_t max_log_batches = 200000;  // kept even for an absent member, at most
+};
+
+class HaMember {
+ public:
+  HaMember(EtcdClient& etcd, HaStore& store, HaOptions options,
+           std::function<void(const std::string&)> on_lost);
+  ~HaMember();
+
+  // Grants the lease and starts following the log.
+  Status Start();
+  // Blocks until this master leads, then catches up and arms the store. An error: Stop was
+  // called, or etcd refused.
+  Status Campaign();
+  // Resigns (a standby takes over at once), revokes the lease, stops every thread.
+  void Stop();
+
+  bool leading() const { return leading_.load(); }
+  bool stopping() const { return stopping_.load(); }
+  // Before Campaign: the address this master is reached at, when only known once listening.
+  void set_advertise(std::string address) { options_.advertise = std::move(address); }
+  // The leader's advertised address as last seen ("" when unknown).
+  std::string leader_address() const;
+  // Whether this member's lease is surely still alive (renewed less than a TTL ago, with margin).
+  bool LeaseValid() const;
+  uint64_t applied_seq() const { return applied_.load(); }
+
+ private:
+  void KeepAliveLoop();
+  // Ends the process (on_lost) as soon as the lease may have lapsed, however long a renewal
+  // call blocks: a leader cut off from etcd stops before its lease expires there.
+  void GuardLoop();
+  void FollowLoop();
+  void LeaderWatchLoop();
+  void CompactLoop();
+  // Applies the log from applied_+1 on; the etcd revision it read at.
+  Result<int64_t> CatchUp(LogAssembler& assembler);
+  Status Apply(LogAssembler::Batch batch);
+  void ReportApplied();
+  bool Sleep(std::chrono::milliseconds d);  // false once stopping
+
+  EtcdClient& etcd_;
+  HaStore& store_;
+  HaOptions options_;  // advertise: set before Campaign
+  const std::function<void(const std::string&)> on_lost_;
+
+  int64_t lease_ = 0;
+  std::atomic<int64_t> lease_renewed_ms_{0};  // steady clock, when the last good renewal was sent
+  std::atomic<bool> leading_{false};
+  std::atomic<bool> stopping_{false};
+  std::atomic<bool> following_{false};
+  std::atomic<uint64_t> applied_{0};
+  v3electionpb::LeaderKey leader_key_;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::string leader_address_;          // guarded by mu_
+  EtcdClient::Watch* watch_ = nullptr;  // guarded by mu_
+  uint64_t reported_seq_ = 0;           // follower thread only
+  std::chrono::steady_clock::time_point reported_at_;
+
+  std::thread keepalive_;
+  std::thread guard_;
+  std::thread follower_;
+  std::thread leader_watch_;
+  std::thread compactor_;
+};
+
+}  // namespace snn

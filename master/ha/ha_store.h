@@ -1,0 +1,78 @@
+// The Store of a master in --ha_etcd mode. It wraps the master's own RocksDB store: reads go
+// to it; a standby's follower writes to it the batches the leader replicated. Once this master
+// leads (Lead), every group of committed batches is first written to etcd's log in a
+// transaction guarded by the leader key's revision, then applied locally, and only then are
+// the callers told it is durable. A leader that can no longer write (deposed, or cut off from
+// etcd past its lease) calls `on_lost` and writes nothing more.
+// Thread contract: Commit from any thread; callbacks run on the local store's writer thread.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "master/ha/etcd_client.h"
+#include "master/store/store.h"
+
+namespace snn {
+
+struct HaLeadership {
+  std::string key;        // the leader key in etcd
+  int64_t revision = 0;   // its create revision: the fence every write compares
+  uint64_t next_seq = 1;  // the number of the next batch
+};
+
+class HaStore : public Store {
+ public:
+  // `lease_valid` says whether this master's lease is surely still alive.
+  HaStore(std::unique_ptr<Store> local, EtcdClient& etcd, std::string prefix,
+          std::function<bool()> lease_valid, std::function<void(const std::string&)> on_lost);
+  ~HaStore() override;
+
+  Result<std::optional<std::string>> Get(const std::string& key) override;
+  Status Scan(const std::string& prefix, const std::string& from,
+              const StoreVisitor& visit) override;
+  // Before Lead, only empty batches (barriers) are accepted: a standby changes nothing.
+  void Commit(StoreBatch batch, std::function<void(Status)> done) override;
+  void Close() override;
+
+  // The store a standby's follower applies replicated batches to.
+  Store& local() { return *local_; }
+  // From now on this master writes the log.
+  void Lead(HaLeadership leadership);
+  // The number of the last batch written to etcd (0: none yet).
+  uint64_t last_seq() const;
+
+  size_t max_chunk_bytes = 1000 * 1000;  // below etcd's default request limit (1.5 MiB)
+
+ private:
+  struct Pending {
+    StoreBatch batch;
+    std::function<void(Status)> done;
+  };
+  void WriterLoop();
+  // Writes one batch's chunks to etcd; false once this master cannot write any more.
+  bool Replicate(const StoreBatch& batch, uint64_t seq);
+
+  // Constant after construction.
+  std::unique_ptr<Store> local_;
+  EtcdClient& etcd_;
+  const std::string prefix_;
+  const std::function<bool()> lease_valid_;
+  const std::function<void(const std::string&)> on_lost_;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Pending> queue_;  // guarded by mu_
+  bool closing_ = false;       // guarded by mu_
+  bool leading_ = false;       // guarded by mu_
+  bool lost_ = false;          // guarded by mu_
+  HaLeadership leadership_;    // guarded by mu_ (next_seq: writer thread)
+  uint64_t last_seq_ = 0;      // guarded by mu_
+  std::thread writer_;
+};
+
+}  // namespace snn

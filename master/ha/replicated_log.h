@@ -1,0 +1,58 @@
+// The replicated log of the master's --ha_etcd mode, as stored in etcd: the key layout, the
+// encoding of a store batch into chunks (each fits one etcd request) and their reassembly.
+//   <prefix>leader                       the election (etcd's election API)
+//   <prefix>log/<seq>/<epoch>/<part>     chunks of batch number <seq> (16 hex digits each)
+//   <prefix>applied/<member>             the last batch that member applied (for compaction)
+// Every master keeps the number of the last batch it applied in its own store, under
+// kAppliedSeqKey, written in the same atomic batch as the batch's writes.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/status.h"
+#include "master/store/store.h"
+#include "proto/ha.pb.h"
+
+namespace snn {
+
+inline constexpr char kAppliedSeqKey[] = "ha/applied";
+
+std::string LogPrefix(const std::string& prefix);
+// The first key of batch `seq` (any epoch, any part).
+std::string LogSeqKey(const std::string& prefix, uint64_t seq);
+std::string LogChunkKey(const std::string& prefix, uint64_t seq, int64_t epoch, uint32_t part);
+std::string AppliedKey(const std::string& prefix, const std::string& member);
+std::string LeaderElectionName(const std::string& prefix);
+
+// `batch` as the chunks (key, value) of batch number `seq`, none above `max_chunk_bytes` of data.
+std::vector<std::pair<std::string, std::string>> EncodeBatch(const std::string& prefix,
+                                                             const StoreBatch& batch, uint64_t seq,
+                                                             int64_t epoch, size_t max_chunk_bytes);
+
+// The last applied batch number in a master's own store (0: none).
+Result<uint64_t> ReadAppliedSeq(Store& store);
+
+// Reassembles batches from chunks seen in log order (etcd key order, or watch order). A
+// deposed leader's unfinished batch is dropped when its successor's chunks come.
+class LogAssembler {
+ public:
+  struct Batch {
+    uint64_t seq = 0;
+    StoreBatch writes;
+  };
+  // Feeds one chunk's stored value; a whole batch once its last chunk has come.
+  Result<std::optional<Batch>> Feed(const std::string& value);
+
+ private:
+  bool open_ = false;
+  uint64_t seq_ = 0;
+  int64_t epoch_ = 0;
+  uint32_t next_part_ = 0;
+  std::string data_;
+};
+
+}  // namespace snn

@@ -1,0 +1,117 @@
+#include "tests/test_util/etcd_cluster.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include "tests/test_util/process.h"
+
+namespace snn::testing {
+
+namespace {
+constexpr char kEtcd[] = "/usr/bin/etcd";
+constexpr char kEtcdctl[] = "/usr/bin/etcdctl";
+
+int RunQuiet(const std::vector<std::string>& argv, const std::string& log) {
+  const pid_t pid = SpawnLogged(argv, log, log);
+  if (pid < 0) return -1;
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+}  // namespace
+
+uint16_t FreeLoopbackPort() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  socklen_t len = sizeof addr;
+  uint16_t port = 0;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+    port = ntohs(addr.sin_port);
+  }
+  close(fd);
+  return port;
+}
+
+bool EtcdCluster::Available() { return access(kEtcd, X_OK) == 0 && access(kEtcdctl, X_OK) == 0; }
+
+EtcdCluster::EtcdCluster(std::string dir, int members, std::string extra_host)
+    : dir_(std::move(dir)), extra_host_(std::move(extra_host)) {
+  for (int i = 0; i < members; ++i) {
+    client_ports_.push_back(FreeLoopbackPort());
+    peer_ports_.push_back(FreeLoopbackPort());
+  }
+}
+
+EtcdCluster::~EtcdCluster() {
+  for (pid_t pid : pids_) {
+    if (pid > 0) kill(pid, SIGKILL);
+  }
+  for (pid_t pid : pids_) {
+    if (pid > 0) waitpid(pid, nullptr, 0);
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(dir_ + "/etcd", ec);
+}
+
+std::string EtcdCluster::Endpoints(const std::string& host) const {
+  std::string out;
+  for (uint16_t port : client_ports_) {
+    out += (out.empty() ? "" : ",") + host + ":" + std::to_string(port);
+  }
+  return out;
+}
+
+Status EtcdCluster::Start() {
+  if (!Available()) return Unavailable("etcd is not installed (Debian: etcd-server etcd-client)");
+  std::filesystem::create_directories(dir_ + "/etcd");
+  std::string initial;
+  for (size_t i = 0; i < peer_ports_.size(); ++i) {
+    initial += (i ? "," : "") + std::string("e") + std::to_string(i) +
+               "=http://127.0.0.1:" + std::to_string(peer_ports_[i]);
+  }
+  for (size_t i = 0; i < client_ports_.size(); ++i) {
+    const std::string name = "e" + std::to_string(i);
+    const std::string client = "http://127.0.0.1:" + std::to_string(client_ports_[i]);
+    std::string listen = client;
+    if (!extra_host_.empty()) {
+      listen += ",http://" + extra_host_ + ":" + std::to_string(client_ports_[i]);
+    }
+    const std::string peer = "http://127.0.0.1:" + std::to_string(peer_ports_[i]);
+    const pid_t pid = SpawnLogged(
+        {kEtcd, "--name=" + name, "--data-dir=" + dir_ + "/etcd/" + name,
+         "--listen-client-urls=" + listen, "--advertise-client-urls=" + client,
+         "--listen-peer-urls=" + peer, "--initial-advertise-peer-urls=" + peer,
+         "--initial-cluster=" + initial, "--initial-cluster-state=new",
+         "--initial-cluster-token=snn-test-" + std::to_string(getpid()),
+         // Raft's own failure detection, faster than the defaults (100 ms / 1 s) on loopback.
+         "--heartbeat-interval=50", "--election-timeout=500", "--logger=zap",
+         "--log-outputs=stderr"},
+        dir_ + "/etcd/" + name + ".log", dir_ + "/etcd/" + name + ".log");
+    if (pid < 0) return Internal("cannot start " + std::string(kEtcd));
+    pids_.push_back(pid);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (RunQuiet({kEtcdctl, "--endpoints=" + endpoints(), "--command-timeout=2s", "put",
+                  "/snn-test/ready", "1"},
+                 dir_ + "/etcd/etcdctl.log") == 0) {
+      return Status::Ok();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return Unavailable("etcd did not answer within 30 s; see " + dir_ + "/etcd/*.log");
+}
+
+}  // namespace snn::testing

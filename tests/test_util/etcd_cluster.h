@@ -1,0 +1,46 @@
+// A real etcd cluster for tests and benchmarks of the master's --ha_etcd mode: N members of
+// Debian's etcd-server on 127.0.0.1 (free ports picked at start, data in a temp dir), each
+// listening also on `extra_host` when given (a veth address, for partition tests). The
+// destructor kills every member and removes the dir. Not thread-safe.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace snn::testing {
+
+class EtcdCluster {
+ public:
+  // `dir`: created if missing; each member's data and log go under it.
+  EtcdCluster(std::string dir, int members = 3, std::string extra_host = "");
+  ~EtcdCluster();
+  EtcdCluster(const EtcdCluster&) = delete;
+  EtcdCluster& operator=(const EtcdCluster&) = delete;
+
+  // Starts every member and waits until the cluster answers (a key written and read back).
+  Status Start();
+  // "127.0.0.1:P1,127.0.0.1:P2,...": the value of --ha_etcd.
+  std::string endpoints() const { return Endpoints("127.0.0.1"); }
+  // The same members reached at `extra_host`.
+  std::string extra_endpoints() const { return Endpoints(extra_host_); }
+
+  static bool Available();  // whether the etcd binary is installed
+
+ private:
+  std::string Endpoints(const std::string& host) const;
+
+  std::string dir_;
+  std::string extra_host_;
+  std::vector<uint16_t> client_ports_, peer_ports_;
+  std::vector<pid_t> pids_;
+};
+
+// A TCP port on 127.0.0.1 that nothing listens on right now.
+uint16_t FreeLoopbackPort();
+
+}  // namespace snn::testing
