@@ -35,6 +35,7 @@ bool WaitFor(const std::function<bool()>& condition, int seconds) {
 BenchCluster::~BenchCluster() {
   Stop(agent_pid_);
   Stop(master_pid_);
+  etcd_.reset();
   auth_.reset();
   if (!dir_.empty()) std::filesystem::remove_all(dir_);
 }
@@ -49,9 +50,16 @@ void BenchCluster::SetUp(RpcClient& client) const {
   }
 }
 
-Status BenchCluster::Start(const std::string& auth, const std::vector<std::string>& master_flags) {
+Status BenchCluster::Start(const std::string& auth, const std::vector<std::string>& master_flags,
+                           int etcd_members) {
   char tmpl[] = "/tmp/snn_bench_XXXXXX";
   dir_ = mkdtemp(tmpl);
+  std::vector<std::string> ha_flags;
+  if (etcd_members > 0) {
+    etcd_ = std::make_unique<testing::EtcdCluster>(dir_, etcd_members);
+    SNN_RETURN_IF_ERROR(etcd_->Start());
+    ha_flags = {"--ha_etcd=" + etcd_->endpoints(), "--ha_name=bench"};
+  }
   std::vector<std::string> master_argv = {SNN_MASTER_BIN,
                                           "--listen=127.0.0.1:0",
                                           "--data_dir=" + dir_ + "/master",
@@ -65,6 +73,7 @@ Status BenchCluster::Start(const std::string& auth, const std::vector<std::strin
   } else {
     master_argv.push_back("--auth=none");
   }
+  master_argv.insert(master_argv.end(), ha_flags.begin(), ha_flags.end());
   master_argv.insert(master_argv.end(), master_flags.begin(), master_flags.end());
   const std::string log = dir_ + "/master.log";
   // As etc/systemd/snn-master.service runs it: malloc on huge pages (fewer page faults as the

@@ -11,6 +11,7 @@
 #include "common/address.h"
 #include "common/rpc_client.h"
 #include "tests/test_util/auth_kit.h"
+#include "tests/test_util/etcd_cluster.h"
 
 namespace snn::bench {
 
@@ -19,8 +20,11 @@ class BenchCluster {
   BenchCluster() = default;
   ~BenchCluster();
 
-  // Starts both and waits until the agent is UP; `auth` is "munge" or "none".
-  Status Start(const std::string& auth, const std::vector<std::string>& master_flags = {});
+  // Starts both and waits until the agent is UP; `auth` is "munge" or "none". With
+  // `etcd_members` > 0, an etcd cluster of that many members first, and the master in its HA
+  // mode (--ha_etcd) on it: the group's leader, writing every batch to etcd.
+  Status Start(const std::string& auth, const std::vector<std::string>& master_flags = {},
+               int etcd_members = 0);
   // A client as snnctl makes one (TLS and MUNGE, or the claimed user "bench").
   void SetUp(RpcClient& client) const;
 
@@ -35,6 +39,7 @@ class BenchCluster {
   pid_t master_pid_ = -1;
   pid_t agent_pid_ = -1;
   std::unique_ptr<testing::AuthKit> auth_;
+  std::unique_ptr<testing::EtcdCluster> etcd_;
 };
 
 }  // namespace snn::bench

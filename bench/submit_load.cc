@@ -6,6 +6,7 @@
 //   --preload=N submits N jobs first (unmeasured), so that the measured submits join a queue
 //   that deep: every job waits behind the first, which holds the only board.
 //
+// --ha_etcd_members=3 measures the master's HA mode on a three-member etcd cluster.
 // By default it starts its own master and one agent (temp dir, ephemeral port) and stops them
 // at the end; --master=HOST:PORT targets a running master instead (which must have a node whose
 // boards can hold a 1-core job in pool `default`).
@@ -44,6 +45,9 @@ DEFINE_string(master_flags, "",
               "flags for the master started here, comma-separated (e.g. "
               "--schedule_max_busy=0.1)");
 DEFINE_int32(connections, 32, "concurrent client connections");
+DEFINE_int32(ha_etcd_members, 0,
+             "0: a single master; N: start an etcd cluster of N members and the master in its "
+             "HA mode on it (--ha_etcd), so every submit is in etcd before it is acknowledged");
 DEFINE_double(seconds, 6.0, "measured duration");
 DEFINE_double(window_seconds, 2.0, "print the rate of each window this long");
 DEFINE_uint64(preload, 0, "jobs submitted (and acknowledged) before the warm-up, not measured");
@@ -117,7 +121,7 @@ int main(int argc, char** argv) {
       if (end > at) master_flags.push_back(FLAGS_master_flags.substr(at, end - at));
       at = end + 1;
     }
-    if (snn::Status s = cluster.Start(FLAGS_auth, master_flags); !s.ok()) {
+    if (snn::Status s = cluster.Start(FLAGS_auth, master_flags, FLAGS_ha_etcd_members); !s.ok()) {
       std::cerr << s.ToString() << "\n";
       return 1;
     }

@@ -112,6 +112,18 @@ Result<etcdserverpb::DeleteRangeResponse> EtcdClient::DeleteRange(
   return response;
 }
 
+Status EtcdClient::Compact(int64_t revision) {
+  etcdserverpb::CompactionRequest request;
+  request.set_revision(revision);
+  etcdserverpb::CompactionResponse response;
+  return OnSomeMember("compact", timeout_, [&](Member& m, grpc::ClientContext* c) {
+    grpc::Status s = m.kv->Compact(c, request, &response);
+    // Compacted already (by another member's request or an earlier leader): done.
+    if (!s.ok() && s.error_message().find("compacted") != std::string::npos) return grpc::Status();
+    return s;
+  });
+}
+
 Result<int64_t> EtcdClient::GrantLease(int64_t ttl_s) {
   etcdserverpb::LeaseGrantRequest request;
   request.set_ttl(ttl_s);

@@ -36,6 +36,9 @@ class EtcdClient {
   Result<etcdserverpb::DeleteRangeResponse> DeleteRange(
       const etcdserverpb::DeleteRangeRequest& request);
 
+  // Drops the history of every key before `revision` (what was deleted or overwritten).
+  Status Compact(int64_t revision);
+
   // A lease of `ttl_s` seconds; its id.
   Result<int64_t> GrantLease(int64_t ttl_s);
   Status RevokeLease(int64_t lease);

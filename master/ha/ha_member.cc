@@ -266,7 +266,13 @@ void HaMember::CompactLoop() {
     auto done = etcd_.Txn(txn);
     if (done.ok() && done->succeeded() && !done->responses().empty() &&
         done->responses(0).response_delete_range().deleted() > 0) {
-      VLOG(1) << "ha: log compacted below batch " << floor;
+      // etcd keeps every revision until compacted: drop the history of the deleted batches
+      // (a standby watching from before it reads the log again from its own position).
+      const int64_t revision = done->header().revision();
+      if (auto s = etcd_.Compact(revision); !s.ok()) {
+        LOG(WARNING) << "ha: compacting etcd's history: " << s.message();
+      }
+      VLOG(1) << "ha: log compacted below batch " << floor << " (etcd revision " << revision << ")";
     }
   }
 }

@@ -27,7 +27,9 @@ struct HaOptions {
   std::string advertise;         // HOST:PORT that agents and clients should use for this master
   int64_t lease_ttl_s = 5;
   int64_t compact_interval_ms = 5000;
-  uint64_t max_log_batches = 200000;  // kept even for an absent member, at most
+  // Batches kept in etcd for a member that is away, at most (one that falls further behind is
+  // started again from a copy of another master's --data_dir).
+  uint64_t max_log_batches = 50000;
 };
 
 class HaMember {

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "tests/test_util/process.h"
@@ -71,6 +72,25 @@ std::string EtcdCluster::Endpoints(const std::string& host) const {
     out += (out.empty() ? "" : ",") + host + ":" + std::to_string(port);
   }
   return out;
+}
+
+std::vector<std::string> EtcdCluster::Keys(const std::string& prefix) const {
+  const std::string out = dir_ + "/etcd/keys.out";
+  std::filesystem::remove(out);
+  const pid_t pid = SpawnLogged({kEtcdctl, "--endpoints=" + endpoints(), "--command-timeout=5s",
+                                 "get", "--prefix", "--keys-only", prefix},
+                                out, dir_ + "/etcd/etcdctl.log");
+  int status = 0;
+  if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+      WEXITSTATUS(status) != 0) {
+    return {};
+  }
+  std::vector<std::string> keys;
+  std::ifstream in(out);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) keys.push_back(line);
+  }
+  return keys;
 }
 
 Status EtcdCluster::Start() {

@@ -29,6 +29,9 @@ class EtcdCluster {
   // The same members reached at `extra_host`.
   std::string extra_endpoints() const { return Endpoints(extra_host_); }
 
+  // The keys under `prefix` now (etcdctl get --prefix --keys-only); empty on any error.
+  std::vector<std::string> Keys(const std::string& prefix) const;
+
   static bool Available();  // whether the etcd binary is installed
 
  private:
