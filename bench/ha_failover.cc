@@ -47,8 +47,9 @@ TEST(HaFailover, KillTheLeaderAgainAndAgain) {
   SubmitStorm storm("storm-", [&] { return cluster.Client(); });
   for (int k = 1; k <= FLAGS_kills; ++k) {
     ASSERT_TRUE(TestCluster::WaitUntil([&] { return storm.count() >= 20u * k; }, 30000));
-    const std::string leader = cluster.HaLeader();
-    ASSERT_FALSE(leader.empty());
+    std::string leader;
+    ASSERT_TRUE(TestCluster::WaitUntil([&] { return !(leader = cluster.HaLeader()).empty(); }))
+        << "no master answers as the leader";
     const auto killed = Clock::now();
     cluster.KillHaMaster(leader);
     ASSERT_TRUE(

@@ -186,8 +186,10 @@ Result<std::string> SignCsr(const KeyAndCert& ca, const std::string& csr_pem, co
   SNN_RETURN_IF_ERROR(AddExtension(c, ca_cert->get(), NID_basic_constraints, "critical,CA:FALSE"));
   SNN_RETURN_IF_ERROR(
       AddExtension(c, ca_cert->get(), NID_key_usage, "critical,digitalSignature,keyAgreement"));
-  SNN_RETURN_IF_ERROR(AddExtension(c, ca_cert->get(), NID_ext_key_usage,
-                                   issue.role == kRoleMaster ? "serverAuth" : "clientAuth"));
+  SNN_RETURN_IF_ERROR(
+      AddExtension(c, ca_cert->get(), NID_ext_key_usage,
+                   // A master serves, and in an HA group also calls the leader (ha.snapshot).
+                   issue.role == kRoleMaster ? "serverAuth,clientAuth" : "clientAuth"));
   SNN_RETURN_IF_ERROR(AddExtension(c, ca_cert->get(), NID_authority_key_identifier, "keyid"));
   std::string alt;
   for (const auto& n : issue.alt_names) {

@@ -86,7 +86,7 @@ DEFINE_int64(ha_lease_s, 5,
              "leader dies, and a leader cut off from etcd stops before then");
 DEFINE_uint64(ha_log_batches, 50000,
               "HA: batches the leader keeps in etcd for a standby that is away; one that falls "
-              "further behind must be started again from a copy of another master's --data_dir");
+              "further behind copies the leader's store (a snapshot) when it comes back");
 DEFINE_int64(node_cert_validity_s, 30 * 86400,
              "lifetime of the certificates the master signs for nodes; agents renew them when "
              "two thirds have passed");
@@ -123,6 +123,7 @@ int RunHa(snn::MasterConfig config, std::unique_ptr<snn::Store> store) {
     return 2;
   }
   ha.member.lease_ttl_s = FLAGS_ha_lease_s;
+  if (FLAGS_auth != "none") ha.member.tls_dir = FLAGS_tls_dir;
   if (FLAGS_ha_log_batches < 100) {
     LOG(ERROR) << "--ha_log_batches must be at least 100";
     return 2;

@@ -28,6 +28,7 @@ MasterServer::MasterServer(MasterConfig config, const Clock& clock, std::unique_
       admin_(nodes_, journal_, [this] { RequestSchedule(); }),
       policy_(controller_, journal_, [this] { RequestSchedule(); }),
       enrol_(journal_, clock_, EnrolOptions{}),
+      replica_(*store_),
       billing_(*store_),
       billing_service_(billing_, controller_, journal_, clock_),
       auth_(
@@ -71,6 +72,7 @@ MasterServer::MasterServer(MasterConfig config, const Clock& clock, std::unique_
   policy_.Register(router_);
   billing_service_.Register(router_);
   enrol_.Register(router_);
+  replica_.Register(router_);
   router_.set_observer([this](const std::string& method, Code code, double seconds) {
     metrics_.ObserveRpc(method, code, seconds);
   });

@@ -24,6 +24,7 @@
 #include "master/services/client_service.h"
 #include "master/services/enrol_service.h"
 #include "master/services/policy_service.h"
+#include "master/services/replica_service.h"
 #include "master/store/store.h"
 
 namespace snn {
@@ -103,6 +104,7 @@ class MasterServer {
   AdminService admin_;
   PolicyService policy_;
   EnrolService enrol_;
+  ReplicaService replica_;  // HA: what the leader serves its standbys
   BillingLedger billing_;
   BillingService billing_service_;
   MethodRouter router_;

@@ -65,6 +65,12 @@ void Authenticator::OnRequest(const std::shared_ptr<Connection>& conn, v1::Envel
     who.node = cert.name;
     return deliver_(conn, std::move(envelope), std::move(who));
   }
+  if (cert.role == "master") {  // another master of an HA group
+    Identity who;
+    who.kind = Identity::Kind::kMaster;
+    who.node = cert.name;
+    return deliver_(conn, std::move(envelope), std::move(who));
+  }
   Session& session = sessions_[conn.get()];
   if (session.waiting.size() >= kMaxWaiting) {
     return conn->Close(

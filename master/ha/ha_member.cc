@@ -4,9 +4,21 @@
 
 #include <future>
 
+#include "common/rpc_client.h"
+#include "common/tls.h"
+#include "master/store/journal.h"
+#include "proto/ha.pb.h"
+
 namespace snn {
 
 namespace {
+
+Status CommitAndWait(Store& store, StoreBatch batch) {
+  std::promise<Status> done;
+  store.Commit(std::move(batch), [&](Status s) { done.set_value(std::move(s)); });
+  return done.get_future().get();
+}
+
 int64_t SteadyMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
@@ -23,7 +35,11 @@ HaMember::~HaMember() { Stop(); }
 Status HaMember::Start() {
   auto applied = ReadAppliedSeq(store_.local());
   if (!applied.ok()) return applied.status();
-  applied_ = *applied;
+  auto mark = store_.local().Get(kSnapshotMarkKey);
+  if (!mark.ok()) return mark.status();
+  // A snapshot cut off before its end: the store holds part of one. The log from its start,
+  // or a new snapshot, makes it whole.
+  applied_ = *mark ? 0 : *applied;
   const int64_t asked = SteadyMs();
   auto lease = etcd_.GrantLease(options_.lease_ttl_s);
   if (!lease.ok()) return lease.status();
@@ -102,13 +118,78 @@ Status HaMember::Apply(LogAssembler::Batch batch) {
   if (batch.seq != applied + 1) {
     return FailedPrecondition("ha: this master has applied batch " + std::to_string(applied) +
                               " but the log goes on at " + std::to_string(batch.seq) +
-                              "; the batches between were compacted away. Start it with a "
-                              "copy of another master's --data_dir");
+                              "; the batches between were compacted away");
   }
   store_.local().Commit(std::move(batch.writes), [](Status s) {
     if (!s.ok()) LOG(FATAL) << "ha: cannot apply a replicated batch: " << s.ToString();
   });
   applied_ = batch.seq;
+  return Status::Ok();
+}
+
+Status HaMember::TakeSnapshot() {
+  const std::string leader = leader_address();
+  if (leader.empty()) return Unavailable("no leader to copy the store from yet");
+  if (options_.tls_dir.empty()) {
+    return FailedPrecondition(
+        "with --auth=none a standby cannot fetch a snapshot: start it again on a copy of "
+        "another master's --data_dir");
+  }
+  auto address = ParseHostPort(leader);
+  if (!address.ok()) return address.status();
+  const std::string dir = options_.tls_dir + "/";
+  auto tls = MakeClientTls({dir + "ca.crt", dir + "master.crt", dir + "master.key"});
+  if (!tls.ok()) return tls.status();
+  RpcClient client(std::chrono::seconds(30));
+  client.set_tls(*tls);
+  if (Status s = client.Connect(*address); !s.ok()) {
+    return Status(s.code(), s.message() +
+                                " (the masters' certificate must allow client use: one made "
+                                "before HA existed does not; make it again with snn-ca master)");
+  }
+  LOG(WARNING) << "ha: this master is behind the log kept in etcd (at batch " << applied_.load()
+               << "); copying the leader's store from " << leader;
+  Store& local = store_.local();
+  SNN_RETURN_IF_ERROR(CommitAndWait(
+      local, {StoreWrite{kSnapshotMarkKey, "1"}, StoreWrite{kAppliedSeqKey, std::nullopt}}));
+  applied_ = 0;
+  // Empty the store (but for the mark).
+  std::string from;
+  for (;;) {
+    StoreBatch erase;
+    SNN_RETURN_IF_ERROR(local.Scan("", from, [&](std::string_view key, std::string_view) {
+      if (key != kSnapshotMarkKey) erase.push_back(StoreWrite{std::string(key), std::nullopt});
+      return erase.size() < 10000;
+    }));
+    if (erase.empty()) break;
+    from = erase.back().key + std::string(1, '\0');
+    SNN_RETURN_IF_ERROR(CommitAndWait(local, std::move(erase)));
+  }
+  // Copy the leader's pages, then take its position at the first page.
+  v1::HaSnapshotRequest request;
+  std::optional<uint64_t> position;
+  size_t records = 0;
+  for (;;) {
+    auto page = client.Call<v1::HaSnapshotResponse>("ha.snapshot", request);
+    if (!page.ok()) return page.status();
+    if (!position) position = page->applied_seq();
+    StoreBatch writes;
+    for (auto& r : *page->mutable_records()) {
+      writes.push_back(StoreWrite{std::move(*r.mutable_key()), std::move(*r.mutable_value())});
+    }
+    records += writes.size();
+    if (!writes.empty()) {
+      request.set_after_key(writes.back().key);
+      SNN_RETURN_IF_ERROR(CommitAndWait(local, std::move(writes)));
+    }
+    if (!page->more()) break;
+    if (stopping_) return Unavailable("stopping");
+  }
+  SNN_RETURN_IF_ERROR(CommitAndWait(local, {StoreWrite{kAppliedSeqKey, Hex16(*position)},
+                                            StoreWrite{kSnapshotMarkKey, std::nullopt}}));
+  applied_ = *position;
+  LOG(WARNING) << "ha: copied " << records << " records from the leader; following the log from "
+               << "batch " << *position + 1;
   return Status::Ok();
 }
 
@@ -155,8 +236,13 @@ void HaMember::FollowLoop() {
     auto revision = CatchUp(assembler);
     if (!revision.ok()) {
       if (revision.status().code() == Code::kFailedPrecondition) {
-        on_lost_(revision.status().message());
-        return;
+        LOG(WARNING) << revision.status().message();
+        if (Status s = TakeSnapshot(); !s.ok()) {
+          LOG(WARNING) << "ha: copying the leader's store: " << s.message() << "; trying again";
+          Sleep(std::chrono::milliseconds(1000));
+        }
+        assembler = LogAssembler();
+        continue;
       }
       LOG(WARNING) << "ha: reading the log: " << revision.status().message();
       Sleep(std::chrono::milliseconds(500));
@@ -214,9 +300,8 @@ Status HaMember::Campaign() {
   LogAssembler assembler;
   auto revision = CatchUp(assembler);
   if (!revision.ok()) return revision.status();
-  std::promise<Status> synced;
-  store_.local().Commit({}, [&](Status s) { synced.set_value(s); });
-  SNN_RETURN_IF_ERROR(synced.get_future().get());
+  // Whole now (the log from its start was applied over an unfinished snapshot, if any).
+  SNN_RETURN_IF_ERROR(CommitAndWait(store_.local(), {StoreWrite{kSnapshotMarkKey, std::nullopt}}));
   store_.Lead(HaLeadership{leader_key_.key(), leader_key_.rev(), applied_.load() + 1});
   leading_ = true;
   {

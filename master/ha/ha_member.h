@@ -26,9 +26,12 @@ struct HaOptions {
   std::string member;            // this master's name in the group (unique)
   std::string advertise;         // HOST:PORT that agents and clients should use for this master
   int64_t lease_ttl_s = 5;
+  // The master's TLS directory (ca.crt, master.crt, master.key): a standby that fell behind the
+  // kept log fetches a snapshot from the leader with them. Empty: --auth=none, no snapshots.
+  std::string tls_dir;
   int64_t compact_interval_ms = 5000;
-  // Batches kept in etcd for a member that is away, at most (one that falls further behind is
-  // started again from a copy of another master's --data_dir).
+  // Batches kept in etcd for a member that is away, at most (one that falls further behind
+  // copies the leader's store when it comes back).
   uint64_t max_log_batches = 50000;
 };
 
@@ -67,6 +70,9 @@ class HaMember {
   // Applies the log from applied_+1 on; the etcd revision it read at.
   Result<int64_t> CatchUp(LogAssembler& assembler);
   Status Apply(LogAssembler::Batch batch);
+  // Replaces this master's store with a copy of the leader's (ha.snapshot), marked incomplete
+  // until the last page is in; then the log is applied from the copy's position on.
+  Status TakeSnapshot();
   void ReportApplied();
   bool Sleep(std::chrono::milliseconds d);  // false once stopping
 

@@ -57,17 +57,6 @@ std::vector<std::pair<std::string, std::string>> EncodeBatch(const std::string& 
   return chunks;
 }
 
-Result<uint64_t> ReadAppliedSeq(Store& store) {
-  auto value = store.Get(kAppliedSeqKey);
-  if (!value.ok()) return value.status();
-  if (!*value) return uint64_t{0};
-  try {
-    return static_cast<uint64_t>(std::stoull(**value, nullptr, 16));
-  } catch (const std::exception&) {
-    return Internal("corrupt " + std::string(kAppliedSeqKey) + " record '" + **value + "'");
-  }
-}
-
 Result<std::optional<LogAssembler::Batch>> LogAssembler::Feed(const std::string& value) {
   v1::HaChunk chunk;
   if (!chunk.ParseFromString(value)) return Internal("corrupt chunk in the replicated log");

@@ -3,8 +3,8 @@
 //   <prefix>leader                       the election (etcd's election API)
 //   <prefix>log/<seq>/<epoch>/<part>     chunks of batch number <seq> (16 hex digits each)
 //   <prefix>applied/<member>             the last batch that member applied (for compaction)
-// Every master keeps the number of the last batch it applied in its own store, under
-// kAppliedSeqKey, written in the same atomic batch as the batch's writes.
+// Every master keeps the number of the last batch it applied in its own store
+// (master/store/replica_position.h).
 #pragma once
 
 #include <cstdint>
@@ -14,12 +14,11 @@
 #include <vector>
 
 #include "common/status.h"
+#include "master/store/replica_position.h"
 #include "master/store/store.h"
 #include "proto/ha.pb.h"
 
 namespace snn {
-
-inline constexpr char kAppliedSeqKey[] = "ha/applied";
 
 std::string LogPrefix(const std::string& prefix);
 // The first key of batch `seq` (any epoch, any part).
@@ -32,9 +31,6 @@ std::string LeaderElectionName(const std::string& prefix);
 std::vector<std::pair<std::string, std::string>> EncodeBatch(const std::string& prefix,
                                                              const StoreBatch& batch, uint64_t seq,
                                                              int64_t epoch, size_t max_chunk_bytes);
-
-// The last applied batch number in a master's own store (0: none).
-Result<uint64_t> ReadAppliedSeq(Store& store);
 
 // Reassembles batches from chunks seen in log order (etcd key order, or watch order). A
 // deposed leader's unfinished batch is dropped when its successor's chunks come.

@@ -162,7 +162,7 @@ uint16_t TestCluster::ha_master_port(const std::string& name) const {
 std::string TestCluster::HaLeader() {
   for (auto& [name, m] : ha_masters_) {
     if (!m.daemon || !m.daemon->alive()) continue;
-    RpcClient client(std::chrono::milliseconds(1000));
+    RpcClient client(std::chrono::milliseconds(2000));
     auth_->SetUp(client);
     if (!client.Connect(*ParseHostPort(m.address)).ok()) continue;
     v1::Credential cred;

@@ -95,6 +95,64 @@ TEST(HaTest, ALeaderKilledDuringASubmitStormIsReplacedWithNothingLostOrRestarted
   EXPECT_TRUE(GroupExists(task));
 }
 
+// The first batch number the log in etcd still holds (0: none, or unreadable).
+uint64_t FirstLoggedBatch(const EtcdCluster& etcd) {
+  auto keys = etcd.Keys("/snn-test/log/");
+  if (keys.empty()) return 0;
+  const std::string& key = keys.front();  // /snn-test/log/<16 hex digits>/...
+  return std::stoull(key.substr(std::string("/snn-test/log/").size(), 16), nullptr, 16);
+}
+
+TEST(HaTest, AStandbyBehindTheKeptLogCopiesTheLeadersStoreAndCanLead) {
+  if (!EtcdCluster::Available()) GTEST_SKIP() << "etcd is not installed (etcd-server)";
+  TestCluster cluster;
+  EtcdCluster etcd(cluster.dir());
+  ASSERT_TRUE(etcd.Start().ok());
+  std::vector<std::string> flags = kHaFlags;
+  flags.push_back("--ha_log_batches=100");
+  cluster.StartHaMaster("m1", etcd.endpoints(), flags);
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster.HaLeader() == "m1"; }));
+  cluster.StartHaMaster("m2", etcd.endpoints(), flags);
+  cluster.StartAgent("node1", SmallBoards(1, 8));
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster.NodesUp() == 1; }));
+  ASSERT_TRUE(cluster.Submit(ShellJob("sleep 600")).ok());
+  const pid_t task = static_cast<pid_t>(cluster.WaitForRunningTask(1).pid());
+  ASSERT_NE(task, 0);
+
+  // m2 is away while the leader writes far more batches than the log keeps.
+  cluster.KillHaMaster("m2");
+  SubmitStorm storm("storm-a", [&] { return cluster.Client(); });
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return storm.count() >= 400; }, 60000));
+  storm.Stop();
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return FirstLoggedBatch(etcd) > 150; }, 20000))
+      << "the log was not cut to --ha_log_batches";
+
+  cluster.StartHaMaster("m2", etcd.endpoints(), flags);
+  SubmitStorm more("storm-b", [&] { return cluster.Client(); });
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return more.count() >= 30; }));
+  more.Stop();
+  // m2 copied the leader's store: it reports a position past the log's first batch.
+  ASSERT_TRUE(TestCluster::WaitUntil(
+      [&] {
+        const std::string applied = etcd.Value("/snn-test/applied/m2");
+        return !applied.empty() && std::stoull(applied) > FirstLoggedBatch(etcd);
+      },
+      30000))
+      << "the standby never caught up";
+  cluster.KillHaMaster("m1");
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster.HaLeader() == "m2"; }, 30000))
+      << "the standby did not take over";
+  auto acked = storm.acked();
+  acked.merge(more.acked());
+  ExpectEveryAckedJobOnce(cluster, acked);
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster.NodesUp() == 1; }));
+  auto job = cluster.Show(1);
+  ASSERT_TRUE(job.ok());
+  EXPECT_EQ(job->state(), v1::RUNNING);
+  EXPECT_EQ(job->attempt(), 1u);
+  EXPECT_TRUE(GroupExists(task));
+}
+
 TEST(HaTest, ALeaderCutOffFromEtcdStopsAcknowledgingBeforeItsSuccessorIsElected) {
   if (!EtcdCluster::Available()) GTEST_SKIP() << "etcd is not installed (etcd-server)";
   Namespace net;

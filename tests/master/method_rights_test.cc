@@ -1,7 +1,7 @@
 // Default deny: every method the master serves declares the right it needs, the table is the
 // one reviewed here (a new method fails this test until its right is written down), and a
 // caller without a method's right is refused: nobody at all except for enrolment, users for node
-// and admin methods, nodes for every user method.
+// and admin methods, nodes for every user method, everyone but another master for ha.snapshot.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -46,6 +46,7 @@ TEST(MethodRightsTest, EveryMethodDeclaresTheReviewedRight) {
       {"node.token", Right::kAdmin},      {"node.enrol", Right::kEnrol},
       {"node.renew", Right::kNode},       {"master.register", Right::kNode},
       {"master.heartbeat", Right::kNode}, {"master.task_status", Right::kNode},
+      {"ha.snapshot", Right::kMaster},
   };
   const auto methods = master.router().Methods();
   EXPECT_EQ(methods.size(), expected.size());
@@ -76,6 +77,10 @@ TEST(MethodRightsTest, CallersWithoutTheRightAreRefusedWithTheRightNamed) {
               right == Right::kUser || right == Right::kReader || right == Right::kOperator)
         << method;
     EXPECT_EQ(Authorize(User(Role::kAdmin), right, method).ok(), user_method) << method;
+    // Only another master (its certificate) may copy the store: not even an admin.
+    Identity master_peer;
+    master_peer.kind = Identity::Kind::kMaster;
+    EXPECT_EQ(Authorize(master_peer, right, method).ok(), right == Right::kMaster) << method;
     const Status refused = Authorize(User(Role::kUser), Right::kAdmin, method);
     EXPECT_EQ(refused.code(), Code::kPermissionDenied);
     EXPECT_NE(refused.message().find("needs the admin role"), std::string::npos);

@@ -74,23 +74,32 @@ std::string EtcdCluster::Endpoints(const std::string& host) const {
   return out;
 }
 
-std::vector<std::string> EtcdCluster::Keys(const std::string& prefix) const {
-  const std::string out = dir_ + "/etcd/keys.out";
+std::vector<std::string> EtcdCluster::Etcdctl(const std::vector<std::string>& args) const {
+  const std::string out = dir_ + "/etcd/etcdctl.out";
   std::filesystem::remove(out);
-  const pid_t pid = SpawnLogged({kEtcdctl, "--endpoints=" + endpoints(), "--command-timeout=5s",
-                                 "get", "--prefix", "--keys-only", prefix},
-                                out, dir_ + "/etcd/etcdctl.log");
+  std::vector<std::string> argv = {kEtcdctl, "--endpoints=" + endpoints(), "--command-timeout=5s"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  const pid_t pid = SpawnLogged(argv, out, dir_ + "/etcd/etcdctl.log");
   int status = 0;
   if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
       WEXITSTATUS(status) != 0) {
     return {};
   }
-  std::vector<std::string> keys;
+  std::vector<std::string> lines;
   std::ifstream in(out);
   for (std::string line; std::getline(in, line);) {
-    if (!line.empty()) keys.push_back(line);
+    if (!line.empty()) lines.push_back(line);
   }
-  return keys;
+  return lines;
+}
+
+std::vector<std::string> EtcdCluster::Keys(const std::string& prefix) const {
+  return Etcdctl({"get", "--prefix", "--keys-only", prefix});
+}
+
+std::string EtcdCluster::Value(const std::string& key) const {
+  auto lines = Etcdctl({"get", "--print-value-only", key});
+  return lines.empty() ? "" : lines.front();
 }
 
 Status EtcdCluster::Start() {

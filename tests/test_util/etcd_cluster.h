@@ -31,11 +31,15 @@ class EtcdCluster {
 
   // The keys under `prefix` now (etcdctl get --prefix --keys-only); empty on any error.
   std::vector<std::string> Keys(const std::string& prefix) const;
+  // The value of `key` ("" when absent or on any error).
+  std::string Value(const std::string& key) const;
 
   static bool Available();  // whether the etcd binary is installed
 
  private:
   std::string Endpoints(const std::string& host) const;
+  // etcdctl's output lines; empty on any error.
+  std::vector<std::string> Etcdctl(const std::vector<std::string>& args) const;
 
   std::string dir_;
   std::string extra_host_;
