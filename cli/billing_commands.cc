@@ -26,17 +26,6 @@ std::string MoneyMicros(int64_t micros) {
   return Money(static_cast<int64_t>(std::llround(static_cast<double>(micros) / 1e4)));
 }
 
-// The first instant of the UTC month holding `ms`, or of the month after.
-int64_t MonthStartUtc(int64_t ms, bool next) {
-  std::time_t t = static_cast<std::time_t>(ms / 1000);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  tm.tm_mday = 1;
-  tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
-  if (next) ++tm.tm_mon;
-  return static_cast<int64_t>(timegm(&tm)) * 1000;
-}
-
 }  // namespace
 
 Result<int64_t> ParseAmountMicros(const std::string& text) {
@@ -98,17 +87,10 @@ int Invoice(const CliOptions& o, std::ostream& out, std::ostream& err) {
   const int64_t now = SystemClock().NowMs();
   v1::InvoiceRequest req;
   req.set_tenant(o.args.size() == 2 ? o.args[1] : o.tenant);
-  int64_t from = MonthStartUtc(now, false), to = MonthStartUtc(now, true);
-  if (!o.from.empty()) {
-    auto t = ParseTimeArg(o.from, now);
-    if (!t.ok()) return Fail(err, t.status());
-    from = *t;
-  }
-  if (!o.to.empty()) {
-    auto t = ParseTimeArg(o.to, now);
-    if (!t.ok()) return Fail(err, t.status());
-    to = *t;
-  }
+  auto period =
+      ParsePeriod(o.from, o.to, now, Period{MonthStartUtc(now, false), MonthStartUtc(now, true)});
+  if (!period.ok()) return Fail(err, period.status());
+  const int64_t from = period->from_ms, to = period->to_ms;
   req.set_from_ms(from);
   req.set_to_ms(to);
   auto resp = Call<v1::InvoiceResponse>(o, "billing.invoice", req);

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <set>
 
+#include "cli/accounting_commands.h"
 #include "cli/billing_commands.h"
 #include "cli/format.h"
 #include "cli/job_control_commands.h"
@@ -362,6 +363,14 @@ Commands:
   tenant credit TENANT AMOUNT [--note TEXT]
                           add to a tenant's credits (admin; negative takes back); a tenant
                           whose charges reach its credits has its new jobs held
+  usage                   task attempts that ran since --since (default: a day ago), as
+                          sacct: user, tenant, pool, board type, start, end, elapsed, cores,
+                          core-seconds, KSPS-seconds, spikes, exit, state (--user, --pool,
+                          --state, --until, --all-tenants to choose; -o json or --csv)
+  report [--from T] [--to T] [--by-user]
+                          as sreport: core-hours, KSPS-hours, jobs and mean wait per tenant
+                          (and user) per pool, and each pool's utilization (default: this
+                          month, UTC)
   invoice [TENANT] [--from T] [--to T]
                           a tenant's invoice for the task attempts that ended in the period
                           (default: this month, UTC) from the durable usage records, and
@@ -387,21 +396,25 @@ Options:
   --munge-socket PATH     munged's socket (default: $SNN_MUNGE_SOCKET, else munge's default)
   --auth munge|none       none: no TLS, no MUNGE, for a master run with --auth=none
                           (default: $SNN_AUTH, else munge)
-  -o, --output FORMAT     table (default) or json
+  -o, --output FORMAT     table (default) or json; usage also csv
+  --csv                   usage: comma-separated values with a header line (-o csv)
   --timeout SECONDS       give up on the master after this long (default: 5)
-  --all-tenants           jobs: list every tenant's jobs
-  --state S[,S...]        jobs: only these states (PENDING, RUNNING, COMPLETED, ...)
+  --all-tenants           jobs, usage, report: every tenant's (readers and admins)
+  --state S[,S...]        jobs: only these states (PENDING, RUNNING, COMPLETED, ...);
+                          usage: one task state (EXITED, KILLED, TIMED_OUT, LOST, RUNNING)
   --priority              jobs: pending jobs in scheduling order with their priority factors
   --parsable              submit: print only the job ID
   --wait                  submit: wait for the job to end; exit 0 if it completed, its exit
                           code if it failed, 124 at its time limit, 125 if cancelled
   --page-size N           jobs: jobs fetched per request (default: 1000)
-  --user NAME             jobs: only NAME's jobs
+  --user NAME             jobs, usage: only NAME's
+  --pool NAME             usage: only this pool's task attempts
   --since T               jobs: only jobs not ended before T (default: 1d, a day ago); T is
                           YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS] (local time), now, or a time
                           ago such as 30m, 2h, 7d; --since 1970-01-01 for every job
-  --until T               jobs: only jobs submitted before T
-  --from T, --to T        invoice: the period (T as for --since)
+  --until T               jobs: only jobs submitted before T; usage: attempts started before T
+  --from T, --to T        invoice, report: the period (T as for --since)
+  --by-user               report: a row per user of each tenant
   --note TEXT             tenant credit: why (kept with the credit)
   --reason TEXT           node/board drain: why (shown in pool status)
   --board-type T          estimate: use this board type's neurons per core (asks the master)
@@ -475,8 +488,8 @@ Result<CliOptions> ParseCliArgs(const std::vector<std::string>& argv) {
       }
       if (arg == "--tenant") o.tenant = *v;
       if (arg == "-o" || arg == "--output") {
-        if (*v != "table" && *v != "json") {
-          return InvalidArgument("output format '" + *v + "' is not table or json");
+        if (*v != "table" && *v != "json" && *v != "csv") {
+          return InvalidArgument("output format '" + *v + "' is not table, json or csv");
         }
         o.output = *v;
       }
@@ -520,8 +533,11 @@ Result<CliOptions> ParseCliArgs(const std::vector<std::string>& argv) {
           start = end + 1;
         }
       }
-    } else if (arg == "--all-tenants" || arg == "--parsable" || arg == "--wait") {
+    } else if (arg == "--all-tenants" || arg == "--parsable" || arg == "--wait" || arg == "--csv" ||
+               arg == "--by-user") {
       if (has_value) return InvalidArgument(arg + " takes no value");
+      if (arg == "--csv") o.output = "csv";
+      if (arg == "--by-user") o.by_user = true;
       if (arg == "--all-tenants") o.all_tenants = true;
       if (arg == "--parsable") o.parsable = true;
       if (arg == "--wait") o.wait = true;
@@ -571,6 +587,8 @@ int RunCli(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (command == "sim") return Sim(o, out, err);
   if (command == "node" && o.args.size() > 1 && o.args[1] == "token") return NodeToken(o, out, err);
   if (command == "invoice") return Invoice(o, out, err);
+  if (command == "usage") return Usage(o, out, err);
+  if (command == "report") return Report(o, out, err);
   if (command == "hold" || command == "release") return HoldOrRelease(o, out, err);
   if (command == "tenant" && o.args.size() > 1 && o.args[1] == "credit") {
     return TenantCredit(o, out, err);

@@ -12,14 +12,14 @@
 namespace snn {
 
 struct CliOptions {
-  std::string master;  // from --master, else SNN_MASTER, else 127.0.0.1:7130
-  std::string output = "table";
-  std::string tenant;        // from --tenant, else SNN_TENANT, else the user
-  std::string user;          // --auth=none only: the name claimed
-  std::string auth;          // munge (default) or none; from --auth, else SNN_AUTH
-  std::string ca_file;       // from --ca-file, else SNN_CA_FILE, else /etc/snn/tls/ca.crt
-  std::string munge_socket;  // from --munge-socket, else SNN_MUNGE_SOCKET, else munge's default
-  std::string ttl;           // node token: how long the token is valid
+  std::string master;            // from --master, else SNN_MASTER, else 127.0.0.1:7130
+  std::string output = "table";  // table, json, or (usage) csv
+  std::string tenant;            // from --tenant, else SNN_TENANT, else the user
+  std::string user;              // --auth=none only: the name claimed
+  std::string auth;              // munge (default) or none; from --auth, else SNN_AUTH
+  std::string ca_file;           // from --ca-file, else SNN_CA_FILE, else /etc/snn/tls/ca.crt
+  std::string munge_socket;      // from --munge-socket, else SNN_MUNGE_SOCKET, else munge's default
+  std::string ttl;               // node token: how long the token is valid
   int timeout_ms = 5000;
   bool all_tenants = false;
   bool parsable = false;
@@ -37,6 +37,7 @@ struct CliOptions {
   double input_rate_hz = 10;                    // estimate
   uint32_t neurons_per_core = 0;                // estimate: 0 asks the master
   bool show_priority = false;                   // jobs: pending jobs with their priority factors
+  bool by_user = false;                         // report: a row per user
   bool create = false;                          // queue/tenant set: the name may be new
   std::map<std::string, std::string> settings;  // queue/tenant set: --priority, --weight, ...
   std::vector<std::string> args;                // the command and its operands

@@ -37,4 +37,34 @@ Result<int64_t> ParseTimeArg(const std::string& text, int64_t now_ms) {
   return ago_ms >= now_ms ? 1 : now_ms - ago_ms;
 }
 
+int64_t MonthStartUtc(int64_t ms, bool next) {
+  std::time_t t = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  tm.tm_mday = 1;
+  tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+  if (next) ++tm.tm_mon;
+  return static_cast<int64_t>(timegm(&tm)) * 1000;
+}
+
+Result<Period> ParsePeriod(const std::string& from, const std::string& to, int64_t now_ms,
+                           Period defaults) {
+  Period p = defaults;
+  if (!from.empty()) {
+    auto t = ParseTimeArg(from, now_ms);
+    if (!t.ok()) return t.status();
+    p.from_ms = *t;
+  }
+  if (!to.empty()) {
+    auto t = ParseTimeArg(to, now_ms);
+    if (!t.ok()) return t.status();
+    p.to_ms = *t;
+  }
+  if (p.to_ms <= p.from_ms) {
+    return InvalidArgument("the period is empty: --to (" + std::to_string(p.to_ms / 1000) +
+                           ") must be after --from (" + std::to_string(p.from_ms / 1000) + ")");
+  }
+  return p;
+}
+
 }  // namespace snn

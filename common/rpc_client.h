@@ -34,6 +34,8 @@ class RpcClient {
   // the timeout. Only a request no master has taken is sent again.
   Status ConnectAny(std::vector<HostPort> masters);
   void set_credential(v1::Credential credential) { credential_ = std::move(credential); }
+  // HOST:PORT of the master connected to (after a redirect: the leader).
+  const std::string& target() const { return target_; }
   // Mints the credential (MUNGE) each request carries: once per connection, and again when the
   // one in use is older than `reuse_ms`.
   using Minter = std::function<Result<std::string>()>;

@@ -120,6 +120,47 @@ Result<std::vector<v1::UsageRecord>> BillingLedger::Records(const std::string& t
   return out;
 }
 
+Result<std::vector<v1::UsageRecord>> BillingLedger::ActiveRecords(const std::string& tenant,
+                                                                  int64_t from_ms, int64_t to_ms,
+                                                                  size_t limit) const {
+  std::vector<v1::UsageRecord> out;
+  const std::string prefix = UsagePrefix(tenant);
+  Status bad = Status::Ok();
+  Status s =
+      store_.Scan(prefix, prefix + Hex16(static_cast<uint64_t>(std::max<int64_t>(0, from_ms))),
+                  [&](std::string_view, std::string_view v) {
+                    v1::UsageRecord r;
+                    if (!r.ParseFromArray(v.data(), static_cast<int>(v.size()))) {
+                      bad = Internal("a usage record of tenant " + tenant + " does not parse");
+                      return false;
+                    }
+                    if (r.tenant() != tenant || r.start_ms() >= to_ms) return true;
+                    out.push_back(std::move(r));
+                    return limit == 0 || out.size() < limit;
+                  });
+  SNN_RETURN_IF_ERROR(s);
+  SNN_RETURN_IF_ERROR(bad);
+  return out;
+}
+
+Result<std::vector<std::string>> BillingLedger::UsageTenants() const {
+  std::vector<std::string> tenants;
+  std::string from = kUsagePrefix;
+  for (;;) {
+    std::string found;
+    SNN_RETURN_IF_ERROR(
+        store_.Scan(kUsagePrefix, from, [&](std::string_view key, std::string_view) {
+          key.remove_prefix(sizeof(kUsagePrefix) - 1);
+          found = std::string(key.substr(0, key.find('/')));
+          return false;
+        }));
+    if (found.empty()) return tenants;
+    tenants.push_back(found);
+    from = UsagePrefix(found);
+    from.back() = '/' + 1;  // past every key of that tenant
+  }
+}
+
 const v1::TenantAccount* BillingLedger::Account(const std::string& tenant) const {
   auto it = accounts_.find(tenant);
   return it == accounts_.end() ? nullptr : &it->second;

@@ -44,6 +44,13 @@ class BillingLedger {
   Result<std::vector<v1::UsageRecord>> Records(const std::string& tenant, int64_t from_ms,
                                                int64_t to_ms) const;
 
+  // The usage records of `tenant` active in [from_ms, to_ms): ended at or after from_ms and
+  // started before to_ms, in order of their end; at most `limit` (0: all).
+  Result<std::vector<v1::UsageRecord>> ActiveRecords(const std::string& tenant, int64_t from_ms,
+                                                     int64_t to_ms, size_t limit = 0) const;
+  // Every tenant with usage records: one seek per tenant, not a read of every record.
+  Result<std::vector<std::string>> UsageTenants() const;
+
   const v1::TenantAccount* Account(const std::string& tenant) const;
   const std::map<std::string, v1::TenantAccount>& accounts() const { return accounts_; }
   // Tenants whose jobs are held, with the reason their pending jobs show.

@@ -12,6 +12,7 @@
 #include "master/admission.h"
 #include "master/sched/policy_config.h"
 #include "master/usage_accounting.h"
+#include "master/usage_report.h"
 
 namespace snn {
 namespace {
@@ -312,28 +313,17 @@ void JobController::BudgetsChanged() {
 
 void JobController::RecordUsage(const v1::JobRecord& job, const v1::TaskRecord& task) {
   if (billing_ == nullptr || task.start_ms() == 0) return;  // never ran: nothing to bill
-  v1::UsageRecord r;
-  r.set_job_id(job.id());
-  r.set_tenant_job_id(job.tenant_job_id());
-  r.set_task(task.index());
-  r.set_attempt(task.attempt());
-  r.set_tenant(job.tenant());
-  r.set_user(job.spec().user());
-  r.set_pool(job.spec().pool());
+  v1::UsageRecord r = UsageOf(job, task, BoardTypeOf(task));
+  if (billing_->Record(r, journal_)) BudgetsChanged();
+}
+
+std::string JobController::BoardTypeOf(const v1::TaskRecord& task) const {
   if (const NodeEntry* node = nodes_.Find(task.node())) {
     for (const auto& b : node->record.boards()) {
-      if (b.index() == task.board()) r.set_board_type(b.type());
+      if (b.index() == task.board()) return b.type();
     }
   }
-  const v1::Resources& res = job.spec().task().resources();
-  r.set_cores(res.cores());
-  r.set_ksps(res.ksps());
-  r.set_start_ms(task.start_ms());
-  r.set_end_ms(std::max(task.start_ms(), task.end_ms()));
-  r.set_spikes(task.usage().injected());
-  r.set_state(v1::TaskState_Name(task.state()));
-  r.set_exit_code(task.exit_code());
-  if (billing_->Record(r, journal_)) BudgetsChanged();
+  return "";
 }
 
 void JobController::SettleJob(v1::JobRecord& job, const v1::TaskRecord& ended) {

@@ -101,6 +101,9 @@ class JobController {
   // A pending job's waiting reason, as users see it.
   std::string PendingReason(const v1::JobRecord& job) const;
 
+  // The type of the board `task` runs (or ran) on ("" if its node is unknown now).
+  std::string BoardTypeOf(const v1::TaskRecord& task) const;
+
  private:
   // Writes `job`'s record to the journal; a job that has ended with no task left running moves
   // to the archive, and leaves memory once that is durable.

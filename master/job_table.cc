@@ -96,6 +96,11 @@ v1::JobRecord* JobTable::Find(uint64_t job_id) {
   return it == jobs_.end() ? nullptr : &it->second;
 }
 
+const v1::JobRecord* JobTable::Find(uint64_t job_id) const {
+  auto it = jobs_.find(job_id);
+  return it == jobs_.end() ? nullptr : &it->second;
+}
+
 v1::JobRecord* JobTable::FindByTenant(const std::string& tenant, uint64_t tenant_job_id) {
   auto it = by_tenant_.find({tenant, tenant_job_id});
   return it == by_tenant_.end() ? nullptr : Find(it->second);

@@ -38,6 +38,7 @@ class JobTable {
   v1::JobRecord& Insert(v1::JobRecord job);
 
   v1::JobRecord* Find(uint64_t job_id);
+  const v1::JobRecord* Find(uint64_t job_id) const;
   v1::JobRecord* FindByTenant(const std::string& tenant, uint64_t tenant_job_id);
 
   // Moves `job` to `to`, recording the transition (time, reason) and keeping indexes right.

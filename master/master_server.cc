@@ -30,7 +30,7 @@ MasterServer::MasterServer(MasterConfig config, const Clock& clock, std::unique_
       enrol_(journal_, clock_, EnrolOptions{}),
       replica_(*store_),
       billing_(*store_),
-      billing_service_(billing_, controller_, journal_, clock_),
+      billing_service_(billing_, controller_, jobs_, nodes_, journal_, clock_),
       auth_(
           io_, clock_,
           config_.auth == "none" ? Authenticator::Mode::kNone : Authenticator::Mode::kMunge,

@@ -2,8 +2,13 @@
 
 #include <glog/logging.h>
 
+#include <algorithm>
+#include <limits>
+#include <set>
+
 #include "master/auth/access_policy.h"
 #include "master/billing.h"
+#include "master/usage_report.h"
 
 namespace snn {
 
@@ -12,6 +17,16 @@ void BillingService::Register(MethodRouter& router) {
       "billing.invoice", Right::kUser,
       [this](const CallContext& ctx, v1::InvoiceRequest req, Responder<v1::InvoiceResponse> r) {
         Invoice(ctx, std::move(req), r);
+      });
+  router.Add<v1::UsageRequest, v1::UsageResponse>(
+      "billing.usage", Right::kUser,
+      [this](const CallContext& ctx, v1::UsageRequest req, Responder<v1::UsageResponse> r) {
+        Usage(ctx, std::move(req), r);
+      });
+  router.Add<v1::ReportRequest, v1::ReportResponse>(
+      "billing.report", Right::kUser,
+      [this](const CallContext& ctx, v1::ReportRequest req, Responder<v1::ReportResponse> r) {
+        Report(ctx, std::move(req), r);
       });
   router.Add<v1::CreditRequest, v1::CreditResponse>(
       "billing.credit", Right::kAdmin,
@@ -53,6 +68,104 @@ void BillingService::Credit(const CallContext& ctx, v1::CreditRequest req,
   v1::CreditResponse resp;
   *resp.mutable_account() = *account;
   journal_.Commit([r, resp] { r.Ok(resp); });
+}
+
+namespace {
+constexpr size_t kMaxUsageRows = 10000;
+}
+
+Result<std::vector<std::string>> BillingService::Tenants(const CallContext& ctx,
+                                                         const std::string& tenant, bool all) {
+  const v1::SchedulingConfig& policy = controller_.scheduling();
+  if (!all) {
+    auto acting =
+        ActingTenant(policy, ctx.identity, tenant.empty() ? ctx.credential.tenant() : tenant);
+    if (!acting.ok()) return ctx.Refuse(acting.status());
+    if (Status s = MayRead(policy, ctx.identity, *acting); !s.ok()) return ctx.Refuse(s);
+    return std::vector<std::string>{*acting};
+  }
+  if (ctx.identity.role < Role::kReader) {
+    return ctx.Refuse(PermissionDenied("every tenant's usage needs the reader role; " +
+                                       ctx.identity.Describe() + " has the user role"));
+  }
+  auto recorded = ledger_.UsageTenants();
+  if (!recorded.ok()) return recorded.status();
+  std::set<std::string> tenants(recorded->begin(), recorded->end());
+  for (const auto& [name, node] : nodes_.nodes()) {
+    for (uint64_t id : jobs_.JobsActiveOn(name)) {
+      if (const v1::JobRecord* job = jobs_.Find(id)) tenants.insert(job->tenant());
+    }
+  }
+  return std::vector<std::string>(tenants.begin(), tenants.end());
+}
+
+Result<std::vector<v1::UsageRecord>> BillingService::Records(
+    const std::vector<std::string>& tenants, int64_t from_ms, int64_t to_ms, size_t limit) {
+  std::vector<v1::UsageRecord> out;
+  for (const auto& tenant : tenants) {
+    auto records = ledger_.ActiveRecords(tenant, from_ms, to_ms, limit);
+    if (!records.ok()) return records.status();
+    for (auto& r : *records) out.push_back(std::move(r));
+  }
+  const std::set<std::string> wanted(tenants.begin(), tenants.end());
+  std::set<uint64_t> seen;
+  for (const auto& [name, node] : nodes_.nodes()) {
+    for (uint64_t id : jobs_.JobsActiveOn(name)) {
+      if (!seen.insert(id).second) continue;
+      const v1::JobRecord* job = jobs_.Find(id);
+      if (job == nullptr || !wanted.count(job->tenant())) continue;
+      for (const auto& task : job->tasks()) {
+        const bool running = task.state() == v1::TASK_RUNNING || task.state() == v1::TASK_LAUNCHING;
+        if (!running || task.start_ms() == 0 || task.start_ms() >= to_ms) continue;
+        out.push_back(UsageOf(*job, task, controller_.BoardTypeOf(task)));
+      }
+    }
+  }
+  return out;
+}
+
+void BillingService::Usage(const CallContext& ctx, v1::UsageRequest req,
+                           Responder<v1::UsageResponse> r) {
+  auto tenants = Tenants(ctx, req.tenant(), req.all_tenants());
+  if (!tenants.ok()) return r.Fail(tenants.status());
+  const int64_t to = req.to_ms() > 0 ? req.to_ms() : std::numeric_limits<int64_t>::max();
+  if (to <= req.from_ms()) return r.Fail(InvalidArgument("usage: --until must be after --since"));
+  const size_t limit =
+      req.limit() == 0 ? kMaxUsageRows : std::min<size_t>(req.limit(), kMaxUsageRows);
+  auto records = Records(*tenants, req.from_ms(), to, 0);
+  if (!records.ok()) return r.Fail(records.status());
+  std::vector<v1::UsageRecord> matched;
+  for (auto& rec : *records) {
+    if (UsageMatches(rec, req)) matched.push_back(std::move(rec));
+  }
+  std::sort(matched.begin(), matched.end(), [](const auto& a, const auto& b) {
+    return std::make_tuple(a.start_ms(), a.job_id(), a.task()) <
+           std::make_tuple(b.start_ms(), b.job_id(), b.task());
+  });
+  v1::UsageResponse resp;
+  resp.set_now_ms(clock_.NowMs());
+  resp.set_truncated(matched.size() > limit);
+  if (matched.size() > limit) matched.resize(limit);
+  for (auto& rec : matched) *resp.add_records() = std::move(rec);
+  r.Ok(resp);
+}
+
+void BillingService::Report(const CallContext& ctx, v1::ReportRequest req,
+                            Responder<v1::ReportResponse> r) {
+  auto tenants = Tenants(ctx, req.tenant(), req.all_tenants());
+  if (!tenants.ok()) return r.Fail(tenants.status());
+  if (req.to_ms() <= req.from_ms())
+    return r.Fail(InvalidArgument("report: --to must be after --from"));
+  auto records = Records(*tenants, req.from_ms(), req.to_ms(), 0);
+  if (!records.ok()) return r.Fail(records.status());
+  std::map<std::string, uint64_t> pool_cores;
+  for (const auto& [name, node] : nodes_.nodes()) {
+    uint64_t cores = 0;
+    for (const auto& b : node.record.boards()) cores += LiveCores(b);
+    for (const auto& pool : node.record.pools()) pool_cores[pool] += cores;
+  }
+  r.Ok(
+      BuildReport(*records, req.from_ms(), req.to_ms(), clock_.NowMs(), req.by_user(), pool_cores));
 }
 
 }  // namespace snn

@@ -62,5 +62,52 @@ TEST(BillingIntegrationTest, ChargesHoldsInvoicesAndReleasesAcrossARestart) {
   EXPECT_TRUE(cluster.WaitForState(second->tenant_job_id(), v1::COMPLETED));
 }
 
+TEST(BillingIntegrationTest, UsageAndReportShowWhatRanAndWhatRuns) {
+  TestCluster cluster;
+  cluster.StartMaster();
+  cluster.StartAgent("node1", SmallBoards(1, 4, 1000, 4));
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster.NodesUp() == 1; }));
+  auto done = cluster.Submit(ShellJob("exit 3", 2));
+  ASSERT_TRUE(done.ok());
+  ASSERT_TRUE(cluster.WaitForState(done->tenant_job_id(), v1::FAILED));
+  auto running = cluster.Submit(ShellJob("sleep 600", 1));
+  ASSERT_TRUE(running.ok());
+  ASSERT_NE(cluster.WaitForRunningTask(running->tenant_job_id()).pid(), 0u);
+
+  CliRun csv = cluster.Snnctl({"usage", "--csv"});
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  std::vector<std::string> lines;
+  for (size_t at = 0; at < csv.out.size();) {
+    const size_t nl = csv.out.find('\n', at);
+    lines.push_back(csv.out.substr(at, nl - at));
+    at = nl + 1;
+  }
+  ASSERT_EQ(lines.size(), 3u) << csv.out;
+  EXPECT_EQ(lines[0].rfind("JOBID,TASK,TRY,TENANT,USER,POOL,BOARD,START,END,ELAPSED,CORES,", 0),
+            0u);
+  EXPECT_EQ(lines[1].rfind("1,0,1,alice,", 0), 0u) << lines[1];
+  EXPECT_NE(lines[1].find(",sim-v1,"), std::string::npos) << lines[1];
+  EXPECT_NE(lines[1].find(",2,"), std::string::npos) << lines[1];  // cores
+  EXPECT_EQ(lines[1].substr(lines[1].size() - 9), ",3,EXITED") << lines[1];
+  EXPECT_EQ(lines[2].rfind("2,0,1,alice,", 0), 0u) << lines[2];
+  EXPECT_EQ(lines[2].substr(lines[2].size() - 10), ",-,RUNNING") << lines[2];
+
+  CliRun exited = cluster.Snnctl({"usage", "--state", "exited", "-o", "json"});
+  ASSERT_EQ(exited.exit_code, 0) << exited.err;
+  EXPECT_NE(exited.out.find("\"exit_code\": 3"), std::string::npos) << exited.out;
+  EXPECT_EQ(exited.out.find("RUNNING"), std::string::npos) << exited.out;
+  EXPECT_NE(cluster.Snnctl({"usage", "--since", "x"}).err.find("snnctl: "), std::string::npos);
+
+  CliRun report = cluster.Snnctl({"report", "--from", "1d", "--to", "now", "--by-user"});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_NE(report.out.find("TENANT  USER"), std::string::npos) << report.out;
+  EXPECT_NE(report.out.find("alice   "), std::string::npos) << report.out;
+  EXPECT_NE(report.out.find("default"), std::string::npos) << report.out;
+  EXPECT_NE(report.out.find("16     "), std::string::npos) << report.out;  // the pool's cores
+  CliRun empty = cluster.Snnctl({"report", "--from", "now", "--to", "1d"});
+  EXPECT_EQ(empty.exit_code, 1) << empty.out;
+  EXPECT_NE(empty.err.find("the period is empty"), std::string::npos) << empty.err;
+}
+
 }  // namespace
 }  // namespace snn::testing

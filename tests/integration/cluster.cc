@@ -159,6 +159,13 @@ uint16_t TestCluster::ha_master_port(const std::string& name) const {
   return 0;
 }
 
+std::string TestCluster::ha_master_address(const std::string& name) const {
+  for (const auto& [n, m] : ha_masters_) {
+    if (n == name) return m.address;
+  }
+  return "";
+}
+
 std::string TestCluster::HaLeader() {
   for (auto& [name, m] : ha_masters_) {
     if (!m.daemon || !m.daemon->alive()) continue;

@@ -68,6 +68,7 @@ class TestCluster {
   void KillHaMaster(const std::string& name);  // SIGKILL
   bool HaMasterAlive(const std::string& name);
   uint16_t ha_master_port(const std::string& name) const;
+  std::string ha_master_address(const std::string& name) const;
   // The HA master that answers as leader now ("" when none does).
   std::string HaLeader();
 

@@ -57,12 +57,14 @@ class SubmitStorm {
     std::lock_guard lock(mu_);
     return last_;
   }
-  // The first acknowledgement after `t` (nullopt: none yet).
-  std::optional<Clock::time_point> FirstAckAfter(Clock::time_point t) {
+  // The first acknowledgement after `t` by a master other than `not_by` (HOST:PORT; one in
+  // flight from a master killed at `t` does not count). nullopt: none yet.
+  std::optional<Clock::time_point> FirstAckAfter(Clock::time_point t,
+                                                 const std::string& not_by = "") {
     std::lock_guard lock(mu_);
     std::optional<Clock::time_point> first;
     for (const auto& [name, at] : acked_) {
-      if (at > t && (!first || at < *first)) first = at;
+      if (at > t && by_[name] != not_by && (!first || at < *first)) first = at;
     }
     return first;
   }
@@ -87,6 +89,7 @@ class SubmitStorm {
       std::lock_guard lock(mu_);
       last_ = Clock::now();
       acked_[req.spec().name()] = last_;
+      by_[req.spec().name()] = client->target();
     }
   }
 
@@ -96,6 +99,7 @@ class SubmitStorm {
   std::atomic<bool> stop_{false};
   std::mutex mu_;
   std::map<std::string, Clock::time_point> acked_;  // guarded by mu_
+  std::map<std::string, std::string> by_;           // the master that acknowledged; mu_
   Clock::time_point last_;                          // guarded by mu_
   std::thread thread_;
 };

@@ -46,7 +46,8 @@ TEST(MethodRightsTest, EveryMethodDeclaresTheReviewedRight) {
       {"node.token", Right::kAdmin},      {"node.enrol", Right::kEnrol},
       {"node.renew", Right::kNode},       {"master.register", Right::kNode},
       {"master.heartbeat", Right::kNode}, {"master.task_status", Right::kNode},
-      {"ha.snapshot", Right::kMaster},
+      {"ha.snapshot", Right::kMaster},    {"billing.usage", Right::kUser},
+      {"billing.report", Right::kUser},
   };
   const auto methods = master.router().Methods();
   EXPECT_EQ(methods.size(), expected.size());
