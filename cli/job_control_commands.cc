@@ -81,6 +81,55 @@ int HoldOrRelease(const CliOptions& o, std::ostream& out, std::ostream& err) {
 }
 
 // Polls the job until it ends (a master that does not answer is asked again).
+int Requeue(const CliOptions& o, std::ostream& out, std::ostream& err) {
+  return ForEachJobId(o, err, "snnctl requeue JOBID...", [&](RpcClient& client, uint64_t id) {
+    v1::RequeueRequest req;
+    req.mutable_job()->set_tenant_job_id(id);
+    auto resp = client.Call<v1::CancelResponse>("job.requeue", req);
+    if (resp.ok()) out << "Requeued job " << id << "\n";
+    return resp.status();
+  });
+}
+
+int Logs(const CliOptions& o, std::ostream& out, std::ostream& err) {
+  if (o.args.size() != 2) {
+    return Fail(err, InvalidArgument("usage: snnctl logs JOBID [--task N] [--stderr] [-f]"));
+  }
+  auto id = ParseJobId(o.args[1]);
+  if (!id.ok()) return Fail(err, id.status());
+  v1::JobLogsRequest req;
+  req.mutable_job()->set_tenant_job_id(*id);
+  req.set_task(o.task);
+  req.set_stderr(o.stderr_stream);
+  req.set_max_bytes(1 << 20);
+  Session session(o);
+  if (Status s = session.Open(); !s.ok()) return Fail(err, s);
+  uint32_t attempt = 0;
+  for (;;) {
+    auto resp = session.client().Call<v1::JobLogsResponse>("job.logs", req);
+    if (!resp.ok() && o.follow && resp.status().code() == Code::kFailedPrecondition) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));  // not started yet
+      continue;
+    }
+    if (!resp.ok()) return Fail(err, resp.status());
+    if (attempt != 0 && resp->attempt() != attempt) {
+      // Requeued and started again: its new attempt writes a new file.
+      out << "--- job " << *id << " attempt " << resp->attempt() << " on " << resp->node()
+          << " ---\n";
+      req.set_offset(0);
+      attempt = resp->attempt();
+      continue;
+    }
+    attempt = resp->attempt();
+    out << resp->data();
+    out.flush();
+    req.set_offset(resp->offset() + resp->data().size());
+    if (req.offset() < resp->size()) continue;  // more to read now
+    if (!o.follow || (resp->state() != v1::PENDING && resp->state() != v1::RUNNING)) return 0;
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+}
+
 int WaitForEnd(const CliOptions& o, const v1::SubmitResponse& submitted, std::ostream& out,
                std::ostream& err) {
   v1::ShowJobRequest req;

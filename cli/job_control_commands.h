@@ -1,5 +1,5 @@
-// snnctl's commands on jobs already submitted: cancel, hold and release (each on one or more
-// job IDs), and the wait of `submit --wait`.
+// snnctl's commands on jobs already submitted: cancel, hold, release and requeue (each on one
+// or more job IDs), logs (a task's output, -f to follow it), and the wait of `submit --wait`.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +17,10 @@ Result<uint64_t> ParseJobId(const std::string& text);
 int Cancel(const CliOptions& o, std::ostream& out, std::ostream& err);
 // `hold JOBID...` or `release JOBID...` (o.args[0] says which).
 int HoldOrRelease(const CliOptions& o, std::ostream& out, std::ostream& err);
+int Requeue(const CliOptions& o, std::ostream& out, std::ostream& err);
+// `logs JOBID [--task N] [--stderr] [-f]`: the task's stdout (or stderr) as it stands; with
+// -f, then what it writes, until the job ends.
+int Logs(const CliOptions& o, std::ostream& out, std::ostream& err);
 
 // Polls a submitted job until it ends; returns the exit code `submit --wait` gives: 0 if it
 // completed, its exit code if it failed (1 if it has none), 124 at its time limit (as

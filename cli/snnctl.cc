@@ -354,6 +354,10 @@ Commands:
   show JOBID              show one job: state, reason, tasks, core mapping, history
   cancel JOBID...         cancel pending or running jobs
   hold|release JOBID...   keep pending jobs from starting, or let them start again
+  requeue JOBID...        stop a running job's tasks and let it wait to start again
+  logs JOBID [--task N] [--stderr] [-f]
+                          a task's stdout (or stderr), fetched from its node; -f follows it
+                          until the job ends
   pool status             nodes and boards: cores, KSPS and streams used and free; job counts
   estimate MODEL.json     logical cores, a suggested shape and the spike rate of a model
   policy show             the scheduling policy: queues, tenants, quotas, priority weights
@@ -415,6 +419,9 @@ Options:
   --until T               jobs: only jobs submitted before T; usage: attempts started before T
   --from T, --to T        invoice, report: the period (T as for --since)
   --by-user               report: a row per user of each tenant
+  --task N                logs: task N of the job (default: 0)
+  --stderr                logs: the task's stderr instead of its stdout
+  -f, --follow            logs: keep printing what the task writes until the job ends
   --note TEXT             tenant credit: why (kept with the credit)
   --reason TEXT           node/board drain: why (shown in pool status)
   --board-type T          estimate: use this board type's neurons per core (asks the master)
@@ -533,9 +540,18 @@ Result<CliOptions> ParseCliArgs(const std::vector<std::string>& argv) {
           start = end + 1;
         }
       }
+    } else if (arg == "--task") {
+      auto v = take(arg);
+      if (!v.ok()) return v.status();
+      auto [p, ec] = std::from_chars(v->data(), v->data() + v->size(), o.task);
+      if (ec != std::errc() || p != v->data() + v->size()) {
+        return InvalidArgument("--task must be a task's index (0, 1, ...)");
+      }
     } else if (arg == "--all-tenants" || arg == "--parsable" || arg == "--wait" || arg == "--csv" ||
-               arg == "--by-user") {
+               arg == "--by-user" || arg == "--stderr" || arg == "-f" || arg == "--follow") {
       if (has_value) return InvalidArgument(arg + " takes no value");
+      if (arg == "--stderr") o.stderr_stream = true;
+      if (arg == "-f" || arg == "--follow") o.follow = true;
       if (arg == "--csv") o.output = "csv";
       if (arg == "--by-user") o.by_user = true;
       if (arg == "--all-tenants") o.all_tenants = true;
@@ -590,6 +606,8 @@ int RunCli(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (command == "usage") return Usage(o, out, err);
   if (command == "report") return Report(o, out, err);
   if (command == "hold" || command == "release") return HoldOrRelease(o, out, err);
+  if (command == "requeue") return Requeue(o, out, err);
+  if (command == "logs") return Logs(o, out, err);
   if (command == "tenant" && o.args.size() > 1 && o.args[1] == "credit") {
     return TenantCredit(o, out, err);
   }

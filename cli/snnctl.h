@@ -38,6 +38,9 @@ struct CliOptions {
   uint32_t neurons_per_core = 0;                // estimate: 0 asks the master
   bool show_priority = false;                   // jobs: pending jobs with their priority factors
   bool by_user = false;                         // report: a row per user
+  uint32_t task = 0;                            // logs: the task's index
+  bool stderr_stream = false;                   // logs: stderr instead of stdout
+  bool follow = false;                          // logs -f
   bool create = false;                          // queue/tenant set: the name may be new
   std::map<std::string, std::string> settings;  // queue/tenant set: --priority, --weight, ...
   std::vector<std::string> args;                // the command and its operands

@@ -93,6 +93,8 @@ class JobController {
   // A user's hold on a pending job: it waits, saying so, until released. Persists; the caller
   // commits.
   Status Hold(v1::JobRecord& job, const std::string& by);
+  // A running job's tasks are stopped and it waits again (its next attempt may go elsewhere).
+  Status Requeue(v1::JobRecord& job, const std::string& by);
   Status Release(v1::JobRecord& job);
   // Rebuilds the after_ok index from the loaded jobs, settling what ended meanwhile (after
   // loading the store; commit after).

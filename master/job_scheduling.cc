@@ -135,6 +135,22 @@ void JobController::Preempt(v1::JobRecord& job, const std::string& reason) {
   Persist(job);
 }
 
+Status JobController::Requeue(v1::JobRecord& job, const std::string& by) {
+  const std::string name = "job " + std::to_string(job.tenant_job_id());
+  if (job.state() != v1::RUNNING) {
+    return FailedPrecondition(name + " is " + v1::JobState_Name(job.state()) +
+                              ": only a running job can be requeued");
+  }
+  if (job.requeue_when_stopped()) return FailedPrecondition(name + " is being requeued already");
+  const std::string reason = "asked by " + by + " (snnctl requeue)";
+  LOG(INFO) << "job " << job.id() << " requeued: " << reason;
+  job.set_requeue_when_stopped(true);
+  job.set_reason("to be requeued: " + reason);
+  KillActiveTasks(job, "requeued: " + reason);
+  Persist(job);
+  return Status::Ok();
+}
+
 void JobController::GrowJob(v1::JobRecord& job, const GrowDecision& grow) {
   if (job.state() != v1::RUNNING || job.requeue_when_stopped()) return;
   uint32_t active = 0;

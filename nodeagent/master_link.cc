@@ -2,6 +2,8 @@
 
 #include <glog/logging.h>
 
+#include "nodeagent/task_output.h"
+
 namespace snn {
 namespace {
 
@@ -30,6 +32,13 @@ MasterLink::MasterLink(asio::io_context& io, const Clock& clock, TaskManager& ta
       [this](const CallContext&, v1::KillRequest req, Responder<v1::KillResponse> r) {
         tasks_.Kill(TaskKey{req.job_id(), req.index(), req.attempt()}, req.reason());
         r.Ok(v1::KillResponse());
+      });
+  router_.Add<v1::TaskOutputRequest, v1::TaskOutputResponse>(
+      "agent.task_output", Right::kMaster,
+      [this](const CallContext&, v1::TaskOutputRequest req, Responder<v1::TaskOutputResponse> r) {
+        auto out = ReadTaskOutput(tasks_.data_dir(), req);
+        if (!out.ok()) return r.Fail(out.status());
+        r.Ok(*out);
       });
   router_.Add<v1::SimFaultRequest, v1::SimFaultResponse>(
       "agent.sim_fault", Right::kMaster,

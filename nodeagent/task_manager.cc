@@ -12,6 +12,7 @@
 #include "nodeagent/launcher.h"
 #include "nodeagent/mapping_file.h"
 #include "nodeagent/task_env.h"
+#include "nodeagent/task_output.h"
 
 namespace snn {
 namespace {
@@ -63,8 +64,7 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
     return Status(Code::kResourceExhausted, "board refused the cores: " + s.message());
   }
 
-  const std::string name = "job" + std::to_string(req.job_id()) + ".task" +
-                           std::to_string(req.index()) + ".try" + std::to_string(req.attempt());
+  const std::string name = TaskDirName(req.job_id(), req.index(), req.attempt());
   const std::string dir = options_.data_dir + "/tasks/" + name;
   mapping->set_mapping_file(dir + "/mapping.json");
   const v1::BoardInfo board_info = boards_[req.board()]->Describe();

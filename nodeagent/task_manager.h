@@ -105,6 +105,9 @@ class TaskManager {
   std::vector<v1::BoardInfo> DescribeBoards() const;
   void set_on_ended(std::function<void()> fn) { on_ended_ = std::move(fn); }
 
+  // Task directories are under data_dir()/tasks/.
+  const std::string& data_dir() const { return options_.data_dir; }
+
  private:
   struct Task {
     TaskKey key;

@@ -46,6 +46,7 @@ Status HaMember::Start() {
   lease_ = *lease;
   lease_renewed_ms_ = asked;
   following_ = true;
+  ReportApplied(/*now=*/true);  // the log is kept from here for this master from now on
   keepalive_ = std::thread([this] { KeepAliveLoop(); });
   guard_ = std::thread([this] { GuardLoop(); });
   follower_ = std::thread([this] { FollowLoop(); });
@@ -217,16 +218,23 @@ Result<int64_t> HaMember::CatchUp(LogAssembler& assembler) {
   return revision;
 }
 
-void HaMember::ReportApplied() {
-  const uint64_t applied = leading_ ? store_.last_seq() : applied_.load();
-  const auto now = std::chrono::steady_clock::now();
-  if (applied == reported_seq_ || now - reported_at_ < std::chrono::seconds(1)) return;
+void HaMember::ReportApplied(bool now) {
+  // What this master's own store holds (a leader's writes reach etcd a little before its
+  // store): the log is kept from there for it, should it stop and come back.
+  uint64_t applied = applied_.load();
+  if (leading_) {
+    auto local = ReadAppliedSeq(store_.local());
+    if (!local.ok()) return;
+    applied = *local;
+  }
+  const auto at = std::chrono::steady_clock::now();
+  if (!now && (applied == reported_seq_ || at - reported_at_ < std::chrono::seconds(1))) return;
   etcdserverpb::PutRequest put;
   put.set_key(AppliedKey(options_.prefix, options_.member));
   put.set_value(std::to_string(applied));
   if (etcd_.Put(put).ok()) {
     reported_seq_ = applied;
-    reported_at_ = now;
+    reported_at_ = at;
   }
 }
 
@@ -308,6 +316,7 @@ Status HaMember::Campaign() {
     std::lock_guard lock(mu_);
     leader_address_ = options_.advertise;
   }
+  ReportApplied(/*now=*/true);
   compactor_ = std::thread([this] { CompactLoop(); });
   LOG(INFO) << "ha: " << options_.member << " leads (epoch " << leader_key_.rev()
             << ", log applied to batch " << applied_.load() << " in "

@@ -73,7 +73,9 @@ class HaMember {
   // Replaces this master's store with a copy of the leader's (ha.snapshot), marked incomplete
   // until the last page is in; then the log is applied from the copy's position on.
   Status TakeSnapshot();
-  void ReportApplied();
+  // Records in etcd the last batch this master's store holds (at most once a second unless
+  // `now`), so the leader keeps the log from there.
+  void ReportApplied(bool now = false);
   bool Sleep(std::chrono::milliseconds d);  // false once stopping
 
   EtcdClient& etcd_;
@@ -93,7 +95,7 @@ class HaMember {
   std::condition_variable cv_;
   std::string leader_address_;          // guarded by mu_
   EtcdClient::Watch* watch_ = nullptr;  // guarded by mu_
-  uint64_t reported_seq_ = 0;           // follower thread only
+  uint64_t reported_seq_ = 0;           // Start, the follower, then (leading) the compactor
   std::chrono::steady_clock::time_point reported_at_;
 
   std::thread keepalive_;

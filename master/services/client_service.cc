@@ -23,6 +23,10 @@ void ClientService::Register(MethodRouter& router) {
       "job.cancel", Right::kUser, std::bind(&ClientService::Cancel, this, _1, _2, _3));
   router.Add<v1::HoldRequest, v1::CancelResponse>(
       "job.hold", Right::kUser, std::bind(&ClientService::Hold, this, _1, _2, _3));
+  router.Add<v1::RequeueRequest, v1::CancelResponse>(
+      "job.requeue", Right::kUser, std::bind(&ClientService::Requeue, this, _1, _2, _3));
+  router.Add<v1::JobLogsRequest, v1::JobLogsResponse>(
+      "job.logs", Right::kUser, std::bind(&ClientService::Logs, this, _1, _2, _3));
   router.Add<v1::ShowJobRequest, v1::ShowJobResponse>(
       "job.show", Right::kUser, std::bind(&ClientService::Show, this, _1, _2, _3));
   router.Add<v1::ListJobsRequest, v1::ListJobsResponse>(
@@ -85,14 +89,7 @@ void ClientService::Cancel(const CallContext& ctx, v1::CancelRequest req,
   std::optional<v1::JobRecord> archived;  // ended: Cancel says so and changes nothing
   auto job = Lookup(ctx, req.job(), archived);
   if (!job.ok()) return r.Fail(job.status());
-  const v1::JobRecord& target = **job;
-  if (!MayManageJob(controller_.scheduling(), ctx.identity, target.tenant(), target.spec().uid(),
-                    target.spec().user())) {
-    return r.Fail(ctx.Refuse(PermissionDenied(
-        "cancelling job " + std::to_string(target.tenant_job_id()) + " of " + target.spec().user() +
-        " needs to be its owner, a coordinator of tenant '" + target.tenant() + "' or an admin; " +
-        ctx.identity.Describe() + " is none")));
-  }
+  if (Status s = MayManage(ctx, **job, "cancelling"); !s.ok()) return r.Fail(s);
   Status s = controller_.Cancel(**job, "cancelled by " + ctx.identity.user);
   if (!s.ok()) return r.Fail(s);
   v1::CancelResponse resp;
@@ -106,13 +103,8 @@ void ClientService::Hold(const CallContext& ctx, v1::HoldRequest req,
   auto job = Lookup(ctx, req.job(), archived);
   if (!job.ok()) return r.Fail(job.status());
   const v1::JobRecord& target = **job;
-  const char* what = req.release() ? "releasing" : "holding";
-  if (!MayManageJob(controller_.scheduling(), ctx.identity, target.tenant(), target.spec().uid(),
-                    target.spec().user())) {
-    return r.Fail(ctx.Refuse(PermissionDenied(
-        std::string(what) + " job " + std::to_string(target.tenant_job_id()) + " of " +
-        target.spec().user() + " needs to be its owner, a coordinator of tenant '" +
-        target.tenant() + "' or an admin; " + ctx.identity.Describe() + " is none")));
+  if (Status s = MayManage(ctx, target, req.release() ? "releasing" : "holding"); !s.ok()) {
+    return r.Fail(s);
   }
   if (archived) {
     return r.Fail(FailedPrecondition("job " + std::to_string(target.tenant_job_id()) +
@@ -124,6 +116,77 @@ void ClientService::Hold(const CallContext& ctx, v1::HoldRequest req,
   v1::CancelResponse resp;
   resp.set_state((*job)->state());
   journal_.Commit([r, resp] { r.Ok(resp); });
+}
+
+Status ClientService::MayManage(const CallContext& ctx, const v1::JobRecord& job,
+                                const std::string& doing) const {
+  if (MayManageJob(controller_.scheduling(), ctx.identity, job.tenant(), job.spec().uid(),
+                   job.spec().user())) {
+    return Status::Ok();
+  }
+  return ctx.Refuse(
+      PermissionDenied(doing + " job " + std::to_string(job.tenant_job_id()) + " of " +
+                       job.spec().user() + " needs to be its owner, a coordinator of tenant '" +
+                       job.tenant() + "' or an admin; " + ctx.identity.Describe() + " is none"));
+}
+
+void ClientService::Requeue(const CallContext& ctx, v1::RequeueRequest req,
+                            Responder<v1::CancelResponse> r) {
+  std::optional<v1::JobRecord> archived;
+  auto job = Lookup(ctx, req.job(), archived);
+  if (!job.ok()) return r.Fail(job.status());
+  if (Status s = MayManage(ctx, **job, "requeueing"); !s.ok()) return r.Fail(s);
+  if (Status s = controller_.Requeue(**job, ctx.identity.user); !s.ok()) return r.Fail(s);
+  v1::CancelResponse resp;
+  resp.set_state((*job)->state());
+  journal_.Commit([r, resp] { r.Ok(resp); });
+}
+
+void ClientService::Logs(const CallContext& ctx, v1::JobLogsRequest req,
+                         Responder<v1::JobLogsResponse> r) {
+  std::optional<v1::JobRecord> archived;
+  auto job = Lookup(ctx, req.job(), archived);
+  if (!job.ok()) return r.Fail(job.status());
+  const v1::JobRecord& target = **job;
+  // Output may hold what the env held: the same people may read it.
+  if (Status s = MayManage(ctx, target, "reading the output of"); !s.ok()) return r.Fail(s);
+  const std::string name = "job " + std::to_string(target.tenant_job_id());
+  if (target.tasks_size() == 0) {
+    return r.Fail(FailedPrecondition(name + " has not started yet: no output"));
+  }
+  const v1::TaskRecord* task = nullptr;
+  for (const auto& t : target.tasks()) {
+    if (t.index() == req.task()) task = &t;
+  }
+  if (task == nullptr) {
+    return r.Fail(NotFound(name + " has no task " + std::to_string(req.task()) + " (tasks 0 to " +
+                           std::to_string(target.tasks_size() - 1) + ")"));
+  }
+  const NodeEntry* node = nodes_.Find(task->node());
+  if (node == nullptr || node->session == nullptr) {
+    return r.Fail(Unavailable("node " + task->node() + " of " + name +
+                              " is not connected: its output cannot be read now"));
+  }
+  v1::TaskOutputRequest ask;
+  ask.set_job_id(target.id());
+  ask.set_index(task->index());
+  ask.set_attempt(task->attempt());
+  ask.set_stderr(req.stderr());
+  ask.set_offset(req.offset());
+  ask.set_max_bytes(req.max_bytes() == 0 ? 256 * 1024 : std::min(req.max_bytes(), 1u << 20));
+  v1::JobLogsResponse resp;
+  resp.set_offset(req.offset());
+  resp.set_state(target.state());
+  resp.set_attempt(task->attempt());
+  resp.set_node(task->node());
+  node->session->Call("agent.task_output", ask, v1::Credential(),
+                      [r, resp](Result<v1::Envelope> reply) mutable {
+                        auto out = DecodeResponse<v1::TaskOutputResponse>(reply);
+                        if (!out.ok()) return r.Fail(out.status());
+                        resp.set_data(std::move(*out->mutable_data()));
+                        resp.set_size(out->size());
+                        r.Ok(resp);
+                      });
 }
 
 v1::JobRecord ClientService::ForDisplay(const v1::JobRecord& job, const Identity& viewer) const {

@@ -1,4 +1,5 @@
-// The RPC methods snnctl calls: job.submit, job.cancel, job.show, job.list, pool.status.
+// The RPC methods snnctl calls: job.submit, job.cancel, job.hold, job.requeue, job.show,
+// job.logs (a task's output, fetched from its agent), job.list, pool.status.
 // Every answer is sent only once the state it reports (or changes) is durable.
 // Access: a user acts for a tenant it belongs to; it sees that tenant's jobs, cancels its own
 // (a coordinator: the tenant's; an admin: any); a job's env is shown only to those who may
@@ -25,6 +26,8 @@ class ClientService {
   void Submit(const CallContext& ctx, v1::SubmitRequest req, Responder<v1::SubmitResponse> r);
   void Hold(const CallContext& ctx, v1::HoldRequest req, Responder<v1::CancelResponse> r);
   void Cancel(const CallContext& ctx, v1::CancelRequest req, Responder<v1::CancelResponse> r);
+  void Requeue(const CallContext& ctx, v1::RequeueRequest req, Responder<v1::CancelResponse> r);
+  void Logs(const CallContext& ctx, v1::JobLogsRequest req, Responder<v1::JobLogsResponse> r);
   void Show(const CallContext& ctx, v1::ShowJobRequest req, Responder<v1::ShowJobResponse> r);
   void List(const CallContext& ctx, v1::ListJobsRequest req, Responder<v1::ListJobsResponse> r);
   void PoolStatus(const CallContext& ctx, v1::PoolStatusRequest req,
@@ -35,6 +38,10 @@ class ClientService {
   Result<v1::JobRecord*> Lookup(const CallContext& ctx, const v1::JobRef& ref,
                                 std::optional<v1::JobRecord>& archived);
   v1::JobRecord ForDisplay(const v1::JobRecord& job, const Identity& viewer) const;
+  // OK if the caller may manage `job` (its owner, a coordinator of its tenant, an admin); else
+  // the refusal, saying what it was doing ("cancelling", "holding", ...).
+  Status MayManage(const CallContext& ctx, const v1::JobRecord& job,
+                   const std::string& doing) const;
 
   JobTable& jobs_;
   JobArchive& archive_;

@@ -1,7 +1,8 @@
 // The habits of Slurm users, with real daemons: `snnctl submit --wait` exits with the job's
 // outcome; `hold` keeps a pending job from starting and `release` lets it go; after_ok
 // dependencies run a preprocessing -> encoding -> network chain in order, and a failed step
-// cancels what depends on it, with the reason.
+// cancels what depends on it, with the reason; `logs` prints a task's output from its node
+// (and follows it with -f); `requeue` stops a running job and starts it again.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -119,6 +120,54 @@ TEST_F(JobControlTest, ADependentJobStillWaitsAfterAMasterRestartAndThenRuns) {
   EXPECT_EQ(cluster_.Show(2)->state(), v1::PENDING);
   EXPECT_TRUE(cluster_.WaitForState(2, v1::COMPLETED, 30000)) << cluster_.Snnctl({"show", "2"}).out;
   EXPECT_GE(cluster_.Show(2)->start_ms(), cluster_.Show(1)->end_ms());
+}
+
+TEST_F(JobControlTest, LogsPrintATasksOutputAndFollowItUntilTheJobEnds) {
+  CliRun done = cluster_.Snnctl(
+      {"submit", "--wait", JobFile("out", "echo first; echo oops >&2; echo second")});
+  ASSERT_EQ(done.exit_code, 0) << done.err;
+  CliRun logs = cluster_.Snnctl({"logs", "1"});
+  ASSERT_EQ(logs.exit_code, 0) << logs.err;
+  EXPECT_EQ(logs.out, "first\nsecond\n");
+  EXPECT_EQ(cluster_.Snnctl({"logs", "1", "--stderr"}).out, "oops\n");
+  CliRun no_task = cluster_.Snnctl({"logs", "1", "--task", "3"});
+  EXPECT_EQ(no_task.exit_code, 1);
+  EXPECT_NE(no_task.err.find("job 1 has no task 3"), std::string::npos) << no_task.err;
+  EXPECT_NE(cluster_.Snnctl({"logs", "9"}).err.find("job 9 not found"), std::string::npos);
+
+  // -f from before the second line is written to the job's end.
+  ASSERT_EQ(cluster_.Snnctl({"submit", JobFile("slow", "echo a; sleep 1.5; echo b")}).exit_code, 0);
+  CliRun follow = cluster_.Snnctl({"logs", "2", "-f"});
+  ASSERT_EQ(follow.exit_code, 0) << follow.err;
+  EXPECT_EQ(follow.out, "a\nb\n");
+  EXPECT_GT(follow.seconds, 1.0) << "it returned before the job ended";
+
+  // Another user of the tenant may not read it (output can hold what the env held).
+  CliRun stranger = cluster_.RunSnnctlAs("nobody", {"logs", "1", "--tenant", "alice"});
+  EXPECT_NE(stranger.exit_code, 0);
+}
+
+TEST_F(JobControlTest, RequeueStopsARunningJobAndStartsItAgain) {
+  ASSERT_EQ(cluster_.Snnctl({"submit", JobFile("long", "echo run; sleep 600")}).exit_code, 0);
+  const pid_t first = static_cast<pid_t>(cluster_.WaitForRunningTask(1).pid());
+  ASSERT_NE(first, 0);
+  CliRun requeue = cluster_.Snnctl({"requeue", "1"});
+  ASSERT_EQ(requeue.exit_code, 0) << requeue.err;
+  EXPECT_EQ(requeue.out, "Requeued job 1\n");
+  const pid_t second = static_cast<pid_t>(cluster_.WaitForRunningTask(1, 2).pid());
+  ASSERT_NE(second, 0) << "the job did not start again";
+  EXPECT_NE(second, first);
+  auto job = cluster_.Show(1);
+  ASSERT_TRUE(job.ok());
+  bool said = false;
+  for (const auto& h : job->history()) {
+    said |= h.reason().find("requeued: asked by") != std::string::npos;
+  }
+  EXPECT_TRUE(said) << job->DebugString();
+  ASSERT_EQ(cluster_.Snnctl({"cancel", "1"}).exit_code, 0);
+  CliRun ended = cluster_.Snnctl({"requeue", "1"});
+  EXPECT_EQ(ended.exit_code, 1);
+  EXPECT_NE(ended.err.find("only a running job can be requeued"), std::string::npos) << ended.err;
 }
 
 }  // namespace

@@ -47,7 +47,8 @@ TEST(MethodRightsTest, EveryMethodDeclaresTheReviewedRight) {
       {"node.renew", Right::kNode},       {"master.register", Right::kNode},
       {"master.heartbeat", Right::kNode}, {"master.task_status", Right::kNode},
       {"ha.snapshot", Right::kMaster},    {"billing.usage", Right::kUser},
-      {"billing.report", Right::kUser},
+      {"billing.report", Right::kUser},   {"job.requeue", Right::kUser},
+      {"job.logs", Right::kUser},
   };
   const auto methods = master.router().Methods();
   EXPECT_EQ(methods.size(), expected.size());
