@@ -9,13 +9,14 @@
 #include "common/job_validation.h"
 
 namespace snn {
-namespace {
 
 std::string Elapsed(const v1::JobRecord& job, int64_t now_ms) {
   if (job.start_ms() == 0) return "0:00:00";
   const int64_t end = job.end_ms() != 0 ? job.end_ms() : now_ms;
   return FormatDurationSeconds(end > job.start_ms() ? (end - job.start_ms()) / 1000 : 0);
 }
+
+namespace {
 
 std::string TaskStateName(v1::TaskState state) {
   std::string name = v1::TaskState_Name(state);

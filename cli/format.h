@@ -25,6 +25,8 @@ std::string FormatPoolStatus(const v1::PoolStatusResponse& pool);
 std::string FormatJson(const google::protobuf::Message& message);
 
 std::string FormatTimestamp(int64_t ms);
+// How long a job ran (or has been running at `now_ms`), H:MM:SS.
+std::string Elapsed(const v1::JobRecord& job, int64_t now_ms);
 std::string StateName(v1::JobState state);
 
 }  // namespace snn

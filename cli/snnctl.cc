@@ -8,6 +8,7 @@
 #include "cli/accounting_commands.h"
 #include "cli/billing_commands.h"
 #include "cli/format.h"
+#include "cli/job_columns.h"
 #include "cli/job_control_commands.h"
 #include "cli/job_file.h"
 #include "cli/policy_commands.h"
@@ -133,6 +134,12 @@ int Jobs(const CliOptions& o, std::ostream& out, std::ostream& err) {
     req.add_states(*state);
   }
   req.set_limit(o.page_size);
+  std::vector<const JobColumn*> columns;
+  if (!o.format.empty()) {
+    auto parsed = ParseJobColumns(o.format);
+    if (!parsed.ok()) return Fail(err, parsed.status());
+    columns = std::move(parsed).value();
+  }
   Session session(o);
   if (Status s = session.Open(); !s.ok()) return Fail(err, s);
   v1::ListJobsResponse all;
@@ -147,6 +154,8 @@ int Jobs(const CliOptions& o, std::ostream& out, std::ostream& err) {
     out << FormatJson(all) << "\n";
   } else if (o.show_priority) {
     out << FormatPriorityTable(all);
+  } else if (!o.format.empty()) {
+    out << FormatJobColumns(all, columns, now_ms);
   } else {
     out << FormatJobsTable(all, o.all_tenants, now_ms);
   }
@@ -407,6 +416,9 @@ Options:
   --state S[,S...]        jobs: only these states (PENDING, RUNNING, COMPLETED, ...);
                           usage: one task state (EXITED, KILLED, TIMED_OUT, LOST, RUNNING)
   --priority              jobs: pending jobs in scheduling order with their priority factors
+  --format COL[,COL...]   jobs: these columns, of id, globalid, tenant, name, user, state,
+                          reason, pool, queue, priority, tasks, cores, ksps, submit, start,
+                          end, time, wait, timelimit, attempt, requeues, nodes, exit
   --parsable              submit: print only the job ID
   --wait                  submit: wait for the job to end; exit 0 if it completed, its exit
                           code if it failed, 124 at its time limit, 125 if cancelled
@@ -472,7 +484,8 @@ Result<CliOptions> ParseCliArgs(const std::vector<std::string>& argv) {
                arg == "--input-rate" || arg == "--neurons-per-core" || arg == "--reason" ||
                arg == "--page-size" || arg == "--ca-file" || arg == "--munge-socket" ||
                arg == "--auth" || arg == "--ttl" || arg == "--user" || arg == "--since" ||
-               arg == "--until" || arg == "--from" || arg == "--to" || arg == "--note") {
+               arg == "--until" || arg == "--from" || arg == "--to" || arg == "--note" ||
+               arg == "--format") {
       auto v = take(arg);
       if (!v.ok()) return v.status();
       if (arg == "--master") o.master = *v;
@@ -489,6 +502,7 @@ Result<CliOptions> ParseCliArgs(const std::vector<std::string>& argv) {
                             : o.to) = *v;
       }
       if (arg == "--note") o.note = *v;
+      if (arg == "--format") o.format = *v;
       if (arg == "--auth") {
         if (*v != "munge" && *v != "none") return InvalidArgument("--auth must be munge or none");
         o.auth = *v;

@@ -38,6 +38,7 @@ struct CliOptions {
   uint32_t neurons_per_core = 0;                // estimate: 0 asks the master
   bool show_priority = false;                   // jobs: pending jobs with their priority factors
   bool by_user = false;                         // report: a row per user
+  std::string format;                           // jobs: the columns (--format id,name,...)
   uint32_t task = 0;                            // logs: the task's index
   bool stderr_stream = false;                   // logs: stderr instead of stdout
   bool follow = false;                          // logs -f
