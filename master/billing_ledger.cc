@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "master/billing.h"
 
@@ -96,9 +97,8 @@ void BillingLedger::CheckAlerts(v1::TenantAccount& a) {
   a.set_alerts_raised(crossed);
 }
 
-Result<std::vector<v1::UsageRecord>> BillingLedger::Records(const std::string& tenant,
-                                                            int64_t from_ms, int64_t to_ms) const {
-  std::vector<v1::UsageRecord> out;
+Status BillingLedger::ScanUsage(const std::string& tenant, int64_t from_ms,
+                                const std::function<bool(v1::UsageRecord&)>& visit) const {
   const std::string prefix = UsagePrefix(tenant);
   Status bad = Status::Ok();
   Status s =
@@ -111,12 +111,20 @@ Result<std::vector<v1::UsageRecord>> BillingLedger::Records(const std::string& t
                     }
                     if (r.tenant() != tenant)
                       return true;  // a tenant whose name extends this one's
-                    if (r.end_ms() >= to_ms) return false;
-                    out.push_back(std::move(r));
-                    return true;
+                    return visit(r);
                   });
   SNN_RETURN_IF_ERROR(s);
-  SNN_RETURN_IF_ERROR(bad);
+  return bad;
+}
+
+Result<std::vector<v1::UsageRecord>> BillingLedger::Records(const std::string& tenant,
+                                                            int64_t from_ms, int64_t to_ms) const {
+  std::vector<v1::UsageRecord> out;
+  SNN_RETURN_IF_ERROR(ScanUsage(tenant, from_ms, [&](v1::UsageRecord& r) {
+    if (r.end_ms() >= to_ms) return false;
+    out.push_back(std::move(r));
+    return true;
+  }));
   return out;
 }
 
@@ -124,22 +132,10 @@ Result<std::vector<v1::UsageRecord>> BillingLedger::ActiveRecords(const std::str
                                                                   int64_t from_ms, int64_t to_ms,
                                                                   size_t limit) const {
   std::vector<v1::UsageRecord> out;
-  const std::string prefix = UsagePrefix(tenant);
-  Status bad = Status::Ok();
-  Status s =
-      store_.Scan(prefix, prefix + Hex16(static_cast<uint64_t>(std::max<int64_t>(0, from_ms))),
-                  [&](std::string_view, std::string_view v) {
-                    v1::UsageRecord r;
-                    if (!r.ParseFromArray(v.data(), static_cast<int>(v.size()))) {
-                      bad = Internal("a usage record of tenant " + tenant + " does not parse");
-                      return false;
-                    }
-                    if (r.tenant() != tenant || r.start_ms() >= to_ms) return true;
-                    out.push_back(std::move(r));
-                    return limit == 0 || out.size() < limit;
-                  });
-  SNN_RETURN_IF_ERROR(s);
-  SNN_RETURN_IF_ERROR(bad);
+  SNN_RETURN_IF_ERROR(ScanUsage(tenant, from_ms, [&](v1::UsageRecord& r) {
+    if (r.start_ms() < to_ms) out.push_back(std::move(r));
+    return limit == 0 || out.size() < limit;
+  }));
   return out;
 }
 

@@ -11,6 +11,7 @@
 // Thread contract: only on the master's io thread.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -57,6 +58,10 @@ class BillingLedger {
   std::map<std::string, std::shared_ptr<const std::string>, std::less<>> HeldTenants() const;
 
  private:
+  // Visits `tenant`'s records that ended at or after `from_ms`, in order of their end, while
+  // `visit` returns true.
+  Status ScanUsage(const std::string& tenant, int64_t from_ms,
+                   const std::function<bool(v1::UsageRecord&)>& visit) const;
   static bool Over(const v1::TenantAccount& a) { return a.charged_micros() >= a.credit_micros(); }
   // Raises the alerts the account's use has crossed (and re-arms those it fell below).
   void CheckAlerts(v1::TenantAccount& a);
