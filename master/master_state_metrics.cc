@@ -130,7 +130,11 @@ std::vector<prometheus::MetricFamily> MasterStateMetrics(const JobTable& jobs,
       GaugeFamily("snn_tenant_charged", "A tenant's charges at list prices, in its currency");
   auto held = GaugeFamily("snn_tenant_budget_exhausted",
                           "1 while a tenant's charges have reached its credits (its jobs wait)");
+  auto alerts = GaugeFamily("snn_tenant_budget_alerts",
+                            "How many of the policy's alert_at fractions of its credits a "
+                            "tenant has used (each also logged once as it is crossed)");
   for (const auto& [tenant, a] : billing.accounts()) {
+    AddSample(alerts, a.alerts_raised(), {{"tenant", tenant}});
     AddSample(credit, static_cast<double>(a.credit_micros()) / 1e6, {{"tenant", tenant}});
     AddSample(charged, static_cast<double>(a.charged_micros()) / 1e6, {{"tenant", tenant}});
     AddSample(held, a.charged_micros() >= a.credit_micros() ? 1 : 0, {{"tenant", tenant}});
@@ -138,6 +142,7 @@ std::vector<prometheus::MetricFamily> MasterStateMetrics(const JobTable& jobs,
   out.push_back(std::move(credit));
   out.push_back(std::move(charged));
   out.push_back(std::move(held));
+  out.push_back(std::move(alerts));
   return out;
 }
 

@@ -93,6 +93,16 @@ TEST(MetricsTest, LiveScrapesOfMasterAndAgentPassPromtoolAndShowTheCluster) {
   EXPECT_TRUE(Has(master, "snn_cores{pool=\"default\",type=\"sim-v1\",use=\"used\"} 4")) << master;
   EXPECT_TRUE(Has(master, "snn_cores{pool=\"default\",type=\"sim-v1\",use=\"free\"} 28")) << master;
   EXPECT_TRUE(Has(master, "snn_scheduling_pass_duration_seconds_count")) << master;
+  // A tenant's account: its credits, charges and the budget alerts it has crossed.
+  ASSERT_EQ(cluster.Snnctl({"tenant", "credit", "alice", "100"}).exit_code, 0);
+  ASSERT_TRUE(TestCluster::WaitUntil([&] {
+    master = Scrape(master_port);
+    return Has(master, "snn_tenant_credit{tenant=\"alice\"} 100");
+  })) << master;
+  EXPECT_TRUE(Has(master, "snn_tenant_budget_alerts{tenant=\"alice\"} 0")) << master;
+  EXPECT_TRUE(Has(master, "snn_tenant_budget_exhausted{tenant=\"alice\"} 0")) << master;
+  said.clear();
+  EXPECT_EQ(PromtoolCheck(cluster.dir(), "master_accounts", master, &said), 0) << said;
 
   std::string agent;
   ASSERT_TRUE(TestCluster::WaitUntil([&] {
