@@ -74,10 +74,19 @@ DEFINE_int64(frame_timeout_s, 30,
              "a request whose header came must arrive whole within this, and a TLS handshake "
              "within a third of it");
 DEFINE_string(munge_socket, "", "munged's socket (empty: munge's default)");
-DEFINE_string(ha_etcd, "",
-              "high availability: etcd endpoints (HOST:PORT,...); masters given the same list and "
-              "--ha_prefix elect a leader, the others stand by and redirect (empty: one master)");
+DEFINE_string(
+    ha_etcd, "",
+    "high availability: etcd endpoints (HOST:PORT,..., or https://HOST:PORT,... for TLS); "
+    "masters given the same list and "
+    "--ha_prefix elect a leader, the others stand by and redirect (empty: one master)");
 DEFINE_string(ha_prefix, "/snn/", "HA: the etcd key prefix of this cluster's masters");
+DEFINE_string(ha_etcd_ca, "",
+              "HA with https:// endpoints: the CA certificate of etcd's members (empty: the "
+              "system's roots)");
+DEFINE_string(ha_etcd_cert, "",
+              "HA with https:// endpoints: this master's client certificate for etcd (with "
+              "--client-cert-auth on etcd), with --ha_etcd_key");
+DEFINE_string(ha_etcd_key, "", "HA: the key of --ha_etcd_cert");
 DEFINE_string(ha_name, "", "HA: this master's name in the group (default: the host name)");
 DEFINE_string(ha_advertise, "",
               "HA: HOST:PORT that agents and clients reach this master at (default: --listen)");
@@ -100,6 +109,7 @@ constexpr int64_t kTakeoverMs = 5000;
 int RunHa(snn::MasterConfig config, std::unique_ptr<snn::Store> store) {
   snn::HaMasterOptions ha;
   ha.etcd_endpoints = FLAGS_ha_etcd;
+  ha.etcd_tls = {FLAGS_ha_etcd_ca, FLAGS_ha_etcd_cert, FLAGS_ha_etcd_key};
   ha.member.prefix = FLAGS_ha_prefix;
   ha.member.member = FLAGS_ha_name;
   if (ha.member.member.empty()) {

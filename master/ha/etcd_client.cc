@@ -2,19 +2,22 @@
 
 #include <glog/logging.h>
 
+#include <fstream>
 #include <sstream>
 #include <thread>
 
 namespace snn {
 
-Result<std::vector<std::string>> ParseEtcdEndpoints(const std::string& list) {
-  std::vector<std::string> out;
+Result<EtcdEndpoints> ParseEtcdEndpoints(const std::string& list) {
+  EtcdEndpoints out;
+  int secure = 0;
   std::stringstream in(list);
   std::string item;
   while (std::getline(in, item, ',')) {
     if (item.rfind("http://", 0) == 0) item = item.substr(7);
     if (item.rfind("https://", 0) == 0) {
-      return InvalidArgument("etcd endpoint " + item + ": TLS to etcd is not supported yet");
+      item = item.substr(8);
+      ++secure;
     }
     while (!item.empty() && item.back() == '/') item.pop_back();
     const auto colon = item.rfind(':');
@@ -22,10 +25,48 @@ Result<std::vector<std::string>> ParseEtcdEndpoints(const std::string& list) {
         item.find_first_not_of("0123456789", colon + 1) != std::string::npos) {
       return InvalidArgument("etcd endpoint '" + item + "' is not HOST:PORT");
     }
-    out.push_back(item);
+    out.hosts.push_back(item);
   }
-  if (out.empty()) return InvalidArgument("no etcd endpoints given");
+  if (out.hosts.empty()) return InvalidArgument("no etcd endpoints given");
+  if (secure != 0 && secure != static_cast<int>(out.hosts.size())) {
+    return InvalidArgument("etcd endpoints mix https:// with plain ones: use one or the other");
+  }
+  out.tls = secure != 0;
   return out;
+}
+
+Result<std::shared_ptr<grpc::ChannelCredentials>> EtcdCredentials(const EtcdEndpoints& endpoints,
+                                                                  const EtcdTlsFiles& files) {
+  if (!endpoints.tls) {
+    if (!files.ca.empty() || !files.cert.empty()) {
+      return InvalidArgument("etcd TLS files are given but the endpoints are not https://");
+    }
+    return grpc::InsecureChannelCredentials();
+  }
+  auto read = [](const std::string& path, const char* what) -> Result<std::string> {
+    if (path.empty()) return std::string();
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    if (!in || text.str().empty()) {
+      return InvalidArgument(std::string("cannot read ") + what + " " + path);
+    }
+    return text.str();
+  };
+  if (files.cert.empty() != files.key.empty()) {
+    return InvalidArgument("give both the etcd client certificate and its key, or neither");
+  }
+  grpc::SslCredentialsOptions options;
+  auto ca = read(files.ca, "the etcd CA certificate");
+  if (!ca.ok()) return ca.status();
+  auto cert = read(files.cert, "the etcd client certificate");
+  if (!cert.ok()) return cert.status();
+  auto key = read(files.key, "the etcd client key");
+  if (!key.ok()) return key.status();
+  options.pem_root_certs = *ca;  // empty: the system's roots
+  options.pem_cert_chain = *cert;
+  options.pem_private_key = *key;
+  return grpc::SslCredentials(options);
 }
 
 std::string PrefixEnd(const std::string& prefix) {
@@ -40,8 +81,10 @@ std::string PrefixEnd(const std::string& prefix) {
   return std::string(1, '\0');  // every key
 }
 
-EtcdClient::EtcdClient(std::vector<std::string> endpoints, std::chrono::milliseconds timeout)
+EtcdClient::EtcdClient(std::vector<std::string> endpoints, std::chrono::milliseconds timeout,
+                       std::shared_ptr<grpc::ChannelCredentials> credentials)
     : endpoints_(std::move(endpoints)), timeout_(timeout) {
+  if (!credentials) credentials = grpc::InsecureChannelCredentials();
   for (const auto& endpoint : endpoints_) {
     grpc::ChannelArguments args;
     // Reconnect soon after a member comes back; the defaults back off for up to two minutes.
@@ -50,7 +93,9 @@ EtcdClient::EtcdClient(std::vector<std::string> endpoints, std::chrono::millisec
     args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
     args.SetMaxReceiveMessageSize(64 << 20);
     Member m;
-    m.channel = grpc::CreateCustomChannel(endpoint, grpc::InsecureChannelCredentials(), args);
+    // Never through an HTTP proxy from the environment: etcd is reached directly.
+    args.SetInt(GRPC_ARG_ENABLE_HTTP_PROXY, 0);
+    m.channel = grpc::CreateCustomChannel(endpoint, credentials, args);
     m.kv = etcdserverpb::KV::NewStub(m.channel);
     m.lease = etcdserverpb::Lease::NewStub(m.channel);
     m.watch = etcdserverpb::Watch::NewStub(m.channel);

@@ -20,15 +20,30 @@
 
 namespace snn {
 
-// "http://a:2379,b:2379" or "a:2379,b:2379" -> {"a:2379", "b:2379"}; an error names the bad one.
-Result<std::vector<std::string>> ParseEtcdEndpoints(const std::string& list);
+struct EtcdEndpoints {
+  std::vector<std::string> hosts;  // HOST:PORT each
+  bool tls = false;                // https:// (every one, or none)
+};
+// "http://a:2379,b:2379", "a:2379,b:2379" or "https://a:2379,https://b:2379"; an error names
+// the bad one (or a list that mixes https with plain endpoints).
+Result<EtcdEndpoints> ParseEtcdEndpoints(const std::string& list);
+
+// The files of TLS to etcd: the CA that signed its members' certificates, and this client's own
+// certificate and key when etcd asks for one (--client-cert-auth). Empty paths: none.
+struct EtcdTlsFiles {
+  std::string ca, cert, key;
+};
+// Credentials for `endpoints`: TLS with `files` (read now, errors name the file) or plain.
+Result<std::shared_ptr<grpc::ChannelCredentials>> EtcdCredentials(const EtcdEndpoints& endpoints,
+                                                                  const EtcdTlsFiles& files);
 
 // The smallest key greater than every key starting with `prefix` (etcd's range_end for it).
 std::string PrefixEnd(const std::string& prefix);
 
 class EtcdClient {
  public:
-  EtcdClient(std::vector<std::string> endpoints, std::chrono::milliseconds timeout);
+  EtcdClient(std::vector<std::string> endpoints, std::chrono::milliseconds timeout,
+             std::shared_ptr<grpc::ChannelCredentials> credentials = nullptr);
 
   Result<etcdserverpb::RangeResponse> Range(const etcdserverpb::RangeRequest& request);
   Result<etcdserverpb::TxnResponse> Txn(const etcdserverpb::TxnRequest& request);

@@ -27,7 +27,12 @@ int RunHaMaster(MasterConfig config, std::unique_ptr<Store> local, HaMasterOptio
     LOG(ERROR) << "--ha_etcd: " << endpoints.status().message();
     return 2;
   }
-  EtcdClient etcd(*endpoints, std::chrono::milliseconds(2000));
+  auto credentials = EtcdCredentials(*endpoints, options.etcd_tls);
+  if (!credentials.ok()) {
+    LOG(ERROR) << "--ha_etcd: " << credentials.status().message();
+    return 2;
+  }
+  EtcdClient etcd(endpoints->hosts, std::chrono::milliseconds(2000), *credentials);
   HaMember* member_ptr = nullptr;
   auto store = std::make_unique<HaStore>(
       std::move(local), etcd, options.member.prefix,

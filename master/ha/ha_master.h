@@ -11,7 +11,8 @@
 namespace snn {
 
 struct HaMasterOptions {
-  std::string etcd_endpoints;  // "a:2379,b:2379,c:2379"
+  std::string etcd_endpoints;  // "a:2379,b:2379,c:2379" (or https://a:2379,...)
+  EtcdTlsFiles etcd_tls;
   HaOptions member;
 };
 

@@ -148,6 +148,36 @@ TEST(HaTest, AStandbyBehindTheKeptLogCopiesTheLeadersStoreAndCanLead) {
   EXPECT_TRUE(GroupExists(task));
 }
 
+TEST(HaTest, MastersReachEtcdOverTlsWithTheirOwnCertificates) {
+  if (!EtcdCluster::Available()) GTEST_SKIP() << "etcd is not installed (etcd-server)";
+  TestCluster cluster;
+  const std::string tls = cluster.auth().tls_dir();
+  // etcd serves with the masters' certificate (it names 127.0.0.1) and asks clients for one.
+  EtcdCluster etcd(cluster.dir(), 3, "",
+                   {tls + "/ca.crt", tls + "/master.crt", tls + "/master.key"});
+  ASSERT_TRUE(etcd.Start().ok());
+  std::vector<std::string> flags = kHaFlags;
+  for (const std::string& f :
+       {"--ha_etcd_ca=" + tls + "/ca.crt", "--ha_etcd_cert=" + tls + "/master.crt",
+        "--ha_etcd_key=" + tls + "/master.key"}) {
+    flags.push_back(f);
+  }
+  ASSERT_EQ(etcd.endpoints().rfind("https://", 0), 0u);
+  cluster.StartHaMaster("m1", etcd.endpoints(), flags);
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster.HaLeader() == "m1"; }));
+  cluster.StartHaMaster("m2", etcd.endpoints(), flags);
+  cluster.StartAgent("node1", SmallBoards());
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster.NodesUp() == 1; }));
+  ASSERT_TRUE(cluster.Submit(ShellJob("sleep 600")).ok());
+  ASSERT_NE(cluster.WaitForRunningTask(1).pid(), 0u);
+  EXPECT_FALSE(etcd.Keys("/snn-test/log/").empty()) << "nothing was written to etcd";
+  cluster.KillHaMaster("m1");
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster.HaLeader() == "m2"; }, 30000));
+  auto job = cluster.Show(1);
+  ASSERT_TRUE(job.ok()) << job.status().ToString();
+  EXPECT_EQ(job->attempt(), 1u);
+}
+
 TEST(HaTest, ALeaderCutOffFromEtcdStopsAcknowledgingBeforeItsSuccessorIsElected) {
   if (!EtcdCluster::Available()) GTEST_SKIP() << "etcd is not installed (etcd-server)";
   Namespace net;

@@ -79,11 +79,25 @@ TEST(ReplicatedLogTest, TheAppliedNumberIsReadFromTheMastersOwnStore) {
 TEST(ReplicatedLogTest, EtcdEndpointsAndPrefixRanges) {
   auto endpoints = ParseEtcdEndpoints("http://a:2379,b:2380/");
   ASSERT_TRUE(endpoints.ok());
-  EXPECT_EQ(*endpoints, (std::vector<std::string>{"a:2379", "b:2380"}));
+  EXPECT_EQ(endpoints->hosts, (std::vector<std::string>{"a:2379", "b:2380"}));
+  EXPECT_FALSE(endpoints->tls);
   EXPECT_FALSE(ParseEtcdEndpoints("").ok());
   EXPECT_FALSE(ParseEtcdEndpoints("a").ok());
   EXPECT_FALSE(ParseEtcdEndpoints("a:x").ok());
-  EXPECT_NE(ParseEtcdEndpoints("https://a:1").status().message().find("TLS"), std::string::npos);
+  auto secure = ParseEtcdEndpoints("https://a:1,https://b:2");
+  ASSERT_TRUE(secure.ok());
+  EXPECT_TRUE(secure->tls);
+  EXPECT_NE(ParseEtcdEndpoints("https://a:1,b:2").status().message().find("mix"),
+            std::string::npos);
+  EXPECT_NE(EtcdCredentials(*endpoints, {"/ca.crt", "", ""}).status().message().find("https"),
+            std::string::npos);
+  EXPECT_NE(EtcdCredentials(*secure, {"/nonexistent/ca.crt", "", ""})
+                .status()
+                .message()
+                .find("cannot read the etcd CA certificate /nonexistent/ca.crt"),
+            std::string::npos);
+  EXPECT_NE(EtcdCredentials(*secure, {"", "/c.crt", ""}).status().message().find("both"),
+            std::string::npos);
   EXPECT_EQ(PrefixEnd("/snn/log/"), "/snn/log0");
   EXPECT_EQ(PrefixEnd(std::string("a\xff", 2)), "b");
 }

@@ -47,8 +47,8 @@ uint16_t FreeLoopbackPort() {
 
 bool EtcdCluster::Available() { return access(kEtcd, X_OK) == 0 && access(kEtcdctl, X_OK) == 0; }
 
-EtcdCluster::EtcdCluster(std::string dir, int members, std::string extra_host)
-    : dir_(std::move(dir)), extra_host_(std::move(extra_host)) {
+EtcdCluster::EtcdCluster(std::string dir, int members, std::string extra_host, Tls tls)
+    : dir_(std::move(dir)), extra_host_(std::move(extra_host)), tls_(std::move(tls)) {
   for (int i = 0; i < members; ++i) {
     client_ports_.push_back(FreeLoopbackPort());
     peer_ports_.push_back(FreeLoopbackPort());
@@ -69,15 +69,22 @@ EtcdCluster::~EtcdCluster() {
 std::string EtcdCluster::Endpoints(const std::string& host) const {
   std::string out;
   for (uint16_t port : client_ports_) {
-    out += (out.empty() ? "" : ",") + host + ":" + std::to_string(port);
+    out += (out.empty() ? "" : ",") + std::string(tls_.ca.empty() ? "" : "https://") + host + ":" +
+           std::to_string(port);
   }
   return out;
+}
+
+std::vector<std::string> EtcdCluster::EtcdctlTls() const {
+  if (tls_.ca.empty()) return {};
+  return {"--cacert=" + tls_.ca, "--cert=" + tls_.cert, "--key=" + tls_.key};
 }
 
 std::vector<std::string> EtcdCluster::Etcdctl(const std::vector<std::string>& args) const {
   const std::string out = dir_ + "/etcd/etcdctl.out";
   std::filesystem::remove(out);
   std::vector<std::string> argv = {kEtcdctl, "--endpoints=" + endpoints(), "--command-timeout=5s"};
+  for (const auto& f : EtcdctlTls()) argv.push_back(f);
   argv.insert(argv.end(), args.begin(), args.end());
   const pid_t pid = SpawnLogged(argv, out, dir_ + "/etcd/etcdctl.log");
   int status = 0;
@@ -112,30 +119,39 @@ Status EtcdCluster::Start() {
   }
   for (size_t i = 0; i < client_ports_.size(); ++i) {
     const std::string name = "e" + std::to_string(i);
-    const std::string client = "http://127.0.0.1:" + std::to_string(client_ports_[i]);
+    const std::string scheme = tls_.ca.empty() ? "http://" : "https://";
+    const std::string client = scheme + "127.0.0.1:" + std::to_string(client_ports_[i]);
     std::string listen = client;
     if (!extra_host_.empty()) {
-      listen += ",http://" + extra_host_ + ":" + std::to_string(client_ports_[i]);
+      listen += "," + scheme + extra_host_ + ":" + std::to_string(client_ports_[i]);
+    }
+    std::vector<std::string> tls_flags;
+    if (!tls_.ca.empty()) {
+      tls_flags = {"--cert-file=" + tls_.cert, "--key-file=" + tls_.key,
+                   "--trusted-ca-file=" + tls_.ca, "--client-cert-auth"};
     }
     const std::string peer = "http://127.0.0.1:" + std::to_string(peer_ports_[i]);
-    const pid_t pid = SpawnLogged(
-        {kEtcd, "--name=" + name, "--data-dir=" + dir_ + "/etcd/" + name,
-         "--listen-client-urls=" + listen, "--advertise-client-urls=" + client,
-         "--listen-peer-urls=" + peer, "--initial-advertise-peer-urls=" + peer,
-         "--initial-cluster=" + initial, "--initial-cluster-state=new",
-         "--initial-cluster-token=snn-test-" + std::to_string(getpid()),
-         // Raft's own failure detection, faster than the defaults (100 ms / 1 s) on loopback.
-         "--heartbeat-interval=50", "--election-timeout=500", "--logger=zap",
-         "--log-outputs=stderr"},
-        dir_ + "/etcd/" + name + ".log", dir_ + "/etcd/" + name + ".log");
+    std::vector<std::string> argv = {
+        kEtcd, "--name=" + name, "--data-dir=" + dir_ + "/etcd/" + name,
+        "--listen-client-urls=" + listen, "--advertise-client-urls=" + client,
+        "--listen-peer-urls=" + peer, "--initial-advertise-peer-urls=" + peer,
+        "--initial-cluster=" + initial, "--initial-cluster-state=new",
+        "--initial-cluster-token=snn-test-" + std::to_string(getpid()),
+        // Raft's own failure detection, faster than the defaults (100 ms / 1 s) on loopback.
+        "--heartbeat-interval=50", "--election-timeout=500", "--logger=zap",
+        "--log-outputs=stderr"};
+    argv.insert(argv.end(), tls_flags.begin(), tls_flags.end());
+    const pid_t pid =
+        SpawnLogged(argv, dir_ + "/etcd/" + name + ".log", dir_ + "/etcd/" + name + ".log");
     if (pid < 0) return Internal("cannot start " + std::string(kEtcd));
     pids_.push_back(pid);
   }
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while (std::chrono::steady_clock::now() < deadline) {
-    if (RunQuiet({kEtcdctl, "--endpoints=" + endpoints(), "--command-timeout=2s", "put",
-                  "/snn-test/ready", "1"},
-                 dir_ + "/etcd/etcdctl.log") == 0) {
+    std::vector<std::string> put = {kEtcdctl, "--endpoints=" + endpoints(), "--command-timeout=2s"};
+    for (const auto& f : EtcdctlTls()) put.push_back(f);
+    put.insert(put.end(), {"put", "/snn-test/ready", "1"});
+    if (RunQuiet(put, dir_ + "/etcd/etcdctl.log") == 0) {
       return Status::Ok();
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
