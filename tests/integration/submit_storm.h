@@ -119,7 +119,9 @@ inline void ExpectEveryAckedJobOnce(TestCluster& cluster,
     EXPECT_EQ(seen[name], 1) << name << " was acknowledged but is there " << seen[name] << " times";
   }
   for (const auto& [name, n] : seen) {
-    if (name.rfind("storm", 0) == 0) EXPECT_LE(n, 1) << name;
+    if (name.rfind("storm", 0) == 0) {
+      EXPECT_LE(n, 1) << name;
+    }
   }
 }
 
