@@ -128,17 +128,6 @@ Result<std::vector<v1::UsageRecord>> BillingLedger::Records(const std::string& t
   return out;
 }
 
-Result<std::vector<v1::UsageRecord>> BillingLedger::ActiveRecords(const std::string& tenant,
-                                                                  int64_t from_ms, int64_t to_ms,
-                                                                  size_t limit) const {
-  std::vector<v1::UsageRecord> out;
-  SNN_RETURN_IF_ERROR(ScanUsage(tenant, from_ms, [&](v1::UsageRecord& r) {
-    if (r.start_ms() < to_ms) out.push_back(std::move(r));
-    return limit == 0 || out.size() < limit;
-  }));
-  return out;
-}
-
 Result<std::vector<std::string>> BillingLedger::UsageTenants() const {
   std::vector<std::string> tenants;
   std::string from = kUsagePrefix;

@@ -45,10 +45,10 @@ class BillingLedger {
   Result<std::vector<v1::UsageRecord>> Records(const std::string& tenant, int64_t from_ms,
                                                int64_t to_ms) const;
 
-  // The usage records of `tenant` active in [from_ms, to_ms): ended at or after from_ms and
-  // started before to_ms, in order of their end; at most `limit` (0: all).
-  Result<std::vector<v1::UsageRecord>> ActiveRecords(const std::string& tenant, int64_t from_ms,
-                                                     int64_t to_ms, size_t limit = 0) const;
+  // Visits `tenant`'s records that ended at or after `from_ms`, in order of their end, while
+  // `visit` returns true.
+  Status ScanUsage(const std::string& tenant, int64_t from_ms,
+                   const std::function<bool(v1::UsageRecord&)>& visit) const;
   // Every tenant with usage records: one seek per tenant, not a read of every record.
   Result<std::vector<std::string>> UsageTenants() const;
 
@@ -58,10 +58,6 @@ class BillingLedger {
   std::map<std::string, std::shared_ptr<const std::string>, std::less<>> HeldTenants() const;
 
  private:
-  // Visits `tenant`'s records that ended at or after `from_ms`, in order of their end, while
-  // `visit` returns true.
-  Status ScanUsage(const std::string& tenant, int64_t from_ms,
-                   const std::function<bool(v1::UsageRecord&)>& visit) const;
   static bool Over(const v1::TenantAccount& a) { return a.charged_micros() >= a.credit_micros(); }
   // Raises the alerts the account's use has crossed (and re-arms those it fell below).
   void CheckAlerts(v1::TenantAccount& a);

@@ -99,13 +99,14 @@ Result<std::vector<std::string>> BillingService::Tenants(const CallContext& ctx,
   return std::vector<std::string>(tenants.begin(), tenants.end());
 }
 
-Result<std::vector<v1::UsageRecord>> BillingService::Records(
-    const std::vector<std::string>& tenants, int64_t from_ms, int64_t to_ms, size_t limit) {
-  std::vector<v1::UsageRecord> out;
+Status BillingService::ForEachRecord(const std::vector<std::string>& tenants, int64_t from_ms,
+                                     int64_t to_ms,
+                                     const std::function<void(v1::UsageRecord&)>& visit) {
   for (const auto& tenant : tenants) {
-    auto records = ledger_.ActiveRecords(tenant, from_ms, to_ms, limit);
-    if (!records.ok()) return records.status();
-    for (auto& r : *records) out.push_back(std::move(r));
+    SNN_RETURN_IF_ERROR(ledger_.ScanUsage(tenant, from_ms, [&](v1::UsageRecord& r) {
+      if (r.start_ms() < to_ms) visit(r);
+      return true;
+    }));
   }
   const std::set<std::string> wanted(tenants.begin(), tenants.end());
   std::set<uint64_t> seen;
@@ -117,11 +118,12 @@ Result<std::vector<v1::UsageRecord>> BillingService::Records(
       for (const auto& task : job->tasks()) {
         const bool running = task.state() == v1::TASK_RUNNING || task.state() == v1::TASK_LAUNCHING;
         if (!running || task.start_ms() == 0 || task.start_ms() >= to_ms) continue;
-        out.push_back(UsageOf(*job, task, controller_.BoardTypeOf(task)));
+        v1::UsageRecord r = UsageOf(*job, task, controller_.BoardTypeOf(task));
+        visit(r);
       }
     }
   }
-  return out;
+  return Status::Ok();
 }
 
 void BillingService::Usage(const CallContext& ctx, v1::UsageRequest req,
@@ -130,23 +132,15 @@ void BillingService::Usage(const CallContext& ctx, v1::UsageRequest req,
   if (!tenants.ok()) return r.Fail(tenants.status());
   const int64_t to = req.to_ms() > 0 ? req.to_ms() : std::numeric_limits<int64_t>::max();
   if (to <= req.from_ms()) return r.Fail(InvalidArgument("usage: --until must be after --since"));
-  const size_t limit =
-      req.limit() == 0 ? kMaxUsageRows : std::min<size_t>(req.limit(), kMaxUsageRows);
-  auto records = Records(*tenants, req.from_ms(), to, 0);
-  if (!records.ok()) return r.Fail(records.status());
-  std::vector<v1::UsageRecord> matched;
-  for (auto& rec : *records) {
-    if (UsageMatches(rec, req)) matched.push_back(std::move(rec));
-  }
-  std::sort(matched.begin(), matched.end(), [](const auto& a, const auto& b) {
-    return std::make_tuple(a.start_ms(), a.job_id(), a.task()) <
-           std::make_tuple(b.start_ms(), b.job_id(), b.task());
+  UsageLimit kept(req.limit() == 0 ? kMaxUsageRows : std::min<size_t>(req.limit(), kMaxUsageRows));
+  Status s = ForEachRecord(*tenants, req.from_ms(), to, [&](v1::UsageRecord& rec) {
+    if (UsageMatches(rec, req)) kept.Add(std::move(rec));
   });
+  if (!s.ok()) return r.Fail(s);
   v1::UsageResponse resp;
   resp.set_now_ms(clock_.NowMs());
-  resp.set_truncated(matched.size() > limit);
-  if (matched.size() > limit) matched.resize(limit);
-  for (auto& rec : matched) *resp.add_records() = std::move(rec);
+  resp.set_truncated(kept.truncated());
+  for (auto& rec : kept.Take()) *resp.add_records() = std::move(rec);
   r.Ok(resp);
 }
 
@@ -154,18 +148,20 @@ void BillingService::Report(const CallContext& ctx, v1::ReportRequest req,
                             Responder<v1::ReportResponse> r) {
   auto tenants = Tenants(ctx, req.tenant(), req.all_tenants());
   if (!tenants.ok()) return r.Fail(tenants.status());
-  if (req.to_ms() <= req.from_ms())
+  if (req.to_ms() <= req.from_ms()) {
     return r.Fail(InvalidArgument("report: --to must be after --from"));
-  auto records = Records(*tenants, req.from_ms(), req.to_ms(), 0);
-  if (!records.ok()) return r.Fail(records.status());
+  }
+  ReportBuilder report(req.from_ms(), req.to_ms(), clock_.NowMs(), req.by_user());
+  Status s = ForEachRecord(*tenants, req.from_ms(), req.to_ms(),
+                           [&](v1::UsageRecord& rec) { report.Add(rec); });
+  if (!s.ok()) return r.Fail(s);
   std::map<std::string, uint64_t> pool_cores;
   for (const auto& [name, node] : nodes_.nodes()) {
     uint64_t cores = 0;
     for (const auto& b : node.record.boards()) cores += LiveCores(b);
     for (const auto& pool : node.record.pools()) pool_cores[pool] += cores;
   }
-  r.Ok(
-      BuildReport(*records, req.from_ms(), req.to_ms(), clock_.NowMs(), req.by_user(), pool_cores));
+  r.Ok(report.Finish(pool_cores));
 }
 
 }  // namespace snn

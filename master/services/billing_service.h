@@ -39,10 +39,10 @@ class BillingService {
   // or with `all` (readers) every tenant with records or running tasks.
   Result<std::vector<std::string>> Tenants(const CallContext& ctx, const std::string& tenant,
                                            bool all);
-  // Usage records of `tenants` active in [from, to): the durable ones, and the attempts running
-  // now (from the jobs active on each node).
-  Result<std::vector<v1::UsageRecord>> Records(const std::vector<std::string>& tenants,
-                                               int64_t from_ms, int64_t to_ms, size_t limit);
+  // Hands `visit` each usage record of `tenants` active in [from, to), one at a time: the
+  // durable ones, and the attempts running now (from the jobs active on each node).
+  Status ForEachRecord(const std::vector<std::string>& tenants, int64_t from_ms, int64_t to_ms,
+                       const std::function<void(v1::UsageRecord&)>& visit);
 
   BillingLedger& ledger_;
   JobController& controller_;

@@ -73,6 +73,23 @@ TEST(UsageReportTest, OnlyThePartOfEachAttemptInsideThePeriodCounts) {
   EXPECT_DOUBLE_EQ(by_user.rows(1).core_hours(), 1);
 }
 
+TEST(UsageReportTest, AListingKeepsTheEarliestStartsWithinItsLimit) {
+  UsageLimit kept(3);
+  for (int64_t start : {50, 10, 40, 20, 60, 30}) {
+    kept.Add(Attempt(static_cast<uint64_t>(start), "lab", "alice", "p", 1, 0, 0, start, start + 5));
+  }
+  EXPECT_TRUE(kept.truncated());
+  auto records = kept.Take();
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(records[0].start_ms(), 10);
+  EXPECT_EQ(records[1].start_ms(), 20);
+  EXPECT_EQ(records[2].start_ms(), 30);
+  UsageLimit all(10);
+  all.Add(Attempt(1, "lab", "alice", "p", 1, 0, 0, 5, 6));
+  EXPECT_FALSE(all.truncated());
+  EXPECT_EQ(all.Take().size(), 1u);
+}
+
 TEST(UsageReportTest, FiltersMatchUserPoolAndStateAsWritten) {
   auto r = Attempt(1, "lab", "alice", "p", 1, 0, 0, 0, 1, "TASK_TIMED_OUT");
   v1::UsageRequest any;
