@@ -15,6 +15,8 @@
 #include "master/admission.h"
 #include "master/sched/policy_config.h"
 #include "master/services/agent_service.h"
+#include "proto/billing.pb.h"
+#include "proto/ha.pb.h"
 #include "proto/job.pb.h"
 #include "proto/node.pb.h"
 #include "proto/policy.pb.h"
@@ -26,7 +28,10 @@ std::vector<const google::protobuf::Descriptor*> RequestTypes() {
   // Linking the generated files registers them; name one of each so that they are linked.
   const google::protobuf::FileDescriptor* files[] = {
       snn::v1::SubmitRequest::descriptor()->file(), snn::v1::RegisterRequest::descriptor()->file(),
-      snn::v1::PolicyGetRequest::descriptor()->file(), snn::v1::Envelope::descriptor()->file()};
+      snn::v1::PolicyGetRequest::descriptor()->file(), snn::v1::Envelope::descriptor()->file(),
+      // Appended, so that the corpus keeps its meaning: accounting and the HA snapshot.
+      snn::v1::UsageRequest::descriptor()->file(),
+      snn::v1::HaSnapshotRequest::descriptor()->file()};
   std::vector<const google::protobuf::Descriptor*> types;
   for (const auto* file : files) {
     for (int i = 0; i < file->message_type_count(); ++i) {
