@@ -41,6 +41,7 @@ bool RpcClient::RunUntil(const bool& done) {
 
 Status RpcClient::Connect(const HostPort& address) {
   target_ = address.ToString();
+  if (masters_.empty()) masters_ = {address};  // a standby's redirect is followed from here
   tcp::resolver resolver(io_);
   boost::system::error_code ec;
   auto endpoints = resolver.resolve(address.host, std::to_string(address.port), ec);
@@ -117,7 +118,10 @@ Status RpcClient::Reconnect(const HostPort& address) {
 Result<v1::Envelope> RpcClient::CallRaw(const std::string& method,
                                         const google::protobuf::Message& request) {
   auto reply = CallOnce(method, request);
-  if (masters_.size() < 2) return reply;
+  if (masters_.empty() || !reply.ok() || reply->code() != static_cast<int>(Code::kNotLeader)) {
+    return reply;
+  }
+  // A standby answered: go to the leader it names (or, while none leads, the next master).
   const int64_t give_up_ms = clock_.NowMs() + timeout_.count();
   while (reply.ok() && reply->code() == static_cast<int>(Code::kNotLeader) &&
          clock_.NowMs() < give_up_ms) {

@@ -30,8 +30,9 @@ class RpcClient {
   void set_tls(std::shared_ptr<ssl::context> tls) { tls_context_ = std::move(tls); }
   Status Connect(const HostPort& address);
   // Connects to the first of `masters` that answers. Calls then follow the leader: a standby's
-  // redirect (or, while none leads, a short wait) sends the request again to the leader, within
-  // the timeout. Only a request no master has taken is sent again.
+  // redirect (or, while none leads, a short wait and the next master) sends the request again
+  // to the leader, within the timeout. Only a request no master has taken is sent again (a
+  // standby takes none). Connect alone follows a redirect too, from the one master it names.
   Status ConnectAny(std::vector<HostPort> masters);
   void set_credential(v1::Credential credential) { credential_ = std::move(credential); }
   // HOST:PORT of the master connected to (after a redirect: the leader).

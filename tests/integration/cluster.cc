@@ -175,7 +175,9 @@ std::string TestCluster::HaLeader() {
     v1::Credential cred;
     cred.set_tenant("alice");
     client.set_credential(cred);
-    if (client.Call<v1::PoolStatusResponse>("pool.status", v1::PoolStatusRequest()).ok()) {
+    // Answered by this master itself, not by the leader a standby sent the call on to.
+    if (client.Call<v1::PoolStatusResponse>("pool.status", v1::PoolStatusRequest()).ok() &&
+        client.target() == m.address) {
       return name;
     }
   }

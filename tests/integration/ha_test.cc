@@ -45,6 +45,10 @@ TEST(HaTest, ALeaderKilledDuringASubmitStormIsReplacedWithNothingLostOrRestarted
   cluster.StartHaMaster("m1", etcd.endpoints(), kHaFlags);
   ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster.HaLeader() == "m1"; }));
   cluster.StartHaMaster("m2", etcd.endpoints(), kHaFlags);
+  // snnctl given only the standby is sent on to the leader.
+  CliRun via_standby =
+      cluster.RunSnnctl({"--master", cluster.ha_master_address("m2"), "--tenant", "alice", "jobs"});
+  EXPECT_EQ(via_standby.exit_code, 0) << via_standby.err;
   cluster.StartAgent("node1", SmallBoards(1, 8));
   ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster.NodesUp() == 1; }));
   ASSERT_TRUE(cluster.Submit(ShellJob("sleep 600")).ok());
@@ -228,7 +232,8 @@ TEST(HaTest, ALeaderCutOffFromEtcdStopsAcknowledgingBeforeItsSuccessorIsElected)
   Clock::time_point elected;
   ASSERT_TRUE(TestCluster::WaitUntil(
       [&] {
-        if (!m2->Call<v1::PoolStatusResponse>("pool.status", v1::PoolStatusRequest()).ok()) {
+        if (!m2->Call<v1::PoolStatusResponse>("pool.status", v1::PoolStatusRequest()).ok() ||
+            m2->target() != cluster.ha_master_address("m2")) {
           return false;
         }
         elected = Clock::now();
