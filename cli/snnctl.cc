@@ -16,6 +16,7 @@
 #include "common/duration.h"
 #include "common/job_validation.h"
 #include "common/model.h"
+#include "common/nir_model.h"
 #include "common/rpc_client.h"
 #include "proto/node.pb.h"
 #include "proto/policy.pb.h"
@@ -67,7 +68,7 @@ Result<uint32_t> NeuronsPerCore(const CliOptions& o, const std::string& board_ty
 Status ResolveModel(const CliOptions& o, v1::JobSpec& spec) {
   auto* r = spec.mutable_task()->mutable_resources();
   if (r->model().empty()) return Status::Ok();
-  auto model = LoadModelFile(r->model());
+  auto model = LoadAnyModelFile(r->model());
   if (!model.ok()) return model.status();
   auto npc = NeuronsPerCore(o, r->board_type(), spec.pool().empty() ? "default" : spec.pool());
   if (!npc.ok()) return npc.status();
@@ -175,10 +176,10 @@ int Show(const CliOptions& o, std::ostream& out, std::ostream& err) {
 
 int Estimate(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (o.args.size() != 2) {
-    return Fail(err, InvalidArgument("usage: snnctl estimate MODEL.json [--board-type T] "
+    return Fail(err, InvalidArgument("usage: snnctl estimate MODEL.json|MODEL.nir [--board-type T] "
                                      "[--input-rate HZ] [--neurons-per-core N]"));
   }
-  auto model = LoadModelFile(o.args[1]);
+  auto model = LoadAnyModelFile(o.args[1]);
   if (!model.ok()) return Fail(err, model.status());
   uint32_t npc = o.neurons_per_core;
   std::string where = std::to_string(npc) + " neurons per core";
@@ -193,21 +194,28 @@ int Estimate(const CliOptions& o, std::ostream& out, std::ostream& err) {
             std::to_string(npc) + " neurons per core";
   }
   const ModelEstimate e = EstimateModel(*model, npc, o.input_rate_hz);
-  char rate[64];
+  char rate[64], spikes[64], fan_in[64];
   snprintf(rate, sizeof rate, "%.1f", e.spikes_per_s / 1000.0);
+  snprintf(spikes, sizeof spikes, "%.0f", e.spikes_per_s);
+  snprintf(fan_in, sizeof fan_in, "%.0f", e.max_fan_in);
   if (o.output == "json") {
     out << "{\"model\": \"" << model->name() << "\", \"neurons\": " << e.neurons
         << ", \"neurons_per_core\": " << npc << ", \"cores\": " << e.cores << ", \"shape\": \""
-        << e.shape_width << "x" << e.shape_height << "\", \"input_rate_hz\": " << o.input_rate_hz
-        << ", \"ksps\": " << rate << "}\n";
+        << e.shape_width << "x" << e.shape_height
+        << "\", \"synapses\": " << static_cast<uint64_t>(e.synapses)
+        << ", \"max_fan_in\": " << fan_in << ", \"input_rate_hz\": " << o.input_rate_hz
+        << ", \"ksps\": " << rate << ", \"spikes_per_s\": " << spikes << "}\n";
     return 0;
   }
   out << "model:            " << (model->name().empty() ? o.args[1] : model->name()) << " ("
       << model->populations_size() << " populations, " << e.neurons << " neurons, "
       << model->projections_size() << " projections)\n";
+  out << "synapses:         " << static_cast<uint64_t>(e.synapses) << " (fan-in up to " << fan_in
+      << " a neuron)\n";
   out << "logical cores:    " << e.cores << " (" << where << ")\n";
   out << "suggested shape:  " << e.shape_width << "x" << e.shape_height << "\n";
-  out << "spike rate:       " << rate << " ksps with inputs at " << o.input_rate_hz << " Hz\n";
+  out << "spike rate:       " << rate << " ksps (" << spikes << " spikes/s) with inputs at "
+      << o.input_rate_hz << " Hz\n";
   return 0;
 }
 

@@ -31,7 +31,8 @@ Commands:
                           a task's stdout (or stderr), fetched from its node; -f follows it
                           until the job ends
   pool status             nodes and boards: cores, KSPS and streams used and free; job counts
-  estimate MODEL.json     logical cores, a suggested shape and the spike rate of a model
+  estimate MODEL          neurons, synapses, logical cores, a suggested shape and the spike
+                          rate of a model (JSON, or NIR: .nir files from Norse, snnTorch, ...)
   policy show             the scheduling policy: queues, tenants, quotas, priority weights
   queue set NAME [--priority N] [--weight W] [--pool P [--max N] [--guaranteed N]] [--create]
   tenant set NAME [--weight W] [--pool P [--limit N] [--guaranteed N]] [--create]

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "common/file_util.h"
+#include "common/projection_stages.h"
 #include "common/rect_allocator.h"
 
 namespace snn {
@@ -31,6 +32,20 @@ double MeanWeight(const v1::Projection& p) {
   double sum = 0;
   for (double w : p.weights()) sum += w;
   return sum / p.weights_size();
+}
+
+// The synapses of a projection and the sum of their weights.
+std::pair<double, double> SynapsesAndWeight(const v1::Projection& p, int64_t from, int64_t to) {
+  if (p.connectivity() != "stages") {
+    const double fan_in = FanIn(p, from);
+    return {fan_in * static_cast<double>(to), fan_in * static_cast<double>(to) * MeanWeight(p)};
+  }
+  double synapses = 0, weight = 0;
+  ForEachStageSynapse(p, static_cast<uint32_t>(from), [&](uint32_t, uint32_t, float w) {
+    ++synapses;
+    weight += w;
+  });
+  return {synapses, weight};
 }
 
 // Firing rate (Hz) of a LIF neuron under a constant drive (potential units per second).
@@ -135,9 +150,14 @@ Status ValidateModel(v1::Model& model) {
         return InvalidArgument(which + ": one_to_one needs populations of equal size (" +
                                std::to_string(from) + " and " + std::to_string(to) + ")");
       }
+    } else if (p.connectivity() == "stages") {
+      SNN_RETURN_IF_ERROR(CheckStages(p, from, to, which));
     } else if (p.connectivity() != "all_to_all") {
       return InvalidArgument(which + ": connectivity '" + p.connectivity() +
-                             "' is not all_to_all, one_to_one or random");
+                             "' is not all_to_all, one_to_one, random or stages");
+    }
+    if (p.connectivity() != "stages" && p.stages_size() > 0) {
+      return InvalidArgument(which + ": only connectivity 'stages' takes stages");
     }
     if (p.weights_size() > 0) {
       if (p.weight() != 0) return InvalidArgument(which + ": give 'weight' or 'weights', not both");
@@ -180,15 +200,29 @@ ModelEstimate EstimateModel(const v1::Model& model, uint32_t neurons_per_core,
     e.shape_width = shapes[0].first;
     e.shape_height = shapes[0].second;
   }
+  // Each projection's drive on a target neuron per spike/s of each source neuron, and its
+  // synapses.
+  std::vector<double> drive_per_rate(model.projections_size(), 0);
+  std::vector<double> fan_in(model.populations_size(), 0);
+  for (int k = 0; k < model.projections_size(); ++k) {
+    const auto& p = model.projections(k);
+    const int64_t from = model.populations(index[p.from()]).size();
+    const int64_t to = model.populations(index[p.to()]).size();
+    const auto [synapses, weight] = SynapsesAndWeight(p, from, to);
+    e.synapses += synapses;
+    fan_in[index[p.to()]] += synapses / static_cast<double>(to);
+    drive_per_rate[k] = weight / static_cast<double>(to);
+  }
+  e.max_fan_in = fan_in.empty() ? 0 : *std::max_element(fan_in.begin(), fan_in.end());
   std::vector<double> rate(model.populations_size(), 0);
   for (int i = 0; i < model.populations_size(); ++i) {
     if (model.populations(i).role() == "input") rate[i] = input_rate_hz;
   }
   for (int iteration = 0; iteration < 200; ++iteration) {
     std::vector<double> drive(model.populations_size(), 0);
-    for (const auto& p : model.projections()) {
-      const int from = index[p.from()], to = index[p.to()];
-      drive[to] += rate[from] * FanIn(p, model.populations(from).size()) * MeanWeight(p);
+    for (int k = 0; k < model.projections_size(); ++k) {
+      const auto& p = model.projections(k);
+      drive[index[p.to()]] += rate[index[p.from()]] * drive_per_rate[k];
     }
     double change = 0;
     for (int i = 0; i < model.populations_size(); ++i) {

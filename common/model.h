@@ -23,6 +23,8 @@ struct ModelEstimate {
   uint32_t cores = 0;  // each population on its own cores
   uint32_t shape_width = 0, shape_height = 0;
   double spikes_per_s = 0;  // all populations, inputs included
+  double synapses = 0;      // expected, for random connectivity
+  double max_fan_in = 0;    // synapses into one neuron, on average, of the busiest population
 };
 
 // For a board with `neurons_per_core`, input populations firing at `input_rate_hz`.

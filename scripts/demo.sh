@@ -72,6 +72,11 @@ wait_for 20 "both agents to register" sh -c "'$SNNCTL' pool status | grep -c ' U
 echo "== snnctl estimate etc/models/chain.json --board-type sim-v1"
 "$SNNCTL" estimate etc/models/chain.json --board-type sim-v1
 
+echo "== NIR models exported by Rockpool, Sinabs and a Braille reader: snnctl estimate FILE.nir"
+for model in etc/models/nir/*.nir; do
+  "$SNNCTL" estimate "$model" --board-type sim-v1
+done
+
 echo "== submitting the example jobs"
 RELAY_ID=""
 for job in etc/examples/*.yaml; do
@@ -97,6 +102,12 @@ cat "$WORK"/node*/tasks/job1.task0.try1/stdout 2>/dev/null || true
 echo "== the spike plane: job $RELAY_ID ran snn-example-relay against etc/models/relay.json"
 "$SNNCTL" show "$RELAY_ID" | grep -E "^(State|Spikes):|task 0 on|spikes "
 cat "$WORK"/node*/tasks/job"$RELAY_ID".task0.try1/stdout 2>/dev/null || true
+
+echo "== NIR models on the simulated board (etc/examples/nir-*.yaml ran snn-example-nir)"
+for job in $("$SNNCTL" jobs --format id,name | awk '$2 ~ /^nir-/ {print $1}'); do
+  "$SNNCTL" show "$job" | grep -E "^(Name|State):"
+  cat "$WORK"/node*/tasks/job"$job".task0.try1/stdout 2>/dev/null | grep -E "^(model|injected|most)" || true
+done
 
 echo "== a core fails: snnctl sim kill-core node2/0 8,8, then pool status"
 "$SNNCTL" sim kill-core node2/0 8,8

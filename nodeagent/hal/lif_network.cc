@@ -4,6 +4,8 @@
 #include <cmath>
 #include <random>
 
+#include "common/projection_stages.h"
+
 namespace snn {
 namespace {
 
@@ -17,7 +19,9 @@ void ForEachConnection(const v1::Projection& p, int index, uint32_t from_size, u
   auto weight = [&](uint64_t i) {
     return static_cast<float>(p.weights_size() > 0 ? p.weights(static_cast<int>(i)) : p.weight());
   };
-  if (p.connectivity() == "one_to_one") {
+  if (p.connectivity() == "stages") {
+    ForEachStageSynapse(p, from_size, fn);
+  } else if (p.connectivity() == "one_to_one") {
     for (uint32_t i = 0; i < std::min(from_size, to_size); ++i) fn(i, i, weight(i));
   } else if (p.connectivity() == "random") {
     std::mt19937_64 rng(0x5eed0000u + static_cast<uint64_t>(index));
@@ -35,6 +39,9 @@ void ForEachConnection(const v1::Projection& p, int index, uint32_t from_size, u
 }
 
 double ExpectedConnections(const v1::Projection& p, double from_size, double to_size) {
+  if (p.connectivity() == "stages") {
+    return StageSynapseBound(p, static_cast<int64_t>(from_size), static_cast<int64_t>(to_size));
+  }
   if (p.connectivity() == "one_to_one") return std::min(from_size, to_size);
   if (p.connectivity() == "random") return p.probability() * from_size * to_size;
   return from_size * to_size;

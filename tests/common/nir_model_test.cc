@@ -1,0 +1,213 @@
+// NIR files: the three real exports read into models with the figures snnctl estimate shows,
+// the simulated board runs one, convolution and pooling stages make the synapses worked out by
+// hand, and damaged, foreign or unknown-typed files give one-line errors that name the file.
+#include "common/nir_model.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "common/model.h"
+#include "common/projection_stages.h"
+#include "nodeagent/hal/lif_network.h"
+
+namespace snn {
+namespace {
+
+std::string Data(const std::string& name) {
+  return std::string(SNN_SOURCE_DIR) + "/etc/models/nir/" + name;
+}
+
+std::string Bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class NirFiles : public ::testing::Test {
+ protected:
+  std::string Write(const std::string& name, const std::string& bytes) {
+    const std::string path = dir_ + "/" + name;
+    std::ofstream(path, std::ios::binary) << bytes;
+    return path;
+  }
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("nir_test_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string dir_;
+};
+
+struct Expected {
+  const char* file;
+  int populations;
+  uint64_t neurons;
+  int projections;
+  uint64_t synapses;
+  const char* input;
+  const char* output;
+};
+
+TEST(NirModelTest, TheThreeRealExportsGiveTheirLayersAndSynapses) {
+  // Worked out from the files: braille 12 -> 38 (fc1), 38 -> 38 (recurrent), 38 -> 7 (fc2);
+  // the CNN's convolutions and pooling (h5dump) make 1,122,848 synapses over 11,282 neurons.
+  const Expected cases[] = {
+      {"lif_rockpool.nir", 2, 2, 1, 1, "input", "1_LIFNeuronTorch"},
+      {"braille_noDelay_bias_zero.nir", 3, 57, 3, 12 * 38 + 38 * 38 + 38 * 7, "input", "lif2"},
+      {"cnn_sinabs.nir", 6, 2 * 34 * 34 + 4096 + 4096 + 512 + 256 + 10, 5, 1122848, "input", "12"},
+  };
+  for (const Expected& c : cases) {
+    SCOPED_TRACE(c.file);
+    auto model = LoadAnyModelFile(Data(c.file));
+    ASSERT_TRUE(model.ok()) << model.status().ToString();
+    EXPECT_EQ(model->populations_size(), c.populations);
+    EXPECT_EQ(model->projections_size(), c.projections);
+    const ModelEstimate e = EstimateModel(*model, 256, 10);
+    EXPECT_EQ(e.neurons, c.neurons);
+    EXPECT_EQ(static_cast<uint64_t>(e.synapses), c.synapses);
+    // Inputs come first, the layers in the order spikes reach them.
+    EXPECT_EQ(model->populations(0).name(), c.input);
+    EXPECT_EQ(model->populations(0).role(), "input");
+    for (const auto& p : model->populations()) {
+      EXPECT_EQ(p.role() == "output", p.name() == c.output) << p.name();
+    }
+  }
+}
+
+TEST(NirModelTest, CubaLifParametersAndTheRecurrentSubgraphAreKept) {
+  auto model = LoadNirFile(Data("braille_noDelay_bias_zero.nir"));
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  int recurrent = 0;
+  for (const auto& p : model->projections()) recurrent += p.from() == p.to() ? 1 : 0;
+  EXPECT_EQ(recurrent, 1);  // lif1.lif -> lif1.w_rec -> lif1.lif
+  for (const auto& p : model->populations()) {
+    if (p.role() != "input") EXPECT_GT(p.neuron().tau_m_ms(), 0);
+  }
+}
+
+TEST(NirModelTest, TheSimulatedBoardRunsANirModel) {
+  // Rockpool's LIF: r 24, tau 2.5 ms, weight 0.04: one spike lifts it 24 x 0.04 x 1/2.5 = 0.384,
+  // past its threshold of 0.1, so each input spike makes an output spike a step later.
+  auto model = LoadNirFile(Data("lif_rockpool.nir"));
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  SimNetworkLimits limits;
+  limits.num_cores = 2;
+  limits.neurons_per_core = 16;
+  auto net = LifNetwork::Build(*model, limits);
+  ASSERT_TRUE(net.ok()) << net.status().ToString();
+  auto in = (*net)->AddressOf("input", 0);
+  ASSERT_TRUE(in.ok());
+  std::vector<wire::Spike> spikes;
+  for (uint32_t step : {2u, 5u, 9u}) spikes.push_back(wire::Spike{in->core, in->neuron, step});
+  (*net)->Inject(spikes.data(), spikes.size());
+  (*net)->Step(20);
+  std::vector<wire::Spike> out(16);
+  out.resize((*net)->ReadOutput(out.data(), out.size()));
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0].step, 3u);
+  EXPECT_EQ(out[2].step, 10u);
+}
+
+v1::Projection Stages(std::vector<v1::Stage> stages) {
+  v1::Projection p;
+  p.set_from("a");
+  p.set_to("b");
+  p.set_connectivity("stages");
+  for (auto& s : stages) *p.add_stages() = std::move(s);
+  return p;
+}
+
+v1::Stage Stage(const std::string& kind, std::vector<uint32_t> in, std::vector<uint32_t> out,
+                std::vector<float> weights, std::vector<uint32_t> kernel,
+                std::vector<uint32_t> stride) {
+  v1::Stage s;
+  s.set_kind(kind);
+  for (uint32_t d : in) s.add_in_shape(d);
+  for (uint32_t d : out) s.add_out_shape(d);
+  for (float w : weights) s.add_weights(w);
+  for (uint32_t k : kernel) s.add_kernel(k);
+  for (uint32_t k : stride) s.add_stride(k);
+  return s;
+}
+
+TEST(ProjectionStagesTest, ConvolutionAndPoolingMakeTheSynapsesWorkedOutByHand) {
+  // A 2x2 kernel [1 2; 3 4] over a 3x3 image: the centre pixel feeds all four outputs, through
+  // the kernel tap that lands on it (output (0,0) sees it through 4, output (1,1) through 1).
+  const v1::Projection conv =
+      Stages({Stage("conv", {1, 3, 3}, {1, 2, 2}, {1, 2, 3, 4}, {2, 2}, {})});
+  ASSERT_TRUE(CheckStages(conv, 9, 4, "p").ok());
+  std::map<std::pair<uint32_t, uint32_t>, float> synapses;
+  ForEachStageSynapse(conv, 9, [&](uint32_t s, uint32_t t, float w) { synapses[{s, t}] = w; });
+  EXPECT_EQ(synapses.size(), 16u);  // 4 outputs x 4 taps
+  EXPECT_EQ((synapses[{4, 0}]), 4);
+  EXPECT_EQ((synapses[{4, 1}]), 3);
+  EXPECT_EQ((synapses[{4, 2}]), 2);
+  EXPECT_EQ((synapses[{4, 3}]), 1);
+  EXPECT_EQ((synapses.count({0, 3})), 0u);  // the corner reaches only output (0,0)
+  EXPECT_LE(16.0, StageSynapseBound(conv, 9, 4));
+
+  // Sum pooling 2x2 (stride = window) on 4x4, then a dense 4 -> 1 with weights 1,2,3,4: pixel
+  // (3,3) lands in pooled cell 3 and reaches the output with weight 4.
+  const v1::Projection pooled = Stages({Stage("sum_pool", {1, 4, 4}, {1, 2, 2}, {}, {2, 2}, {}),
+                                        Stage("dense", {4}, {1}, {1, 2, 3, 4}, {}, {})});
+  ASSERT_TRUE(CheckStages(pooled, 16, 1, "p").ok());
+  std::map<uint32_t, float> into;
+  ForEachStageSynapse(pooled, 16, [&](uint32_t s, uint32_t, float w) { into[s] = w; });
+  EXPECT_EQ(into.size(), 16u);
+  EXPECT_EQ(into[15], 4);
+  EXPECT_EQ(into[0], 1);
+}
+
+TEST(ProjectionStagesTest, ShapesThatDoNotChainAreNamed) {
+  auto status = CheckStages(Stages({Stage("conv", {1, 3, 3}, {1, 3, 3}, {1, 2, 3, 4}, {2, 2}, {})}),
+                            9, 9, "projection 0");
+  EXPECT_NE(status.message().find("make 1x2x2"), std::string::npos) << status.message();
+  status = CheckStages(Stages({Stage("dense", {4}, {2}, {1, 2, 3}, {}, {})}), 4, 2, "p");
+  EXPECT_NE(status.message().find("needs 8 weights"), std::string::npos) << status.message();
+  status =
+      CheckStages(Stages({Stage("dense", {4}, {2}, std::vector<float>(8, 1), {}, {})}), 5, 2, "p");
+  EXPECT_NE(status.message().find("5 come in"), std::string::npos) << status.message();
+  status = CheckStages(Stages({Stage("fft", {4}, {4}, {}, {}, {})}), 4, 4, "p");
+  EXPECT_NE(status.message().find("unknown stage kind 'fft'"), std::string::npos);
+}
+
+TEST_F(NirFiles, DamagedForeignAndUnknownFilesGiveOneLineErrors) {
+  const std::string rockpool = Bytes(Data("lif_rockpool.nir"));
+  const std::string cnn = Bytes(Data("cnn_sinabs.nir"));
+  ASSERT_GT(rockpool.size(), 10000u);
+  std::string unknown = rockpool;  // the Linear node's type, renamed to a type nobody knows
+  for (size_t at = unknown.find("Linear"); at != std::string::npos;
+       at = unknown.find("Linear", at)) {
+    unknown.replace(at, 6, "Lineax");
+  }
+  const struct {
+    std::string path;
+    std::string says;
+  } cases[] = {
+      {Write("truncated.nir", rockpool.substr(0, 8000)), "damaged or truncated"},
+      {Write("cut_early.nir", cnn.substr(0, 3000)), "damaged or truncated"},
+      {Write("text.nir", "{\"name\": \"not hdf5\"}\n"), "not a NIR file"},
+      {Write("unknown.nir", unknown), "type 'Lineax', which snn cannot run (known: Input"},
+      {dir_ + "/missing.nir", "not a NIR file"},
+  };
+  for (const auto& c : cases) {
+    auto model = LoadAnyModelFile(c.path);
+    ASSERT_FALSE(model.ok()) << c.path;
+    const std::string& message = model.status().message();
+    EXPECT_NE(message.find(c.says), std::string::npos) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+    EXPECT_EQ(message.rfind(c.path, 0), 0u) << message;  // names the file first
+  }
+  // A JSON model under another name is still read as JSON.
+  auto json = LoadAnyModelFile(std::string(SNN_SOURCE_DIR) + "/etc/models/relay.json");
+  EXPECT_TRUE(json.ok()) << json.status().ToString();
+}
+
+}  // namespace
+}  // namespace snn

@@ -1,0 +1,96 @@
+// NIR models on a running cluster: for each of the three real exports, snnctl estimate prints
+// its figures from the file, and a job naming it gets the cores the model needs and completes
+// on the simulated board, which built the network from the copy that travelled in the job.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "tests/integration/cluster.h"
+
+namespace snn::testing {
+namespace {
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(NirJobTest, EachRealExportIsEstimatedAndRunsOnTheSimulatedBoard) {
+  TestCluster cluster;
+  cluster.StartMaster();
+  cluster.StartAgent("node1",
+                     "boards:\n  - {type: sim-v1, mesh: 8x8, neurons_per_core: 256, "
+                     "ksps: 100000, streams: 4}\n");
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster.NodesUp() == 1; }));
+  const struct {
+    const char* file;
+    uint32_t cores;
+    const char* synapses;
+  } cases[] = {
+      {"lif_rockpool.nir", 2, "synapses:         1 "},
+      {"braille_noDelay_bias_zero.nir", 3, "synapses:         2166 "},
+      {"cnn_sinabs.nir", 46, "synapses:         1122848 "},
+  };
+  uint64_t id = 0;
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.file);
+    const std::string model = std::string(SNN_SOURCE_DIR) + "/etc/models/nir/" + c.file;
+    auto estimate = cluster.RunSnnctl({"--master", cluster.master_address(), "estimate", model});
+    ASSERT_EQ(estimate.exit_code, 0) << estimate.err;
+    EXPECT_NE(estimate.out.find("logical cores:    " + std::to_string(c.cores) +
+                                " (the smallest board type, 256"),
+              std::string::npos)
+        << estimate.out;
+    EXPECT_NE(estimate.out.find(c.synapses), std::string::npos) << estimate.out;
+    // The example app reads the network the agent wrote for it, drives its inputs through the
+    // spike gateway and counts what its output layer gives.
+    const std::string job = cluster.dir() + "/" + c.file + ".yaml";
+    std::ofstream(job) << "name: nir\ntask:\n  command: " SNN_EXAMPLE_NIR_BIN
+                          "\n  args: [--steps, '50']\n  resources:\n    model: "
+                       << model << "\n    ksps: 100000\n";
+    auto submit = cluster.Snnctl({"submit", job});
+    ASSERT_EQ(submit.exit_code, 0) << submit.err;
+    ++id;
+    ASSERT_TRUE(cluster.WaitForState(id, v1::COMPLETED))
+        << cluster.Snnctl({"show", std::to_string(id)}).out;
+    auto shown = cluster.Show(id);
+    ASSERT_TRUE(shown.ok());
+    EXPECT_EQ(shown->spec().task().resources().cores(), c.cores);
+    const std::string out = ReadFile(shown->tasks(0).stdout_path());
+    EXPECT_NE(out.find("most active output neuron: "), std::string::npos) << out;
+    if (std::string(c.file) == "lif_rockpool.nir") {
+      // Each input spike lifts the LIF neuron past its threshold: as many outputs as inputs.
+      uint64_t injected = 0, outputs = 0;
+      ASSERT_EQ(std::sscanf(out.substr(out.find("usage: ")).c_str(),
+                            "usage: injected %lu, delivered %*u, outputs %lu", &injected, &outputs),
+                2)
+          << out;
+      EXPECT_GT(injected, 0u);
+      EXPECT_EQ(outputs, injected) << out;
+    }
+  }
+}
+
+TEST(NirJobTest, ABrokenNirFileIsRefusedBeforeSubmittingWithOneLine) {
+  TestCluster cluster;
+  cluster.StartMaster();
+  const std::string bad = cluster.dir() + "/bad.nir";
+  std::ofstream(bad) << "not hdf5\n";
+  const std::string job = cluster.dir() + "/bad.yaml";
+  std::ofstream(job) << "task:\n  command: /bin/true\n  resources:\n    model: " << bad
+                     << "\n    ksps: 10\n";
+  auto submit = cluster.Snnctl({"submit", job});
+  EXPECT_NE(submit.exit_code, 0);
+  EXPECT_EQ(submit.err, "snnctl: " + bad +
+                            ": not a NIR file (NIR files are HDF5; this one is not, or is cut "
+                            "short)\n");
+  auto jobs = cluster.Snnctl({"jobs", "-o", "json"});
+  EXPECT_EQ(jobs.out.find("\"id\""), std::string::npos) << jobs.out;  // nothing was submitted
+}
+
+}  // namespace
+}  // namespace snn::testing
