@@ -10,6 +10,9 @@ namespace {
 
 // No stage may describe more elements than a population may hold.
 constexpr uint64_t kMaxElements = 100'000'000;
+// The steps making a projection's synapses may take, counted as ForEachStageSynapse loops
+// (about a second and a half): a small message must not buy an agent hours of work.
+constexpr double kMaxWork = 2e9;
 
 uint64_t Product(const google::protobuf::RepeatedField<uint32_t>& shape) {
   uint64_t n = 1;
@@ -240,6 +243,27 @@ Status CheckStages(const v1::Projection& p, int64_t from_size, int64_t to_size,
   if (size != static_cast<uint64_t>(to_size)) {
     return InvalidArgument(which + ": its stages end in " + std::to_string(size) +
                            " elements; the target population has " + std::to_string(to_size));
+  }
+  // Each source neuron's activity spreads stage by stage; each element costs its stage's loop.
+  double work = 0, spread = 1;
+  for (const v1::Stage& s : p.stages()) {
+    double loop = 1, fan_out = 1;
+    if (s.kind() == "dense") {
+      loop = fan_out = static_cast<double>(Product(s.out_shape()));
+    } else if (s.kind() == "conv" || s.kind() == "sum_pool" || s.kind() == "avg_pool") {
+      const Grid g = *GridOf(s, "");
+      loop = double{g.k_h} * g.k_w * (s.kind() == "conv" ? g.out_c / g.groups : 1);
+      fan_out = s.kind() == "conv" ? loop : std::ceil(double{g.k_h} / g.s_h) *
+                                                std::ceil(double{g.k_w} / g.s_w);
+    }
+    work += spread * loop;
+    spread = std::min(spread * fan_out, static_cast<double>(Product(s.out_shape())));
+  }
+  if (work * static_cast<double>(from_size) > kMaxWork) {
+    return InvalidArgument(which + ": making its synapses would take about " +
+                           std::to_string(static_cast<uint64_t>(work * from_size)) +
+                           " steps; at most " + std::to_string(static_cast<uint64_t>(kMaxWork)) +
+                           " are allowed (smaller kernels or layers)");
   }
   return Status::Ok();
 }
