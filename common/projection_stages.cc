@@ -253,8 +253,9 @@ Status CheckStages(const v1::Projection& p, int64_t from_size, int64_t to_size,
     } else if (s.kind() == "conv" || s.kind() == "sum_pool" || s.kind() == "avg_pool") {
       const Grid g = *GridOf(s, "");
       loop = double{g.k_h} * g.k_w * (s.kind() == "conv" ? g.out_c / g.groups : 1);
-      fan_out = s.kind() == "conv" ? loop : std::ceil(double{g.k_h} / g.s_h) *
-                                                std::ceil(double{g.k_w} / g.s_w);
+      fan_out = s.kind() == "conv"
+                    ? loop
+                    : std::ceil(double{g.k_h} / g.s_h) * std::ceil(double{g.k_w} / g.s_w);
     }
     work += spread * loop;
     spread = std::min(spread * fan_out, static_cast<double>(Product(s.out_shape())));

@@ -175,9 +175,9 @@ TEST(ProjectionStagesTest, ShapesThatDoNotChainAreNamed) {
   EXPECT_NE(status.message().find("5 come in"), std::string::npos) << status.message();
   // A pooling window of 4096 x 4096 over a 4096 x 4096 image costs nothing to send and hours to
   // expand: refused before any agent tries.
-  status = CheckStages(
-      Stages({Stage("sum_pool", {1, 4096, 4096}, {1, 1, 1}, {}, {4096, 4096}, {1, 1})}),
-      4096 * 4096, 1, "p");
+  status =
+      CheckStages(Stages({Stage("sum_pool", {1, 4096, 4096}, {1, 1, 1}, {}, {4096, 4096}, {1, 1})}),
+                  4096 * 4096, 1, "p");
   EXPECT_NE(status.message().find("are allowed"), std::string::npos) << status.message();
   status = CheckStages(Stages({Stage("fft", {4}, {4}, {}, {}, {})}), 4, 4, "p");
   EXPECT_NE(status.message().find("unknown stage kind 'fft'"), std::string::npos);
