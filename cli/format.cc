@@ -243,6 +243,15 @@ std::string FormatJobDetail(const v1::JobRecord& job, int64_t now_ms) {
       }
     }
   }
+  if (job.checkpoints_size() > 0) {  // kept across attempts, as the directories are
+    out += "Checkpoints:\n";
+    std::map<uint32_t, v1::Checkpoint> by_task(job.checkpoints().begin(), job.checkpoints().end());
+    for (const auto& [index, c] : by_task) {
+      out += "  task " + std::to_string(index) + ": " + c.file() + "  written " +
+             FormatTimestamp(c.mtime_ms()) + "  " + std::to_string(c.bytes()) + " bytes  in " +
+             c.dir() + "\n";
+    }
+  }
   out += "History:\n";
   for (const auto& h : job.history()) {
     const std::string from =

@@ -239,6 +239,7 @@ void JobController::ApplyTaskStatus(const std::string& node, const v1::TaskStatu
   }
   v1::TaskRecord& task = *job->mutable_tasks(status.index());
   if (status.has_usage()) AddTaskUsage(*job, task, status.usage());
+  if (status.has_checkpoint()) KeepCheckpoint(*job, status.index(), status.checkpoint());
   if (reported_active) {
     task.set_state(v1::TASK_RUNNING);
     MoveReservation(*job, task, status.mapping());
@@ -264,7 +265,21 @@ void JobController::ApplyUsage(const std::string& node, const v1::TaskUsage& usa
   }
   v1::TaskRecord& task = *job->mutable_tasks(usage.index());
   if (task.node() != node || !IsTaskActive(task.state())) return;
-  if (AddTaskUsage(*job, task, usage.usage())) Persist(*job);
+  bool changed = AddTaskUsage(*job, task, usage.usage());
+  if (usage.has_checkpoint()) {
+    KeepCheckpoint(*job, usage.index(), usage.checkpoint());
+    changed = true;
+  }
+  if (changed) Persist(*job);
+}
+
+void JobController::KeepCheckpoint(v1::JobRecord& job, uint32_t index,
+                                   const v1::Checkpoint& checkpoint) {
+  if (checkpoint.file().empty()) {
+    job.mutable_checkpoints()->erase(index);  // the directory is gone (its task succeeded)
+  } else {
+    (*job.mutable_checkpoints())[index] = checkpoint;
+  }
 }
 
 void JobController::MoveReservation(const v1::JobRecord& job, const v1::TaskRecord& task,

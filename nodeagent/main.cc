@@ -10,6 +10,7 @@
 
 #include "common/clock.h"
 #include "common/daemon_init.h"
+#include "common/duration.h"
 #include "common/file_util.h"
 #include "nodeagent/agent.h"
 #include "nodeagent/board_config.h"
@@ -51,6 +52,15 @@ DEFINE_string(gateway_socket, "",
               "(default: DATA_DIR/gateway.sock)");
 DEFINE_uint32(gateway_burst_ms, 20,
               "each task's KSPS token bucket holds this many milliseconds of its budget");
+
+DEFINE_string(checkpoint_dir, "",
+              "root of the tasks' checkpoint directories ($SNN_CHECKPOINT_DIR, one per job task, "
+              "kept across attempts). Put it on a file system every node mounts at the same path "
+              "so that a task moved to another node finds its checkpoints (default: "
+              "DATA_DIR/checkpoints, enough on one host); 'off' for none");
+DEFINE_string(checkpoint_keep, "7d",
+              "how long a checkpoint directory is kept after its task last ran, unless the task "
+              "ended with exit 0 (then it goes at once): 90s, 10m, 2h, 7d, ...");
 
 DEFINE_bool(allow_root_tasks, false,
             "run the tasks of jobs root submitted as root (otherwise they fail to launch); every "
@@ -142,6 +152,18 @@ int main(int argc, char** argv) {
   }
   config.tasks.node_name = node_name;
   config.tasks.kill_grace_ms = FLAGS_kill_grace_ms;
+  if (FLAGS_checkpoint_dir != "off") {
+    config.tasks.checkpoint_root =
+        FLAGS_checkpoint_dir.empty()
+            ? config.tasks.data_dir + "/checkpoints"
+            : std::filesystem::absolute(FLAGS_checkpoint_dir).lexically_normal().string();
+  }
+  auto keep = snn::ParseDurationSeconds(FLAGS_checkpoint_keep);
+  if (!keep.ok()) {
+    LOG(ERROR) << "--checkpoint_keep: " << keep.status().message();
+    return 2;
+  }
+  config.tasks.checkpoint_keep_ms = static_cast<int64_t>(*keep) * 1000;
   config.tasks.base_env = snn::CurrentEnvironment();
   config.tasks.shepherd = FLAGS_shepherd;
   if (config.tasks.shepherd.empty()) {

@@ -21,7 +21,8 @@ struct TaskEnvContext {
   // The file holding the task's gateway token, readable by the task's user alone: never the
   // token itself, which the environment would show to whoever may read /proc/PID/environ.
   std::string gateway_token_file;
-  std::string model_file;  // the job's network as JSON; empty: the job has no model
+  std::string model_file;      // the job's network as JSON; empty: the job has no model
+  std::string checkpoint_dir;  // the task's, across attempts; empty: checkpoints are off
 };
 
 std::map<std::string, std::string> TaskEnvironment(const TaskEnvContext& context,

@@ -83,6 +83,9 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
   task.launch = req;
   task.gateway_token = NewGatewayToken();
   Status written = who.ok() ? PrepareFiles(task, dir, *who) : who.status();
+  if (written.ok() && checkpoints_.enabled()) {
+    written = checkpoints_.Prepare(req.job_id(), req.index(), *who);
+  }
 
   ProcessSpec spec;
   spec.command = req.task().command();
@@ -98,6 +101,7 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
     env.gateway_token_file = dir + "/gateway_token";
   }
   if (req.task().has_network()) env.model_file = dir + "/model.json";
+  if (checkpoints_.enabled()) env.checkpoint_dir = checkpoints_.DirFor(req.job_id(), req.index());
   spec.env = TaskEnvironment(env, req, *mapping);
   spec.workdir = req.task().workdir().empty() ? dir + "/work" : req.task().workdir();
   if (who.ok() && who->switch_user) spec.user_args = ShepherdUserArgs(*who);
@@ -365,6 +369,20 @@ void TaskManager::Poll() {
     if (!CgroupEmpty(task)) continue;  // processes that left the group die with the task too
     Finish(task);
   }
+  MaintainCheckpoints(now);
+}
+
+void TaskManager::MaintainCheckpoints(int64_t now_ms) {
+  constexpr int64_t kEveryMs = 10 * 60 * 1000;
+  if (!checkpoints_.enabled() || now_ms - checkpoints_swept_ms_ < kEveryMs) return;
+  checkpoints_swept_ms_ = now_ms;
+  std::set<std::string> in_use;
+  for (const auto& [key, task] : tasks_) {
+    if (task.ended) continue;
+    checkpoints_.Touch(key.job_id, key.index, now_ms);  // on a shared root, other nodes sweep
+    in_use.insert(checkpoints_.DirFor(key.job_id, key.index));
+  }
+  checkpoints_.Sweep(now_ms, in_use);
 }
 
 void TaskManager::Finish(Task& task) {
@@ -387,6 +405,14 @@ void TaskManager::Finish(Task& task) {
   task.ended = true;
   task.end_ms = clock_.NowMs();
   task.final_state = task.stopping ? task.stop_as : v1::TASK_EXITED;
+  if (checkpoints_.enabled()) {
+    if (task.final_state == v1::TASK_EXITED && task.exit_code == 0 && task.term_signal == 0) {
+      checkpoints_.Remove(task.key.job_id, task.key.index);  // done: no attempt will need it
+      task.checkpoint = v1::Checkpoint();
+    } else {
+      task.checkpoint = checkpoints_.Latest(task.key.job_id, task.key.index);
+    }
+  }
   if (gateway_ != nullptr) gateway_->RemoveTask(task.key);
   allocators_[task.board].Free(task.key);
   boards_[task.board]->Release(task.key);
@@ -417,6 +443,8 @@ v1::TaskStatus TaskManager::StatusOf(const Task& task) const {
   s.set_term_signal(task.term_signal);
   s.set_end_ms(task.end_ms);
   if (task.stopping) s.set_detail(task.stop_reason);
+  // Its last word on the directory: the newest file, or none left (removed after exit 0).
+  if (checkpoints_.enabled()) *s.mutable_checkpoint() = task.checkpoint;
   return s;
 }
 

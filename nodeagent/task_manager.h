@@ -19,6 +19,7 @@
 #include "nodeagent/hal/board.h"
 #include "nodeagent/spike_gateway.h"
 #include "nodeagent/task_cgroups.h"
+#include "nodeagent/task_checkpoints.h"
 #include "nodeagent/task_records.h"
 #include "nodeagent/task_sandbox.h"
 #include "proto/node.pb.h"
@@ -38,6 +39,11 @@ struct TaskManagerOptions {
   TaskCgroups* cgroups = nullptr;
   uint64_t default_memory_mb = 4096;
   uint32_t default_max_processes = 4096;
+  // Each task's checkpoint directory lives under this root (empty: no checkpoints); see
+  // nodeagent/task_checkpoints.h. Directories of tasks that did not end with exit 0 are kept
+  // this long after they were last touched.
+  std::string checkpoint_root;
+  int64_t checkpoint_keep_ms = 7LL * 86400 * 1000;
 };
 
 class TaskManager {
@@ -132,8 +138,10 @@ class TaskManager {
     std::string exit_file, record_file;
     v1::LaunchRequest launch;
     std::string gateway_token;
-    std::string cgroup;    // its name under the agent's task cgroups
-    v1::SpikeUsage usage;  // the last counted (final once ended)
+    std::string cgroup;              // its name under the agent's task cgroups
+    v1::SpikeUsage usage;            // the last counted (final once ended)
+    v1::Checkpoint checkpoint;       // the latest the master was told of
+    int64_t checkpoint_seen_ms = 0;  // when the directory was last looked at
   };
 
   void BeginStop(Task& task, v1::TaskState as, const std::string& reason);
@@ -144,6 +152,8 @@ class TaskManager {
   bool Remap(Task& task);
   void Adopt(const v1::AgentTaskRecord& record, const std::string& record_file);
   void Finish(Task& task);
+  // Keeps running tasks' checkpoint directories fresh and sweeps stale ones, every 10 minutes.
+  void MaintainCheckpoints(int64_t now_ms);
   // Resolves who the task runs as and gives it its directory and private files.
   Status PrepareFiles(const Task& task, const std::string& dir, const RunAs& who);
   // Its cgroup with the job's limits (or the node's defaults), holding `pid`.
@@ -160,6 +170,8 @@ class TaskManager {
   // Constant after construction.
   const Clock& clock_;
   const TaskManagerOptions options_;
+  CheckpointStore checkpoints_{options_.checkpoint_root, options_.checkpoint_keep_ms};
+  int64_t checkpoints_swept_ms_ = 0;
   SpikeGateway* const gateway_;
   const std::unique_ptr<TaskRecords> records_;
   std::vector<std::unique_ptr<Board>> boards_;

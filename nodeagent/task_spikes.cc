@@ -79,17 +79,31 @@ std::vector<TaskManager::TaskView> TaskManager::RunningTasks() const {
 }
 
 std::vector<v1::TaskUsage> TaskManager::UsageChanges() {
+  // A task's checkpoint directory is looked at this often: a readdir, not on every heartbeat.
+  constexpr int64_t kCheckpointScanMs = 2000;
+  const int64_t now_ms = clock_.NowMs();
   std::vector<v1::TaskUsage> out;
   for (auto& [key, task] : tasks_) {
     if (task.ended) continue;
     v1::SpikeUsage now = CountedUsage(task);
-    if (google::protobuf::util::MessageDifferencer::Equals(now, task.usage)) continue;
+    const bool counted = !google::protobuf::util::MessageDifferencer::Equals(now, task.usage);
+    bool checkpointed = false;
+    if (checkpoints_.enabled() && now_ms - task.checkpoint_seen_ms >= kCheckpointScanMs) {
+      task.checkpoint_seen_ms = now_ms;
+      v1::Checkpoint latest = checkpoints_.Latest(key.job_id, key.index);
+      if (!google::protobuf::util::MessageDifferencer::Equals(latest, task.checkpoint)) {
+        task.checkpoint = std::move(latest);
+        checkpointed = true;
+      }
+    }
+    if (!counted && !checkpointed) continue;
     task.usage = now;
     v1::TaskUsage u;
     u.set_job_id(key.job_id);
     u.set_index(key.index);
     u.set_attempt(key.attempt);
     *u.mutable_usage() = std::move(now);
+    if (checkpointed) *u.mutable_checkpoint() = task.checkpoint;
     out.push_back(std::move(u));
   }
   return out;
