@@ -190,8 +190,10 @@ std::string FormatJobDetail(const v1::JobRecord& job, int64_t now_ms) {
   std::string command = spec.task().command();
   for (const auto& a : spec.task().args()) command += " " + a;
   line("Command:", command);
-  line("Resources:", std::to_string(r.cores()) + " cores, " + std::to_string(r.ksps()) + " ksps, " +
-                         std::to_string(r.streams()) + " streams per task, board " +
+  const std::string units =
+      r.units() > 0 ? " (" + FormatUnits(r.units()) + " units, on measured throughput)" : "";
+  line("Resources:", std::to_string(r.cores()) + " cores, " + std::to_string(r.ksps()) + " ksps" +
+                         units + ", " + std::to_string(r.streams()) + " streams per task, board " +
                          (AnyBoardType(r.board_type()) ? "any" : r.board_type()));
   line("Replicas:", "min " + std::to_string(spec.min_replicas()) + ", max " +
                         std::to_string(spec.max_replicas()));
@@ -262,11 +264,26 @@ std::string FormatJobDetail(const v1::JobRecord& job, int64_t now_ms) {
   return out;
 }
 
+namespace {
+
+uint32_t Effective(const v1::BoardInfo& info) {
+  return info.measured_ksps() > 0 ? std::min(info.ksps(), info.measured_ksps()) : info.ksps();
+}
+
+std::string FormatUnitsCell(double units) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f", units);
+  return text;
+}
+
+}  // namespace
+
 std::string FormatPoolStatus(const v1::PoolStatusResponse& pool) {
   std::vector<std::vector<std::string>> rows = {
-      {"NODE", "STATE", "POOLS", "BOARD", "TYPE", "MESH", "HEALTH", "DEAD", "CORES_USED",
-       "CORES_FREE", "LARGEST_FREE", "KSPS_CAP", "KSPS_MEASURED", "LATENCY_US", "KSPS_USED",
-       "KSPS_FREE", "STREAMS_USED", "STREAMS_FREE", "TASKS"}};
+      {"NODE",         "STATE",     "POOLS",         "BOARD",        "TYPE",
+       "MESH",         "HEALTH",    "DEAD",          "CORES_USED",   "CORES_FREE",
+       "LARGEST_FREE", "KSPS_CAP",  "KSPS_MEASURED", "UNITS",        "LATENCY_US",
+       "KSPS_USED",    "KSPS_FREE", "STREAMS_USED",  "STREAMS_FREE", "TASKS"}};
   for (const auto& node : pool.nodes()) {
     std::string pools;
     for (const auto& p : node.pools()) pools += (pools.empty() ? "" : ",") + p;
@@ -275,21 +292,37 @@ std::string FormatPoolStatus(const v1::PoolStatusResponse& pool) {
       auto free = [](uint32_t total, uint32_t used) {
         return std::to_string(total > used ? total - used : 0);
       };
-      rows.push_back({node.name(), b.state().empty() ? node.state() : b.state(), pools,
-                      std::to_string(info.index()), info.type(),
+      rows.push_back({node.name(),
+                      b.state().empty() ? node.state() : b.state(),
+                      pools,
+                      std::to_string(info.index()),
+                      info.type(),
                       std::to_string(info.width()) + "x" + std::to_string(info.height()),
-                      std::to_string(info.health()), std::to_string(info.dead_cores_size()),
-                      std::to_string(b.cores_used()), free(b.cores_total(), b.cores_used()),
+                      std::to_string(info.health()),
+                      std::to_string(info.dead_cores_size()),
+                      std::to_string(b.cores_used()),
+                      free(b.cores_total(), b.cores_used()),
                       std::to_string(b.largest_free().width()) + "x" +
                           std::to_string(b.largest_free().height()),
-                      std::to_string(info.ksps()), std::to_string(info.measured_ksps()),
+                      std::to_string(info.ksps()),
+                      std::to_string(info.measured_ksps()),
+                      FormatUnitsCell(b.units()),
                       info.latency_us() ? std::to_string(info.latency_us()) : "-",
-                      std::to_string(b.ksps_used()), free(info.ksps(), b.ksps_used()),
-                      std::to_string(b.streams_used()), free(info.streams(), b.streams_used()),
+                      std::to_string(b.ksps_used()),
+                      free(Effective(info), b.ksps_used()),
+                      std::to_string(b.streams_used()),
+                      free(info.streams(), b.streams_used()),
                       std::to_string(b.tasks())});
     }
   }
   std::string out = pool.nodes_size() == 0 ? "No nodes have registered.\n" : FormatTable(rows);
+  if (pool.unit_ksps() > 0) {
+    out += "\n1 unit = " + FormatUnits(pool.unit_ksps()) + " measured KSPS" +
+           (pool.unit_board_type().empty()
+                ? std::string(" (snn-master --unit_ksps)")
+                : " (the median of " + pool.unit_board_type() + " boards)") +
+           "; UNITS and KSPS_FREE go by what each board measures, not its capacity.";
+  }
   out += "\nJobs:";
   for (const auto& c : pool.job_counts()) {
     out += "  " + StateName(c.state()) + " " + std::to_string(c.count());

@@ -19,8 +19,8 @@ namespace {
 Status ParseEventResources(const YAML::Node& node, v1::Resources& r);
 
 Status ParseResources(const YAML::Node& node, v1::Resources& r) {
-  SNN_RETURN_IF_ERROR(CheckKnownFields(node, "task.resources",
-                                       {"cores", "ksps", "streams", "board_type", "model"}));
+  SNN_RETURN_IF_ERROR(CheckKnownFields(
+      node, "task.resources", {"cores", "ksps", "units", "streams", "board_type", "model"}));
   if (node["model"]) {
     if (node["cores"]) {
       return InvalidArgument("task.resources: give cores or model, not both");
@@ -32,7 +32,13 @@ Status ParseResources(const YAML::Node& node, v1::Resources& r) {
   } else if (!node["cores"]) {
     return InvalidArgument("task.resources.cores is required (or a model to derive it from)");
   }
-  if (!node["ksps"]) return InvalidArgument("task.resources.ksps is required");
+  if (!node["ksps"] && !node["units"]) {
+    return InvalidArgument(
+        "task.resources.ksps (or units, normalized throughput on measured boards) is required");
+  }
+  if (node["ksps"] && node["units"]) {
+    return InvalidArgument("task.resources: give ksps or units, not both");
+  }
   const YAML::Node cores_node = node["cores"];
   if (!cores_node) return ParseEventResources(node, r);
   const std::string cores_text = cores_node.IsScalar() ? cores_node.as<std::string>() : "";
@@ -52,9 +58,16 @@ Status ParseResources(const YAML::Node& node, v1::Resources& r) {
 
 // ksps, streams and board type: what a task asks of the board besides cores.
 Status ParseEventResources(const YAML::Node& node, v1::Resources& r) {
-  auto ksps = ReadWholeNumber(node["ksps"], "task.resources.ksps", 1, JobLimits::kMaxKsps);
-  if (!ksps.ok()) return ksps.status();
-  r.set_ksps(static_cast<uint32_t>(*ksps));
+  if (node["units"]) {
+    auto units = ReadNumber(node["units"], "task.resources.units", 0, JobLimits::kMaxUnits);
+    if (!units.ok()) return units.status();
+    if (!(*units > 0)) return InvalidArgument("task.resources.units must be greater than 0");
+    r.set_units(*units);
+  } else {
+    auto ksps = ReadWholeNumber(node["ksps"], "task.resources.ksps", 1, JobLimits::kMaxKsps);
+    if (!ksps.ok()) return ksps.status();
+    r.set_ksps(static_cast<uint32_t>(*ksps));
+  }
   if (node["streams"]) {
     auto streams =
         ReadWholeNumber(node["streams"], "task.resources.streams", 1, JobLimits::kMaxStreams);

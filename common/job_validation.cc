@@ -1,5 +1,6 @@
 #include "common/job_validation.h"
 
+#include <cstdio>
 #include <string>
 
 namespace snn {
@@ -33,6 +34,12 @@ CoreRequest CoreRequestOf(const v1::Resources& r) {
 bool IsTerminalState(v1::JobState state) {
   return state == v1::COMPLETED || state == v1::FAILED || state == v1::CANCELLED ||
          state == v1::TIMEOUT;
+}
+
+std::string FormatUnits(double units) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4g", units);
+  return text;
 }
 
 bool AnyBoardType(const std::string& board_type) {
@@ -100,7 +107,13 @@ Status ValidateJobSpec(const v1::JobSpec& spec) {
       CheckRange("task.max_processes", task.max_processes(), 0, JobLimits::kMaxProcesses));
   const auto& r = task.resources();
   SNN_RETURN_IF_ERROR(CheckRange("task.resources.cores", r.cores(), 1, JobLimits::kMaxCores));
-  SNN_RETURN_IF_ERROR(CheckRange("task.resources.ksps", r.ksps(), 1, JobLimits::kMaxKsps));
+  if (!(r.units() >= 0 && r.units() <= JobLimits::kMaxUnits)) {
+    return InvalidArgument("task.resources.units must be between 0 and " +
+                           std::to_string(static_cast<int>(JobLimits::kMaxUnits)));
+  }
+  // With units, ksps is the master's to set (0 until it has): one or the other is asked for.
+  SNN_RETURN_IF_ERROR(
+      CheckRange("task.resources.ksps", r.ksps(), r.units() > 0 ? 0 : 1, JobLimits::kMaxKsps));
   SNN_RETURN_IF_ERROR(CheckRange("task.resources.streams", r.streams(), 1, JobLimits::kMaxStreams));
   if ((r.shape_width() > 0) != (r.shape_height() > 0)) {
     return InvalidArgument("task.resources shape needs both a width and a height");

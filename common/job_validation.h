@@ -26,6 +26,7 @@ struct JobLimits {
   // A model's network travels in the job (snnctl reads it, the agent never opens user paths).
   // Listings leave it out; one job with it still fits a frame.
   static constexpr size_t kMaxNetworkBytes = 1 << 20;
+  static constexpr double kMaxUnits = 1e6;                     // normalized throughput units
   static constexpr uint64_t kMaxMemoryMb = uint64_t{1} << 24;  // 16 TiB
   static constexpr uint32_t kMaxProcesses = 1 << 22;
 };
@@ -41,5 +42,8 @@ bool IsTerminalState(v1::JobState state);
 
 // Whether `board_type` asks for no particular type ("" or "any").
 bool AnyBoardType(const std::string& board_type);
+
+// A throughput in units (or KSPS a unit) as people read it: "1.5", "0.25", "2000".
+std::string FormatUnits(double units);
 
 }  // namespace snn

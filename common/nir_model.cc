@@ -1,5 +1,7 @@
 #include "common/nir_model.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -425,9 +427,17 @@ std::string BaseName(const std::string& path) {
   return dot == std::string::npos || dot == 0 ? base : base.substr(0, dot);
 }
 
+// HDF5 and the magic-number check open the path: never a FIFO or a device, which would block
+// or read for ever. Whatever the kind, the JSON reader names the problem as for any model.
+bool IsRegularFile(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
 }  // namespace
 
 Result<v1::Model> LoadNirFile(const std::string& path) {
+  if (!IsRegularFile(path)) return LoadModelFile(path);  // its error: missing, a FIFO, ...
   auto graph = ReadNirGraph(path);
   if (!graph.ok()) return graph.status();
   auto model = Translator(path, std::move(graph).value()).Run();
@@ -443,6 +453,7 @@ bool LooksLikeHdf5(const std::string& path) {
 }
 
 Result<v1::Model> LoadAnyModelFile(const std::string& path) {
+  if (!IsRegularFile(path)) return LoadModelFile(path);
   const bool nir_name = path.size() > 4 && path.compare(path.size() - 4, 4, ".nir") == 0;
   if (nir_name || LooksLikeHdf5(path)) return LoadNirFile(path);
   return LoadModelFile(path);

@@ -150,4 +150,18 @@ Result<std::string> ReadString(const YAML::Node& node, const std::string& where)
   return node.as<std::string>();
 }
 
+Result<double> ReadNumber(const YAML::Node& node, const std::string& where, double lo, double hi) {
+  try {
+    const double v = node.as<double>();
+    if (!(v >= lo && v <= hi)) {
+      std::ostringstream range;
+      range << where << " must be between " << lo << " and " << hi;
+      return InvalidArgument(range.str());
+    }
+    return v;
+  } catch (const YAML::Exception&) {
+    return InvalidArgument(where + " must be a number");
+  }
+}
+
 }  // namespace snn

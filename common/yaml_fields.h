@@ -25,6 +25,9 @@ Status CheckKnownFields(const YAML::Node& node, const std::string& where,
 Result<int64_t> ReadWholeNumber(const YAML::Node& node, const std::string& where, int64_t lo,
                                 int64_t hi);
 
+// A number (decimals allowed) in [lo, hi].
+Result<double> ReadNumber(const YAML::Node& node, const std::string& where, double lo, double hi);
+
 // A scalar, as a string.
 Result<std::string> ReadString(const YAML::Node& node, const std::string& where);
 

@@ -1,6 +1,7 @@
 #include "master/admission.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <tuple>
@@ -63,6 +64,17 @@ Result<v1::JobSpec> AdmitJob(v1::JobSpec spec, const std::string& user,
   }
   if (spec.time_limit_s() == 0) spec.set_time_limit_s(limits.default_time_limit_s);
   SNN_RETURN_IF_ERROR(ValidateJobSpec(spec));
+  if (v1::Resources& r = *spec.mutable_task()->mutable_resources(); r.units() > 0) {
+    if (r.ksps() != 0) return InvalidArgument("task.resources: give ksps or units, not both");
+    const double ksps = std::ceil(r.units() * limits.unit_ksps);
+    if (ksps > JobLimits::kMaxKsps) {
+      return InvalidArgument("task.resources.units " + FormatUnits(r.units()) + " is " +
+                             std::to_string(static_cast<uint64_t>(ksps)) + " ksps at " +
+                             FormatUnits(limits.unit_ksps) + " ksps a unit; at most " +
+                             std::to_string(JobLimits::kMaxKsps) + " are accepted");
+    }
+    r.set_ksps(static_cast<uint32_t>(std::max(1.0, ksps)));
+  }
   SNN_RETURN_IF_ERROR(ValidateNetwork(*spec.mutable_task()));
   if (FindQueue(scheduling, spec.queue()) == nullptr) {
     std::string known;

@@ -20,6 +20,10 @@ struct AdmissionLimits {
   std::string default_queue = "default";
   uint64_t default_time_limit_s = 3600;
   uint64_t max_time_limit_s = 7 * 86400;
+  // 1 normalized throughput unit in measured KSPS (Resources.units); the controller sets it
+  // from snn-master --unit_ksps or --unit_board_type before each admission.
+  double unit_ksps = 1000;
+  std::string unit_board_type;  // set: 1 unit is this type's median measured KSPS
 };
 
 // Boards alike in everything admission looks at (pools, type, health, capacities, largest live

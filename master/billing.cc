@@ -28,7 +28,8 @@ int64_t ChargeMicros(const v1::UsageRecord& r, const v1::BillingConfig& c) {
   const v1::BoardPrice* price = PriceOf(c, r.board_type());
   if (price == nullptr) return 0;
   const double hours = static_cast<double>(BilledMs(r, c)) / kMsPerHour;
-  const double cost = hours * (r.cores() * price->core_hour() + r.ksps() * price->ksps_hour());
+  const double cost = hours * (r.cores() * price->core_hour() + r.ksps() * price->ksps_hour() +
+                               r.units() * price->unit_hour());
   return std::llround(cost * 1e6);
 }
 
@@ -41,7 +42,7 @@ v1::Invoice ComputeInvoice(const std::string& tenant, int64_t from_ms, int64_t t
   inv.set_to_ms(to_ms);
   inv.set_currency(c.currency());
   struct Held {
-    double core_ms = 0, ksps_ms = 0;
+    double core_ms = 0, ksps_ms = 0, unit_ms = 0;
   };
   std::map<std::string, Held> by_type;
   for (const auto& r : records) {
@@ -50,6 +51,7 @@ v1::Invoice ComputeInvoice(const std::string& tenant, int64_t from_ms, int64_t t
     Held& h = by_type[r.board_type()];
     h.core_ms += r.cores() * billed;
     h.ksps_ms += r.ksps() * billed;
+    h.unit_ms += r.units() * billed;
     inv.set_task_attempts(inv.task_attempts() + 1);
   }
   double core_hours = 0;
@@ -71,6 +73,7 @@ v1::Invoice ComputeInvoice(const std::string& tenant, int64_t from_ms, int64_t t
     };
     line("core-hours", held.core_ms, price ? price->core_hour() : 0);
     line("ksps-hours", held.ksps_ms, price ? price->ksps_hour() : 0);
+    line("unit-hours", held.unit_ms, price ? price->unit_hour() : 0);
   }
   double percent = 0;
   for (const auto& d : c.discounts()) {

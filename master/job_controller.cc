@@ -70,9 +70,19 @@ void JobController::Persist(const v1::JobRecord& job) {
   journal_.Defer([this, id = job.id()] { jobs_.Drop(id); });
 }
 
+double JobController::UnitKsps() const {
+  if (!options_.admission.unit_board_type.empty()) {
+    if (const uint32_t median = nodes_.MedianKsps(options_.admission.unit_board_type)) {
+      return median;
+    }
+  }
+  return options_.admission.unit_ksps;
+}
+
 Result<const v1::JobRecord*> JobController::Submit(v1::JobSpec submitted, const std::string& user) {
-  auto admitted =
-      AdmitJob(std::move(submitted), user, options_.admission, scheduling_, AdmissionBoards());
+  AdmissionLimits limits = options_.admission;
+  limits.unit_ksps = UnitKsps();
+  auto admitted = AdmitJob(std::move(submitted), user, limits, scheduling_, AdmissionBoards());
   if (!admitted.ok()) return admitted.status();
   v1::JobSpec spec = std::move(*admitted);
   const int64_t now = clock_.NowMs();

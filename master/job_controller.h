@@ -49,6 +49,9 @@ class JobController {
   // Fills defaults, validates, checks that some board in the pool could ever hold the job, and
   // adds it PENDING. The caller commits the journal before answering.
   Result<const v1::JobRecord*> Submit(v1::JobSpec spec, const std::string& user);
+  // 1 normalized throughput unit in measured KSPS, now.
+  double UnitKsps() const;
+  const ControllerOptions& options() const { return options_; }
 
   // Cancels a pending or running job; running tasks are killed once this is durable.
   Status Cancel(v1::JobRecord& job, const std::string& reason);

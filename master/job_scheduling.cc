@@ -45,7 +45,7 @@ std::vector<BoardCapacity> JobController::SchedulableBoards(bool only_up) const 
       b.type = info.type();
       b.health = info.health();
       b.pools.assign(entry.record.pools().begin(), entry.record.pools().end());
-      b.ksps_total = info.ksps();
+      b.ksps_total = EffectiveKsps(info);  // measured, not nominal: what it really carries
       b.streams_total = info.streams();
       BoardUsage used;
       if (info.index() < entry.usage.size()) used = entry.usage[info.index()];

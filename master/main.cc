@@ -58,6 +58,11 @@ DEFINE_string(default_pool, "default", "pool of jobs that name none");
 DEFINE_string(default_queue, "default", "queue of jobs that name none");
 DEFINE_uint64(default_time_limit_s, 3600, "time limit of jobs that set none, seconds");
 DEFINE_uint64(max_time_limit_s, 7 * 86400, "largest time limit a job may ask for, seconds");
+DEFINE_double(unit_ksps, 1000,
+              "1 normalized throughput unit (a job's `units:`), in measured KSPS, when no "
+              "--unit_board_type is given or none of its boards is measured yet");
+DEFINE_string(unit_board_type, "",
+              "the reference board type: 1 unit is the median measured KSPS of its boards");
 DEFINE_string(auth, "munge",
               "munge: users prove their uid with MUNGE and nodes their name with a certificate "
               "signed by the cluster's CA, all over TLS 1.3; none: plain TCP and claimed names "
@@ -214,6 +219,12 @@ int main(int argc, char** argv) {
   config.controller.admission.default_queue = FLAGS_default_queue;
   config.controller.admission.default_time_limit_s = FLAGS_default_time_limit_s;
   config.controller.admission.max_time_limit_s = FLAGS_max_time_limit_s;
+  if (!(FLAGS_unit_ksps >= 1 && FLAGS_unit_ksps <= 1e7)) {
+    LOG(ERROR) << "--unit_ksps must be between 1 and 10000000";
+    return 2;
+  }
+  config.controller.admission.unit_ksps = FLAGS_unit_ksps;
+  config.controller.admission.unit_board_type = FLAGS_unit_board_type;
   config.policy_file = FLAGS_policy_file;
   if (!FLAGS_policy_file.empty()) {
     auto policy = snn::LoadPolicyFile(FLAGS_policy_file);

@@ -14,6 +14,10 @@ uint32_t LiveCores(const v1::BoardInfo& board) {
   return dead >= total ? 0 : total - dead;
 }
 
+uint32_t EffectiveKsps(const v1::BoardInfo& board) {
+  return board.measured_ksps() > 0 ? std::min(board.ksps(), board.measured_ksps()) : board.ksps();
+}
+
 Rect RectOf(const v1::CoreRect& r) { return Rect{r.x(), r.y(), r.width(), r.height()}; }
 
 namespace {
@@ -61,6 +65,12 @@ uint32_t NodeRegistry::PeerMedianKsps(const std::string& type, uint32_t own) con
   const size_t skip = std::lower_bound(v.begin(), v.end(), own) - v.begin();
   const size_t median = (v.size() - 1) / 2;
   return v[median < skip ? median : median + 1];
+}
+
+uint32_t NodeRegistry::MedianKsps(const std::string& type) const {
+  auto it = measured_.find(type);
+  if (it == measured_.end() || it->second.empty()) return 0;
+  return it->second[(it->second.size() - 1) / 2];
 }
 
 void NodeRegistry::Restore(v1::NodeRecord record, int64_t now_ms) {

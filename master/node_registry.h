@@ -45,6 +45,9 @@ struct NodeEntry {
 };
 
 uint32_t LiveCores(const v1::BoardInfo& board);
+// What a board can really carry: its measured throughput where the HAL measured one below the
+// configured capacity, else the capacity. Scheduling places by it.
+uint32_t EffectiveKsps(const v1::BoardInfo& board);
 Rect RectOf(const v1::CoreRect& r);
 
 class NodeRegistry {
@@ -79,6 +82,8 @@ class NodeRegistry {
   // `own` (which must be among them), or 0 if it has no peer: in O(log boards), not a walk
   // over every node, as thousands of agents register at once after a restart.
   uint32_t PeerMedianKsps(const std::string& type, uint32_t own) const;
+  // The median measured KSPS of the boards of `type`, or 0 if none is measured.
+  uint32_t MedianKsps(const std::string& type) const;
 
   const std::map<std::string, NodeEntry>& nodes() const { return nodes_; }
   // Moves whenever a node's description may have changed (registered, restored, drained):

@@ -103,21 +103,6 @@ Status ReadAccess(const YAML::Node& node, v1::AccessConfig* out) {
 
 }  // namespace
 
-// A number in [lo, hi].
-Result<double> ReadNumber(const YAML::Node& node, const std::string& where, double lo, double hi) {
-  try {
-    const double v = node.as<double>();
-    if (!(v >= lo && v <= hi)) {
-      std::ostringstream range;
-      range << where << " must be between " << lo << " and " << hi;
-      return InvalidArgument(range.str());
-    }
-    return v;
-  } catch (const YAML::Exception&) {
-    return InvalidArgument(where + " must be a number");
-  }
-}
-
 // billing: {currency, minimum, prices: {TYPE: {core_hour, ksps_hour}}, discounts:
 // [{over_core_hours, percent}], alert_at: [fractions of the credit]}
 Status ReadBilling(const YAML::Node& b, v1::BillingConfig* out) {
@@ -139,17 +124,19 @@ Status ReadBilling(const YAML::Node& b, v1::BillingConfig* out) {
     for (const auto& kv : prices) {
       const std::string type = kv.first.as<std::string>();
       const std::string at = "billing.prices." + type;
-      SNN_RETURN_IF_ERROR(CheckKnownFields(kv.second, at, {"core_hour", "ksps_hour"}));
+      SNN_RETURN_IF_ERROR(CheckKnownFields(kv.second, at, {"core_hour", "ksps_hour", "unit_hour"}));
       v1::BoardPrice* p = out->add_prices();
       p->set_board_type(type);
-      for (const char* name : {"core_hour", "ksps_hour"}) {
+      for (const char* name : {"core_hour", "ksps_hour", "unit_hour"}) {
         if (!kv.second[name]) continue;
         auto v = ReadNumber(kv.second[name], at + "." + name, 0, 1e6);
         if (!v.ok()) return v.status();
         if (std::string(name) == "core_hour") {
           p->set_core_hour(*v);
-        } else {
+        } else if (std::string(name) == "ksps_hour") {
           p->set_ksps_hour(*v);
+        } else {
+          p->set_unit_hour(*v);
         }
       }
     }

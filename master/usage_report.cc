@@ -20,6 +20,7 @@ v1::UsageRecord UsageOf(const v1::JobRecord& job, const v1::TaskRecord& task,
   const v1::Resources& res = job.spec().task().resources();
   r.set_cores(res.cores());
   r.set_ksps(res.ksps());
+  r.set_units(res.units());
   r.set_submit_ms(job.submit_ms());
   r.set_start_ms(task.start_ms());
   const bool running = task.state() == v1::TASK_RUNNING || task.state() == v1::TASK_LAUNCHING;

@@ -274,6 +274,9 @@ void ClientService::PoolStatus(const CallContext& ctx, v1::PoolStatusRequest req
                                Responder<v1::PoolStatusResponse> r) {
   auto resp = std::make_shared<v1::PoolStatusResponse>();
   resp->set_now_ms(clock_.NowMs());
+  const double unit_ksps = controller_.UnitKsps();
+  resp->set_unit_ksps(unit_ksps);
+  resp->set_unit_board_type(controller_.options().admission.unit_board_type);
   for (const auto& [name, entry] : nodes_.nodes()) {
     v1::NodeStatus* ns = resp->add_nodes();
     ns->set_name(name);
@@ -289,6 +292,7 @@ void ClientService::PoolStatus(const CallContext& ctx, v1::PoolStatusRequest req
                     : !drain.empty() ? (busy ? "DRAINING (" : "DRAINED (") + drain + ")"
                                      : "UP");
       bs->set_cores_total(LiveCores(info));
+      bs->set_units(EffectiveKsps(info) / unit_ksps);
       if (info.index() < entry.usage.size()) {
         const BoardUsage& u = entry.usage[info.index()];
         bs->set_cores_used(u.cores);

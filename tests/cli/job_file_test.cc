@@ -51,6 +51,22 @@ TEST(JobFileTest, DefaultsAreSensible) {
   EXPECT_EQ(spec->time_limit_s(), 0u);  // the master applies its default
 }
 
+TEST(JobFileTest, NormalizedUnitsInsteadOfKsps) {
+  auto spec = ParseJobYaml(
+      "task: {command: /bin/true, resources: {cores: 2, units: 1.5, board_type: any}}", "job");
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_DOUBLE_EQ(spec->task().resources().units(), 1.5);
+  EXPECT_EQ(spec->task().resources().ksps(), 0u);  // the master sets it from the unit
+  EXPECT_TRUE(ValidateJobSpec(*spec).ok());
+  for (const char* bad : {"{cores: 1, units: 1, ksps: 10}", "{cores: 1, units: 0}",
+                          "{cores: 1, units: -2}", "{cores: 1, units: many}", "{cores: 1}"}) {
+    auto refused = ParseJobYaml(std::string("task: {command: x, resources: ") + bad + "}", "j");
+    ASSERT_FALSE(refused.ok()) << bad;
+    EXPECT_NE(refused.status().message().find("task.resources"), std::string::npos)
+        << refused.status().message();
+  }
+}
+
 TEST(JobFileTest, DependsAfterOkListsJobIds) {
   auto spec = ParseJobYaml(
       "depends: {after_ok: [1, 7]}\ntask: {command: /bin/true, resources: {cores: 1, ksps: 1}}",

@@ -4,6 +4,7 @@
 #include "common/nir_model.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -32,6 +33,11 @@ class NirFiles : public ::testing::Test {
   std::string Write(const std::string& name, const std::string& bytes) {
     const std::string path = dir_ + "/" + name;
     std::ofstream(path, std::ios::binary) << bytes;
+    return path;
+  }
+  std::string Fifo(const std::string& name) {
+    const std::string path = dir_ + "/" + name;
+    EXPECT_EQ(mkfifo(path.c_str(), 0600), 0);
     return path;
   }
   void SetUp() override {
@@ -200,7 +206,8 @@ TEST_F(NirFiles, DamagedForeignAndUnknownFilesGiveOneLineErrors) {
       {Write("cut_early.nir", cnn.substr(0, 3000)), "damaged or truncated"},
       {Write("text.nir", "{\"name\": \"not hdf5\"}\n"), "not a NIR file"},
       {Write("unknown.nir", unknown), "type 'Lineax', which snn cannot run (known: Input"},
-      {dir_ + "/missing.nir", "not a NIR file"},
+      {dir_ + "/missing.nir", "no such file"},
+      {Fifo("pipe.nir"), "is not a regular file"},  // never opened: it would block
   };
   for (const auto& c : cases) {
     auto model = LoadAnyModelFile(c.path);
@@ -208,7 +215,7 @@ TEST_F(NirFiles, DamagedForeignAndUnknownFilesGiveOneLineErrors) {
     const std::string& message = model.status().message();
     EXPECT_NE(message.find(c.says), std::string::npos) << message;
     EXPECT_EQ(message.find('\n'), std::string::npos) << message;
-    EXPECT_EQ(message.rfind(c.path, 0), 0u) << message;  // names the file first
+    EXPECT_NE(message.find(c.path), std::string::npos) << message;  // names the file
   }
   // A JSON model under another name is still read as JSON.
   auto json = LoadAnyModelFile(std::string(SNN_SOURCE_DIR) + "/etc/models/relay.json");

@@ -236,6 +236,30 @@ TEST_F(BillingTest, ATenantOverItsBudgetHasNewJobsHeldWithTheReasonUntilCredited
   EXPECT_TRUE(ledger_.HeldTenants().empty());
 }
 
+TEST(BillingPolicyTest, NormalizedUnitsAreChargedPerUnitHour) {
+  // A price per unit-hour from the policy file; a job that asked for 1.5 units for 2 hours is
+  // charged 3 unit-hours, beside its cores and its KSPS (1,500, the units in measured KSPS).
+  auto policy = ParsePolicyYaml(
+      "billing: {currency: EUR, prices: {quick: {core_hour: 0.1, ksps_hour: 0.001, "
+      "unit_hour: 0.5}}}");
+  ASSERT_TRUE(policy.ok()) << policy.status().ToString();
+  v1::UsageRecord r;
+  r.set_tenant("lab");
+  r.set_board_type("quick");
+  r.set_cores(2);
+  r.set_ksps(1500);
+  r.set_units(1.5);
+  r.set_start_ms(0);
+  r.set_end_ms(2 * 3600 * 1000);
+  const v1::Invoice invoice = ComputeInvoice("lab", 0, 86400 * 1000, {r}, policy->billing());
+  ASSERT_EQ(invoice.lines_size(), 3);
+  EXPECT_EQ(invoice.lines(2).resource(), "unit-hours");
+  EXPECT_DOUBLE_EQ(invoice.lines(2).quantity(), 3);
+  EXPECT_EQ(invoice.lines(2).cents(), 150);
+  EXPECT_EQ(invoice.subtotal_cents(), 40 + 300 + 150);  // 4 core-h, 3,000 KSPS-h, 3 unit-h
+  EXPECT_EQ(ChargeMicros(r, policy->billing()), 4'900'000);
+}
+
 TEST(BillingPolicyTest, BadBillingSectionsAreRefusedWithWhere) {
   auto negative = ParsePolicyYaml("billing: {prices: {sim-v1: {core_hour: -1}}}");
   ASSERT_FALSE(negative.ok());
