@@ -196,7 +196,8 @@ std::string FormatJobDetail(const v1::JobRecord& job, int64_t now_ms) {
                          units + ", " + std::to_string(r.streams()) + " streams per task, board " +
                          (AnyBoardType(r.board_type()) ? "any" : r.board_type()));
   line("Replicas:", "min " + std::to_string(spec.min_replicas()) + ", max " +
-                        std::to_string(spec.max_replicas()));
+                        std::to_string(spec.max_replicas()) +
+                        (spec.spread().empty() ? "" : ", " + spec.spread()));
   line("Attempts:", std::to_string(job.attempt()) +
                         "   Requeues: " + std::to_string(job.requeue_count()) +
                         "   Preempted: " + std::to_string(job.preempt_count()) +
@@ -244,6 +245,10 @@ std::string FormatJobDetail(const v1::JobRecord& job, int64_t now_ms) {
         out += "    stdout " + t.stdout_path() + "\n    stderr " + t.stderr_path() + "\n";
       }
     }
+  }
+  if (job.gang_links_size() > 0) {
+    out += "Gang:\n";
+    for (const auto& l : job.gang_links()) out += "  " + l + "\n";
   }
   if (job.checkpoints_size() > 0) {  // kept across attempts, as the directories are
     out += "Checkpoints:\n";

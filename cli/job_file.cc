@@ -139,7 +139,12 @@ Status ParseReplicas(const YAML::Node& node, v1::JobSpec& spec) {
     spec.set_max_replicas(static_cast<uint32_t>(*n));
     return Status::Ok();
   }
-  SNN_RETURN_IF_ERROR(CheckKnownFields(node, "replicas", {"min", "max"}));
+  SNN_RETURN_IF_ERROR(CheckKnownFields(node, "replicas", {"min", "max", "spread"}));
+  if (node["spread"]) {
+    auto spread = ReadString(node["spread"], "replicas.spread");
+    if (!spread.ok()) return spread.status();
+    spec.set_spread(*spread);
+  }
   if (!node["min"]) return InvalidArgument("replicas.min is required when replicas is a mapping");
   auto lo = ReadWholeNumber(node["min"], "replicas.min", 1, max);
   if (!lo.ok()) return lo.status();

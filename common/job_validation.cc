@@ -63,6 +63,10 @@ Status ValidateJobSpec(const v1::JobSpec& spec) {
       return InvalidArgument("name may not hold control characters (newlines, escape codes)");
     }
   }
+  if (!spec.spread().empty() && spec.spread() != "pack" && spec.spread() != "spread") {
+    return InvalidArgument("replicas.spread is '" + spec.spread().substr(0, 64) +
+                           "'; use pack (replicas close together) or spread (far apart)");
+  }
   if (spec.name().size() > JobLimits::kMaxNameBytes) {
     return InvalidArgument("name is longer than " + std::to_string(JobLimits::kMaxNameBytes) +
                            " bytes");

@@ -10,6 +10,7 @@
 #include "common/duration.h"
 #include "common/job_validation.h"
 #include "master/admission.h"
+#include "master/sched/gang_topology.h"
 #include "master/sched/policy_config.h"
 #include "master/usage_accounting.h"
 #include "master/usage_report.h"
@@ -135,8 +136,27 @@ void JobController::StartJob(v1::JobRecord& job, const StartDecision& decision) 
     if (i < 4) where += (where.empty() ? "" : ", ") + Where(job.tasks(static_cast<int>(i)));
   }
   if (decision.tasks.size() > 4) where += ", ...";
+  DescribeGang(job);
   jobs_.SetState(job, v1::RUNNING, clock_.NowMs(), "started on " + where);
   Persist(job);
+}
+
+void JobController::DescribeGang(v1::JobRecord& job) const {
+  job.clear_gang_links();
+  // A gang's replica pairs (the first 8 replicas: 28 pairs), as the topology has them.
+  const int n = std::min(job.tasks_size(), 8);
+  for (int a = 0; a < n; ++a) {
+    for (int b = a + 1; b < n; ++b) {
+      const v1::TaskRecord &ta = job.tasks(a), &tb = job.tasks(b);
+      const NodeEntry* na = nodes_.Find(ta.node());
+      const NodeEntry* nb = nodes_.Find(tb.node());
+      if (na == nullptr || nb == nullptr) continue;
+      job.add_gang_links("task " + std::to_string(a) + " (" + ta.node() + "/" +
+                         std::to_string(ta.board()) + ") - task " + std::to_string(b) + " (" +
+                         tb.node() + "/" + std::to_string(tb.board()) +
+                         "): " + DescribeCloseness(na->record, ta.board(), nb->record, tb.board()));
+    }
+  }
 }
 
 void JobController::AddTask(v1::JobRecord& job, const TaskPlacement& p) {

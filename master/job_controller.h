@@ -134,6 +134,8 @@ class JobController {
   using TaskId = std::tuple<uint64_t, uint32_t, uint32_t>;  // job, index, attempt
   void LoseTasksOnNode(const std::string& node, const std::set<TaskId>& except,
                        const std::string& detail);
+  // A gang's replica pairs and how close their boards are (JobRecord.gang_links).
+  void DescribeGang(v1::JobRecord& job) const;
   // A task's latest checkpoint as its agent saw it (an empty file: none left).
   void KeepCheckpoint(v1::JobRecord& job, uint32_t index, const v1::Checkpoint& checkpoint);
   void MoveReservation(const v1::JobRecord& job, const v1::TaskRecord& task,

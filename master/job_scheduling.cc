@@ -33,6 +33,23 @@ std::set<std::string> JobController::KnownPools() const {
   return pools;
 }
 
+namespace {
+
+// The boards `board` of a node has a link to, as (node, board); null if none (the usual case:
+// nothing allocated).
+std::shared_ptr<const std::vector<std::pair<std::string, uint32_t>>> LinksOf(const NodeEntry& entry,
+                                                                             uint32_t board) {
+  std::shared_ptr<std::vector<std::pair<std::string, uint32_t>>> links;
+  for (const auto& l : entry.record.links()) {
+    if (l.board() != board) continue;
+    if (!links) links = std::make_shared<std::vector<std::pair<std::string, uint32_t>>>();
+    links->emplace_back(l.to_node(), l.to_board());
+  }
+  return links;
+}
+
+}  // namespace
+
 std::vector<BoardCapacity> JobController::SchedulableBoards(bool only_up) const {
   std::vector<BoardCapacity> boards;
   for (const auto& [name, entry] : nodes_.nodes()) {
@@ -53,6 +70,8 @@ std::vector<BoardCapacity> JobController::SchedulableBoards(bool only_up) const 
       b.ksps_free = free(b.ksps_total, used.ksps);
       b.streams_free = free(b.streams_total, used.streams);
       b.largest_live = used.largest_live;
+      b.switch_name = entry.record.switch_name();
+      b.links = LinksOf(entry, info.index());
       b.grid = used.grid;
       b.mers = used.mers;
       b.max_mer_area = used.max_mer_area;

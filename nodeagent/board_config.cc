@@ -125,6 +125,46 @@ Result<BoardRuntime> ParseRuntime(const YAML::Node& node, const std::string& whe
   return runtime;
 }
 
+// {from: BOARD, to: BOARD | "NODE/BOARD", gbps: N, latency_us: N}
+Result<v1::BoardLink> ParseLink(const YAML::Node& node, const std::string& where, size_t boards) {
+  SNN_RETURN_IF_ERROR(CheckKnownFields(node, where, {"from", "to", "gbps", "latency_us"}));
+  if (!node["from"] || !node["to"]) return InvalidArgument(where + " needs from and to");
+  v1::BoardLink link;
+  auto from = ReadWholeNumber(node["from"], where + ".from", 0, static_cast<int64_t>(boards) - 1);
+  if (!from.ok()) return from.status();
+  link.set_board(static_cast<uint32_t>(*from));
+  const std::string to = node["to"].IsScalar() ? node["to"].as<std::string>() : "";
+  const size_t slash = to.rfind('/');
+  if (slash == std::string::npos) {  // a board of this node
+    auto index = ReadWholeNumber(node["to"], where + ".to", 0, static_cast<int64_t>(boards) - 1);
+    if (!index.ok()) return index.status();
+    if (static_cast<uint32_t>(*index) == link.board()) {
+      return InvalidArgument(where + " links board " + std::to_string(*index) + " to itself");
+    }
+    link.set_to_board(static_cast<uint32_t>(*index));
+  } else {
+    const std::string index = to.substr(slash + 1);
+    if (slash == 0 || index.empty() || index.size() > 5 ||
+        index.find_first_not_of("0123456789") != std::string::npos) {
+      return InvalidArgument(where + ".to is '" + to +
+                             "'; give a board of this node (1) or NODE/BOARD (node2/0)");
+    }
+    link.set_to_node(to.substr(0, slash));
+    link.set_to_board(static_cast<uint32_t>(std::stoul(index)));
+  }
+  if (node["gbps"]) {
+    auto gbps = ReadNumber(node["gbps"], where + ".gbps", 0, 1e6);
+    if (!gbps.ok()) return gbps.status();
+    link.set_gbps(*gbps);
+  }
+  if (node["latency_us"]) {
+    auto latency = ReadNumber(node["latency_us"], where + ".latency_us", 0, 1e9);
+    if (!latency.ok()) return latency.status();
+    link.set_latency_us(*latency);
+  }
+  return link;
+}
+
 }  // namespace
 
 Result<BoardsFile> ParseBoardsYaml(const std::string& text) {
@@ -133,8 +173,8 @@ Result<BoardsFile> ParseBoardsYaml(const std::string& text) {
     auto loaded = LoadYamlDocument(text, "the boards file");
     if (!loaded.ok()) return loaded.status();
     YAML::Node root = *loaded;
-    SNN_RETURN_IF_ERROR(
-        CheckKnownFields(root, "the boards file", {"backend", "boards", "runtimes"}));
+    SNN_RETURN_IF_ERROR(CheckKnownFields(root, "the boards file",
+                                         {"backend", "boards", "runtimes", "switch", "links"}));
     if (root["backend"]) file.backend = root["backend"].as<std::string>();
     if (file.backend != "sim") {
       return InvalidArgument("backend '" + file.backend + "' is not available (known: sim)");
@@ -147,6 +187,19 @@ Result<BoardsFile> ParseBoardsYaml(const std::string& text) {
       auto board = ParseBoard(boards[i], i);
       if (!board.ok()) return board.status();
       file.boards.push_back(std::move(board).value());
+    }
+    if (root["switch"]) {
+      auto name = ReadString(root["switch"], "switch");
+      if (!name.ok()) return name.status();
+      file.switch_name = *name;
+    }
+    if (const YAML::Node links = root["links"]) {
+      if (!links.IsSequence()) return InvalidArgument("links must be a list of {from, to, ...}");
+      for (size_t i = 0; i < links.size(); ++i) {
+        auto link = ParseLink(links[i], "links[" + std::to_string(i) + "]", file.boards.size());
+        if (!link.ok()) return link.status();
+        file.links.push_back(std::move(link).value());
+      }
     }
     if (const YAML::Node runtimes = root["runtimes"]) {
       if (!runtimes.IsMap()) return InvalidArgument("runtimes must map board types to a setup");

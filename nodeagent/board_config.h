@@ -22,6 +22,9 @@ struct BoardsFile {
   std::string backend = "sim";
   std::vector<v1::BoardInfo> boards;
   std::map<std::string, BoardRuntime> runtimes;  // by board type
+  // Topology: the node's switch, and links from its boards (to_node empty: on this node).
+  std::string switch_name;
+  std::vector<v1::BoardLink> links;
 };
 
 // Every problem is reported with the board's position and the field at fault.

@@ -116,6 +116,8 @@ int main(int argc, char** argv) {
   config.link.masters = *master;
   config.link.node_name = node_name;
   config.link.pools = pools;
+  config.link.switch_name = boards_file->switch_name;
+  config.link.links = boards_file->links;
   config.link.reconnect_ms = FLAGS_reconnect_ms;
   config.link.max_frame_bytes = FLAGS_max_frame_bytes;
   config.link.tls = FLAGS_tls;

@@ -265,6 +265,11 @@ void MasterLink::SendRegister() {
   v1::NodeRecord* node = req.mutable_node();
   node->set_name(options_.node_name);
   for (const auto& p : options_.pools) node->add_pools(p);
+  node->set_switch_name(options_.switch_name);
+  for (v1::BoardLink link : options_.links) {
+    if (link.to_node().empty()) link.set_to_node(options_.node_name);
+    *node->add_links() = std::move(link);
+  }
   for (const auto& b : tasks_.DescribeBoards()) *node->add_boards() = b;
   std::vector<TaskKey> ended;
   for (const auto& s : tasks_.Snapshot()) {

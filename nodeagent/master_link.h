@@ -24,6 +24,8 @@ struct MasterLinkOptions {
   std::vector<HostPort> masters;  // one, or every master of an HA group (the leader is found)
   std::string node_name;
   std::vector<std::string> pools;
+  std::string switch_name;           // topology from the boards file, sent at registration
+  std::vector<v1::BoardLink> links;  // to_node empty: on this node
   size_t max_frame_bytes = kDefaultMaxFrameBytes;
   int64_t reconnect_ms = 1000;
   // TLS with the node's certificate (enrolling first with `join_token` when it has none);

@@ -37,6 +37,10 @@ struct BoardCapacity {
   // a profile of their releases. A pool with such a class has only it (others are ignored);
   // its jobs ask one core a task, and are not preempted or grown there.
   uint32_t units = 0, units_free = 0;
+  // Topology (boards files' `switch:` and `links:`): the node's switch, and the boards this
+  // one has a link to, as (node, board); links count either way. Empty: none declared.
+  std::string switch_name;
+  std::shared_ptr<const std::vector<std::pair<std::string, uint32_t>>> links;
 
   // Scratch for one pass: a private copy of the map once something is placed on it, and its
   // maximal empty rectangles while unchanged.
@@ -91,6 +95,8 @@ class PoolBoards {
   size_t BoardsThatMightHold(uint32_t cores) const;
   const BoardCapacity& board(size_t i) const { return changed_[i] ? *changed_[i] : (*base_)[i]; }
   uint64_t free_cores() const { return free_cores_; }
+  // Whether any board declares a switch or links: gangs are then placed by them.
+  bool has_topology() const { return has_topology_; }
 
   static constexpr size_t npos = SIZE_MAX;
 
@@ -122,6 +128,7 @@ class PoolBoards {
   };
   std::shared_ptr<NodeIndex> nodes_ = std::make_shared<NodeIndex>();
   uint64_t free_cores_ = 0;
+  bool has_topology_ = false;
 };
 
 }  // namespace snn

@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "common/job_validation.h"
+#include "master/sched/gang_topology.h"
 
 namespace snn {
 
@@ -20,6 +21,10 @@ Holds HoldsOf(const PoolBoards& boards, const Gang& gang) {
 std::optional<Gang> PlaceGang(PoolBoards& boards, const SchedJob& job, const Holds* holds,
                               const std::vector<char>* prefer_not) {
   if (boards.free_cores() < job.cores()) return std::nullopt;
+  if (job.replicas > 1 && (job.spread != SchedJob::Spread::kDefault || boards.has_topology())) {
+    return PlaceGangByTopology(boards, job, holds, prefer_not,
+                               job.spread == SchedJob::Spread::kSpread);
+  }
   const v1::Resources& r = *job.resources;
   const CoreRequest request = CoreRequestOf(r);
   Gang gang;

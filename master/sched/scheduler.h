@@ -59,6 +59,9 @@ struct SchedJob {
   int64_t submit_ms = 0;
   int64_t time_limit_ms = 0;  // the estimate reservations and backfill rely on
   bool preemptible = false;
+  // A gang's placement (JobSpec.spread): by default packed where the pool declares topology.
+  enum class Spread : uint8_t { kDefault, kPack, kSpread };
+  Spread spread = Spread::kDefault;
   std::pair<int32_t, int32_t> tier{0, 0};  // (queue priority, job priority): who may preempt
   // Pending jobs that may not start (a user's hold, dependencies): why; null otherwise.
   std::shared_ptr<const std::string> hold;

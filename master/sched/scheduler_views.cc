@@ -27,6 +27,9 @@ void SchedulerViews::Fill(const v1::JobRecord& record, SchedJob& j) const {
   j.submit_ms = record.submit_ms();
   j.time_limit_ms = static_cast<int64_t>(record.spec().time_limit_s()) * 1000;
   j.preemptible = record.spec().preemptible();
+  j.spread = record.spec().spread() == "pack"     ? SchedJob::Spread::kPack
+             : record.spec().spread() == "spread" ? SchedJob::Spread::kSpread
+                                                  : SchedJob::Spread::kDefault;
   auto q = queue_priority_.find(j.queue);
   j.tier = {q == queue_priority_.end() ? 0 : q->second, record.spec().priority()};
   j.hold.reset();

@@ -71,6 +71,21 @@ Status AgentService::ValidateNode(const v1::NodeRecord& node) {
     return InvalidArgument("node " + node.name() + " declares " + std::to_string(cores) +
                            " cores; a node has at most " + std::to_string(kMaxCoresPerNode));
   }
+  // Topology: each link from one of its own boards to a named board; a few per board.
+  if (node.switch_name().size() > 255)
+    return InvalidArgument("node " + node.name() + ": switch name over 255 bytes");
+  if (node.links_size() > 16 * kMaxBoards) {
+    return InvalidArgument("node " + node.name() + " declares more than " +
+                           std::to_string(16 * kMaxBoards) + " links");
+  }
+  for (const auto& l : node.links()) {
+    if (l.board() >= static_cast<uint32_t>(node.boards_size()) || l.to_node().empty() ||
+        l.to_node().size() > 255 || l.to_board() >= kMaxBoards ||
+        !(l.gbps() >= 0 && l.gbps() <= 1e6) || !(l.latency_us() >= 0 && l.latency_us() <= 1e9)) {
+      return InvalidArgument("node " + node.name() + " declares a link from board " +
+                             std::to_string(l.board()) + " that is out of range");
+    }
+  }
   return Status::Ok();
 }
 

@@ -67,6 +67,23 @@ TEST(JobFileTest, NormalizedUnitsInsteadOfKsps) {
   }
 }
 
+TEST(JobFileTest, AGangSaysHowItsReplicasAreSpread) {
+  auto spec = ParseJobYaml(
+      "replicas: {min: 2, max: 4, spread: spread}\n"
+      "task: {command: /bin/true, resources: {cores: 2, ksps: 10}}",
+      "job");
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->spread(), "spread");
+  EXPECT_TRUE(ValidateJobSpec(*spec).ok());
+  auto odd = ParseJobYaml(
+      "replicas: {min: 2, spread: scatter}\ntask: {command: x, resources: {cores: 1, ksps: 1}}",
+      "job");
+  ASSERT_FALSE(odd.ok());
+  EXPECT_NE(odd.status().message().find("replicas.spread is 'scatter'; use pack"),
+            std::string::npos)
+      << odd.status().message();
+}
+
 TEST(JobFileTest, DependsAfterOkListsJobIds) {
   auto spec = ParseJobYaml(
       "depends: {after_ok: [1, 7]}\ntask: {command: /bin/true, resources: {cores: 1, ksps: 1}}",

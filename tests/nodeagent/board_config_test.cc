@@ -24,6 +24,37 @@ boards:
   EXPECT_EQ(file->boards[1].health(), 80u);
 }
 
+TEST(BoardConfigTest, TopologyLinksAndSwitch) {
+  const std::string boards =
+      "boards:\n  - {type: a, mesh: 4x4, ksps: 10, streams: 1}\n"
+      "  - {type: a, mesh: 4x4, ksps: 10, streams: 1}\n";
+  auto file = ParseBoardsYaml(boards +
+                              "switch: rack1\nlinks:\n  - {from: 0, to: 1, gbps: 100, "
+                              "latency_us: 0.5}\n  - {from: 1, to: node7/3}\n");
+  ASSERT_TRUE(file.ok()) << file.status().ToString();
+  EXPECT_EQ(file->switch_name, "rack1");
+  ASSERT_EQ(file->links.size(), 2u);
+  EXPECT_EQ(file->links[0].to_node(), "");  // this node: filled in at registration
+  EXPECT_EQ(file->links[0].to_board(), 1u);
+  EXPECT_DOUBLE_EQ(file->links[0].gbps(), 100);
+  EXPECT_DOUBLE_EQ(file->links[0].latency_us(), 0.5);
+  EXPECT_EQ(file->links[1].to_node(), "node7");
+  EXPECT_EQ(file->links[1].to_board(), 3u);
+  for (const auto& [bad, says] : std::vector<std::pair<std::string, std::string>>{
+           {"links:\n  - {from: 0, to: 0}\n", "to itself"},
+           {"links:\n  - {from: 2, to: 1}\n", "links[0].from"},
+           {"links:\n  - {from: 0, to: 5}\n", "links[0].to"},
+           {"links:\n  - {from: 0, to: /3}\n", "NODE/BOARD"},
+           {"links:\n  - {from: 0, to: 1, gbps: -1}\n", "links[0].gbps"},
+           {"links:\n  - {from: 0}\n", "needs from and to"},
+           {"links: {from: 0}\n", "must be a list"}}) {
+    auto refused = ParseBoardsYaml(boards + bad);
+    ASSERT_FALSE(refused.ok()) << bad;
+    EXPECT_NE(refused.status().message().find(says), std::string::npos)
+        << refused.status().message();
+  }
+}
+
 TEST(BoardConfigTest, RejectsBadBoardsWithTheFieldNamed) {
   struct Case {
     const char* yaml;
