@@ -109,6 +109,11 @@ for job in $("$SNNCTL" jobs --format id,name | awk '$2 ~ /^nir-/ {print $1}'); d
   cat "$WORK"/node*/tasks/job"$job".task0.try1/stdout 2>/dev/null | grep -E "^(model|injected|most)" || true
 done
 
+echo "== the packed gang (etc/examples/gang.yaml): how close its replicas ran"
+for job in $("$SNNCTL" jobs --format id,name | awk '$2 == "gang-of-three" {print $1}'); do
+  "$SNNCTL" show "$job" | sed -n '/^Gang:/,/^[A-Z]/p' | grep -v '^History' || true
+done
+
 echo "== a core fails: snnctl sim kill-core node2/0 8,8, then pool status"
 "$SNNCTL" sim kill-core node2/0 8,8
 "$SNNCTL" pool status
