@@ -35,17 +35,16 @@ std::set<std::string> JobController::KnownPools() const {
 
 namespace {
 
-// The boards `board` of a node has a link to, as (node, board); null if none (the usual case:
+// A board's topology from its node's record; null if the node declares none (the usual case:
 // nothing allocated).
-std::shared_ptr<const std::vector<std::pair<std::string, uint32_t>>> LinksOf(const NodeEntry& entry,
-                                                                             uint32_t board) {
-  std::shared_ptr<std::vector<std::pair<std::string, uint32_t>>> links;
+std::shared_ptr<const BoardTopology> TopologyOf(const NodeEntry& entry, uint32_t board) {
+  if (entry.record.switch_name().empty() && entry.record.links_size() == 0) return nullptr;
+  auto topology = std::make_shared<BoardTopology>();
+  topology->switch_name = entry.record.switch_name();
   for (const auto& l : entry.record.links()) {
-    if (l.board() != board) continue;
-    if (!links) links = std::make_shared<std::vector<std::pair<std::string, uint32_t>>>();
-    links->emplace_back(l.to_node(), l.to_board());
+    if (l.board() == board) topology->links.emplace_back(l.to_node(), l.to_board());
   }
-  return links;
+  return topology;
 }
 
 }  // namespace
@@ -70,8 +69,7 @@ std::vector<BoardCapacity> JobController::SchedulableBoards(bool only_up) const 
       b.ksps_free = free(b.ksps_total, used.ksps);
       b.streams_free = free(b.streams_total, used.streams);
       b.largest_live = used.largest_live;
-      b.switch_name = entry.record.switch_name();
-      b.links = LinksOf(entry, info.index());
+      b.topology = TopologyOf(entry, info.index());
       b.grid = used.grid;
       b.mers = used.mers;
       b.max_mer_area = used.max_mer_area;

@@ -13,8 +13,8 @@ constexpr size_t kAnchors = 8;
 constexpr size_t kLargePool = 4096;
 
 bool HasLink(const BoardCapacity& from, const BoardCapacity& to) {
-  if (!from.links) return false;
-  for (const auto& [node, board] : *from.links) {
+  if (!from.topology) return false;
+  for (const auto& [node, board] : from.topology->links) {
     if (board == to.board && node == to.node) return true;
   }
   return false;
@@ -88,7 +88,10 @@ Closeness CloseOf(const BoardCapacity& a, size_t index_a, const BoardCapacity& b
   if (index_a == index_b) return Closeness::kSameBoard;
   if (HasLink(a, b) || HasLink(b, a)) return Closeness::kLinked;
   if (a.node == b.node) return Closeness::kSameNode;
-  if (!a.switch_name.empty() && a.switch_name == b.switch_name) return Closeness::kSameSwitch;
+  if (a.topology && b.topology && !a.topology->switch_name.empty() &&
+      a.topology->switch_name == b.topology->switch_name) {
+    return Closeness::kSameSwitch;
+  }
   return Closeness::kElsewhere;
 }
 

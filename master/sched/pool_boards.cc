@@ -38,7 +38,7 @@ PoolBoards::PoolBoards(std::vector<BoardCapacity> boards)
     slot_[i] = static_cast<uint32_t>(by_free_[key].size());
     by_free_[key].push_back(static_cast<uint32_t>(i));
     free_cores_ += free;
-    has_topology_ |= !board(i).switch_name.empty() || board(i).links != nullptr;
+    has_topology_ |= board(i).topology != nullptr;
   }
 }
 

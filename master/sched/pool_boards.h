@@ -21,6 +21,11 @@
 
 namespace snn {
 
+struct BoardTopology {
+  std::string switch_name;  // the node's switch ("" if none)
+  std::vector<std::pair<std::string, uint32_t>> links;  // boards it links to: (node, board)
+};
+
 struct BoardCapacity {
   std::string node;
   uint32_t board = 0;
@@ -37,10 +42,9 @@ struct BoardCapacity {
   // a profile of their releases. A pool with such a class has only it (others are ignored);
   // its jobs ask one core a task, and are not preempted or grown there.
   uint32_t units = 0, units_free = 0;
-  // Topology (boards files' `switch:` and `links:`): the node's switch, and the boards this
-  // one has a link to, as (node, board); links count either way. Empty: none declared.
-  std::string switch_name;
-  std::shared_ptr<const std::vector<std::pair<std::string, uint32_t>>> links;
+  // Topology (boards files' `switch:` and `links:`); null where the node declares none, so
+  // that a cluster without topology pays one pointer a board.
+  std::shared_ptr<const BoardTopology> topology;
 
   // Scratch for one pass: a private copy of the map once something is placed on it, and its
   // maximal empty rectangles while unchanged.
