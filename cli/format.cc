@@ -165,7 +165,8 @@ std::string FormatSpikeUsage(const v1::SpikeUsage& u) {
          "; rate " + rate + " KSPS";
 }
 
-std::string FormatJobDetail(const v1::JobRecord& job, int64_t now_ms) {
+std::string FormatJobDetail(const v1::JobRecord& job, int64_t now_ms,
+                            const std::vector<std::string>* gang) {
   const auto& spec = job.spec();
   const auto& r = spec.task().resources();
   std::string out;
@@ -246,13 +247,14 @@ std::string FormatJobDetail(const v1::JobRecord& job, int64_t now_ms) {
       }
     }
   }
-  if (job.gang_links_size() > 0) {
+  if (gang != nullptr && !gang->empty()) {
     out += "Gang:\n";
-    for (const auto& l : job.gang_links()) out += "  " + l + "\n";
+    for (const auto& l : *gang) out += "  " + l + "\n";
   }
   if (job.checkpoints_size() > 0) {  // kept across attempts, as the directories are
     out += "Checkpoints:\n";
-    std::map<uint32_t, v1::Checkpoint> by_task(job.checkpoints().begin(), job.checkpoints().end());
+    std::map<uint32_t, v1::Checkpoint> by_task;
+    for (const auto& c : job.checkpoints()) by_task[c.task()] = c;
     for (const auto& [index, c] : by_task) {
       out += "  task " + std::to_string(index) + ": " + c.file() + "  written " +
              FormatTimestamp(c.mtime_ms()) + "  " + std::to_string(c.bytes()) + " bytes  in " +

@@ -18,7 +18,9 @@ std::string FormatTable(const std::vector<std::vector<std::string>>& rows);
 std::string FormatJobsTable(const v1::ListJobsResponse& jobs, bool show_tenant, int64_t now_ms);
 // Pending jobs in the order the scheduler considers them, with their priority factors.
 std::string FormatPriorityTable(const v1::ListJobsResponse& jobs);
-std::string FormatJobDetail(const v1::JobRecord& job, int64_t now_ms);
+// `gang`: a running gang's replica pairs and how close they are (ShowJobResponse.gang_links).
+std::string FormatJobDetail(const v1::JobRecord& job, int64_t now_ms,
+                            const std::vector<std::string>* gang = nullptr);
 // Logical -> physical cores with their relay paths, at most `max_rows` of them.
 std::string FormatCoreMap(const v1::TaskMapping& mapping, int max_rows);
 std::string FormatPoolStatus(const v1::PoolStatusResponse& pool);

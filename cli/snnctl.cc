@@ -169,7 +169,8 @@ int Show(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (o.output == "json") {
     out << FormatJson(resp->job()) << "\n";
   } else {
-    out << FormatJobDetail(resp->job(), SystemClock().NowMs());
+    const std::vector<std::string> gang(resp->gang_links().begin(), resp->gang_links().end());
+    out << FormatJobDetail(resp->job(), SystemClock().NowMs(), &gang);
   }
   return 0;
 }

@@ -136,14 +136,13 @@ void JobController::StartJob(v1::JobRecord& job, const StartDecision& decision) 
     if (i < 4) where += (where.empty() ? "" : ", ") + Where(job.tasks(static_cast<int>(i)));
   }
   if (decision.tasks.size() > 4) where += ", ...";
-  DescribeGang(job);
   jobs_.SetState(job, v1::RUNNING, clock_.NowMs(), "started on " + where);
   Persist(job);
 }
 
-void JobController::DescribeGang(v1::JobRecord& job) const {
-  job.clear_gang_links();
-  // A gang's replica pairs (the first 8 replicas: 28 pairs), as the topology has them.
+std::vector<std::string> JobController::GangLinks(const v1::JobRecord& job) const {
+  std::vector<std::string> links;
+  // A gang's replica pairs (the first 8 replicas: 28 pairs), as the topology has them now.
   const int n = std::min(job.tasks_size(), 8);
   for (int a = 0; a < n; ++a) {
     for (int b = a + 1; b < n; ++b) {
@@ -151,12 +150,13 @@ void JobController::DescribeGang(v1::JobRecord& job) const {
       const NodeEntry* na = nodes_.Find(ta.node());
       const NodeEntry* nb = nodes_.Find(tb.node());
       if (na == nullptr || nb == nullptr) continue;
-      job.add_gang_links("task " + std::to_string(a) + " (" + ta.node() + "/" +
-                         std::to_string(ta.board()) + ") - task " + std::to_string(b) + " (" +
-                         tb.node() + "/" + std::to_string(tb.board()) +
-                         "): " + DescribeCloseness(na->record, ta.board(), nb->record, tb.board()));
+      links.push_back("task " + std::to_string(a) + " (" + ta.node() + "/" +
+                      std::to_string(ta.board()) + ") - task " + std::to_string(b) + " (" +
+                      tb.node() + "/" + std::to_string(tb.board()) +
+                      "): " + DescribeCloseness(na->record, ta.board(), nb->record, tb.board()));
     }
   }
+  return links;
 }
 
 void JobController::AddTask(v1::JobRecord& job, const TaskPlacement& p) {
@@ -305,11 +305,16 @@ void JobController::ApplyUsage(const std::string& node, const v1::TaskUsage& usa
 
 void JobController::KeepCheckpoint(v1::JobRecord& job, uint32_t index,
                                    const v1::Checkpoint& checkpoint) {
-  if (checkpoint.file().empty()) {
-    job.mutable_checkpoints()->erase(index);  // the directory is gone (its task succeeded)
-  } else {
-    (*job.mutable_checkpoints())[index] = checkpoint;
+  auto& all = *job.mutable_checkpoints();
+  auto it = std::find_if(all.begin(), all.end(),
+                         [&](const v1::Checkpoint& c) { return c.task() == index; });
+  if (checkpoint.file().empty()) {  // the directory is gone (its task succeeded)
+    if (it != all.end()) all.erase(it);
+    return;
   }
+  v1::Checkpoint& kept = it != all.end() ? *it : *all.Add();
+  kept = checkpoint;
+  kept.set_task(index);
 }
 
 void JobController::MoveReservation(const v1::JobRecord& job, const v1::TaskRecord& task,

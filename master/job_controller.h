@@ -51,6 +51,8 @@ class JobController {
   Result<const v1::JobRecord*> Submit(v1::JobSpec spec, const std::string& user);
   // 1 normalized throughput unit in measured KSPS, now.
   double UnitKsps() const;
+  // A gang's replica pairs and how close their boards are (ShowJobResponse.gang_links).
+  std::vector<std::string> GangLinks(const v1::JobRecord& job) const;
   const ControllerOptions& options() const { return options_; }
 
   // Cancels a pending or running job; running tasks are killed once this is durable.
@@ -134,8 +136,6 @@ class JobController {
   using TaskId = std::tuple<uint64_t, uint32_t, uint32_t>;  // job, index, attempt
   void LoseTasksOnNode(const std::string& node, const std::set<TaskId>& except,
                        const std::string& detail);
-  // A gang's replica pairs and how close their boards are (JobRecord.gang_links).
-  void DescribeGang(v1::JobRecord& job) const;
   // A task's latest checkpoint as its agent saw it (an empty file: none left).
   void KeepCheckpoint(v1::JobRecord& job, uint32_t index, const v1::Checkpoint& checkpoint);
   void MoveReservation(const v1::JobRecord& job, const v1::TaskRecord& task,

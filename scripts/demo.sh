@@ -90,6 +90,11 @@ echo "== snnctl pool status (jobs running)"
 sleep 1
 "$SNNCTL" pool status
 
+echo "== the packed gang (etc/examples/gang.yaml): how close its replicas run (snnctl show, while it runs)"
+for job in $("$SNNCTL" jobs --format id,name | awk '$2 == "gang-of-three" {print $1}'); do
+  "$SNNCTL" show "$job" | sed -n '/^Gang:/,/^[A-Z]/p' | grep -v '^History' || true
+done
+
 echo "== waiting for every job to finish"
 wait_for 120 "the jobs to finish" sh -c "test \$('$SNNCTL' jobs --state PENDING,RUNNING | wc -l) -eq 1"
 echo "== snnctl jobs"
@@ -107,11 +112,6 @@ echo "== NIR models on the simulated board (etc/examples/nir-*.yaml ran snn-exam
 for job in $("$SNNCTL" jobs --format id,name | awk '$2 ~ /^nir-/ {print $1}'); do
   "$SNNCTL" show "$job" | grep -E "^(Name|State):"
   cat "$WORK"/node*/tasks/job"$job".task0.try1/stdout 2>/dev/null | grep -E "^(model|injected|most)" || true
-done
-
-echo "== the packed gang (etc/examples/gang.yaml): how close its replicas ran"
-for job in $("$SNNCTL" jobs --format id,name | awk '$2 == "gang-of-three" {print $1}'); do
-  "$SNNCTL" show "$job" | sed -n '/^Gang:/,/^[A-Z]/p' | grep -v '^History' || true
 done
 
 echo "== a core fails: snnctl sim kill-core node2/0 8,8, then pool status"

@@ -22,7 +22,7 @@
 namespace snn {
 
 struct BoardTopology {
-  std::string switch_name;  // the node's switch ("" if none)
+  std::string switch_name;                              // the node's switch ("" if none)
   std::vector<std::pair<std::string, uint32_t>> links;  // boards it links to: (node, board)
 };
 

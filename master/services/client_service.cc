@@ -220,6 +220,9 @@ void ClientService::Show(const CallContext& ctx, v1::ShowJobRequest req,
   if (!job.ok()) return r.Fail(job.status());
   v1::ShowJobResponse resp;
   *resp.mutable_job() = ForDisplay(**job, ctx.identity);
+  if ((*job)->state() == v1::RUNNING) {
+    for (std::string& l : controller_.GangLinks(**job)) resp.add_gang_links(std::move(l));
+  }
   journal_.Commit([r, resp = std::move(resp)] { r.Ok(resp); });
 }
 
