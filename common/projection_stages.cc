@@ -252,10 +252,10 @@ Status CheckStages(const v1::Projection& p, int64_t from_size, int64_t to_size,
       loop = fan_out = static_cast<double>(Product(s.out_shape()));
     } else if (s.kind() == "conv" || s.kind() == "sum_pool" || s.kind() == "avg_pool") {
       const Grid g = *GridOf(s, "");
-      loop = double{g.k_h} * g.k_w * (s.kind() == "conv" ? g.out_c / g.groups : 1);
-      fan_out = s.kind() == "conv"
-                    ? loop
-                    : std::ceil(double{g.k_h} / g.s_h) * std::ceil(double{g.k_w} / g.s_w);
+      loop = static_cast<double>(g.k_h) * g.k_w * (s.kind() == "conv" ? g.out_c / g.groups : 1);
+      fan_out = s.kind() == "conv" ? loop
+                                   : std::ceil(static_cast<double>(g.k_h) / g.s_h) *
+                                         std::ceil(static_cast<double>(g.k_w) / g.s_w);
     }
     work += spread * loop;
     spread = std::min(spread * fan_out, static_cast<double>(Product(s.out_shape())));
@@ -277,8 +277,9 @@ double StageSynapseBound(const v1::Projection& p, int64_t from_size, int64_t to_
     } else if (s.kind() == "conv" || s.kind() == "sum_pool" || s.kind() == "avg_pool") {
       const Grid g = *GridOf(s, "");
       const double taps = s.kind() == "conv"
-                              ? double{g.k_h} * g.k_w * (g.out_c / g.groups)
-                              : std::ceil(double{g.k_h} / g.s_h) * std::ceil(double{g.k_w} / g.s_w);
+                              ? static_cast<double>(g.k_h) * g.k_w * (g.out_c / g.groups)
+                              : std::ceil(static_cast<double>(g.k_h) / g.s_h) *
+                                    std::ceil(static_cast<double>(g.k_w) / g.s_w);
       fan_out *= taps;
     }
     fan_out = std::min(fan_out, static_cast<double>(to_size) * 1e3);  // keeps the product finite
