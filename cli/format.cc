@@ -273,10 +273,6 @@ std::string FormatJobDetail(const v1::JobRecord& job, int64_t now_ms,
 
 namespace {
 
-uint32_t Effective(const v1::BoardInfo& info) {
-  return info.measured_ksps() > 0 ? std::min(info.ksps(), info.measured_ksps()) : info.ksps();
-}
-
 std::string FormatUnitsCell(double units) {
   char text[32];
   std::snprintf(text, sizeof text, "%.2f", units);
@@ -316,7 +312,7 @@ std::string FormatPoolStatus(const v1::PoolStatusResponse& pool) {
                       FormatUnitsCell(b.units()),
                       info.latency_us() ? std::to_string(info.latency_us()) : "-",
                       std::to_string(b.ksps_used()),
-                      free(Effective(info), b.ksps_used()),
+                      free(EffectiveKsps(info), b.ksps_used()),
                       std::to_string(b.streams_used()),
                       free(info.streams(), b.streams_used()),
                       std::to_string(b.tasks())});

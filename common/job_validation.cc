@@ -1,5 +1,6 @@
 #include "common/job_validation.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -34,6 +35,10 @@ CoreRequest CoreRequestOf(const v1::Resources& r) {
 bool IsTerminalState(v1::JobState state) {
   return state == v1::COMPLETED || state == v1::FAILED || state == v1::CANCELLED ||
          state == v1::TIMEOUT;
+}
+
+uint32_t EffectiveKsps(const v1::BoardInfo& board) {
+  return board.measured_ksps() > 0 ? std::min(board.ksps(), board.measured_ksps()) : board.ksps();
 }
 
 std::string FormatUnits(double units) {

@@ -7,6 +7,7 @@
 #include "common/rect_allocator.h"
 #include "common/status.h"
 #include "proto/job.pb.h"
+#include "proto/node.pb.h"
 
 namespace snn {
 
@@ -42,6 +43,10 @@ bool IsTerminalState(v1::JobState state);
 
 // Whether `board_type` asks for no particular type ("" or "any").
 bool AnyBoardType(const std::string& board_type);
+
+// What a board can really carry: its measured throughput where the HAL measured one below the
+// configured capacity, else the capacity. Scheduling places by it; pool status shows it.
+uint32_t EffectiveKsps(const v1::BoardInfo& board);
 
 // A throughput in units (or KSPS a unit) as people read it: "1.5", "0.25", "2000".
 std::string FormatUnits(double units);

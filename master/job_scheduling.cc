@@ -3,6 +3,7 @@
 // a pending job gives.
 #include <glog/logging.h>
 
+#include "common/job_validation.h"
 #include "master/job_controller.h"
 
 namespace snn {

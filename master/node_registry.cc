@@ -14,10 +14,6 @@ uint32_t LiveCores(const v1::BoardInfo& board) {
   return dead >= total ? 0 : total - dead;
 }
 
-uint32_t EffectiveKsps(const v1::BoardInfo& board) {
-  return board.measured_ksps() > 0 ? std::min(board.ksps(), board.measured_ksps()) : board.ksps();
-}
-
 Rect RectOf(const v1::CoreRect& r) { return Rect{r.x(), r.y(), r.width(), r.height()}; }
 
 namespace {

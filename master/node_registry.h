@@ -45,9 +45,6 @@ struct NodeEntry {
 };
 
 uint32_t LiveCores(const v1::BoardInfo& board);
-// What a board can really carry: its measured throughput where the HAL measured one below the
-// configured capacity, else the capacity. Scheduling places by it.
-uint32_t EffectiveKsps(const v1::BoardInfo& board);
 Rect RectOf(const v1::CoreRect& r);
 
 class NodeRegistry {

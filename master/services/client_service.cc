@@ -1,5 +1,6 @@
 #include "master/services/client_service.h"
 
+#include "common/job_validation.h"
 #include "common/rect_allocator.h"
 #include "master/auth/access_policy.h"
 #include "master/job_listing.h"

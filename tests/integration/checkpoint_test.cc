@@ -14,13 +14,6 @@
 namespace snn::testing {
 namespace {
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 std::string Board(const std::string& type) {
   return "boards:\n  - {type: " + type + ", mesh: 4x4, neurons_per_core: 256, ksps: 1000, " +
          "streams: 4}\n";

@@ -19,7 +19,6 @@
 #include "tests/test_util/process.h"
 
 namespace snn::testing {
-namespace {
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
@@ -27,6 +26,8 @@ std::string ReadFile(const std::string& path) {
   ss << in.rdbuf();
   return ss.str();
 }
+
+namespace {
 
 pid_t Spawn(const std::vector<std::string>& argv, const std::string& out_path,
             const std::string& err_path) {

@@ -127,6 +127,9 @@ class TestCluster {
 v1::JobSpec ShellJob(const std::string& script, uint32_t cores = 1, uint64_t time_limit_s = 60);
 
 // Two simulated nodes' boards, small enough to fill in tests.
+// A whole file as text ("" if it cannot be read).
+std::string ReadFile(const std::string& path);
+
 std::string SmallBoards(int boards = 1, int side = 4, int ksps = 1000, int streams = 4);
 
 }  // namespace snn::testing

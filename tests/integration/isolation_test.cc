@@ -24,13 +24,6 @@ tenants:
   - {name: lab-b, users: [sys]}
 )";
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 uid_t UidOf(const char* user) {
   const passwd* pw = getpwnam(user);
   return pw ? pw->pw_uid : static_cast<uid_t>(-1);

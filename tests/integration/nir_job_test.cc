@@ -12,13 +12,6 @@
 namespace snn::testing {
 namespace {
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 TEST(NirJobTest, EachRealExportIsEstimatedAndRunsOnTheSimulatedBoard) {
   TestCluster cluster;
   cluster.StartMaster();

@@ -21,13 +21,6 @@ std::string Boards(const std::string& type, const std::string& mesh, const std::
          "\"}\n    library_paths: [\"/opt/snn/" + type + "/lib\"]\n";
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 v1::JobSpec RelayJob(const std::vector<std::string>& args = {}) {
   v1::JobSpec spec;
   spec.set_name("relay");
