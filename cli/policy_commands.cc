@@ -125,7 +125,11 @@ int PolicyShow(const CliOptions& o, std::ostream& out, std::ostream& err) {
       << ", size " << p.size_weight() << (p.favor_small() ? " (favoring small)" : "") << ", queue "
       << p.queue_weight() << ", job " << p.job_weight() << ", slowdown " << p.slowdown_weight()
       << "; full age after " << p.max_age_s() << " s; fair-share half-life "
-      << p.fairshare_half_life_s() << " s; starvation guard " << p.starve_after_s() << " s\n";
+      << p.fairshare_half_life_s() << " s; starvation guard " << p.starve_after_s() << " s";
+  if (p.accrue_per_tenant() > 0) {
+    out << "; waiting time accrues for " << p.accrue_per_tenant() << " jobs per tenant";
+  }
+  out << "\n";
   for (const auto& q : c.queues()) out << Describe(q) << "\n";
   for (const auto& t : c.tenants()) out << Describe(t) << "\n";
   const v1::AccessConfig& a = c.access();

@@ -206,9 +206,9 @@ Result<v1::SchedulingConfig> ParsePolicyYaml(const std::string& text) {
       }
     }
     if (const YAML::Node p = root["priority"]) {
-      SNN_RETURN_IF_ERROR(CheckKnownFields(
-          p, "priority",
-          {"weights", "max_age", "fairshare_half_life", "starve_after", "favor_small"}));
+      SNN_RETURN_IF_ERROR(CheckKnownFields(p, "priority",
+                                           {"weights", "max_age", "fairshare_half_life",
+                                            "starve_after", "favor_small", "accrue_per_tenant"}));
       auto* out = c.mutable_priority();
       if (const YAML::Node w = p["weights"]) {
         SNN_RETURN_IF_ERROR(CheckKnownFields(
@@ -238,6 +238,11 @@ Result<v1::SchedulingConfig> ParsePolicyYaml(const std::string& text) {
         (out->*set)(*v);
       }
       if (p["favor_small"]) out->set_favor_small(p["favor_small"].as<bool>());
+      if (p["accrue_per_tenant"]) {
+        auto n = ReadWholeNumber(p["accrue_per_tenant"], "priority.accrue_per_tenant", 0, 1000000);
+        if (!n.ok()) return n.status();
+        out->set_accrue_per_tenant(static_cast<uint32_t>(*n));
+      }
     }
     if (const YAML::Node queues = root["queues"]) {
       if (!queues.IsSequence()) return InvalidArgument("queues must be a list");

@@ -27,6 +27,12 @@ DEFINE_double(starve_after_h, -1,
 DEFINE_double(backfill_age_first_after_h, -1,
               "default policy: hours of waiting after which a job "
               "is tried for backfill before shorter ones (0: never; -1: the default)");
+DEFINE_string(backfill_order, "",
+              "default policy: shortest_first or queue (the order backfill candidates are "
+              "tried in; empty: the default)");
+DEFINE_int32(accrue_per_user, -1,
+             "default policy: only each user's first N pending jobs accrue waiting time (0: every "
+             "job; -1: the default)");
 DEFINE_string(jobs_out, "",
               "also write each job's id, submit, start, wait, run time and processors "
               "to this file, one job a line, for comparison with other schedulers");
@@ -64,6 +70,17 @@ int main(int argc, char** argv) {
   if (FLAGS_backfill_age_first_after_h >= 0) {
     options.backfill_age_first_after_ms =
         static_cast<int64_t>(FLAGS_backfill_age_first_after_h * 3600e3);
+  }
+  if (FLAGS_accrue_per_user >= 0) {
+    options.accrue_per_user = static_cast<uint32_t>(FLAGS_accrue_per_user);
+  }
+  if (!FLAGS_backfill_order.empty()) {
+    if (FLAGS_backfill_order != "shortest_first" && FLAGS_backfill_order != "queue") {
+      std::fprintf(stderr, "snn-sim: --backfill_order is '%s'; use shortest_first or queue\n",
+                   FLAGS_backfill_order.c_str());
+      return 2;
+    }
+    options.backfill_shortest_first = FLAGS_backfill_order == "shortest_first";
   }
   if (FLAGS_max_age_h > 0)
     options.weights.max_age_ms = static_cast<int64_t>(FLAGS_max_age_h * 3600e3);

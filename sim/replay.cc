@@ -33,6 +33,11 @@ class Replayer {
     if (options.backfill_age_first_after_ms >= 0) {
       policy_.backfill_age_first_after_ms = options.backfill_age_first_after_ms;
     }
+    accrual_.set_per_tenant(
+        options.accrue_per_user.value_or(DefaultSchedulingConfig().priority().accrue_per_tenant()));
+    if (options.policy == SimPolicy::kDefault && options.backfill_shortest_first) {
+      policy_.backfill_shortest_first = *options.backfill_shortest_first;
+    }
   }
 
   Result<std::vector<JobOutcome>> Run();
@@ -48,6 +53,8 @@ class Replayer {
   const bool mesh_ = options_.mesh_width > 0;  // else one-core boards, counted
   SchedulerPolicy policy_;
   FairShareLedger ledger_;
+  AccrualLimit accrual_;
+  std::vector<AccrualLimit::PendingJob> accrual_jobs_;  // reused
   std::vector<SimJob> jobs_;
   std::vector<BoardCapacity> boards_;
   std::vector<std::shared_ptr<CoreGrid>> grids_;
@@ -117,6 +124,13 @@ void Replayer::Order(int64_t now_s) {
   std::vector<Keyed> keyed;
   keyed.reserve(pending_.size());
   ++share_epoch_;  // each tenant's share, looked up once an event
+  if (accrual_.on()) {
+    accrual_jobs_.clear();
+    for (const SimJob* j : pending_) {
+      accrual_jobs_.push_back({j->tenant_index, j->sched.submit_ms, j->sched.id});
+    }
+    accrual_.Update(accrual_jobs_, now_s * kMs);
+  }
   for (SimJob* j : pending_) {
     auto& [epoch, tenant_share] = share_[j->tenant_index];
     if (epoch != share_epoch_) {
@@ -124,7 +138,7 @@ void Replayer::Order(int64_t now_s) {
       tenant_share = total > 0 ? ledger_.usage(j->sched.tenant) / total : 0;
     }
     PriorityInputs in;
-    in.wait_ms = (now_s - j->trace->submit_s) * kMs;
+    in.wait_ms = accrual_.CountedWait(j->sched.id, j->sched.submit_ms, now_s * kMs);
     in.cores = j->trace->procs;
     in.pool_cores = pool_cores_;
     in.tenant_usage_share = tenant_share;

@@ -10,9 +10,11 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "master/sched/accrual.h"
 #include "master/sched/priority.h"
 #include "master/sched/scheduler.h"
 #include "sim/swf.h"
@@ -23,9 +25,11 @@ enum class SimPolicy { kFcfs, kEasy, kDefault };
 
 struct ReplayOptions {
   SimPolicy policy = SimPolicy::kDefault;
-  uint32_t mesh_width = 0, mesh_height = 0;  // 0: one-core boards
-  PriorityWeights weights;                   // for kDefault
-  int64_t backfill_age_first_after_ms = -1;  // for kDefault; -1: the master's default
+  uint32_t mesh_width = 0, mesh_height = 0;     // 0: one-core boards
+  PriorityWeights weights;                      // for kDefault
+  int64_t backfill_age_first_after_ms = -1;     // for kDefault; -1: the master's default
+  std::optional<bool> backfill_shortest_first;  // for kDefault; none: the master's default
+  std::optional<uint32_t> accrue_per_user;      // for kDefault; none: the master's default
   int64_t fairshare_half_life_s = 7 * 86400;
 };
 

@@ -13,6 +13,7 @@ namespace snn {
 void QueueOrder::Configure(const v1::SchedulingConfig& config) {
   config_ = config;
   weights_ = ToWeights(config);
+  accrual_.set_per_tenant(config.priority().accrue_per_tenant());
   const int64_t half_life = static_cast<int64_t>(config.priority().fairshare_half_life_s()) * 1000;
   if (half_life != ledger_.half_life_ms()) {
     FairShareLedger fresh(half_life);
@@ -86,7 +87,7 @@ QueueOrder::Key QueueOrder::KeyOf(PendingEntry& e, int64_t now_ms) {
   static const QueueTerms kNoQueue;
   const QueueTerms& queue = e.queue < queue_terms_.size() ? queue_terms_[e.queue] : kNoQueue;
   PriorityInputs in;
-  in.wait_ms = std::max<int64_t>(0, now_ms - job.submit_ms);
+  in.wait_ms = accrual_.CountedWait(job.id, job.submit_ms, now_ms);
   in.cores = uint64_t{job.cores} * job.replicas;
   in.pool_cores = cores_in_pool_;
   in.tenant_usage_share = tenant.usage_share;
@@ -108,6 +109,12 @@ std::vector<uint32_t> QueueOrder::Order(SchedulerViews& views,
   Charge(used_core_ms, now_ms);
   PrepareTerms(views, pool_cores);
   const std::span<PendingEntry> pending = views.pending();
+  if (accrual_.on()) {
+    std::vector<AccrualLimit::PendingJob> jobs;
+    jobs.reserve(pending.size());
+    for (const PendingEntry& e : pending) jobs.push_back({e.tenant, e.job.submit_ms, e.job.id});
+    accrual_.Update(jobs, now_ms);
+  }
   views.TakeChanged();  // every one is ranked below
   changed_.clear();
   changed_order_.clear();

@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "master/sched/accrual.h"
 #include "master/sched/priority.h"
 #include "master/sched/scheduler_views.h"
 #include "proto/policy.pb.h"
@@ -70,6 +71,7 @@ class QueueOrder {
   v1::SchedulingConfig config_;
   PriorityWeights weights_;
   FairShareLedger ledger_;
+  AccrualLimit accrual_;
   // The last full order's terms, and when it ran.
   std::vector<TenantTerms> tenant_terms_;
   std::vector<QueueTerms> queue_terms_;

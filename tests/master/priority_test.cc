@@ -127,6 +127,7 @@ priority:
   max_age: 1d
   fairshare_half_life: 3d
   starve_after: 6h
+  accrue_per_tenant: 3
 queues:
   - {name: default}
   - name: urgent
@@ -141,6 +142,7 @@ tenants:
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_EQ(c->preempt_grace_s(), 120u);
   EXPECT_EQ(c->priority().starve_after_s(), 6u * 3600);
+  EXPECT_EQ(c->priority().accrue_per_tenant(), 3u);
   const SchedulerPolicy p = ToSchedulerPolicy(*c);
   EXPECT_FALSE(p.backfill_shortest_first);
   EXPECT_EQ(p.preempt_grace_ms, 120'000);
@@ -165,6 +167,7 @@ TEST(PolicyConfigTest, TheShippedPolicyFileIsValid) {
   EXPECT_EQ(c->priority().max_age_s(), d.priority().max_age_s());
   EXPECT_EQ(c->priority().fairshare_half_life_s(), d.priority().fairshare_half_life_s());
   EXPECT_EQ(c->priority().slowdown_weight(), d.priority().slowdown_weight());
+  EXPECT_EQ(c->priority().accrue_per_tenant(), d.priority().accrue_per_tenant());
   EXPECT_GT(d.priority().slowdown_weight(), 0);
 }
 
@@ -182,6 +185,10 @@ TEST(PolicyConfigTest, ChangesThatMakeNoSenseAreRefusedWithTheReason) {
   EXPECT_NE(bad("scheduler: {backfill: sometimes}").find("use easy or fcfs"), std::string::npos);
   EXPECT_NE(bad("queues: [{name: a, colour: red}]").find("colour"), std::string::npos);
   EXPECT_NE(bad("priority: {weights: {age: -1}}").find("between 0 and 1e9"), std::string::npos);
+  EXPECT_NE(bad("priority: {accrue_per_tenant: -2}").find("priority.accrue_per_tenant"),
+            std::string::npos);
+  EXPECT_NE(bad("priority: {accrue_per_tenant: two}").find("priority.accrue_per_tenant"),
+            std::string::npos);
 
   const v1::SchedulingConfig base = DefaultSchedulingConfig();
   const std::set<std::string> pools = {"default"};

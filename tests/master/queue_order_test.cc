@@ -100,3 +100,66 @@ TEST_F(QueueOrderTest, TheHeadIsWhatAFullOrderGivesAtTheSameMoment) {
 
 }  // namespace
 }  // namespace snn
+
+namespace snn {
+namespace {
+
+constexpr int64_t kHour = 3'600'000;
+
+TEST(AccrualLimitTest, OnlyEachTenantsFirstJobsCountTheirWait) {
+  AccrualLimit accrual;
+  accrual.set_per_tenant(2);
+  // Tenant 0 queues four jobs at 0; tenant 1 one at 1 h.
+  std::vector<AccrualLimit::PendingJob> pending = {
+      {0, 0, 1}, {0, 0, 2}, {0, 0, 3}, {0, 0, 4}, {1, kHour, 5}};
+  accrual.Update(pending, 2 * kHour);
+  EXPECT_EQ(accrual.CountedWait(1, 0, 2 * kHour), 2 * kHour);
+  EXPECT_EQ(accrual.CountedWait(2, 0, 2 * kHour), 2 * kHour);
+  EXPECT_EQ(accrual.CountedWait(3, 0, 2 * kHour), 0);
+  EXPECT_EQ(accrual.CountedWait(4, 0, 5 * kHour), 0);  // however long it waits
+  EXPECT_EQ(accrual.CountedWait(5, kHour, 2 * kHour), kHour);
+  // Job 1 starts at 3 h: job 3 moves up and accrues from then; job 4 still does not.
+  pending.erase(pending.begin());
+  accrual.Update(pending, 3 * kHour);
+  EXPECT_EQ(accrual.CountedWait(2, 0, 4 * kHour), 4 * kHour);
+  EXPECT_EQ(accrual.CountedWait(3, 0, 4 * kHour), kHour);
+  EXPECT_EQ(accrual.CountedWait(4, 0, 4 * kHour), 0);
+  // A job that came since the last update counts from its submit time until the next.
+  EXPECT_EQ(accrual.CountedWait(9, 3 * kHour, 4 * kHour), kHour);
+  // Off: every job counts its whole wait.
+  accrual.set_per_tenant(0);
+  EXPECT_EQ(accrual.CountedWait(4, 0, 4 * kHour), 4 * kHour);
+}
+
+TEST(AccrualLimitTest, ATenantsFloodNoLongerGoesAheadOfAnotherTenantsJob) {
+  JobTable table;
+  auto submit = [&](const std::string& tenant, int64_t at) {
+    v1::JobRecord job = PendingJob(table, "default", 1, 0);
+    job.set_tenant(tenant);
+    job.set_submit_ms(at);
+    return table.Insert(std::move(job)).id();
+  };
+  std::vector<uint64_t> flood;
+  for (int i = 0; i < 10; ++i) flood.push_back(submit("flood", 0));
+  const uint64_t other = submit("other", kHour / 2);
+  // At 6 h every job is past the 5 h starvation guard: oldest first, the flood ahead.
+  v1::SchedulingConfig config = DefaultSchedulingConfig();
+  auto order_at = [&](const v1::SchedulingConfig& c, int64_t now) {
+    QueueOrder order;
+    order.Configure(c);
+    return Ids(table.views(), order.Order(table.views(), {}, {{"default", 64}}, now));
+  };
+  std::vector<uint64_t> plain = order_at(config, 6 * kHour);
+  EXPECT_EQ(plain.back(), other);
+  // With two accruing jobs per tenant, the flood's third and later jobs have waited nothing
+  // that counts: the other tenant's job goes right after the flood's first two.
+  config.mutable_priority()->set_accrue_per_tenant(2);
+  std::vector<uint64_t> limited = order_at(config, 6 * kHour);
+  ASSERT_EQ(limited.size(), 11u);
+  EXPECT_EQ(limited[0], flood[0]);
+  EXPECT_EQ(limited[1], flood[1]);
+  EXPECT_EQ(limited[2], other);
+}
+
+}  // namespace
+}  // namespace snn

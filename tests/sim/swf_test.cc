@@ -141,5 +141,58 @@ TEST(SwfTest, FcfsAndEasyOnATinyTraceGiveTheFiguresWorkedOutByHand) {
   EXPECT_DOUBLE_EQ(m.utilization, (300 + 40 + 50) / (4.0 * 110));
 }
 
+TEST(SwfTest, WithAnAccrualLimitAUsersFloodNoLongerHoldsBackAnotherUsersJob) {
+  // 1 processor. User 1's job 1 runs 6 h; at 1 s user 1 queues four 1 h jobs, at 2 s user 2
+  // one. When job 1 ends every job has waited past the 5 h starvation guard: oldest first, so
+  // user 2's job runs last. With one accruing job per user, user 1's later jobs have waited
+  // nothing that counts, and user 2's job runs second.
+  auto trace = ParseSwf(R"(; MaxProcs: 1
+1 0 -1 21600 1 -1 -1 1 21600 -1 1 1 1 1 1 1 -1 -1
+2 1 -1 3600 1 -1 -1 1 3600 -1 1 1 1 1 1 1 -1 -1
+3 1 -1 3600 1 -1 -1 1 3600 -1 1 1 1 1 1 1 -1 -1
+4 1 -1 3600 1 -1 -1 1 3600 -1 1 1 1 1 1 1 -1 -1
+5 1 -1 3600 1 -1 -1 1 3600 -1 1 1 1 1 1 1 -1 -1
+6 2 -1 3600 1 -1 -1 1 3600 -1 1 2 1 1 1 1 -1 -1
+)",
+                        false);
+  ASSERT_TRUE(trace.ok());
+  ReplayOptions plain;
+  auto p = Replay(*trace, plain);
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ((*p)[5].start_s, 21600 + 4 * 3600);
+  ReplayOptions limited;
+  limited.accrue_per_user = 1;
+  auto l = Replay(*trace, limited);
+  ASSERT_TRUE(l.ok());
+  EXPECT_EQ((*l)[1].start_s, 21600);
+  EXPECT_EQ((*l)[5].start_s, 21600 + 3600);
+  EXPECT_EQ((*l)[4].start_s, 21600 + 4 * 3600);
+}
+
+TEST(SwfTest, TheBackfillOrderDecidesWhichJobTakesAHole) {
+  // 3 processors. Job 1 holds 2 for 100 s; job 2 needs all 3 and holds the reservation at 100.
+  // Jobs 3 (90 s) and 4 (40 s) come together for the one free processor: in queue order job 3
+  // takes it, shortest first job 4 (the master's default).
+  auto trace = ParseSwf(R"(; MaxProcs: 3
+1 0 -1 100 2 -1 -1 2 100 -1 1 1 1 1 1 1 -1 -1
+2 1 -1 10 3 -1 -1 3 10 -1 1 2 1 1 1 1 -1 -1
+3 2 -1 90 1 -1 -1 1 90 -1 1 3 1 1 1 1 -1 -1
+4 2 -1 40 1 -1 -1 1 40 -1 1 4 1 1 1 1 -1 -1
+)",
+                        false);
+  ASSERT_TRUE(trace.ok());
+  ReplayOptions shortest;
+  auto s = Replay(*trace, shortest);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ((*s)[3].start_s, 2);
+  EXPECT_GT((*s)[2].start_s, 2);
+  ReplayOptions queue;
+  queue.backfill_shortest_first = false;
+  auto q = Replay(*trace, queue);
+  ASSERT_TRUE(q.ok());
+  EXPECT_EQ((*q)[2].start_s, 2);
+  EXPECT_GT((*q)[3].start_s, 2);
+}
+
 }  // namespace
 }  // namespace snn
