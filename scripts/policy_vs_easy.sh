@@ -55,24 +55,26 @@ for t in "${traces[@]}"; do
   fi
 done
 
-figures() {  # snn-sim output -> "bsld util maxwait jain"
+figures() {  # snn-sim output -> "bsld util maxwait jain service-jain"
   awk -F': ' '/^mean bounded slowdown/ {b = $2} /^utilization/ {u = $2} /^max wait s/ {m = $2}
-              /Jain/ {j = $2} END {print b, u, m, j}'
+              /^user fairness \(Jain/ {j = $2} /^user fairness of service/ {s = $2}
+              END {print b, u, m, j, s}'
 }
 
-printf '%-44s %-22s %-20s %-22s %-20s %s\n' trace "bsld (<=0.67x)" "util (>=)" "max wait s (<=)" \
-  "Jain (>=)" met
+printf '%-36s %-16s %-15s %-19s %-15s %-5s %s\n' trace "bsld (<=0.67x)" "util (>=)" \
+  "max wait s (<=)" "Jain (>=)" met "Jain of service (1/bsld), not a criterion"
 all=0
 for c in "${cases[@]}"; do
-  read -r eb eu em ej < <("$sim" --trace="$c" --policy=easy | figures)
-  read -r db du dm dj < <("$sim" --trace="$c" --policy=default "$@" | figures)
+  read -r eb eu em ej es < <("$sim" --trace="$c" --policy=easy | figures)
+  read -r db du dm dj ds < <("$sim" --trace="$c" --policy=default "$@" | figures)
   awk -v c="$(basename "$c")" -v eb="$eb" -v eu="$eu" -v em="$em" -v ej="$ej" -v db="$db" \
-    -v du="$du" -v dm="$dm" -v dj="$dj" 'BEGIN {
+    -v du="$du" -v dm="$dm" -v dj="$dj" -v es="$es" -v ds="$ds" 'BEGIN {
       ok_b = db <= 0.67 * eb; ok_u = du >= eu; ok_m = dm <= em; ok_j = dj >= ej
       mark = "-+"
-      printf "%-44s %6.1f/%-6.1f %s      %.3f/%.3f %s        %7d/%-7d %s    %.3f/%.3f %s         %d/4\n",
+      printf "%-36s %6.1f/%-6.1f %s %.3f/%.3f %s %7d/%-7d %s %.3f/%.3f %s %d/4   %.3f/%.3f\n",
         c, db, eb, substr(mark, ok_b + 1, 1), du, eu, substr(mark, ok_u + 1, 1), dm, em,
-        substr(mark, ok_m + 1, 1), dj, ej, substr(mark, ok_j + 1, 1), ok_b + ok_u + ok_m + ok_j
+        substr(mark, ok_m + 1, 1), dj, ej, substr(mark, ok_j + 1, 1), ok_b + ok_u + ok_m + ok_j,
+        ds, es
       exit !(ok_b && ok_u && ok_m && ok_j)
     }' || all=1
 done

@@ -140,6 +140,8 @@ int main(int argc, char** argv) {
   std::printf("replay s: %.2f\n", seconds);
   std::printf("users: %llu\n", static_cast<unsigned long long>(m.users));
   std::printf("user fairness (Jain index of per-user mean bounded slowdown): %.3f\n", m.fairness);
+  std::printf("user fairness of service (Jain index of per-user 1 / mean bounded slowdown): %.3f\n",
+              m.service_fairness);
   std::printf("worst user mean bounded slowdown: %.1f (user %lld)\n", m.worst_user_slowdown,
               static_cast<long long>(m.worst_user));
   std::printf("mean wait s: %.0f\n", m.mean_wait_s);

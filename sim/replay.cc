@@ -310,12 +310,14 @@ ReplayMetrics Summarize(const std::vector<JobOutcome>& jobs, uint32_t max_procs)
   m.mean_bounded_slowdown = bsld_sum / static_cast<double>(jobs.size());
   m.utilization =
       work / (static_cast<double>(max_procs) * static_cast<double>(last_end - first_submit));
-  double s = 0, s2 = 0;
+  double s = 0, s2 = 0, r = 0, r2 = 0;
   for (const auto& [user, v] : per_user) {
     const double mean = v.first / static_cast<double>(v.second);
     m.per_user[user] = UserFigures{v.second, mean};
     s += mean;
     s2 += mean * mean;
+    r += 1 / mean;  // mean >= 1
+    r2 += 1 / (mean * mean);
     if (mean > m.worst_user_slowdown) {
       m.worst_user_slowdown = mean;
       m.worst_user = user;
@@ -323,6 +325,7 @@ ReplayMetrics Summarize(const std::vector<JobOutcome>& jobs, uint32_t max_procs)
   }
   m.users = per_user.size();
   m.fairness = s2 > 0 ? s * s / (static_cast<double>(per_user.size()) * s2) : 1;
+  m.service_fairness = r2 > 0 ? r * r / (static_cast<double>(per_user.size()) * r2) : 1;
   return m;
 }
 

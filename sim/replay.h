@@ -52,7 +52,11 @@ struct ReplayMetrics {
   double utilization = 0;
   double max_wait_s = 0;
   uint64_t users = 0;
-  double fairness = 0;             // Jain's index over the users' mean bounded slowdowns
+  double fairness = 0;  // Jain's index over the users' mean bounded slowdowns
+  // Jain's index over the users' rates of service, 1 / mean bounded slowdown: the form Jain
+  // defined it for (an allocation, more is better). A policy that helps most users a lot and the
+  // worst-off a little lowers `fairness` (scale-free, dominated by the worst) but not this.
+  double service_fairness = 0;
   double worst_user_slowdown = 0;  // the highest mean bounded slowdown of any user
   int64_t worst_user = -1;
   std::map<int64_t, UserFigures> per_user;

@@ -194,5 +194,17 @@ TEST(SwfTest, TheBackfillOrderDecidesWhichJobTakesAHole) {
   EXPECT_GT((*q)[3].start_s, 2);
 }
 
+TEST(SwfTest, FairnessIsJainsIndexOverUsersSlowdownsAndOverTheirRatesOfService) {
+  // Users 1 and 2: bounded slowdown 1; user 3: (30 + 10) / 10 = 4.
+  const std::vector<JobOutcome> jobs = {
+      {1, 0, 0, 100, 1, 1}, {2, 0, 0, 100, 1, 2}, {3, 0, 30, 10, 1, 3}};
+  const ReplayMetrics m = Summarize(jobs, 4);
+  EXPECT_DOUBLE_EQ(m.fairness, 36.0 / (3 * 18));  // (1+1+4)^2 / (3 (1+1+16))
+  // (1 + 1 + 1/4)^2 / (3 (1 + 1 + 1/16))
+  EXPECT_DOUBLE_EQ(m.service_fairness, 2.25 * 2.25 / (3 * 2.0625));
+  EXPECT_DOUBLE_EQ(m.worst_user_slowdown, 4);
+  EXPECT_EQ(m.worst_user, 3);
+}
+
 }  // namespace
 }  // namespace snn
