@@ -15,6 +15,8 @@ namespace {
 TEST(NirJobTest, EachRealExportIsEstimatedAndRunsOnTheSimulatedBoard) {
   TestCluster cluster;
   cluster.StartMaster();
+  // The agent measures the simulated board on this host: on a busy one it carries less than
+  // its nominal 100,000 ksps (70,000 was seen under ctest -j2), and the jobs ask far less.
   cluster.StartAgent("node1",
                      "boards:\n  - {type: sim-v1, mesh: 8x8, neurons_per_core: 256, "
                      "ksps: 100000, streams: 4}\n");
@@ -44,7 +46,7 @@ TEST(NirJobTest, EachRealExportIsEstimatedAndRunsOnTheSimulatedBoard) {
     const std::string job = cluster.dir() + "/" + c.file + ".yaml";
     std::ofstream(job) << "name: nir\ntask:\n  command: " SNN_EXAMPLE_NIR_BIN
                           "\n  args: [--steps, '50']\n  resources:\n    model: "
-                       << model << "\n    ksps: 100000\n";
+                       << model << "\n    ksps: 2000\n";
     auto submit = cluster.Snnctl({"submit", job});
     ASSERT_EQ(submit.exit_code, 0) << submit.err;
     ++id;
