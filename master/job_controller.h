@@ -115,7 +115,9 @@ class JobController {
   // Writes `job`'s record to the journal; a job that has ended with no task left running moves
   // to the archive, and leaves memory once that is durable.
   void Persist(const v1::JobRecord& job);
-  std::vector<BoardCapacity> SchedulableBoards(bool only_up) const;
+  // `nominal`: each board's rated throughput rather than its measured one (whether a job could
+  // ever run is a question of what the boards are, not of how they measure now).
+  std::vector<BoardCapacity> SchedulableBoards(bool only_up, bool nominal = false) const;
   // Every board, up or not, in classes for admission; rebuilt when the nodes change.
   const std::vector<BoardClass>& AdmissionBoards();
   void StartJob(v1::JobRecord& job, const StartDecision& decision);

@@ -50,7 +50,7 @@ std::shared_ptr<const BoardTopology> TopologyOf(const NodeEntry& entry, uint32_t
 
 }  // namespace
 
-std::vector<BoardCapacity> JobController::SchedulableBoards(bool only_up) const {
+std::vector<BoardCapacity> JobController::SchedulableBoards(bool only_up, bool nominal) const {
   std::vector<BoardCapacity> boards;
   for (const auto& [name, entry] : nodes_.nodes()) {
     if (only_up && !entry.up()) continue;
@@ -62,7 +62,9 @@ std::vector<BoardCapacity> JobController::SchedulableBoards(bool only_up) const 
       b.type = info.type();
       b.health = info.health();
       b.pools.assign(entry.record.pools().begin(), entry.record.pools().end());
-      b.ksps_total = EffectiveKsps(info);  // measured, not nominal: what it really carries
+      // Measured, not nominal: what it really carries.
+      b.ksps_total = nominal ? info.ksps() : EffectiveKsps(info);
+      if (b.ksps_total < info.ksps()) b.ksps_nominal = info.ksps();
       b.streams_total = info.streams();
       BoardUsage used;
       if (info.index() < entry.usage.size()) used = entry.usage[info.index()];
@@ -82,7 +84,7 @@ std::vector<BoardCapacity> JobController::SchedulableBoards(bool only_up) const 
 
 const std::vector<BoardClass>& JobController::AdmissionBoards() {
   if (admission_generation_ != nodes_.generation()) {
-    admission_boards_ = ClassifyBoards(SchedulableBoards(false));
+    admission_boards_ = ClassifyBoards(SchedulableBoards(false, /*nominal=*/true));
     admission_generation_ = nodes_.generation();
   }
   return admission_boards_;

@@ -34,6 +34,9 @@ struct BoardCapacity {
   uint32_t health = 100;
   uint32_t ksps_total = 0, streams_total = 0;
   uint32_t ksps_free = 0, streams_free = 0;
+  // What the board is rated for, where its measured throughput (ksps_total) is lower: a slowed
+  // board, or a simulated one measured on a busy host. 0: the same as ksps_total.
+  uint32_t ksps_nominal = 0;
   Rect largest_live;                     // on the empty board: bounds what can ever fit
   std::shared_ptr<const CoreGrid> grid;  // the free map now (shared, never modified here)
   // Not one board but a class of `units` identical one-core boards, `units_free` of them free

@@ -21,6 +21,17 @@ std::string NoRoomReason(const PoolState& pool, const SchedJob& job) {
     any_could = BoardCanEverHold(pool.boards.board(i), r);
   }
   if (!any_could) {
+    // A board that could hold it at its rated throughput, but measures less now.
+    for (size_t i = 0; i < pool.boards.size(); ++i) {
+      BoardCapacity rated = pool.boards.board(i);
+      if (rated.ksps_nominal <= rated.ksps_total) continue;
+      rated.ksps_total = rated.ksps_nominal;
+      if (!BoardCanEverHold(rated, r)) continue;
+      return "waiting for a board in pool '" + job.pool + "' that can hold " + DescribeRequest(r) +
+             ": " + rated.node + "/board" + std::to_string(rated.board) + " is rated for " +
+             std::to_string(rated.ksps_nominal) + " ksps but measures " +
+             std::to_string(pool.boards.board(i).ksps_total) + " now";
+    }
     return "waiting for a board in pool '" + job.pool + "' that can hold " + DescribeRequest(r) +
            " (none is available now: down or drained)";
   }

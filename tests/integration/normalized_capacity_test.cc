@@ -70,5 +70,40 @@ TEST(NormalizedCapacityTest, UnitJobsGoWhereMeasuredThroughputCoversThem) {
   for (const char* id : {"1", "2", "3"}) cluster.Snnctl({"cancel", id});
 }
 
+// Whether a job could ever run is judged on what the boards are rated for; where it goes and
+// when, on what they measure now. A slowed board (or a simulated one measured on a busy host)
+// makes a job wait, saying why, not refuses it as impossible; once its speed is back, the job
+// runs.
+TEST(NormalizedCapacityTest, ASlowedBoardMakesAJobWaitNotFailAndRunsItOnceItsSpeedIsBack) {
+  TestCluster cluster;
+  cluster.StartMaster();
+  cluster.StartAgent("node1",
+                     "boards:\n"
+                     "  - {type: big, mesh: 4x4, neurons_per_core: 256, ksps: 1600, streams: 4}\n");
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster.NodesUp() == 1; }));
+  ASSERT_EQ(cluster.Snnctl({"sim", "slow-board", "node1/0", "50"}).exit_code, 0);
+  ASSERT_TRUE(TestCluster::WaitUntil([&] {
+    auto pool = cluster.Pool();
+    return pool.ok() && pool->nodes(0).boards(0).info().measured_ksps() == 800;
+  }));
+  v1::JobSpec job = ShellJob("sleep 600", 1);
+  job.mutable_task()->mutable_resources()->set_ksps(1200);
+  ASSERT_TRUE(cluster.Submit(job).ok());
+  ASSERT_TRUE(TestCluster::WaitUntil([&] {
+    auto j = cluster.Show(1);
+    return j.ok() && j->state() == v1::PENDING &&
+           j->reason().find("node1/board0 is rated for 1600 ksps but measures 800 now") !=
+               std::string::npos;
+  })) << cluster.Snnctl({"show", "1"}).out;
+  // Above the rating, it is refused before anything is queued.
+  job.mutable_task()->mutable_resources()->set_ksps(2000);
+  auto refused = cluster.Submit(job);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("can ever hold"), std::string::npos);
+  ASSERT_EQ(cluster.Snnctl({"sim", "slow-board", "node1/0", "100"}).exit_code, 0);
+  EXPECT_EQ(cluster.WaitForRunningTask(1).board(), 0u);
+  cluster.Snnctl({"cancel", "1"});
+}
+
 }  // namespace
 }  // namespace snn::testing
