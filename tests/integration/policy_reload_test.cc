@@ -30,13 +30,17 @@ TEST(PolicyReloadTest, SighupReReadsThePolicyFileAndLogsWhatChanged) {
 
   std::ofstream(policy) << "queues:\n  - {name: default, priority: 0}\n"
                            "  - {name: urgent, priority: 10}\n"
+                           "priority: {accrue_per_tenant: 2}\n"
                            "billing: {currency: EUR, prices: {sim-v1: {core_hour: 1}}}\n";
   ASSERT_EQ(kill(cluster.master_pid(), SIGHUP), 0);
   ASSERT_TRUE(TestCluster::WaitUntil([&] {
     return ReadLog(log).find("policy reloaded from " + policy) != std::string::npos;
   })) << ReadLog(log);
-  EXPECT_NE(ReadLog(log).find("queues: added urgent; billing"), std::string::npos) << ReadLog(log);
-  EXPECT_NE(cluster.Snnctl({"policy", "show"}).out.find("urgent"), std::string::npos);
+  EXPECT_NE(ReadLog(log).find("queues: added urgent; priority; billing"), std::string::npos)
+      << ReadLog(log);
+  const std::string shown = cluster.Snnctl({"policy", "show"}).out;
+  EXPECT_NE(shown.find("urgent"), std::string::npos);
+  EXPECT_NE(shown.find("waiting time accrues for 2 jobs per tenant"), std::string::npos) << shown;
   v1::JobSpec urgent = ShellJob("true");
   urgent.set_queue("urgent");
   auto submitted = cluster.Submit(urgent);
