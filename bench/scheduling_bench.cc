@@ -11,10 +11,13 @@
 // median of the last five steady passes as the last line, `scheduling pass ms: N`.
 // --quotas: 50 of the 100 tenants have a limit and a guarantee in the pool (quotas are kept
 // each pass, and preemption may reclaim a guarantee).
+// --accrue_per_tenant N: the policy's accrual limit on (each full order then also ranks every
+// pending job within its tenant).
 // Like the master under etc/systemd/snn-master.service, it runs with malloc on huge pages
 // (GLIBC_TUNABLES=glibc.malloc.hugetlb=1: it starts itself again with it unless the variable is
 // set already); --small_pages measures with the default 4 KiB pages.
-//   scheduling_bench [--nodes N] [--pending N] [--passes N] [--quotas] [--small_pages]
+//   scheduling_bench [--nodes N] [--pending N] [--passes N] [--quotas] [--accrue_per_tenant N]
+//                    [--small_pages]
 #include <unistd.h>
 
 #include <algorithm>
@@ -145,6 +148,7 @@ int main(int argc, char** argv) {
   uint32_t nodes = 10000, pending = 100000;
   int passes = 10;
   bool quotas = false, small_pages = false;
+  uint32_t accrue_per_tenant = 0;
   for (int i = 1; i < argc; ++i) {
     const bool has_value = i + 1 < argc;
     if (std::strcmp(argv[i], "--quotas") == 0) {
@@ -155,12 +159,14 @@ int main(int argc, char** argv) {
       nodes = static_cast<uint32_t>(std::atoi(argv[++i]));
     } else if (std::strcmp(argv[i], "--pending") == 0 && has_value) {
       pending = static_cast<uint32_t>(std::atoi(argv[++i]));
+    } else if (std::strcmp(argv[i], "--accrue_per_tenant") == 0 && has_value) {
+      accrue_per_tenant = static_cast<uint32_t>(std::atoi(argv[++i]));
     } else if (std::strcmp(argv[i], "--passes") == 0 && has_value) {
       passes = std::atoi(argv[++i]);
     } else {
       std::fprintf(stderr,
                    "usage: scheduling_bench [--nodes N] [--pending N] [--passes N] [--quotas] "
-                   "[--small_pages]\n");
+                   "[--accrue_per_tenant N] [--small_pages]\n");
       return 2;
     }
   }
@@ -185,6 +191,7 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(free_cores), pending);
 
   snn::v1::SchedulingConfig config = snn::DefaultSchedulingConfig();
+  config.mutable_priority()->set_accrue_per_tenant(accrue_per_tenant);
   if (quotas) {  // half the tenants capped in the pool, each with a guarantee
     for (int t = 0; t < 50; ++t) {
       auto* tenant = config.add_tenants();

@@ -26,21 +26,22 @@ class AccrualLimit {
   bool on() const { return per_tenant_ > 0; }
 
   // Works out which of `pending` (every pending job) accrue as of `now_ms`, and since when: a job
-  // first seen among its tenant's first jobs accrues from its submit time (it was among them
-  // since it came: jobs ahead of it only leave); one that moves up into them, from `now_ms`.
-  // Jobs not in `pending` are forgotten. Costs n log n in the pending jobs.
+  // that came since the last update accrues from its submit time (it was among its tenant's
+  // first since it came: jobs ahead of it only leave); one that was pending then and moves up
+  // into them, from `now_ms`. Costs the pending jobs and the names, not n log n.
   void Update(std::span<const PendingJob> pending, int64_t now_ms);
 
   // The wait that counts for a job as of `now_ms`: since it began to accrue, 0 if it does not.
-  // A job Update has not seen yet (it came since) counts from its submit time. With the limit
-  // off, the whole wait.
+  // A job that came since the last update counts from its submit time. With the limit off, the
+  // whole wait.
   int64_t CountedWait(uint64_t id, int64_t submit_ms, int64_t now_ms) const;
 
  private:
-  static constexpr int64_t kNotAccruing = INT64_MAX;
   uint32_t per_tenant_ = 0;
-  std::unordered_map<uint64_t, int64_t> since_;  // job -> accrual start (kNotAccruing: none)
-  std::vector<PendingJob> sorted_;               // reused between updates
+  int64_t updated_ms_ = INT64_MIN;               // the last Update's time
+  std::unordered_map<uint64_t, int64_t> since_;  // accruing job -> accrual start
+  std::vector<uint32_t> offsets_;                // by tenant, reused between updates
+  std::vector<PendingJob> by_tenant_;            // reused between updates
 };
 
 }  // namespace snn

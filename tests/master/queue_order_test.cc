@@ -125,7 +125,7 @@ TEST(AccrualLimitTest, OnlyEachTenantsFirstJobsCountTheirWait) {
   EXPECT_EQ(accrual.CountedWait(3, 0, 4 * kHour), kHour);
   EXPECT_EQ(accrual.CountedWait(4, 0, 4 * kHour), 0);
   // A job that came since the last update counts from its submit time until the next.
-  EXPECT_EQ(accrual.CountedWait(9, 3 * kHour, 4 * kHour), kHour);
+  EXPECT_EQ(accrual.CountedWait(9, 3 * kHour + 1, 4 * kHour), kHour - 1);
   // Off: every job counts its whole wait.
   accrual.set_per_tenant(0);
   EXPECT_EQ(accrual.CountedWait(4, 0, 4 * kHour), 4 * kHour);
