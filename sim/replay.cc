@@ -28,7 +28,7 @@ class Replayer {
   Replayer(const Trace& trace, const ReplayOptions& options)
       : trace_(trace),
         options_(options),
-        policy_(PolicyFor(options.policy)),
+        policy_(PolicyFor(options.policy, options.whole_queue_each_pass)),
         ledger_(options.fairshare_half_life_s * kMs) {
     if (options.backfill_age_first_after_ms >= 0) {
       policy_.backfill_age_first_after_ms = options.backfill_age_first_after_ms;
@@ -45,7 +45,8 @@ class Replayer {
  private:
   void BuildBoards();
   void Schedule(int64_t now_s);
-  void Order(int64_t now_s);
+  void Candidates(int64_t now_s);
+  void Rank(int64_t now_s);
   size_t BoardIndex(const std::string& node) const { return std::stoul(node.substr(1)); }
 
   const Trace& trace_;
@@ -58,7 +59,23 @@ class Replayer {
   std::vector<SimJob> jobs_;
   std::vector<BoardCapacity> boards_;
   std::vector<std::shared_ptr<CoreGrid>> grids_;
-  std::vector<SimJob*> pending_;
+  std::vector<SimJob*> pending_;  // submit order
+  struct Keyed {
+    // GoesFirst (master/sched/priority.h) with the starvation guard worked out once a job.
+    bool starving;
+    int64_t wait_ms;
+    double priority;
+    uint64_t id;
+    SimJob* job;
+    bool GoesFirst(const Keyed& o) const {
+      if (starving != o.starving) return starving;
+      if (starving && wait_ms != o.wait_ms) return wait_ms > o.wait_ms;
+      if (!starving && priority != o.priority) return priority > o.priority;
+      return id < o.id;
+    }
+  };
+  std::vector<Keyed> keyed_;         // the default policy's, each event
+  std::vector<SimJob*> candidates_;  // each event's, in the policy's order
   std::vector<SimJob*> running_;
   std::priority_queue<std::pair<int64_t, size_t>, std::vector<std::pair<int64_t, size_t>>,
                       std::greater<>>
@@ -101,10 +118,71 @@ void Replayer::BuildBoards() {
   free_cores_ = pool_cores_;
 }
 
-// FCFS and EASY keep submit order; the default policy orders by multifactor priority.
-void Replayer::Order(int64_t now_s) {
-  if (options_.policy != SimPolicy::kDefault) return;
-  // Charge the running jobs' use since the last event, then decay.
+// The jobs this event's pass is given, in the policy's order (submit order for FCFS and EASY,
+// multifactor priority for the default), leaving out every job that cannot start in it: the pass
+// starts jobs in order while they fit, the first that does not holds the reservation (or, under
+// FCFS, blocks), and after it only a job no larger than the cores still free can start. The plan
+// is the same as with every pending job; the cost of a pass follows the jobs that fit, not the
+// length of the queue. With a mesh, a job that fits in count may not fit in shape, so only the
+// cores free before the pass bound it.
+void Replayer::Candidates(int64_t now_s) {
+  candidates_.clear();
+  uint64_t left = free_cores_;
+  bool blocked = false;
+  // Takes the next job in order; false once no later job can start.
+  auto take_in_order = [&](SimJob* j) {
+    candidates_.push_back(j);
+    const uint64_t procs = j->trace->procs;
+    if (procs <= left) {
+      if (!mesh_) left -= procs;
+      return true;
+    }
+    blocked = true;
+    return policy_.backfill;
+  };
+  if (options_.policy != SimPolicy::kDefault) {
+    if (options_.whole_queue_each_pass) {
+      candidates_ = pending_;
+      return;
+    }
+    for (SimJob* j : pending_) {
+      if (!blocked) {
+        if (!take_in_order(j)) return;
+      } else if (j->trace->procs <= left) {
+        candidates_.push_back(j);
+      }
+    }
+    return;
+  }
+  Rank(now_s);
+  if (options_.whole_queue_each_pass) {
+    std::sort(keyed_.begin(), keyed_.end(),
+              [](const Keyed& a, const Keyed& b) { return a.GoesFirst(b); });
+    for (const Keyed& k : keyed_) candidates_.push_back(k.job);
+    return;
+  }
+  // The head in order, popped from a heap until the first job that does not fit; then the rest
+  // that could still fit, sorted.
+  auto after = [](const Keyed& a, const Keyed& b) { return b.GoesFirst(a); };
+  std::make_heap(keyed_.begin(), keyed_.end(), after);
+  while (!keyed_.empty() && !blocked) {
+    std::pop_heap(keyed_.begin(), keyed_.end(), after);
+    SimJob* j = keyed_.back().job;
+    keyed_.pop_back();
+    if (!take_in_order(j)) return;
+  }
+  if (!blocked) return;
+  keyed_.erase(std::remove_if(keyed_.begin(), keyed_.end(),
+                              [left](const Keyed& k) { return k.job->trace->procs > left; }),
+               keyed_.end());
+  std::sort(keyed_.begin(), keyed_.end(),
+            [&after](const Keyed& a, const Keyed& b) { return after(b, a); });
+  for (const Keyed& k : keyed_) candidates_.push_back(k.job);
+}
+
+// The default policy's keys for every pending job: multifactor priority, with fair share
+// charged for the running jobs' use since the last event.
+void Replayer::Rank(int64_t now_s) {
   for (SimJob* j : running_) {
     FairShareLedger::Account& account = accounts_[j->tenant_index];
     if (account == nullptr) account = ledger_.AccountOf(j->sched.tenant);
@@ -116,13 +194,8 @@ void Replayer::Order(int64_t now_s) {
   ledger_.AdvanceTo(now_s * kMs);
   const double total = ledger_.total();
   const double users = std::max<double>(1, static_cast<double>(ledger_.tenants()));
-  struct Keyed {
-    int64_t wait_ms;
-    double priority;
-    SimJob* job;
-  };
-  std::vector<Keyed> keyed;
-  keyed.reserve(pending_.size());
+  keyed_.clear();
+  keyed_.reserve(pending_.size());
   ++share_epoch_;  // each tenant's share, looked up once an event
   if (accrual_.on()) {
     accrual_jobs_.clear();
@@ -144,30 +217,24 @@ void Replayer::Order(int64_t now_s) {
     in.tenant_usage_share = tenant_share;
     in.tenant_weight_share = 1.0 / users;
     in.time_limit_ms = j->sched.time_limit_ms;
-    keyed.push_back(Keyed{in.wait_ms, ComputePriority(in, options_.weights).total, j});
+    const int64_t starve_after = options_.weights.starve_after_ms;
+    keyed_.push_back(Keyed{starve_after > 0 && in.wait_ms > starve_after, in.wait_ms,
+                           ComputePriority(in, options_.weights).total, j->sched.id, j});
   }
-  std::sort(keyed.begin(), keyed.end(), [this](const Keyed& a, const Keyed& b) {
-    return GoesFirst(a.wait_ms, a.priority, a.job->sched.id, b.wait_ms, b.priority, b.job->sched.id,
-                     options_.weights);
-  });
-  for (size_t i = 0; i < keyed.size(); ++i) pending_[i] = keyed[i].job;
 }
 
 void Replayer::Schedule(int64_t now_s) {
   // No free core: nothing can start under any policy (the simulator never preempts).
   if (pending_.empty() || free_cores_ == 0) return;
-  Order(now_s);
+  Candidates(now_s);
   SchedulerInput in;
   in.now_ms = now_s * kMs;
   if (boards_.size() == 1 && boards_[0].units > 0) boards_[0].units_free = free_cores_;
   in.boards = boards_;
-  // Every job takes at least one core: first come, first served looks at no more than one job
-  // past the free cores (the one that blocks), nor at the running jobs (no reservation).
-  const size_t considered =
-      policy_.backfill ? pending_.size() : std::min<size_t>(pending_.size(), free_cores_ + 1);
-  in.pending.reserve(considered);
-  for (size_t k = 0; k < considered; ++k) {
-    PendingJob& job = in.pending.emplace_back(PendingJob::Of(pending_[k]->sched));
+  // First come, first served looks not at the running jobs (no reservation).
+  in.pending.reserve(candidates_.size());
+  for (SimJob* candidate : candidates_) {
+    PendingJob& job = in.pending.emplace_back(PendingJob::Of(candidate->sched));
     job.pool = &pool_name_;  // one pool: one pointer, as the master interns names
   }
   std::vector<RunningJob> running;
@@ -258,10 +325,10 @@ PriorityWeights DefaultWeights() {
   return w;
 }
 
-SchedulerPolicy PolicyFor(SimPolicy policy) {
+SchedulerPolicy PolicyFor(SimPolicy policy, bool explain) {
   SchedulerPolicy p;
   if (policy == SimPolicy::kDefault) p = ToSchedulerPolicy(DefaultSchedulingConfig());
-  p.explain = false;
+  p.explain = explain;
   p.preemption = false;  // a trace has no tiers to preempt by
   p.backfill = policy != SimPolicy::kFcfs;
   p.textbook_easy = policy == SimPolicy::kEasy;  // the literature's, as the references replay it

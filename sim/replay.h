@@ -31,6 +31,9 @@ struct ReplayOptions {
   std::optional<bool> backfill_shortest_first;  // for kDefault; none: the master's default
   std::optional<uint32_t> accrue_per_user;      // for kDefault; none: the master's default
   int64_t fairshare_half_life_s = 7 * 86400;
+  // Give every pending job to each pass, with words, as the master's full pass does: the same
+  // decisions, at a cost that grows with the queue. For checking the fast path.
+  bool whole_queue_each_pass = false;
 };
 
 struct JobOutcome {
@@ -63,7 +66,8 @@ struct ReplayMetrics {
 };
 
 // The policy each SimPolicy names: FCFS, EASY, and the project's default.
-SchedulerPolicy PolicyFor(SimPolicy policy);
+// `explain`: with words for every waiting job, as the master's full pass (slower).
+SchedulerPolicy PolicyFor(SimPolicy policy, bool explain = false);
 PriorityWeights DefaultWeights();
 
 Result<std::vector<JobOutcome>> Replay(const Trace& trace, const ReplayOptions& options);

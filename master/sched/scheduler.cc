@@ -53,6 +53,7 @@ class Pass {
   void Grow(PoolState& pool);
   bool WithinLimits(const SchedJob& job, uint64_t more_cores);
   void Wait(uint64_t job_id, std::shared_ptr<const std::string> reason, int64_t expected = 0) {
+    if (!policy_.explain) return;
     plan_.waits.push_back(WaitDecision{job_id, std::move(reason), expected});
   }
   void Wait(const SchedJob& job, std::shared_ptr<const std::string> reason, int64_t expected = 0) {
@@ -60,6 +61,12 @@ class Pass {
   }
   void Wait(const SchedJob& job, std::string reason, int64_t expected = 0) {
     Wait(job, std::make_shared<const std::string>(std::move(reason)), expected);
+  }
+  // Without words to give, a pool with no free core left ends its backfill: nothing in it can
+  // start.
+  bool Full(const PoolState& pool) const {
+    if (policy_.explain) return false;
+    return pool.units ? pool.units->free == 0 : pool.boards.free_cores() == 0;
   }
   std::string Explain(PoolState& pool, const SchedJob& job) {
     return policy_.explain ? NoRoomReason(pool, job) : std::string();
@@ -531,9 +538,15 @@ SchedulePlan Pass::Run() {
         by_limit[i] = {old ? INT64_MIN : later[i]->time_limit_ms, i};
       }
       std::sort(by_limit.begin(), by_limit.end());
-      for (const auto& [limit, i] : by_limit) Consider(*later[i], true);
+      for (const auto& [limit, i] : by_limit) {
+        if (Full(pool)) break;
+        Consider(*later[i], true);
+      }
     } else {
-      for (const PendingJob* job : later) Consider(*job, true);
+      for (const PendingJob* job : later) {
+        if (Full(pool)) break;
+        Consider(*job, true);
+      }
     }
   }
   if (policy_.grow) {

@@ -99,7 +99,9 @@ struct SchedulerPolicy {
   // textbook EASY of the literature, which stops at the first release that makes the head fit
   // (the reference replays of ../shared/traces use it).
   bool textbook_easy = false;
-  bool explain = true;                   // say why each job waits (the simulator needs no words)
+  // Say why each job waits. Without it a pass records no waits at all (the simulator and the
+  // master's quick passes read none), and stops trying a full pool's backfill candidates.
+  bool explain = true;
   bool backfill_shortest_first = false;  // try backfill candidates shortest time limit first
   // With shortest-first backfill, jobs waiting longer than this are tried first, in queue order:
   // small short jobs fill the holes, but not for ever ahead of old ones. 0: off.
