@@ -17,6 +17,7 @@ constexpr int64_t kMs = 1000;
 
 struct SimJob {
   SchedJob sched;
+  PendingJob pending;  // the pass's view of it, made once
   v1::Resources resources;
   const TraceJob* trace = nullptr;
   int64_t start_s = -1;
@@ -233,10 +234,7 @@ void Replayer::Schedule(int64_t now_s) {
   in.boards = boards_;
   // First come, first served looks not at the running jobs (no reservation).
   in.pending.reserve(candidates_.size());
-  for (SimJob* candidate : candidates_) {
-    PendingJob& job = in.pending.emplace_back(PendingJob::Of(candidate->sched));
-    job.pool = &pool_name_;  // one pool: one pointer, as the master interns names
-  }
+  for (const SimJob* candidate : candidates_) in.pending.push_back(candidate->pending);
   std::vector<RunningJob> running;
   if (policy_.backfill) {
     running.reserve(running_.size());
@@ -285,6 +283,8 @@ Result<std::vector<JobOutcome>> Replayer::Run() {
     j.sched.replicas = mesh_ ? 1 : t.procs;
     j.sched.submit_ms = t.submit_s * kMs;
     j.sched.time_limit_ms = t.estimate_s * kMs;
+    j.pending = PendingJob::Of(j.sched);
+    j.pending.pool = &pool_name_;  // one pool: one pointer, as the master interns names
   }
   share_.assign(tenant_index.size(), {0, 0.0});
   accounts_.assign(tenant_index.size(), nullptr);

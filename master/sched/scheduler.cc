@@ -91,7 +91,6 @@ class Pass {
   size_t open_pools_ = 0;                               // pools not blocked (FCFS)
   PoolState* last_pool_ = nullptr;                      // the pool of the job considered last
   const std::string* last_pool_name_ = nullptr;
-  std::shared_ptr<const std::string> no_words_;  // the reason of waits without words
 };
 
 void Pass::BuildPools() {
@@ -469,13 +468,9 @@ void Pass::ConsiderUnits(PoolState& pool, const PendingJob& p) {
                         (p.shape_height == 0 || p.shape_height == 1);
   const bool fits_one = one_core && (AnyBoardType(*p.board_type) || *p.board_type == c.type) &&
                         p.ksps <= c.ksps_total && p.streams <= c.streams_total;
-  // Without words to give (the simulator), every wait shares one empty reason.
+  // Without words to give (the simulator), no wait is recorded.
   auto wait = [&](const auto& words, int64_t expected = 0) {
-    if (!policy_.explain) {
-      if (!no_words_) no_words_ = std::make_shared<const std::string>();
-      return Wait(job.id, no_words_, expected);
-    }
-    Wait(job, words(), expected);
+    if (policy_.explain) Wait(job, words(), expected);
   };
   if (!fits_one || need > c.units) {
     return wait([&] {
