@@ -225,7 +225,12 @@ TEST_F(AuthorizationTest, ImpostorNodesAreRefused) {
     auto r = c->Call<v1::ShowJobResponse>("job.show", show);
     return r.ok() && r->job().state() == v1::RUNNING ? r->job() : v1::JobRecord();
   };
-  ASSERT_TRUE(TestCluster::WaitUntil([&] { return running().state() == v1::RUNNING; }));
+  // Until node1's agent confirms the launch, the task is LAUNCHING: wait for it to run, so that
+  // what is checked at the end is that the impostors changed nothing.
+  ASSERT_TRUE(TestCluster::WaitUntil([&] {
+    const v1::JobRecord j = running();
+    return j.tasks_size() > 0 && j.tasks(0).state() == v1::TASK_RUNNING;
+  }));
   const v1::JobRecord job = running();
   ASSERT_EQ(job.tasks(0).node(), "node1");
 
