@@ -62,19 +62,15 @@ class Replayer {
   std::vector<std::shared_ptr<CoreGrid>> grids_;
   std::vector<SimJob*> pending_;  // submit order
   struct Keyed {
-    // GoesFirst (master/sched/priority.h) with the starvation guard worked out once a job.
-    bool starving;
     int64_t wait_ms;
     double priority;
     uint64_t id;
     SimJob* job;
-    bool GoesFirst(const Keyed& o) const {
-      if (starving != o.starving) return starving;
-      if (starving && wait_ms != o.wait_ms) return wait_ms > o.wait_ms;
-      if (!starving && priority != o.priority) return priority > o.priority;
-      return id < o.id;
-    }
   };
+  bool GoesFirst(const Keyed& a, const Keyed& b) const {
+    return snn::GoesFirst(a.wait_ms, a.priority, a.id, b.wait_ms, b.priority, b.id,
+                          options_.weights);
+  }
   std::vector<Keyed> keyed_;         // the default policy's, each event
   std::vector<SimJob*> candidates_;  // each event's, in the policy's order
   std::vector<SimJob*> running_;
@@ -158,13 +154,13 @@ void Replayer::Candidates(int64_t now_s) {
   Rank(now_s);
   if (options_.whole_queue_each_pass) {
     std::sort(keyed_.begin(), keyed_.end(),
-              [](const Keyed& a, const Keyed& b) { return a.GoesFirst(b); });
+              [this](const Keyed& a, const Keyed& b) { return GoesFirst(a, b); });
     for (const Keyed& k : keyed_) candidates_.push_back(k.job);
     return;
   }
   // The head in order, popped from a heap until the first job that does not fit; then the rest
   // that could still fit, sorted.
-  auto after = [](const Keyed& a, const Keyed& b) { return b.GoesFirst(a); };
+  auto after = [this](const Keyed& a, const Keyed& b) { return GoesFirst(b, a); };
   std::make_heap(keyed_.begin(), keyed_.end(), after);
   while (!keyed_.empty() && !blocked) {
     std::pop_heap(keyed_.begin(), keyed_.end(), after);
@@ -218,9 +214,8 @@ void Replayer::Rank(int64_t now_s) {
     in.tenant_usage_share = tenant_share;
     in.tenant_weight_share = 1.0 / users;
     in.time_limit_ms = j->sched.time_limit_ms;
-    const int64_t starve_after = options_.weights.starve_after_ms;
-    keyed_.push_back(Keyed{starve_after > 0 && in.wait_ms > starve_after, in.wait_ms,
-                           ComputePriority(in, options_.weights).total, j->sched.id, j});
+    keyed_.push_back(
+        Keyed{in.wait_ms, ComputePriority(in, options_.weights).total, j->sched.id, j});
   }
 }
 
