@@ -88,13 +88,12 @@ class SimNode {
     credential_.set_user("snn-agent");
     credential_.set_node(name_);
     router_.Add<snn::v1::LaunchRequest, snn::v1::LaunchResponse>(
-        "agent.launch", snn::Right::kMaster,
+        snn::rpc::kAgentLaunch,
         [this](const snn::CallContext&, snn::v1::LaunchRequest req,
                snn::Responder<snn::v1::LaunchResponse> r) { OnLaunch(req, r); });
     router_.Add<snn::v1::KillRequest, snn::v1::KillResponse>(
-        "agent.kill", snn::Right::kMaster,
-        [this](const snn::CallContext&, snn::v1::KillRequest req,
-               snn::Responder<snn::v1::KillResponse> r) { OnKill(req, r); });
+        snn::rpc::kAgentKill, [this](const snn::CallContext&, snn::v1::KillRequest req,
+                                     snn::Responder<snn::v1::KillResponse> r) { OnKill(req, r); });
     phase_ms_ = rng() % 1000;
   }
 
@@ -142,7 +141,7 @@ class SimNode {
     *req.mutable_node() = record_;
     for (const auto& [key, status] : tasks_) *req.add_tasks() = status;
     auto session = session_;
-    session_->Call("master.register", req, credential_,
+    session_->Call(snn::rpc::kNodeRegister, req, credential_,
                    [this, session](snn::Result<snn::v1::Envelope> reply) {
                      auto resp = snn::DecodeResponse<snn::v1::RegisterResponse>(reply);
                      if (session != session_) return;
@@ -162,7 +161,7 @@ class SimNode {
     snn::v1::HeartbeatRequest req;
     req.set_node(name_);
     auto session = session_;
-    session_->Call("master.heartbeat", req, credential_,
+    session_->Call(snn::rpc::kNodeHeartbeat, req, credential_,
                    [this, session](snn::Result<snn::v1::Envelope> reply) {
                      auto resp = snn::DecodeResponse<snn::v1::HeartbeatResponse>(reply);
                      if (resp.ok()) ++counters_.heartbeats;
@@ -209,7 +208,7 @@ class SimNode {
     ended->set_state(snn::v1::TASK_KILLED);
     ended->set_end_ms(WallMs());
     tasks_.erase(it);
-    session_->Call("master.task_status", report, credential_,
+    session_->Call(snn::rpc::kNodeTaskStatus, report, credential_,
                    [](snn::Result<snn::v1::Envelope>) {});
   }
 
@@ -325,7 +324,7 @@ snn::Status SubmitJobs(const snn::HostPort& master, uint32_t count, int connecti
       r->set_ksps(10);
       r->set_streams(1);
       while (!failed && next.fetch_add(1) < count) {
-        auto resp = client.Call<snn::v1::SubmitResponse>("job.submit", req);
+        auto resp = client.Call(snn::rpc::kJobSubmit, req);
         if (!resp.ok()) {
           std::lock_guard<std::mutex> lock(mu);
           error = resp.status().ToString();
@@ -446,8 +445,7 @@ int main(int argc, char** argv) {
       fail(s.ToString());
       break;
     }
-    auto pool =
-        client.Call<snn::v1::PoolStatusResponse>("pool.status", snn::v1::PoolStatusRequest());
+    auto pool = client.Call(snn::rpc::kPoolStatus, snn::v1::PoolStatusRequest());
     if (!pool.ok()) {
       fail(pool.status().ToString());
       break;

@@ -108,7 +108,7 @@ Status BenchCluster::Start(const std::string& auth, const std::vector<std::strin
         RpcClient client(std::chrono::milliseconds(2000));
         SetUp(client);
         if (!client.Connect(master_).ok()) return false;
-        auto pool = client.Call<v1::PoolStatusResponse>("pool.status", v1::PoolStatusRequest());
+        auto pool = client.Call(rpc::kPoolStatus, v1::PoolStatusRequest());
         return pool.ok() && pool->nodes_size() > 0 && pool->nodes(0).state() == "UP";
       },
       20);

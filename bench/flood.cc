@@ -102,7 +102,7 @@ int main(int argc, char** argv) {
       (*spec->mutable_task()->mutable_env())["BLOB" + std::to_string(k)] = std::string(4000, 'x');
     }
     for (int i = 0; i < 20; ++i) {
-      auto resp = client.Call<snn::v1::SubmitResponse>("job.submit", req);
+      auto resp = client.Call(snn::rpc::kJobSubmit, req);
       if (!resp.ok()) {
         std::cerr << "submit: " << resp.status().ToString() << "\n";
         return 1;
@@ -178,7 +178,7 @@ int main(int argc, char** argv) {
     for (int i = 0; i < 300 && !ec; ++i) {
       snn::v1::Envelope request;
       request.set_id(i + 1);
-      request.set_method("job.list");
+      request.set_method(std::string(snn::rpc::kJobList.name));
       request.mutable_credential()->set_munge(*credential);
       snn::v1::ListJobsRequest list;
       list.set_all_tenants(true);

@@ -21,7 +21,7 @@
 #include "bench/sim_board.h"
 #include "common/program_flags.h"
 #include "common/rpc_client.h"
-#include "master/job_archive.h"
+#include "master/jobs/job_archive.h"
 #include "master/store/journal.h"
 #include "master/store/rocks_store.h"
 #include "proto/node.pb.h"
@@ -195,7 +195,7 @@ int main(int argc, char** argv) {
       }
       snn::v1::ListJobsRequest req;
       req.set_limit(1);
-      auto page = client.Call<snn::v1::ListJobsResponse>("job.list", req);
+      auto page = client.Call(snn::rpc::kJobList, req);
       if (page.ok()) {
         answered = true;
         break;

@@ -87,18 +87,20 @@ struct Load {
       auto minted = snn::MungeEncode(auth->munge_socket());
       if (minted.ok()) credential.set_munge(*minted);
     }
-    c->Call("job.submit", request, credential, [this, c](snn::Result<snn::v1::Envelope> reply) {
-      auto resp = snn::DecodeResponse<snn::v1::SubmitResponse>(reply);
-      if (stopping) return;  // calls cut short by the end of the run
-      if (!resp.ok()) {
-        if (++errors <= 3) std::cerr << "submit failed: " << resp.status().ToString() << "\n";
-        if (!reply.ok()) return;  // connection gone
-      } else {
-        if (counting) ++acknowledged;
-        if (++all_acknowledged == FLAGS_preload && on_preloaded) on_preloaded();
-      }
-      Next(c);
-    });
+    c->Call(snn::rpc::kJobSubmit, request, credential,
+            [this, c](snn::Result<snn::v1::Envelope> reply) {
+              auto resp = snn::DecodeResponse<snn::v1::SubmitResponse>(reply);
+              if (stopping) return;  // calls cut short by the end of the run
+              if (!resp.ok()) {
+                if (++errors <= 3)
+                  std::cerr << "submit failed: " << resp.status().ToString() << "\n";
+                if (!reply.ok()) return;  // connection gone
+              } else {
+                if (counting) ++acknowledged;
+                if (++all_acknowledged == FLAGS_preload && on_preloaded) on_preloaded();
+              }
+              Next(c);
+            });
   }
 };
 

@@ -115,7 +115,7 @@ int Usage(const CliOptions& o, std::ostream& out, std::ostream& err) {
     if (!until.ok()) return Fail(err, until.status());
     req.set_to_ms(*until);
   }
-  auto resp = Call<v1::UsageResponse>(o, "billing.usage", req);
+  auto resp = Call(o, rpc::kBillingUsage, req);
   if (!resp.ok()) return Fail(err, resp.status());
   if (o.output == "json") {
     out << FormatJson(*resp) << "\n";
@@ -144,7 +144,7 @@ int Report(const CliOptions& o, std::ostream& out, std::ostream& err) {
   req.set_from_ms(period->from_ms);
   req.set_to_ms(period->to_ms);
   req.set_by_user(o.by_user);
-  auto resp = Call<v1::ReportResponse>(o, "billing.report", req);
+  auto resp = Call(o, rpc::kBillingReport, req);
   if (!resp.ok()) return Fail(err, resp.status());
   out << (o.output == "json" ? FormatJson(*resp) + "\n" : FormatReport(*resp, o.by_user));
   return 0;

@@ -93,7 +93,7 @@ int Invoice(const CliOptions& o, std::ostream& out, std::ostream& err) {
   const int64_t from = period->from_ms, to = period->to_ms;
   req.set_from_ms(from);
   req.set_to_ms(to);
-  auto resp = Call<v1::InvoiceResponse>(o, "billing.invoice", req);
+  auto resp = Call(o, rpc::kBillingInvoice, req);
   if (!resp.ok()) return Fail(err, resp.status());
   out << (o.output == "json" ? FormatJson(*resp) + "\n" : FormatInvoice(*resp));
   return 0;
@@ -109,7 +109,7 @@ int TenantCredit(const CliOptions& o, std::ostream& out, std::ostream& err) {
   req.set_tenant(o.args[2]);
   req.set_micros(*micros);
   req.set_note(o.note);
-  auto resp = Call<v1::CreditResponse>(o, "billing.credit", req);
+  auto resp = Call(o, rpc::kBillingCredit, req);
   if (!resp.ok()) return Fail(err, resp.status());
   if (o.output == "json") {
     out << FormatJson(*resp) << "\n";

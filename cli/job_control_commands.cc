@@ -60,7 +60,7 @@ int Cancel(const CliOptions& o, std::ostream& out, std::ostream& err) {
   return ForEachJobId(o, err, "snnctl cancel JOBID...", [&](RpcClient& client, uint64_t id) {
     v1::CancelRequest req;
     req.mutable_job()->set_tenant_job_id(id);
-    auto resp = client.Call<v1::CancelResponse>("job.cancel", req);
+    auto resp = client.Call(rpc::kJobCancel, req);
     if (resp.ok()) out << "Cancelled job " << id << "\n";
     return resp.status();
   });
@@ -73,7 +73,7 @@ int HoldOrRelease(const CliOptions& o, std::ostream& out, std::ostream& err) {
                         v1::HoldRequest req;
                         req.mutable_job()->set_tenant_job_id(id);
                         req.set_release(release);
-                        auto resp = client.Call<v1::CancelResponse>("job.hold", req);
+                        auto resp = client.Call(rpc::kJobHold, req);
                         if (resp.ok())
                           out << (release ? "Released job " : "Held job ") << id << "\n";
                         return resp.status();
@@ -85,7 +85,7 @@ int Requeue(const CliOptions& o, std::ostream& out, std::ostream& err) {
   return ForEachJobId(o, err, "snnctl requeue JOBID...", [&](RpcClient& client, uint64_t id) {
     v1::RequeueRequest req;
     req.mutable_job()->set_tenant_job_id(id);
-    auto resp = client.Call<v1::CancelResponse>("job.requeue", req);
+    auto resp = client.Call(rpc::kJobRequeue, req);
     if (resp.ok()) out << "Requeued job " << id << "\n";
     return resp.status();
   });
@@ -106,9 +106,9 @@ int Logs(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (Status s = session.Open(); !s.ok()) return Fail(err, s);
   uint32_t attempt = 0;
   for (;;) {
-    auto resp = session.client().Call<v1::JobLogsResponse>("job.logs", req);
+    auto resp = session.client().Call(rpc::kJobLogs, req);
     if (!resp.ok() && o.follow && resp.status().code() == Code::kFailedPrecondition) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(500));  // not started yet
+      CliClock().SleepMs(500);  // not started yet
       continue;
     }
     if (!resp.ok()) return Fail(err, resp.status());
@@ -126,7 +126,7 @@ int Logs(const CliOptions& o, std::ostream& out, std::ostream& err) {
     req.set_offset(resp->offset() + resp->data().size());
     if (req.offset() < resp->size()) continue;  // more to read now
     if (!o.follow || (resp->state() != v1::PENDING && resp->state() != v1::RUNNING)) return 0;
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    CliClock().SleepMs(500);
   }
 }
 
@@ -138,7 +138,7 @@ int WaitForEnd(const CliOptions& o, const v1::SubmitResponse& submitted, std::os
   int delay_ms = 200;
   int unreachable = 0;
   while (true) {
-    auto resp = Call<v1::ShowJobResponse>(o, "job.show", req);
+    auto resp = Call(o, rpc::kJobShow, req);
     if (resp.ok()) {
       unreachable = 0;
       const v1::JobRecord& job = resp->job();
@@ -154,7 +154,7 @@ int WaitForEnd(const CliOptions& o, const v1::SubmitResponse& submitted, std::os
     } else {
       return Fail(err, resp.status());
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    CliClock().SleepMs(delay_ms);
     delay_ms = std::min(delay_ms * 2, 2000);
   }
 }

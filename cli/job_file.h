@@ -1,5 +1,5 @@
-// Reads a job file (YAML, documented in README.md) into a JobSpec, strictly: unknown fields,
-// missing required fields and values of the wrong kind are errors naming the field.
+// Reads a job file (YAML, documented in docs/reference/job-file.md) into a JobSpec, strictly:
+// unknown fields, missing required fields and values of the wrong kind are errors naming the field.
 // Pure apart from reading the file; thread-safe.
 #pragma once
 

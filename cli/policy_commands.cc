@@ -104,7 +104,7 @@ Status SetCap(const CliOptions& o, const char* limit_flag,
 int PolicyShow(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (o.args.size() != 2 || o.args[1] != "show")
     return Fail(err, InvalidArgument("usage: snnctl policy show"));
-  auto resp = Call<v1::PolicyGetResponse>(o, "admin.policy.get", v1::PolicyGetRequest());
+  auto resp = Call(o, rpc::kPolicyGet, v1::PolicyGetRequest());
   if (!resp.ok()) return Fail(err, resp.status());
   const v1::SchedulingConfig& c = resp->config();
   if (o.output == "json") {
@@ -158,7 +158,7 @@ int PolicySet(const CliOptions& o, std::ostream& out, std::ostream& err) {
                          (queue ? flag == "priority" || flag == "max" : flag == "limit");
     if (!allowed) return Fail(err, InvalidArgument("--" + flag + " does not apply here; " + usage));
   }
-  auto current = Call<v1::PolicyGetResponse>(o, "admin.policy.get", v1::PolicyGetRequest());
+  auto current = Call(o, rpc::kPolicyGet, v1::PolicyGetRequest());
   if (!current.ok()) return Fail(err, current.status());
   Result<v1::PolicySetResponse> resp = InvalidArgument("");
   if (queue) {
@@ -185,7 +185,7 @@ int PolicySet(const CliOptions& o, std::ostream& out, std::ostream& err) {
       q.set_weight(*w);
     }
     if (Status s = SetCap(o, "max", q.mutable_pools()); !s.ok()) return Fail(err, s);
-    resp = Call<v1::PolicySetResponse>(o, "admin.queue.set", req);
+    resp = Call(o, rpc::kQueueSet, req);
   } else {
     v1::SetTenantRequest req;
     req.set_create(o.create);
@@ -201,7 +201,7 @@ int PolicySet(const CliOptions& o, std::ostream& out, std::ostream& err) {
       t.set_weight(*w);
     }
     if (Status s = SetCap(o, "limit", t.mutable_quotas()); !s.ok()) return Fail(err, s);
-    resp = Call<v1::PolicySetResponse>(o, "admin.tenant.set", req);
+    resp = Call(o, rpc::kTenantSet, req);
   }
   if (!resp.ok()) return Fail(err, resp.status());
   for (const auto& q : resp->config().queues()) {

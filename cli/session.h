@@ -5,19 +5,28 @@
 
 #include <ostream>
 #include <string>
+#include <type_traits>
 
 #include "cli/snnctl.h"
 #include "common/address.h"
+#include "common/clock.h"
 #include "common/munge.h"
 #include "common/rpc_client.h"
 #include "common/tls.h"
 
 namespace snn {
 
+// The clock snnctl's timeouts and pauses run on.
+inline const Clock& CliClock() {
+  static const SystemClock clock;
+  return clock;
+}
+
 class Session {
  public:
   explicit Session(const CliOptions& o)
-      : options_(o), client_(std::chrono::milliseconds(o.timeout_ms)) {}
+      : options_(o),
+        client_(std::chrono::milliseconds(o.timeout_ms), kDefaultMaxFrameBytes, &CliClock()) {}
 
   Status Open() {
     auto masters = ParseHostPortList(options_.master);
@@ -50,12 +59,13 @@ inline int Fail(std::ostream& err, const Status& status) {
   return 1;
 }
 
-template <typename Response>
-Result<Response> Call(const CliOptions& o, const std::string& method,
-                      const google::protobuf::Message& request) {
+// One call of `method` on a session of its own.
+template <typename Request, typename Response>
+Result<Response> Call(const CliOptions& o, const RpcMethod<Request, Response>& method,
+                      const std::type_identity_t<Request>& request) {
   Session session(o);
   SNN_RETURN_IF_ERROR(session.Open());
-  return session.client().Call<Response>(method, request);
+  return session.client().Call(method, request);
 }
 
 }  // namespace snn

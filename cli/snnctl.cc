@@ -38,7 +38,7 @@ Result<v1::JobState> ParseState(const std::string& text) {
 // Neurons per core of the boards a job could use: the given type's, or the smallest in the pool.
 Result<uint32_t> NeuronsPerCore(const CliOptions& o, const std::string& board_type,
                                 const std::string& pool) {
-  auto status = Call<v1::PoolStatusResponse>(o, "pool.status", v1::PoolStatusRequest());
+  auto status = Call(o, rpc::kPoolStatus, v1::PoolStatusRequest());
   if (!status.ok()) return status.status();
   uint32_t npc = 0;
   std::set<std::string> types;
@@ -90,7 +90,7 @@ int Submit(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (Status s = ResolveModel(o, *spec); !s.ok()) return Fail(err, s);
   v1::SubmitRequest req;
   *req.mutable_spec() = std::move(spec).value();
-  auto resp = Call<v1::SubmitResponse>(o, "job.submit", req);
+  auto resp = Call(o, rpc::kJobSubmit, req);
   if (!resp.ok()) return Fail(err, resp.status());
   if (o.output == "json") {
     out << FormatJson(*resp) << "\n";
@@ -140,7 +140,7 @@ int Jobs(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (Status s = session.Open(); !s.ok()) return Fail(err, s);
   v1::ListJobsResponse all;
   while (true) {  // page through, however many jobs there are
-    auto page = session.client().Call<v1::ListJobsResponse>("job.list", req);
+    auto page = session.client().Call(rpc::kJobList, req);
     if (!page.ok()) return Fail(err, page.status());
     for (auto& job : *page->mutable_jobs()) *all.add_jobs() = std::move(job);
     if (!page->more() || page->next_after_id() <= req.after_id()) break;
@@ -164,7 +164,7 @@ int Show(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (!id.ok()) return Fail(err, id.status());
   v1::ShowJobRequest req;
   req.mutable_job()->set_tenant_job_id(*id);
-  auto resp = Call<v1::ShowJobResponse>(o, "job.show", req);
+  auto resp = Call(o, rpc::kJobShow, req);
   if (!resp.ok()) return Fail(err, resp.status());
   if (o.output == "json") {
     out << FormatJson(resp->job()) << "\n";
@@ -258,7 +258,7 @@ int Sim(const CliOptions& o, std::ostream& out, std::ostream& err) {
   req.set_board(board);
   req.set_x(x);
   req.set_y(y);
-  auto resp = Call<v1::SimFaultResponse>(o, "admin.sim_fault", req);
+  auto resp = Call(o, rpc::kSimFault, req);
   if (!resp.ok()) return Fail(err, resp.status());
   out << resp->outcome() << "\n";
   return 0;
@@ -290,7 +290,7 @@ int Drain(const CliOptions& o, std::ostream& out, std::ostream& err) {
     target = target.substr(0, slash);
   }
   req.set_node(target);
-  auto resp = Call<v1::DrainResponse>(o, "admin.drain", req);
+  auto resp = Call(o, rpc::kDrain, req);
   if (!resp.ok()) return Fail(err, resp.status());
   out << (board ? "Board " : "Node ") << o.args[2]
       << (req.drain() ? " drained: no new work; running jobs finish" : " resumed") << "\n";
@@ -308,17 +308,65 @@ int NodeToken(const CliOptions& o, std::ostream& out, std::ostream& err) {
     if (!ttl.ok()) return Fail(err, InvalidArgument("--ttl: " + ttl.status().message()));
     req.set_ttl_s(*ttl);
   }
-  auto resp = Call<v1::NodeTokenResponse>(o, "node.token", req);
+  auto resp = Call(o, rpc::kNodeToken, req);
   if (!resp.ok()) return Fail(err, resp.status());
-  if (o.parsable) {
-    out << resp->token() << "\n";
-  } else {
-    out << resp->token() << "\n"
-        << "One enrolment of node " << o.args[2] << ", until "
+  // The token alone on standard output, so that `snnctl node token N > FILE` makes the file the
+  // agent reads; the hint goes to standard error.
+  out << resp->token() << "\n";
+  if (!o.parsable) {
+    err << "One enrolment of node " << o.args[2] << ", until "
         << FormatTimestamp(resp->expires_ms()) << ": snn-agent --node_name=" << o.args[2]
         << " --join_token_file=FILE (the file holding the token)\n";
   }
   return 0;
+}
+
+// Waits until every named node is registered and UP, asking the master every half second
+// (an enrolling agent, a node just restarted); a master not reachable yet is asked again.
+int NodeWait(const CliOptions& o, std::ostream& out, std::ostream& err) {
+  if (o.args.size() < 3) {
+    return Fail(err, InvalidArgument("usage: snnctl node wait NODE... [--within DURATION]"));
+  }
+  int64_t within_s = 120;
+  if (!o.within.empty()) {
+    auto parsed = ParseDurationSeconds(o.within);
+    if (!parsed.ok()) return Fail(err, InvalidArgument("--within: " + parsed.status().message()));
+    within_s = *parsed;
+  }
+  const std::vector<std::string> names(o.args.begin() + 2, o.args.end());
+  const int64_t give_up_ms = CliClock().NowMs() + within_s * 1000;
+  std::string last;
+  while (true) {
+    auto resp = Call(o, rpc::kPoolStatus, v1::PoolStatusRequest());
+    if (!resp.ok() && resp.status().code() != Code::kUnavailable &&
+        resp.status().code() != Code::kDeadlineExceeded) {
+      return Fail(err, resp.status());
+    }
+    std::vector<std::string> not_up;
+    for (const std::string& name : names) {
+      std::string state = "not registered";
+      if (resp.ok()) {
+        for (const auto& node : resp->nodes()) {
+          if (node.name() == name) state = node.state();
+        }
+      }
+      if (state != "UP") not_up.push_back(name + " (" + state + ")");
+    }
+    if (!resp.ok()) last = resp.status().message();
+    if (resp.ok() && not_up.empty()) {
+      for (const std::string& name : names) out << "Node " << name << " is UP\n";
+      return 0;
+    }
+    if (CliClock().NowMs() >= give_up_ms) {
+      std::string which;
+      for (const std::string& n : not_up) which += (which.empty() ? "" : ", ") + n;
+      return Fail(err,
+                  DeadlineExceeded("after " + std::to_string(within_s) + " s, not UP: " + which +
+                                   (resp.ok() ? "; see the agent's log (journalctl -u snn-agent)"
+                                              : "; the master: " + last)));
+    }
+    CliClock().SleepMs(500);
+  }
 }
 
 int TenantMembers(const CliOptions& o, std::ostream& out, std::ostream& err) {
@@ -334,7 +382,7 @@ int TenantMembers(const CliOptions& o, std::ostream& out, std::ostream& err) {
       req.add_remove_users(o.args[i]);
     }
   }
-  auto resp = Call<v1::PolicySetResponse>(o, "admin.tenant.members", req);
+  auto resp = Call(o, rpc::kTenantMembers, req);
   if (!resp.ok()) return Fail(err, resp.status());
   for (const auto& t : resp->config().tenants()) {
     if (t.name() != o.args[2]) continue;
@@ -349,7 +397,7 @@ int Pool(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (o.args.size() != 2 || o.args[1] != "status") {
     return Fail(err, InvalidArgument("usage: snnctl pool status"));
   }
-  auto resp = Call<v1::PoolStatusResponse>(o, "pool.status", v1::PoolStatusRequest());
+  auto resp = Call(o, rpc::kPoolStatus, v1::PoolStatusRequest());
   if (!resp.ok()) return Fail(err, resp.status());
   out << (o.output == "json" ? FormatJson(*resp) + "\n" : FormatPoolStatus(*resp));
   return 0;
@@ -375,6 +423,7 @@ int RunCli(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (command == "estimate") return Estimate(o, out, err);
   if (command == "sim") return Sim(o, out, err);
   if (command == "node" && o.args.size() > 1 && o.args[1] == "token") return NodeToken(o, out, err);
+  if (command == "node" && o.args.size() > 1 && o.args[1] == "wait") return NodeWait(o, out, err);
   if (command == "invoice") return Invoice(o, out, err);
   if (command == "usage") return Usage(o, out, err);
   if (command == "report") return Report(o, out, err);

@@ -20,6 +20,7 @@ struct CliOptions {
   std::string ca_file;           // from --ca-file, else SNN_CA_FILE, else /etc/snn/tls/ca.crt
   std::string munge_socket;      // from --munge-socket, else SNN_MUNGE_SOCKET, else munge's default
   std::string ttl;               // node token: how long the token is valid
+  std::string within;            // node wait: how long to wait
   int timeout_ms = 5000;
   bool all_tenants = false;
   bool parsable = false;

@@ -56,6 +56,9 @@ Commands:
                           change a tenant's members (its coordinators, admins)
   node token NODE [--ttl DURATION]
                           a one-time join token for a new node (admin; default 15m)
+  node wait NODE... [--within DURATION]
+                          wait until the nodes are registered and UP (default: 2m); exit 1,
+                          saying which are not, if they are not by then
   node drain|resume NODE  stop (or restart) sending new work to a node; running jobs finish
   board drain|resume NODE/BOARD
                           the same for one board
@@ -147,15 +150,16 @@ Result<CliOptions> ParseCliArgs(const std::vector<std::string>& argv) {
                arg == "--timeout" || arg == "--state" || arg == "--board-type" ||
                arg == "--input-rate" || arg == "--neurons-per-core" || arg == "--reason" ||
                arg == "--page-size" || arg == "--ca-file" || arg == "--munge-socket" ||
-               arg == "--auth" || arg == "--ttl" || arg == "--user" || arg == "--since" ||
-               arg == "--until" || arg == "--from" || arg == "--to" || arg == "--note" ||
-               arg == "--format") {
+               arg == "--auth" || arg == "--ttl" || arg == "--within" || arg == "--user" ||
+               arg == "--since" || arg == "--until" || arg == "--from" || arg == "--to" ||
+               arg == "--note" || arg == "--format") {
       auto v = take(arg);
       if (!v.ok()) return v.status();
       if (arg == "--master") o.master = *v;
       if (arg == "--ca-file") o.ca_file = *v;
       if (arg == "--munge-socket") o.munge_socket = *v;
       if (arg == "--ttl") o.ttl = *v;
+      if (arg == "--within") o.within = *v;
       if (arg == "--user") o.job_user = *v;
       if (arg == "--since" || arg == "--until" || arg == "--from" || arg == "--to") {
         // checked here, worked out when run

@@ -1,5 +1,7 @@
 #include "common/clock.h"
 
+#include <condition_variable>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -15,6 +17,27 @@ int64_t SystemClock::NowUs() const {
   return std::chrono::duration_cast<std::chrono::microseconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
+}
+
+void SystemClock::SleepMs(int64_t ms) const {
+  if (ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+}
+
+void ManualClock::SleepMs(int64_t ms) const {
+  if (ms <= 0) return;
+  struct Wake {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool due = false;
+  };
+  auto wake = std::make_shared<Wake>();
+  const_cast<ManualClock*>(this)->CallAt(NowUs() + ms * 1000, [wake] {
+    std::lock_guard<std::mutex> lock(wake->mu);
+    wake->due = true;
+    wake->cv.notify_all();
+  });
+  std::unique_lock<std::mutex> lock(wake->mu);
+  wake->cv.wait(lock, [&] { return wake->due; });
 }
 
 void ManualClock::AdvanceUs(int64_t us) {

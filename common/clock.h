@@ -1,6 +1,7 @@
-// The injectable clock. Nothing else in the project reads time or sleeps: daemons get a
-// SystemClock, tests a ManualClock they advance. Timers and timeouts wait on a Clock through
-// ClockTimer (common/clock_timer.h), so a test that advances a ManualClock fires them.
+// The injectable clock. Nothing else in the project reads time or sleeps: daemons and tools get
+// a SystemClock, tests a ManualClock they advance. Timers and timeouts wait on a Clock through
+// ClockTimer (common/clock_timer.h), and blocking waits (retry pauses, polls) through
+// Clock::SleepMs, so a test that advances a ManualClock fires and wakes them.
 // Stopwatch measures real elapsed time for work that is measured, not scheduled (benchmarks,
 // board fingerprints). All of it is safe to call from any thread.
 #pragma once
@@ -26,12 +27,16 @@ class Clock {
   // A manual clock, whose time moves only when a test moves it (timers then wait on it);
   // null for a real clock (timers wait on the system's monotonic time).
   virtual ManualClock* manual() const { return nullptr; }
+  // Blocks the calling thread until `ms` have passed on this clock: real time on a SystemClock;
+  // on a ManualClock, until another thread has advanced it that far.
+  virtual void SleepMs(int64_t ms) const = 0;
 };
 
 class SystemClock : public Clock {
  public:
   int64_t NowMs() const override;
   int64_t NowUs() const override;
+  void SleepMs(int64_t ms) const override;
 };
 
 class ManualClock : public Clock {
@@ -40,6 +45,8 @@ class ManualClock : public Clock {
   int64_t NowMs() const override { return now_us_.load() / 1000; }
   int64_t NowUs() const override { return now_us_.load(); }
   ManualClock* manual() const override { return const_cast<ManualClock*>(this); }
+  // Returns once another thread has advanced the clock by `ms` (at once for ms <= 0).
+  void SleepMs(int64_t ms) const override;
 
   // Moving time makes every call that came due (CallAt) on the calling thread, in due order.
   void AdvanceMs(int64_t ms) { AdvanceUs(ms * 1000); }

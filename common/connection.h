@@ -12,11 +12,13 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "common/asio.h"
 #include "common/clock.h"
 #include "common/frame.h"
+#include "common/rpc_methods.h"
 #include "common/status.h"
 #include "common/tls.h"
 
@@ -44,6 +46,14 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void set_close_handler(CloseHandler on_close) { on_close_ = std::move(on_close); }
   void set_request_handler(RequestHandler on_request) { on_request_ = std::move(on_request); }
 
+  // Sends a request of `method` (common/rpc_methods.h); `done` gets the response envelope.
+  template <typename Request, typename Response>
+  void Call(const RpcMethod<Request, Response>& method,
+            const std::type_identity_t<Request>& request, const v1::Credential& credential,
+            ResponseCallback done) {
+    Call(std::string(method.name), request, credential, std::move(done));
+  }
+  // By name, with any message (tests and load tools that send what a method does not expect).
   void Call(const std::string& method, const google::protobuf::Message& request,
             const v1::Credential& credential, ResponseCallback done);
 

@@ -1,12 +1,16 @@
 #include "common/rpc_client.h"
 
 #include <array>
-#include <thread>
 #include <vector>
 
 #include "common/clock_timer.h"
 
 namespace snn {
+
+namespace {
+// Between tries while no master leads or the named leader cannot be reached.
+constexpr int64_t kRetryPauseMs = 100;
+}  // namespace
 
 RpcClient::RpcClient(std::chrono::milliseconds timeout, size_t max_frame_bytes, const Clock* clock)
     : timeout_(timeout),
@@ -104,7 +108,7 @@ Status RpcClient::ConnectAny(std::vector<HostPort> masters) {
   return last;
 }
 
-Status RpcClient::Reconnect(const HostPort& address) {
+void RpcClient::Disconnect() {
   boost::system::error_code ec;
   if (tls_) {
     tls_->next_layer().close(ec);
@@ -112,11 +116,37 @@ Status RpcClient::Reconnect(const HostPort& address) {
   }
   socket_.close(ec);
   socket_ = tcp::socket(io_);
+}
+
+Status RpcClient::Reconnect(const HostPort& address) {
+  Disconnect();
   return Connect(address);
+}
+
+bool RpcClient::connected() const {
+  return tls_ ? tls_->next_layer().is_open() : socket_.is_open();
+}
+
+Status RpcClient::ReconnectToConfigured() {
+  Status last = Unavailable("not connected to " + target_);
+  for (size_t tried = 0; tried < masters_.size(); ++tried) {
+    const size_t at = (current_ + tried) % masters_.size();
+    last = Reconnect(masters_[at]);
+    if (last.ok()) {
+      current_ = at;
+      return last;
+    }
+  }
+  return last;
 }
 
 Result<v1::Envelope> RpcClient::CallRaw(const std::string& method,
                                         const google::protobuf::Message& request) {
+  // A connection lost earlier (a failed call, or a redirect to a leader that could not be
+  // reached) is not a dead end: go back to the configured masters, as at the start.
+  if (!connected()) {
+    if (Status s = ReconnectToConfigured(); !s.ok()) return s;
+  }
   auto reply = CallOnce(method, request);
   if (masters_.empty() || !reply.ok() || reply->code() != static_cast<int>(Code::kNotLeader)) {
     return reply;
@@ -129,13 +159,13 @@ Result<v1::Envelope> RpcClient::CallRaw(const std::string& method,
     auto leader = named.empty() ? Result<HostPort>(NotFound("")) : ParseHostPort(named);
     if (!leader.ok() || leader->ToString() == target_) {
       // None leads yet (a takeover under way): ask the next master after a pause.
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      clock_.SleepMs(kRetryPauseMs);
       current_ = (current_ + 1) % masters_.size();
       leader = masters_[current_];
     }
     Status connected = Reconnect(*leader);
     while (!connected.ok() && clock_.NowMs() < give_up_ms) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      clock_.SleepMs(kRetryPauseMs);
       current_ = (current_ + 1) % masters_.size();
       connected = Reconnect(masters_[current_]);
     }
@@ -147,9 +177,7 @@ Result<v1::Envelope> RpcClient::CallRaw(const std::string& method,
 
 Result<v1::Envelope> RpcClient::CallOnce(const std::string& method,
                                          const google::protobuf::Message& request) {
-  if (!(tls_ ? tls_->next_layer().is_open() : socket_.is_open())) {
-    return Unavailable("not connected to " + target_);
-  }
+  if (!connected()) return Unavailable("not connected to " + target_);
   if (mint_ && (credential_.munge().empty() || clock_.NowMs() - minted_ms_ >= reuse_ms_)) {
     auto credential = mint_();
     if (!credential.ok()) return credential.status();
@@ -207,10 +235,17 @@ Result<v1::Envelope> RpcClient::CallOnce(const std::string& method,
     return DeadlineExceeded("no answer from " + target_ + " within " +
                             std::to_string(timeout_.count()) + " ms");
   }
-  if (!status.ok()) return status;
+  // A connection that failed or fell out of step is closed, so that the next call connects anew.
+  if (!status.ok()) {
+    Disconnect();
+    return status;
+  }
   auto response = DecodeEnvelope(body.data(), body.size());
-  if (!response.ok()) return Internal("garbled response from " + target_);
-  if (response->id() != envelope.id()) return Internal("response id mismatch from " + target_);
+  if (!response.ok() || response->id() != envelope.id()) {
+    Disconnect();
+    return Internal((response.ok() ? "response id mismatch from " : "garbled response from ") +
+                    target_);
+  }
   return response;
 }
 

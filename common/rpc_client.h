@@ -8,12 +8,14 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "common/address.h"
 #include "common/asio.h"
 #include "common/clock.h"
 #include "common/frame.h"
+#include "common/rpc_methods.h"
 #include "common/status.h"
 #include "common/tls.h"
 
@@ -33,6 +35,9 @@ class RpcClient {
   // redirect (or, while none leads, a short wait and the next master) sends the request again
   // to the leader, within the timeout. Only a request no master has taken is sent again (a
   // standby takes none). Connect alone follows a redirect too, from the one master it names.
+  // A call that finds the connection lost (an earlier call failed, or the leader a standby
+  // named could not be reached) first connects again to the first configured master that
+  // answers; the failed call itself is not sent again (its master may have taken it).
   Status ConnectAny(std::vector<HostPort> masters);
   void set_credential(v1::Credential credential) { credential_ = std::move(credential); }
   // HOST:PORT of the master connected to (after a redirect: the leader).
@@ -48,6 +53,14 @@ class RpcClient {
   // Sends one request and waits for its response (or the deadline).
   Result<v1::Envelope> CallRaw(const std::string& method, const google::protobuf::Message& request);
 
+  // Calls `method` (common/rpc_methods.h) with its request type and parses its response type.
+  template <typename Request, typename Response>
+  Result<Response> Call(const RpcMethod<Request, Response>& method,
+                        const std::type_identity_t<Request>& request) {
+    return Call<Response>(std::string(method.name), request);
+  }
+
+  // By name, with any message: for tests that send a method what it does not expect.
   template <typename Response>
   Result<Response> Call(const std::string& method, const google::protobuf::Message& request) {
     auto envelope = CallRaw(method, request);
@@ -64,8 +77,13 @@ class RpcClient {
  private:
   Result<v1::Envelope> CallOnce(const std::string& method,
                                 const google::protobuf::Message& request);
+  // Drops the connection (if any).
+  void Disconnect();
   // Drops the connection and connects to `address`.
   Status Reconnect(const HostPort& address);
+  // Connects to the first configured master that answers, from the last one used on.
+  Status ReconnectToConfigured();
+  bool connected() const;
   // Runs the io_context until `done` or the deadline; closes the socket on timeout.
   bool RunUntil(const bool& done);
   Status Handshake();

@@ -9,10 +9,13 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 
+#include "common/clock.h"
 #include "common/connection.h"
 #include "common/identity.h"
+#include "common/rpc_methods.h"
 
 namespace snn {
 
@@ -38,9 +41,7 @@ class Responder {
       : connection_(std::move(connection)),
         request_id_(request_id),
         observer_(observer != nullptr && *observer ? observer : nullptr),
-        method_(method),
-        start_(observer_ != nullptr ? std::chrono::steady_clock::now()
-                                    : std::chrono::steady_clock::time_point()) {}
+        method_(method) {}
 
   void Ok(const Response& response) const { Send(Status::Ok(), &response); }
   void Fail(const Status& status) const { Send(status, nullptr); }
@@ -55,9 +56,7 @@ class Responder {
  private:
   void Send(const Status& status, const Response* response) const {
     if (observer_ != nullptr) {
-      (*observer_)(
-          *method_, status.code(),
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count());
+      (*observer_)(*method_, status.code(), since_dispatch_.Seconds());
     }
     if (auto conn = connection_.lock()) conn->Reply(request_id_, status, response);
   }
@@ -65,7 +64,7 @@ class Responder {
   uint64_t request_id_;
   const RpcObserver* observer_;
   const std::string* method_;
-  std::chrono::steady_clock::time_point start_;
+  Stopwatch since_dispatch_;  // real time, measured for the observer
 };
 
 class MethodRouter {
@@ -73,6 +72,14 @@ class MethodRouter {
   template <typename Request, typename Response>
   using Handler = std::function<void(const CallContext&, Request, Responder<Response>)>;
 
+  // Serves `method` (common/rpc_methods.h) with the right it declares.
+  template <typename Request, typename Response>
+  void Add(const RpcMethod<Request, Response>& method,
+           std::type_identity_t<Handler<Request, Response>> handler) {
+    Add<Request, Response>(std::string(method.name), method.right, std::move(handler));
+  }
+
+  // For methods outside the protocol's table (tests of the router itself).
   template <typename Request, typename Response>
   void Add(const std::string& method, Right needs, Handler<Request, Response> handler) {
     auto& entry = handlers_[method];

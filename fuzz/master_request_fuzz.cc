@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "common/model.h"
-#include "master/admission.h"
+#include "master/jobs/admission.h"
 #include "master/sched/policy_config.h"
 #include "master/services/agent_service.h"
 #include "proto/billing.pb.h"

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string>
 
-#include "master/policy_file.h"
+#include "master/policy/policy_file.h"
 #include "master/sched/policy_config.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

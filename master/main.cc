@@ -9,9 +9,9 @@
 
 #include "common/clock.h"
 #include "common/daemon_init.h"
-#include "master/ha/ha_master.h"
+#include "master/ha_master.h"
 #include "master/master_server.h"
-#include "master/policy_file.h"
+#include "master/policy/policy_file.h"
 #include "master/store/rocks_store.h"
 
 DEFINE_string(listen, "127.0.0.1:7130", "address to listen on (HOST:PORT; port 0 picks one)");
@@ -215,16 +215,16 @@ int main(int argc, char** argv) {
   config.schedule_cadence.min_gap_us = FLAGS_schedule_min_gap_ms * 1000;
   config.schedule_cadence.quick_depth = FLAGS_schedule_quick_depth;
   config.schedule_cadence.full_interval_us = FLAGS_schedule_full_interval_ms * 1000;
-  config.controller.admission.default_pool = FLAGS_default_pool;
-  config.controller.admission.default_queue = FLAGS_default_queue;
-  config.controller.admission.default_time_limit_s = FLAGS_default_time_limit_s;
-  config.controller.admission.max_time_limit_s = FLAGS_max_time_limit_s;
+  config.jobs.admission.default_pool = FLAGS_default_pool;
+  config.jobs.admission.default_queue = FLAGS_default_queue;
+  config.jobs.admission.default_time_limit_s = FLAGS_default_time_limit_s;
+  config.jobs.admission.max_time_limit_s = FLAGS_max_time_limit_s;
   if (!(FLAGS_unit_ksps >= 1 && FLAGS_unit_ksps <= 1e7)) {
     LOG(ERROR) << "--unit_ksps must be between 1 and 10000000";
     return 2;
   }
-  config.controller.admission.unit_ksps = FLAGS_unit_ksps;
-  config.controller.admission.unit_board_type = FLAGS_unit_board_type;
+  config.jobs.admission.unit_ksps = FLAGS_unit_ksps;
+  config.jobs.admission.unit_board_type = FLAGS_unit_board_type;
   config.policy_file = FLAGS_policy_file;
   if (!FLAGS_policy_file.empty()) {
     auto policy = snn::LoadPolicyFile(FLAGS_policy_file);
@@ -232,7 +232,7 @@ int main(int argc, char** argv) {
       LOG(ERROR) << policy.status().message();
       return 2;
     }
-    config.controller.scheduling = *policy;
+    config.jobs.scheduling = *policy;
   }
 
   config.auth = FLAGS_auth;

@@ -7,10 +7,10 @@
 
 #include "common/file_util.h"
 #include "master/auth/access_policy.h"
-#include "master/job_loader.h"
+#include "master/jobs/job_loader.h"
 #include "master/master_state_metrics.h"
-#include "master/policy_diff.h"
-#include "master/policy_file.h"
+#include "master/policy/policy_diff.h"
+#include "master/policy/policy_file.h"
 
 namespace snn {
 
@@ -21,16 +21,18 @@ MasterServer::MasterServer(MasterConfig config, const Clock& clock, std::unique_
       journal_(*store_, [this](std::function<void()> fn) { asio::post(io_, std::move(fn)); }),
       archive_(*store_),
       agent_channel_(nodes_),
-      controller_(jobs_, archive_, nodes_, agent_channel_, journal_, clock_, config_.controller,
-                  [this] { RequestSchedule(); }),
-      clients_(jobs_, archive_, nodes_, journal_, controller_, clock_),
-      agents_(nodes_, journal_, controller_, clock_, config_.agents),
-      admin_(nodes_, journal_, [this] { RequestSchedule(); }),
-      policy_(controller_, journal_, [this] { RequestSchedule(); }),
+      job_components_(jobs_, archive_, nodes_, agent_channel_, journal_, clock_, config_.jobs,
+                      [this] { RequestSchedule(); }),
+      clients_(jobs_, archive_, nodes_, agent_channel_, journal_, job_components_.lifecycle,
+               job_components_.scheduling, clock_),
+      agents_(nodes_, journal_, job_components_.lifecycle, clock_, config_.agents),
+      admin_(nodes_, agent_channel_, journal_, [this] { RequestSchedule(); }),
+      policy_(job_components_.scheduling, journal_, [this] { RequestSchedule(); }),
       enrol_(journal_, clock_, EnrolOptions{}),
       replica_(*store_),
       billing_(*store_),
-      billing_service_(billing_, controller_, jobs_, nodes_, journal_, clock_),
+      billing_service_(billing_, job_components_.scheduling, job_components_.usage, jobs_, nodes_,
+                       journal_, clock_),
       auth_(
           io_, clock_,
           config_.auth == "none" ? Authenticator::Mode::kNone : Authenticator::Mode::kMunge,
@@ -40,7 +42,7 @@ MasterServer::MasterServer(MasterConfig config, const Clock& clock, std::unique_
           [this](const std::shared_ptr<Connection>& c, v1::Envelope e, Identity who) {
             if (who.kind == Identity::Kind::kUser) {
               static const uid_t euid = geteuid();
-              who.role = RoleOf(controller_.scheduling().access(), who, euid);
+              who.role = RoleOf(job_components_.scheduling.scheduling().access(), who, euid);
             }
             router_.Dispatch(c, std::move(e), std::move(who));
           }),
@@ -77,7 +79,7 @@ MasterServer::MasterServer(MasterConfig config, const Clock& clock, std::unique_
     metrics_.ObserveRpc(method, code, seconds);
   });
   journal_.set_on_commit([this](size_t writes) { metrics_.ObserveCommit(writes); });
-  controller_.set_metrics(&metrics_);
+  job_components_.set_metrics(&metrics_);
   router_.set_on_refused([](const Identity& who, const std::string& method, const Status& why) {
     LOG(WARNING) << "refused " << method << " to " << who.Describe() << ": " << why.message();
   });
@@ -99,9 +101,10 @@ Status MasterServer::SetUpAuth() {
   const std::string dir = config_.tls_dir + "/";
   auto tls = MakeServerTls({dir + "ca.crt", dir + "master.crt", dir + "master.key"});
   if (!tls.ok()) {
-    return Status(tls.status().code(), tls.status().message() +
-                                           " (create the cluster's CA and the master's "
-                                           "certificate with snn-ca; see README)");
+    return Status(tls.status().code(),
+                  tls.status().message() +
+                      " (create the cluster's CA and the master's "
+                      "certificate with snn-ca; see docs/operator-guide.md, Security)");
   }
   server_.set_tls(*tls);
   auto ca_cert = ReadWholeFile(dir + "ca.crt", "the CA certificate");
@@ -166,14 +169,14 @@ Status MasterServer::Recover() {
   if (*policy) {
     v1::SchedulingConfig stored;  // an admin's changes outlive restarts; the file seeds it
     if (!stored.ParseFromString(**policy)) return Internal("corrupt policy record");
-    controller_.SetScheduling(stored);
+    job_components_.scheduling.SetScheduling(stored);
     LOG(INFO) << "scheduling policy from the store (admin changes kept; --policy_file not read)";
   }
   SNN_RETURN_IF_ERROR(billing_.Load());
-  controller_.set_billing(&billing_);
-  controller_.RecoverReservations();
-  controller_.RecoverDependencies();
-  if (size_t moved = controller_.ArchiveFinishedJobs(); moved > 0) {
+  job_components_.set_billing(&billing_);
+  job_components_.lifecycle.RecoverReservations();
+  job_components_.dependencies.Recover();
+  if (size_t moved = job_components_.writer.ArchiveFinishedJobs(); moved > 0) {
     LOG(INFO) << "moving " << moved << " finished jobs to the archive";
   }
   journal_.Commit();  // what recovery settled (archived jobs, dependencies)
@@ -272,8 +275,8 @@ void MasterServer::RunPass() {
   schedule_wanted_ = false;
   if (stopping_) return;
   const int64_t start = MonotonicUs();
-  const bool full =
-      controller_.RunSchedulingPass(cadence_.DepthAt(start, jobs_.views().pending().size()));
+  const bool full = job_components_.scheduling.RunSchedulingPass(
+      cadence_.DepthAt(start, jobs_.views().pending().size()));
   const int64_t end = MonotonicUs();
   cadence_.PassRan(end, end - start, full);
   metrics_.ObservePass(static_cast<double>(end - start) / 1e6, full);
@@ -289,7 +292,7 @@ void MasterServer::Tick() {
   for (const auto& node : nodes_.ExpireHeartbeats(clock_.NowMs(), config_.heartbeat_timeout_ms)) {
     const std::string reason = nodes_.Find(node)->down_reason;
     LOG(WARNING) << "node " << node << " is DOWN: " << reason << "; requeueing its jobs";
-    controller_.OnNodeDown(node, reason);
+    job_components_.lifecycle.OnNodeDown(node, reason);
   }
   // Ages grow, grace periods pass and reservations come due without any event: pass anyway.
   const int64_t now = clock_.NowMs();
@@ -327,13 +330,13 @@ void MasterServer::ReloadPolicy() {
     notify_.Ready(StatusLine());
     return;
   }
-  const std::string changed = DescribePolicyChange(controller_.scheduling(), *next);
+  const std::string changed = DescribePolicyChange(job_components_.scheduling.scheduling(), *next);
   if (changed.empty()) {
     LOG(INFO) << "SIGHUP: " << config_.policy_file << " re-read; the policy is unchanged";
     notify_.Ready(StatusLine());
     return;
   }
-  controller_.SetScheduling(*next);
+  job_components_.scheduling.SetScheduling(*next);
   journal_.PutPolicy(*next);
   RequestSchedule();
   journal_.Commit([this, changed] {

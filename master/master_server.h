@@ -1,5 +1,6 @@
-// Assembles the master: the store, the job table and node registry rebuilt from it, the job
-// controller, the client and agent services, the RPC server, and a tick that checks heartbeats.
+// Assembles the master: the store, the job table and node registry rebuilt from it, the
+// job machinery (master/jobs/job_components.h), the client and agent services, the RPC server,
+// and a tick that checks heartbeats.
 // Thread contract: Start and Run on one thread (the io thread); Stop from any thread.
 #pragma once
 
@@ -14,10 +15,10 @@
 #include "common/rpc_server.h"
 #include "common/service_notify.h"
 #include "master/auth/authenticator.h"
-#include "master/billing_ledger.h"
-#include "master/job_controller.h"
-#include "master/master_metrics.h"
-#include "master/pass_cadence.h"
+#include "master/billing/billing_ledger.h"
+#include "master/jobs/job_components.h"
+#include "master/jobs/pass_cadence.h"
+#include "master/metrics/master_metrics.h"
 #include "master/services/admin_service.h"
 #include "master/services/agent_service.h"
 #include "master/services/billing_service.h"
@@ -38,7 +39,7 @@ struct MasterConfig {
   int64_t schedule_interval_ms = 1000;  // a scheduling pass at least this often (0: on events only)
   PassCadenceOptions schedule_cadence;  // how soon a pass follows the events that ask for one
   bool handle_signals = false;          // stop cleanly on SIGTERM and SIGINT
-  ControllerOptions controller;
+  JobOptions jobs;
   AgentServiceOptions agents;
   // "munge": users prove their uid with MUNGE, agents their node with a certificate, all over
   // TLS. "none": plain TCP, claims believed (development on one host; loopback only).
@@ -98,7 +99,7 @@ class MasterServer {
   JobArchive archive_;
   NodeRegistry nodes_;
   SessionAgentChannel agent_channel_;
-  JobController controller_;
+  JobComponents job_components_;
   ClientService clients_;
   AgentService agents_;
   AdminService admin_;

@@ -9,10 +9,10 @@
 
 #include <vector>
 
-#include "master/billing_ledger.h"
-#include "master/job_archive.h"
-#include "master/job_table.h"
-#include "master/node_registry.h"
+#include "master/billing/billing_ledger.h"
+#include "master/jobs/job_archive.h"
+#include "master/jobs/job_table.h"
+#include "master/nodes/node_registry.h"
 
 namespace snn {
 

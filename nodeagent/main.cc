@@ -137,8 +137,9 @@ int main(int argc, char** argv) {
   if (FLAGS_tls) {
     std::error_code exists_ec;
     if (!std::filesystem::exists(FLAGS_tls_dir + "/ca.crt", exists_ec)) {
-      LOG(ERROR) << "no CA certificate " << FLAGS_tls_dir
-                 << "/ca.crt: copy the cluster's ca.crt there (see README, Security)";
+      LOG(ERROR)
+          << "no CA certificate " << FLAGS_tls_dir
+          << "/ca.crt: copy the cluster's ca.crt there (see docs/operator-guide.md, Security)";
       return 2;
     }
   }

@@ -18,42 +18,38 @@ MasterLink::MasterLink(asio::io_context& io, const Clock& clock, TaskManager& ta
       tasks_(tasks),
       options_(std::move(options)),
       credentials_(options_.tls_dir, options_.join_token) {
-  router_.Add<v1::LaunchRequest, v1::LaunchResponse>(
-      "agent.launch", Right::kMaster,
-      [this](const CallContext&, v1::LaunchRequest req, Responder<v1::LaunchResponse> r) {
-        auto status = tasks_.Launch(req);
-        if (!status.ok()) return r.Fail(status.status());
-        v1::LaunchResponse resp;
-        *resp.mutable_status() = *status;
-        r.Ok(resp);
-      });
-  router_.Add<v1::KillRequest, v1::KillResponse>(
-      "agent.kill", Right::kMaster,
-      [this](const CallContext&, v1::KillRequest req, Responder<v1::KillResponse> r) {
-        tasks_.Kill(TaskKey{req.job_id(), req.index(), req.attempt()}, req.reason());
-        r.Ok(v1::KillResponse());
-      });
-  router_.Add<v1::TaskOutputRequest, v1::TaskOutputResponse>(
-      "agent.task_output", Right::kMaster,
-      [this](const CallContext&, v1::TaskOutputRequest req, Responder<v1::TaskOutputResponse> r) {
-        auto out = ReadTaskOutput(tasks_.data_dir(), req);
-        if (!out.ok()) return r.Fail(out.status());
-        r.Ok(*out);
-      });
-  router_.Add<v1::SimFaultRequest, v1::SimFaultResponse>(
-      "agent.sim_fault", Right::kMaster,
-      [this](const CallContext&, v1::SimFaultRequest req, Responder<v1::SimFaultResponse> r) {
-        auto outcome = tasks_.InjectFault(req);
-        if (!outcome.ok()) return r.Fail(outcome.status());
-        // Re-register first: the master must learn the board's new state and the tasks' new
-        // mappings before it hears that a task on the board was lost, or it would place the
-        // requeued job on the board it still believes whole. Only then report the ends.
-        if (session_ && registered_) SendRegister();
-        tasks_.Poll();
-        v1::SimFaultResponse resp;
-        resp.set_outcome(*outcome);
-        r.Ok(resp);
-      });
+  router_.Add(rpc::kAgentLaunch,
+              [this](const CallContext&, v1::LaunchRequest req, Responder<v1::LaunchResponse> r) {
+                auto status = tasks_.Launch(req);
+                if (!status.ok()) return r.Fail(status.status());
+                v1::LaunchResponse resp;
+                *resp.mutable_status() = *status;
+                r.Ok(resp);
+              });
+  router_.Add(rpc::kAgentKill,
+              [this](const CallContext&, v1::KillRequest req, Responder<v1::KillResponse> r) {
+                tasks_.Kill(TaskKey{req.job_id(), req.index(), req.attempt()}, req.reason());
+                r.Ok(v1::KillResponse());
+              });
+  router_.Add(rpc::kAgentTaskOutput, [this](const CallContext&, v1::TaskOutputRequest req,
+                                            Responder<v1::TaskOutputResponse> r) {
+    auto out = ReadTaskOutput(tasks_.data_dir(), req);
+    if (!out.ok()) return r.Fail(out.status());
+    r.Ok(*out);
+  });
+  router_.Add(rpc::kAgentSimFault, [this](const CallContext&, v1::SimFaultRequest req,
+                                          Responder<v1::SimFaultResponse> r) {
+    auto outcome = tasks_.InjectFault(req);
+    if (!outcome.ok()) return r.Fail(outcome.status());
+    // Re-register first: the master must learn the board's new state and the tasks' new
+    // mappings before it hears that a task on the board was lost, or it would place the
+    // requeued job on the board it still believes whole. Only then report the ends.
+    if (session_ && registered_) SendRegister();
+    tasks_.Poll();
+    v1::SimFaultResponse resp;
+    resp.set_outcome(*outcome);
+    r.Ok(resp);
+  });
 }
 
 v1::Credential MasterLink::Credential() const {
@@ -226,7 +222,7 @@ void MasterLink::SendEnrol() {
   req.set_token(credentials_.join_token());
   req.set_node(options_.node_name);
   req.set_csr_pem(*csr);
-  session_->Call("node.enrol", req, v1::Credential(), [this](Result<v1::Envelope> reply) {
+  session_->Call(rpc::kNodeEnrol, req, v1::Credential(), [this](Result<v1::Envelope> reply) {
     auto resp = DecodeResponse<v1::EnrolResponse>(reply);
     Status s = resp.ok() ? credentials_.Install(resp->cert_pem()) : resp.status();
     if (!s.ok()) {
@@ -248,7 +244,7 @@ void MasterLink::MaybeRenew() {
   renewing_ = true;
   v1::RenewRequest req;
   req.set_csr_pem(*csr);
-  session_->Call("node.renew", req, v1::Credential(), [this](Result<v1::Envelope> reply) {
+  session_->Call(rpc::kNodeRenew, req, v1::Credential(), [this](Result<v1::Envelope> reply) {
     renewing_ = false;
     auto resp = DecodeResponse<v1::RenewResponse>(reply);
     Status s = resp.ok() ? credentials_.Install(resp->cert_pem()) : resp.status();
@@ -276,7 +272,7 @@ void MasterLink::SendRegister() {
     *req.add_tasks() = s;
     if (s.state() != v1::TASK_RUNNING) ended.push_back(KeyOf(s));
   }
-  session_->Call("master.register", req, Credential(), [this, ended](Result<v1::Envelope> reply) {
+  session_->Call(rpc::kNodeRegister, req, Credential(), [this, ended](Result<v1::Envelope> reply) {
     auto resp = DecodeResponse<v1::RegisterResponse>(reply);
     if (!resp.ok()) {
       if (resp.status().code() == Code::kNotLeader) {
@@ -306,7 +302,7 @@ void MasterLink::SendHeartbeat() {
   v1::HeartbeatRequest req;
   req.set_node(options_.node_name);
   for (auto& u : tasks_.UsageChanges()) *req.add_usage() = std::move(u);
-  session_->Call("master.heartbeat", req, Credential(), [this](Result<v1::Envelope> reply) {
+  session_->Call(rpc::kNodeHeartbeat, req, Credential(), [this](Result<v1::Envelope> reply) {
     auto resp = DecodeResponse<v1::HeartbeatResponse>(reply);
     if (resp.ok()) HeardFromMaster();
     if (!resp.ok() && resp.status().code() == Code::kFailedPrecondition && session_) {
@@ -325,7 +321,7 @@ void MasterLink::ReportEnded() {
   }
   if (keys.empty()) return;
   report_in_flight_ = true;
-  session_->Call("master.task_status", report, Credential(),
+  session_->Call(rpc::kNodeTaskStatus, report, Credential(),
                  [this, keys](Result<v1::Envelope> reply) {
                    report_in_flight_ = false;
                    auto ack = DecodeResponse<v1::TaskStatusAck>(reply);

@@ -23,6 +23,7 @@ install(TARGETS snnctl snn-ca RUNTIME DESTINATION bin COMPONENT cli)
 install(FILES ${SNN_PKG}/snnctl/snnctl.bash-completion DESTINATION share/bash-completion/completions
         RENAME snnctl COMPONENT cli)
 install(FILES ${CMAKE_SOURCE_DIR}/README.md DESTINATION share/doc/snnctl COMPONENT cli)
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/docs DESTINATION share/doc/snnctl COMPONENT cli)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/etc/examples DESTINATION share/doc/snnctl COMPONENT cli)
 
 set(CPACK_GENERATOR DEB)

@@ -29,7 +29,7 @@ wait_for() {  # wait_for SECONDS DESCRIPTION COMMAND...
 
 echo "== the cluster's secrets: a MUNGE key with its own munged, a CA and the master's certificate"
 # An operator does this once per cluster: the munge package's key in /etc/munge on every host,
-# and snn-ca's files in /etc/snn/tls (README, Security).
+# and snn-ca's files in /etc/snn/tls (docs/operator-guide.md, Security).
 mkdir -p "$WORK/munge" && chmod 755 "$WORK/munge"
 dd if=/dev/urandom of="$WORK/munge/munge.key" bs=1024 count=1 status=none
 chmod 600 "$WORK/munge/munge.key"

@@ -7,5 +7,5 @@ bash scripts/build.sh
 bash scripts/check_format.sh
 BUILD_DIR="${BUILD_DIR:-build}"
 (cd "$BUILD_DIR" && ctest --output-on-failure -j "${JOBS:-2}" --timeout 600 "$@")
-# A short libFuzzer run of every harness (a clang build of its own); longer runs: see README.
+# A short libFuzzer run of every harness (a clang build of its own); longer runs: see docs/development.md.
 bash scripts/fuzz.sh

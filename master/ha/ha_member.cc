@@ -171,7 +171,7 @@ Status HaMember::TakeSnapshot() {
   std::optional<uint64_t> position;
   size_t records = 0;
   for (;;) {
-    auto page = client.Call<v1::HaSnapshotResponse>("ha.snapshot", request);
+    auto page = client.Call(rpc::kHaSnapshot, request);
     if (!page.ok()) return page.status();
     if (!position) position = page->applied_seq();
     StoreBatch writes;

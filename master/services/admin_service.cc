@@ -5,16 +5,13 @@
 namespace snn {
 
 void AdminService::Register(MethodRouter& router) {
-  router.Add<v1::DrainRequest, v1::DrainResponse>(
-      "admin.drain", Right::kOperator,
-      [this](const CallContext& ctx, v1::DrainRequest req, Responder<v1::DrainResponse> r) {
-        Drain(ctx, std::move(req), r);
-      });
-  router.Add<v1::SimFaultRequest, v1::SimFaultResponse>(
-      "admin.sim_fault", Right::kOperator,
-      [this](const CallContext& ctx, v1::SimFaultRequest req, Responder<v1::SimFaultResponse> r) {
-        SimFault(ctx, std::move(req), r);
-      });
+  router.Add(rpc::kDrain,
+             [this](const CallContext& ctx, v1::DrainRequest req, Responder<v1::DrainResponse> r) {
+               Drain(ctx, std::move(req), r);
+             });
+  router.Add(rpc::kSimFault,
+             [this](const CallContext& ctx, v1::SimFaultRequest req,
+                    Responder<v1::SimFaultResponse> r) { SimFault(ctx, std::move(req), r); });
 }
 
 void AdminService::Drain(const CallContext& ctx, v1::DrainRequest req,
@@ -40,11 +37,9 @@ void AdminService::SimFault(const CallContext& ctx, v1::SimFaultRequest req,
     return r.Fail(Unavailable("node " + req.node() + " is DOWN: " + node->down_reason));
   }
   LOG(INFO) << ctx.identity.Describe() << " injects a fault: " << req.ShortDebugString();
-  v1::Credential master;
   // The agent re-registers with the new board description before it answers, so once the
   // answer is here (and the journal has synced it) the master's free map knows the core is dead.
-  node->session->Call("agent.sim_fault", req, master, [this, r](Result<v1::Envelope> reply) {
-    auto resp = DecodeResponse<v1::SimFaultResponse>(reply);
+  agents_.SimFault(req.node(), req, [this, r](Result<v1::SimFaultResponse> resp) {
     if (!resp.ok()) return r.Fail(resp.status());
     journal_.Commit([r, out = *resp] { r.Ok(out); });
   });

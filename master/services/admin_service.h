@@ -7,15 +7,20 @@
 #include <functional>
 
 #include "common/rpc_router.h"
-#include "master/node_registry.h"
+#include "master/jobs/agent_channel.h"
+#include "master/nodes/node_registry.h"
 #include "master/store/journal.h"
 
 namespace snn {
 
 class AdminService {
  public:
-  AdminService(NodeRegistry& nodes, Journal& journal, std::function<void()> request_schedule)
-      : nodes_(nodes), journal_(journal), request_schedule_(std::move(request_schedule)) {}
+  AdminService(NodeRegistry& nodes, AgentChannel& agents, Journal& journal,
+               std::function<void()> request_schedule)
+      : nodes_(nodes),
+        agents_(agents),
+        journal_(journal),
+        request_schedule_(std::move(request_schedule)) {}
   void Register(MethodRouter& router);
 
  private:
@@ -23,6 +28,7 @@ class AdminService {
   void SimFault(const CallContext& ctx, v1::SimFaultRequest req, Responder<v1::SimFaultResponse> r);
 
   NodeRegistry& nodes_;
+  AgentChannel& agents_;  // passes fault injections on to the agents
   Journal& journal_;
   std::function<void()> request_schedule_;
 };

@@ -7,18 +7,15 @@
 
 namespace snn {
 
-AgentService::AgentService(NodeRegistry& nodes, Journal& journal, JobController& controller,
+AgentService::AgentService(NodeRegistry& nodes, Journal& journal, JobLifecycle& lifecycle,
                            const Clock& clock, AgentServiceOptions options)
-    : nodes_(nodes), journal_(journal), controller_(controller), clock_(clock), options_(options) {}
+    : nodes_(nodes), journal_(journal), lifecycle_(lifecycle), clock_(clock), options_(options) {}
 
 void AgentService::Register(MethodRouter& router) {
   using namespace std::placeholders;
-  router.Add<v1::RegisterRequest, v1::RegisterResponse>(
-      "master.register", Right::kNode, std::bind(&AgentService::OnRegister, this, _1, _2, _3));
-  router.Add<v1::HeartbeatRequest, v1::HeartbeatResponse>(
-      "master.heartbeat", Right::kNode, std::bind(&AgentService::OnHeartbeat, this, _1, _2, _3));
-  router.Add<v1::TaskStatusReport, v1::TaskStatusAck>(
-      "master.task_status", Right::kNode, std::bind(&AgentService::OnTaskStatus, this, _1, _2, _3));
+  router.Add(rpc::kNodeRegister, std::bind(&AgentService::OnRegister, this, _1, _2, _3));
+  router.Add(rpc::kNodeHeartbeat, std::bind(&AgentService::OnHeartbeat, this, _1, _2, _3));
+  router.Add(rpc::kNodeTaskStatus, std::bind(&AgentService::OnTaskStatus, this, _1, _2, _3));
 }
 
 Status AgentService::ValidateNode(const v1::NodeRecord& node) {
@@ -109,7 +106,7 @@ void AgentService::OnRegister(const CallContext& ctx, v1::RegisterRequest req,
   AutoDrain(entry);
   journal_.PutNode(entry.record);
   ctx.connection->set_label(name);
-  controller_.ReconcileNode(name, req);
+  lifecycle_.ReconcileNode(name, req);
   LOG(INFO) << "node " << name << " registered from " << ctx.connection->peer() << " with "
             << req.node().boards_size() << " boards and " << req.tasks_size() << " tasks";
   v1::RegisterResponse resp;
@@ -163,7 +160,7 @@ void AgentService::OnHeartbeat(const CallContext& ctx, v1::HeartbeatRequest req,
   Status s = nodes_.Heartbeat(req.node(), ctx.connection.get(), clock_.NowMs());
   if (!s.ok()) return r.Fail(s);
   if (req.usage_size() == 0) return r.Ok(v1::HeartbeatResponse());
-  for (const auto& usage : req.usage()) controller_.ApplyUsage(req.node(), usage);
+  for (const auto& usage : req.usage()) lifecycle_.ApplyUsage(req.node(), usage);
   journal_.Commit([r] { r.Ok(v1::HeartbeatResponse()); });
 }
 
@@ -175,7 +172,7 @@ void AgentService::OnTaskStatus(const CallContext& ctx, v1::TaskStatusReport req
       entry->session != ctx.connection) {
     return r.Fail(FailedPrecondition("task status from a session that has not registered"));
   }
-  for (const auto& status : req.tasks()) controller_.ApplyTaskStatus(node, status);
+  for (const auto& status : req.tasks()) lifecycle_.ApplyTaskStatus(node, status);
   journal_.Commit([r] { r.Ok(v1::TaskStatusAck()); });
 }
 

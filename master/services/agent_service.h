@@ -5,7 +5,7 @@
 
 #include "common/clock.h"
 #include "common/rpc_router.h"
-#include "master/job_controller.h"
+#include "master/jobs/job_lifecycle.h"
 
 namespace snn {
 
@@ -17,7 +17,7 @@ struct AgentServiceOptions {
 
 class AgentService {
  public:
-  AgentService(NodeRegistry& nodes, Journal& journal, JobController& controller, const Clock& clock,
+  AgentService(NodeRegistry& nodes, Journal& journal, JobLifecycle& lifecycle, const Clock& clock,
                AgentServiceOptions options);
 
   void Register(MethodRouter& router);
@@ -41,7 +41,7 @@ class AgentService {
 
   NodeRegistry& nodes_;
   Journal& journal_;
-  JobController& controller_;
+  JobLifecycle& lifecycle_;
   const Clock& clock_;
   const AgentServiceOptions options_;
 };

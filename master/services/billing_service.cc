@@ -7,39 +7,32 @@
 #include <set>
 
 #include "master/auth/access_policy.h"
-#include "master/billing.h"
-#include "master/usage_report.h"
+#include "master/billing/billing.h"
+#include "master/billing/usage_report.h"
 
 namespace snn {
 
 void BillingService::Register(MethodRouter& router) {
-  router.Add<v1::InvoiceRequest, v1::InvoiceResponse>(
-      "billing.invoice", Right::kUser,
-      [this](const CallContext& ctx, v1::InvoiceRequest req, Responder<v1::InvoiceResponse> r) {
-        Invoice(ctx, std::move(req), r);
-      });
-  router.Add<v1::UsageRequest, v1::UsageResponse>(
-      "billing.usage", Right::kUser,
-      [this](const CallContext& ctx, v1::UsageRequest req, Responder<v1::UsageResponse> r) {
-        Usage(ctx, std::move(req), r);
-      });
-  router.Add<v1::ReportRequest, v1::ReportResponse>(
-      "billing.report", Right::kUser,
-      [this](const CallContext& ctx, v1::ReportRequest req, Responder<v1::ReportResponse> r) {
-        Report(ctx, std::move(req), r);
-      });
-  router.Add<v1::CreditRequest, v1::CreditResponse>(
-      "billing.credit", Right::kAdmin,
-      [this](const CallContext& ctx, v1::CreditRequest req, Responder<v1::CreditResponse> r) {
-        Credit(ctx, std::move(req), r);
-      });
+  router.Add(rpc::kBillingInvoice,
+             [this](const CallContext& ctx, v1::InvoiceRequest req,
+                    Responder<v1::InvoiceResponse> r) { Invoice(ctx, std::move(req), r); });
+  router.Add(rpc::kBillingUsage,
+             [this](const CallContext& ctx, v1::UsageRequest req, Responder<v1::UsageResponse> r) {
+               Usage(ctx, std::move(req), r);
+             });
+  router.Add(rpc::kBillingReport,
+             [this](const CallContext& ctx, v1::ReportRequest req,
+                    Responder<v1::ReportResponse> r) { Report(ctx, std::move(req), r); });
+  router.Add(rpc::kBillingCredit,
+             [this](const CallContext& ctx, v1::CreditRequest req,
+                    Responder<v1::CreditResponse> r) { Credit(ctx, std::move(req), r); });
 }
 
 void BillingService::Invoice(const CallContext& ctx, v1::InvoiceRequest req,
                              Responder<v1::InvoiceResponse> r) {
-  auto tenant = ActingTenant(controller_.scheduling(), ctx.identity, req.tenant());
+  auto tenant = ActingTenant(scheduling_.scheduling(), ctx.identity, req.tenant());
   if (!tenant.ok()) return r.Fail(ctx.Refuse(tenant.status()));
-  if (Status s = MayRead(controller_.scheduling(), ctx.identity, *tenant); !s.ok()) {
+  if (Status s = MayRead(scheduling_.scheduling(), ctx.identity, *tenant); !s.ok()) {
     return r.Fail(ctx.Refuse(s));
   }
   if (req.to_ms() <= req.from_ms()) {
@@ -64,7 +57,7 @@ void BillingService::Credit(const CallContext& ctx, v1::CreditRequest req,
             << FormatMoney(req.micros(), ledger_.config().currency()) << " (" << req.note()
             << "): credits " << FormatMoney(account->credit_micros(), ledger_.config().currency())
             << ", charged " << FormatMoney(account->charged_micros(), ledger_.config().currency());
-  controller_.BudgetsChanged();
+  scheduling_.BudgetsChanged();
   v1::CreditResponse resp;
   *resp.mutable_account() = *account;
   journal_.Commit([r, resp] { r.Ok(resp); });
@@ -76,7 +69,7 @@ constexpr size_t kMaxUsageRows = 10000;
 
 Result<std::vector<std::string>> BillingService::Tenants(const CallContext& ctx,
                                                          const std::string& tenant, bool all) {
-  const v1::SchedulingConfig& policy = controller_.scheduling();
+  const v1::SchedulingConfig& policy = scheduling_.scheduling();
   if (!all) {
     auto acting =
         ActingTenant(policy, ctx.identity, tenant.empty() ? ctx.credential.tenant() : tenant);
@@ -118,7 +111,7 @@ Status BillingService::ForEachRecord(const std::vector<std::string>& tenants, in
       for (const auto& task : job->tasks()) {
         const bool running = task.state() == v1::TASK_RUNNING || task.state() == v1::TASK_LAUNCHING;
         if (!running || task.start_ms() == 0 || task.start_ms() >= to_ms) continue;
-        v1::UsageRecord r = UsageOf(*job, task, controller_.BoardTypeOf(task));
+        v1::UsageRecord r = UsageOf(*job, task, usage_.BoardTypeOf(task));
         visit(r);
       }
     }

@@ -10,20 +10,23 @@
 
 #include "common/clock.h"
 #include "common/rpc_router.h"
-#include "master/billing_ledger.h"
-#include "master/job_controller.h"
-#include "master/job_table.h"
-#include "master/node_registry.h"
+#include "master/billing/billing_ledger.h"
+#include "master/jobs/job_table.h"
+#include "master/jobs/scheduling_driver.h"
+#include "master/jobs/usage_recorder.h"
+#include "master/nodes/node_registry.h"
 #include "master/store/journal.h"
 
 namespace snn {
 
 class BillingService {
  public:
-  BillingService(BillingLedger& ledger, JobController& controller, const JobTable& jobs,
-                 const NodeRegistry& nodes, Journal& journal, const Clock& clock)
+  BillingService(BillingLedger& ledger, SchedulingDriver& scheduling, const UsageRecorder& usage,
+                 const JobTable& jobs, const NodeRegistry& nodes, Journal& journal,
+                 const Clock& clock)
       : ledger_(ledger),
-        controller_(controller),
+        scheduling_(scheduling),
+        usage_(usage),
         jobs_(jobs),
         nodes_(nodes),
         journal_(journal),
@@ -45,7 +48,8 @@ class BillingService {
                        const std::function<void(v1::UsageRecord&)>& visit);
 
   BillingLedger& ledger_;
-  JobController& controller_;
+  SchedulingDriver& scheduling_;
+  const UsageRecorder& usage_;
   const JobTable& jobs_;
   const NodeRegistry& nodes_;
   Journal& journal_;

@@ -3,37 +3,33 @@
 #include "common/job_validation.h"
 #include "common/rect_allocator.h"
 #include "master/auth/access_policy.h"
-#include "master/job_listing.h"
+#include "master/jobs/gang_links.h"
+#include "master/jobs/job_listing.h"
 
 namespace snn {
 
 ClientService::ClientService(JobTable& jobs, JobArchive& archive, NodeRegistry& nodes,
-                             Journal& journal, JobController& controller, const Clock& clock)
+                             AgentChannel& agents, Journal& journal, JobLifecycle& lifecycle,
+                             SchedulingDriver& scheduling, const Clock& clock)
     : jobs_(jobs),
       archive_(archive),
       nodes_(nodes),
+      agents_(agents),
       journal_(journal),
-      controller_(controller),
+      lifecycle_(lifecycle),
+      scheduling_(scheduling),
       clock_(clock) {}
 
 void ClientService::Register(MethodRouter& router) {
   using namespace std::placeholders;
-  router.Add<v1::SubmitRequest, v1::SubmitResponse>(
-      "job.submit", Right::kUser, std::bind(&ClientService::Submit, this, _1, _2, _3));
-  router.Add<v1::CancelRequest, v1::CancelResponse>(
-      "job.cancel", Right::kUser, std::bind(&ClientService::Cancel, this, _1, _2, _3));
-  router.Add<v1::HoldRequest, v1::CancelResponse>(
-      "job.hold", Right::kUser, std::bind(&ClientService::Hold, this, _1, _2, _3));
-  router.Add<v1::RequeueRequest, v1::CancelResponse>(
-      "job.requeue", Right::kUser, std::bind(&ClientService::Requeue, this, _1, _2, _3));
-  router.Add<v1::JobLogsRequest, v1::JobLogsResponse>(
-      "job.logs", Right::kUser, std::bind(&ClientService::Logs, this, _1, _2, _3));
-  router.Add<v1::ShowJobRequest, v1::ShowJobResponse>(
-      "job.show", Right::kUser, std::bind(&ClientService::Show, this, _1, _2, _3));
-  router.Add<v1::ListJobsRequest, v1::ListJobsResponse>(
-      "job.list", Right::kUser, std::bind(&ClientService::List, this, _1, _2, _3));
-  router.Add<v1::PoolStatusRequest, v1::PoolStatusResponse>(
-      "pool.status", Right::kUser, std::bind(&ClientService::PoolStatus, this, _1, _2, _3));
+  router.Add(rpc::kJobSubmit, std::bind(&ClientService::Submit, this, _1, _2, _3));
+  router.Add(rpc::kJobCancel, std::bind(&ClientService::Cancel, this, _1, _2, _3));
+  router.Add(rpc::kJobHold, std::bind(&ClientService::Hold, this, _1, _2, _3));
+  router.Add(rpc::kJobRequeue, std::bind(&ClientService::Requeue, this, _1, _2, _3));
+  router.Add(rpc::kJobLogs, std::bind(&ClientService::Logs, this, _1, _2, _3));
+  router.Add(rpc::kJobShow, std::bind(&ClientService::Show, this, _1, _2, _3));
+  router.Add(rpc::kJobList, std::bind(&ClientService::List, this, _1, _2, _3));
+  router.Add(rpc::kPoolStatus, std::bind(&ClientService::PoolStatus, this, _1, _2, _3));
 }
 
 void ClientService::Submit(const CallContext& ctx, v1::SubmitRequest req,
@@ -46,12 +42,12 @@ void ClientService::Submit(const CallContext& ctx, v1::SubmitRequest req,
                                   "' (set --tenant or SNN_TENANT)"));
   }
   auto tenant =
-      ActingTenant(controller_.scheduling(), ctx.identity, asked.empty() ? spec.tenant() : asked);
+      ActingTenant(scheduling_.scheduling(), ctx.identity, asked.empty() ? spec.tenant() : asked);
   if (!tenant.ok()) return r.Fail(ctx.Refuse(tenant.status()));
   spec.set_tenant(*tenant);
   spec.set_uid(ctx.identity.uid);  // whoever the job file says, the job is the caller's
   spec.set_gid(ctx.identity.gid);
-  auto job = controller_.Submit(std::move(spec), ctx.identity.user);
+  auto job = lifecycle_.Submit(std::move(spec), ctx.identity.user);
   if (!job.ok()) return r.Fail(job.status());
   v1::SubmitResponse resp;
   resp.set_job_id((*job)->id());
@@ -62,7 +58,7 @@ void ClientService::Submit(const CallContext& ctx, v1::SubmitRequest req,
 
 Result<v1::JobRecord*> ClientService::Lookup(const CallContext& ctx, const v1::JobRef& ref,
                                              std::optional<v1::JobRecord>& archived) {
-  const v1::SchedulingConfig& policy = controller_.scheduling();
+  const v1::SchedulingConfig& policy = scheduling_.scheduling();
   // Reading needs membership or the reader role, not the right to act for the tenant.
   std::string tenant = ref.tenant().empty() ? ctx.credential.tenant() : ref.tenant();
   if (tenant.empty()) {
@@ -91,7 +87,7 @@ void ClientService::Cancel(const CallContext& ctx, v1::CancelRequest req,
   auto job = Lookup(ctx, req.job(), archived);
   if (!job.ok()) return r.Fail(job.status());
   if (Status s = MayManage(ctx, **job, "cancelling"); !s.ok()) return r.Fail(s);
-  Status s = controller_.Cancel(**job, "cancelled by " + ctx.identity.user);
+  Status s = lifecycle_.Cancel(**job, "cancelled by " + ctx.identity.user);
   if (!s.ok()) return r.Fail(s);
   v1::CancelResponse resp;
   resp.set_state((*job)->state());
@@ -111,8 +107,7 @@ void ClientService::Hold(const CallContext& ctx, v1::HoldRequest req,
     return r.Fail(FailedPrecondition("job " + std::to_string(target.tenant_job_id()) +
                                      " has ended (" + v1::JobState_Name(target.state()) + ")"));
   }
-  Status s =
-      req.release() ? controller_.Release(**job) : controller_.Hold(**job, ctx.identity.user);
+  Status s = req.release() ? lifecycle_.Release(**job) : lifecycle_.Hold(**job, ctx.identity.user);
   if (!s.ok()) return r.Fail(s);
   v1::CancelResponse resp;
   resp.set_state((*job)->state());
@@ -121,7 +116,7 @@ void ClientService::Hold(const CallContext& ctx, v1::HoldRequest req,
 
 Status ClientService::MayManage(const CallContext& ctx, const v1::JobRecord& job,
                                 const std::string& doing) const {
-  if (MayManageJob(controller_.scheduling(), ctx.identity, job.tenant(), job.spec().uid(),
+  if (MayManageJob(scheduling_.scheduling(), ctx.identity, job.tenant(), job.spec().uid(),
                    job.spec().user())) {
     return Status::Ok();
   }
@@ -137,7 +132,7 @@ void ClientService::Requeue(const CallContext& ctx, v1::RequeueRequest req,
   auto job = Lookup(ctx, req.job(), archived);
   if (!job.ok()) return r.Fail(job.status());
   if (Status s = MayManage(ctx, **job, "requeueing"); !s.ok()) return r.Fail(s);
-  if (Status s = controller_.Requeue(**job, ctx.identity.user); !s.ok()) return r.Fail(s);
+  if (Status s = lifecycle_.Requeue(**job, ctx.identity.user); !s.ok()) return r.Fail(s);
   v1::CancelResponse resp;
   resp.set_state((*job)->state());
   journal_.Commit([r, resp] { r.Ok(resp); });
@@ -180,24 +175,22 @@ void ClientService::Logs(const CallContext& ctx, v1::JobLogsRequest req,
   resp.set_state(target.state());
   resp.set_attempt(task->attempt());
   resp.set_node(task->node());
-  node->session->Call("agent.task_output", ask, v1::Credential(),
-                      [r, resp](Result<v1::Envelope> reply) mutable {
-                        auto out = DecodeResponse<v1::TaskOutputResponse>(reply);
-                        if (!out.ok()) return r.Fail(out.status());
-                        resp.set_data(std::move(*out->mutable_data()));
-                        resp.set_size(out->size());
-                        r.Ok(resp);
-                      });
+  agents_.TaskOutput(task->node(), ask, [r, resp](Result<v1::TaskOutputResponse> out) mutable {
+    if (!out.ok()) return r.Fail(out.status());
+    resp.set_data(std::move(*out->mutable_data()));
+    resp.set_size(out->size());
+    r.Ok(resp);
+  });
 }
 
 v1::JobRecord ClientService::ForDisplay(const v1::JobRecord& job, const Identity& viewer) const {
   v1::JobRecord copy = job;
-  if (!MayManageJob(controller_.scheduling(), viewer, job.tenant(), job.spec().uid(),
+  if (!MayManageJob(scheduling_.scheduling(), viewer, job.tenant(), job.spec().uid(),
                     job.spec().user())) {
     // Secrets travel in the env: only the owner, its coordinators and admins see it.
     copy.mutable_spec()->mutable_task()->clear_env();
   }
-  copy.set_reason(controller_.PendingReason(job));
+  copy.set_reason(scheduling_.PendingReason(job));
   const PriorityFactors* f =
       job.state() == v1::PENDING ? jobs_.views().FactorsOf(job.id()) : nullptr;
   if (f != nullptr) {  // as the last pass worked them out
@@ -222,14 +215,14 @@ void ClientService::Show(const CallContext& ctx, v1::ShowJobRequest req,
   v1::ShowJobResponse resp;
   *resp.mutable_job() = ForDisplay(**job, ctx.identity);
   if ((*job)->state() == v1::RUNNING) {
-    for (std::string& l : controller_.GangLinks(**job)) resp.add_gang_links(std::move(l));
+    for (std::string& l : GangLinks(nodes_, **job)) resp.add_gang_links(std::move(l));
   }
   journal_.Commit([r, resp = std::move(resp)] { r.Ok(resp); });
 }
 
 void ClientService::List(const CallContext& ctx, v1::ListJobsRequest req,
                          Responder<v1::ListJobsResponse> r) {
-  const v1::SchedulingConfig& policy = controller_.scheduling();
+  const v1::SchedulingConfig& policy = scheduling_.scheduling();
   std::string tenant;
   if (req.all_tenants()) {
     if (ctx.identity.role < Role::kReader) {
@@ -278,9 +271,9 @@ void ClientService::PoolStatus(const CallContext& ctx, v1::PoolStatusRequest req
                                Responder<v1::PoolStatusResponse> r) {
   auto resp = std::make_shared<v1::PoolStatusResponse>();
   resp->set_now_ms(clock_.NowMs());
-  const double unit_ksps = controller_.UnitKsps();
+  const double unit_ksps = scheduling_.UnitKsps();
   resp->set_unit_ksps(unit_ksps);
-  resp->set_unit_board_type(controller_.options().admission.unit_board_type);
+  resp->set_unit_board_type(scheduling_.admission().unit_board_type);
   for (const auto& [name, entry] : nodes_.nodes()) {
     v1::NodeStatus* ns = resp->add_nodes();
     ns->set_name(name);

@@ -11,14 +11,16 @@
 
 #include "common/clock.h"
 #include "common/rpc_router.h"
-#include "master/job_controller.h"
+#include "master/jobs/job_lifecycle.h"
+#include "master/jobs/scheduling_driver.h"
 
 namespace snn {
 
 class ClientService {
  public:
-  ClientService(JobTable& jobs, JobArchive& archive, NodeRegistry& nodes, Journal& journal,
-                JobController& controller, const Clock& clock);
+  ClientService(JobTable& jobs, JobArchive& archive, NodeRegistry& nodes, AgentChannel& agents,
+                Journal& journal, JobLifecycle& lifecycle, SchedulingDriver& scheduling,
+                const Clock& clock);
 
   void Register(MethodRouter& router);
 
@@ -46,8 +48,10 @@ class ClientService {
   JobTable& jobs_;
   JobArchive& archive_;
   NodeRegistry& nodes_;
+  AgentChannel& agents_;  // reads task output from the agents
   Journal& journal_;
-  JobController& controller_;
+  JobLifecycle& lifecycle_;
+  SchedulingDriver& scheduling_;
   const Clock& clock_;
 };
 

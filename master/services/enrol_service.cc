@@ -42,12 +42,9 @@ std::string EnrolService::HashToken(const std::string& token) {
 
 void EnrolService::Register(MethodRouter& router) {
   using namespace std::placeholders;
-  router.Add<v1::NodeTokenRequest, v1::NodeTokenResponse>(
-      "node.token", Right::kAdmin, std::bind(&EnrolService::Token, this, _1, _2, _3));
-  router.Add<v1::EnrolRequest, v1::EnrolResponse>(
-      "node.enrol", Right::kEnrol, std::bind(&EnrolService::Enrol, this, _1, _2, _3));
-  router.Add<v1::RenewRequest, v1::RenewResponse>(
-      "node.renew", Right::kNode, std::bind(&EnrolService::Renew, this, _1, _2, _3));
+  router.Add(rpc::kNodeToken, std::bind(&EnrolService::Token, this, _1, _2, _3));
+  router.Add(rpc::kNodeEnrol, std::bind(&EnrolService::Enrol, this, _1, _2, _3));
+  router.Add(rpc::kNodeRenew, std::bind(&EnrolService::Renew, this, _1, _2, _3));
 }
 
 void EnrolService::Restore(const std::string& hash, v1::JoinTokenRecord token) {

@@ -10,40 +10,36 @@
 namespace snn {
 
 void PolicyService::Register(MethodRouter& router) {
-  router.Add<v1::TenantMembersRequest, v1::PolicySetResponse>(
-      "admin.tenant.members", Right::kUser,
-      [this](const CallContext& ctx, v1::TenantMembersRequest req,
-             Responder<v1::PolicySetResponse> r) { Members(ctx, std::move(req), r); });
-  router.Add<v1::PolicyGetRequest, v1::PolicyGetResponse>(
-      "admin.policy.get", Right::kUser,
-      [this](const CallContext&, v1::PolicyGetRequest, Responder<v1::PolicyGetResponse> r) {
-        v1::PolicyGetResponse resp;
-        *resp.mutable_config() = controller_.scheduling();
-        r.Ok(resp);
-      });
-  router.Add<v1::SetQueueRequest, v1::PolicySetResponse>(
-      "admin.queue.set", Right::kAdmin,
-      [this](const CallContext& ctx, v1::SetQueueRequest req, Responder<v1::PolicySetResponse> r) {
-        auto next =
-            SetQueue(controller_.scheduling(), req.queue(), req.create(), controller_.KnownPools());
-        if (!next.ok()) return r.Fail(next.status());
-        LOG(INFO) << ctx.identity.Describe() << " set queue " << req.queue().ShortDebugString();
-        Apply(*next, r);
-      });
-  router.Add<v1::SetTenantRequest, v1::PolicySetResponse>(
-      "admin.tenant.set", Right::kAdmin,
-      [this](const CallContext& ctx, v1::SetTenantRequest req, Responder<v1::PolicySetResponse> r) {
-        auto next = SetTenant(controller_.scheduling(), req.tenant(), req.create(),
-                              controller_.KnownPools());
-        if (!next.ok()) return r.Fail(next.status());
-        LOG(INFO) << ctx.identity.Describe() << " set tenant " << req.tenant().ShortDebugString();
-        Apply(*next, r);
-      });
+  router.Add(rpc::kTenantMembers,
+             [this](const CallContext& ctx, v1::TenantMembersRequest req,
+                    Responder<v1::PolicySetResponse> r) { Members(ctx, std::move(req), r); });
+  router.Add(rpc::kPolicyGet,
+             [this](const CallContext&, v1::PolicyGetRequest, Responder<v1::PolicyGetResponse> r) {
+               v1::PolicyGetResponse resp;
+               *resp.mutable_config() = scheduling_.scheduling();
+               r.Ok(resp);
+             });
+  router.Add(rpc::kQueueSet, [this](const CallContext& ctx, v1::SetQueueRequest req,
+                                    Responder<v1::PolicySetResponse> r) {
+    auto next =
+        SetQueue(scheduling_.scheduling(), req.queue(), req.create(), scheduling_.KnownPools());
+    if (!next.ok()) return r.Fail(next.status());
+    LOG(INFO) << ctx.identity.Describe() << " set queue " << req.queue().ShortDebugString();
+    Apply(*next, r);
+  });
+  router.Add(rpc::kTenantSet, [this](const CallContext& ctx, v1::SetTenantRequest req,
+                                     Responder<v1::PolicySetResponse> r) {
+    auto next =
+        SetTenant(scheduling_.scheduling(), req.tenant(), req.create(), scheduling_.KnownPools());
+    if (!next.ok()) return r.Fail(next.status());
+    LOG(INFO) << ctx.identity.Describe() << " set tenant " << req.tenant().ShortDebugString();
+    Apply(*next, r);
+  });
 }
 
 void PolicyService::Members(const CallContext& ctx, v1::TenantMembersRequest req,
                             Responder<v1::PolicySetResponse> r) {
-  v1::SchedulingConfig next = controller_.scheduling();
+  v1::SchedulingConfig next = scheduling_.scheduling();
   v1::TenantConfig* tenant = nullptr;
   for (auto& t : *next.mutable_tenants()) {
     if (t.name() == req.tenant()) tenant = &t;
@@ -79,7 +75,7 @@ void PolicyService::Members(const CallContext& ctx, v1::TenantMembersRequest req
 }
 
 void PolicyService::Apply(const v1::SchedulingConfig& next, Responder<v1::PolicySetResponse> r) {
-  controller_.SetScheduling(next);
+  scheduling_.SetScheduling(next);
   journal_.PutPolicy(next);
   request_schedule_();
   v1::PolicySetResponse resp;

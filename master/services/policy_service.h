@@ -9,15 +9,16 @@
 #include <functional>
 
 #include "common/rpc_router.h"
-#include "master/job_controller.h"
+#include "master/jobs/scheduling_driver.h"
 #include "master/store/journal.h"
 
 namespace snn {
 
 class PolicyService {
  public:
-  PolicyService(JobController& controller, Journal& journal, std::function<void()> request_schedule)
-      : controller_(controller),
+  PolicyService(SchedulingDriver& scheduling, Journal& journal,
+                std::function<void()> request_schedule)
+      : scheduling_(scheduling),
         journal_(journal),
         request_schedule_(std::move(request_schedule)) {}
   void Register(MethodRouter& router);
@@ -27,7 +28,7 @@ class PolicyService {
   void Members(const CallContext& ctx, v1::TenantMembersRequest req,
                Responder<v1::PolicySetResponse> r);
 
-  JobController& controller_;
+  SchedulingDriver& scheduling_;
   Journal& journal_;
   std::function<void()> request_schedule_;
 };

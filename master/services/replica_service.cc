@@ -5,10 +5,10 @@
 namespace snn {
 
 void ReplicaService::Register(MethodRouter& router) {
-  router.Add<v1::HaSnapshotRequest, v1::HaSnapshotResponse>(
-      "ha.snapshot", Right::kMaster,
-      [this](const CallContext& ctx, v1::HaSnapshotRequest req,
-             Responder<v1::HaSnapshotResponse> r) { Snapshot(ctx, std::move(req), std::move(r)); });
+  router.Add(rpc::kHaSnapshot, [this](const CallContext& ctx, v1::HaSnapshotRequest req,
+                                      Responder<v1::HaSnapshotResponse> r) {
+    Snapshot(ctx, std::move(req), std::move(r));
+  });
 }
 
 void ReplicaService::Snapshot(const CallContext&, v1::HaSnapshotRequest req,

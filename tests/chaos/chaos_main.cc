@@ -90,11 +90,12 @@ struct Chaos {
     return client.get();
   }
 
-  template <typename Response>
-  snn::Result<Response> Call(const std::string& method, const google::protobuf::Message& req) {
+  template <typename Request, typename Response>
+  snn::Result<Response> Call(const snn::RpcMethod<Request, Response>& method,
+                             const std::type_identity_t<Request>& req) {
     snn::RpcClient* c = Client();
     if (c == nullptr) return snn::Unavailable("master unreachable");
-    auto r = c->Call<Response>(method, req);
+    auto r = c->Call(method, req);
     if (!r.ok() && (r.status().code() == snn::Code::kUnavailable ||
                     r.status().code() == snn::Code::kDeadlineExceeded)) {
       client.reset();
@@ -103,7 +104,7 @@ struct Chaos {
   }
 
   int NodesUp() {
-    auto pool = Call<snn::v1::PoolStatusResponse>("pool.status", snn::v1::PoolStatusRequest());
+    auto pool = Call(snn::rpc::kPoolStatus, snn::v1::PoolStatusRequest());
     if (!pool.ok()) return -1;
     int up = 0;
     for (const auto& n : pool->nodes()) up += n.state() == "UP";
@@ -230,7 +231,7 @@ int main(int argc, char** argv) {
     r->set_cores(1 + rng() % 6);
     r->set_ksps(10);
     r->set_streams(1);
-    auto resp = c.Call<snn::v1::SubmitResponse>("job.submit", req);
+    auto resp = c.Call(snn::rpc::kJobSubmit, req);
     if (resp.ok()) {
       acknowledged.insert(resp->job_id());
     } else {
@@ -280,7 +281,7 @@ int main(int argc, char** argv) {
         list_req.set_all_tenants(true);
         snn::v1::ListJobsResponse all;
         while (true) {  // every job, page by page
-          auto page = c.Call<snn::v1::ListJobsResponse>("job.list", list_req);
+          auto page = c.Call(snn::rpc::kJobList, list_req);
           if (!page.ok()) return false;
           for (auto& j : *page->mutable_jobs()) *all.add_jobs() = std::move(j);
           if (!page->more() || page->next_after_id() <= list_req.after_id()) break;

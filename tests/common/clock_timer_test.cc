@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <thread>
 #include <vector>
 
 namespace snn {
@@ -67,6 +69,31 @@ TEST(ClockTimerTest, OnASystemClockItWaitsRealTime) {
   timer.WaitMs(1, [&](bool e) { expired = e; });
   io.run();  // returns once the timer has fired
   EXPECT_TRUE(expired);
+}
+
+}  // namespace
+}  // namespace snn
+
+namespace snn {
+namespace {
+
+// A sleep on a manual clock ends when another thread moves the clock past it, not before.
+TEST(ClockSleepTest, ASleepOnAManualClockEndsOnceTheClockIsAdvancedPastIt) {
+  ManualClock clock;
+  std::atomic<bool> woke{false};
+  std::thread sleeper([&] {
+    clock.SleepMs(100);
+    woke = true;
+  });
+  // Wait for the sleeper to arm its wake-up, then move the clock short of it and past it.
+  while (clock.pending_calls() == 0) std::this_thread::yield();
+  clock.AdvanceMs(99);
+  EXPECT_FALSE(woke.load());
+  EXPECT_EQ(clock.pending_calls(), 1u);
+  clock.AdvanceMs(1);
+  sleeper.join();
+  EXPECT_TRUE(woke.load());
+  clock.SleepMs(0);  // nothing to wait for: returns at once
 }
 
 }  // namespace

@@ -8,7 +8,7 @@ namespace {
 TEST(FrameTest, RoundTripsAnEnvelope) {
   v1::Envelope e;
   e.set_id(42);
-  e.set_method("job.submit");
+  e.set_method("job.example");
   e.set_payload(std::string(1000, 'x'));
   const std::string frame = EncodeFrame(e);
   ASSERT_GE(frame.size(), kFrameHeaderBytes);
@@ -17,7 +17,7 @@ TEST(FrameTest, RoundTripsAnEnvelope) {
   auto back = DecodeEnvelope(bytes + kFrameHeaderBytes, frame.size() - kFrameHeaderBytes);
   ASSERT_TRUE(back.ok());
   EXPECT_EQ(back->id(), 42u);
-  EXPECT_EQ(back->method(), "job.submit");
+  EXPECT_EQ(back->method(), "job.example");
   EXPECT_EQ(back->payload().size(), 1000u);
 }
 

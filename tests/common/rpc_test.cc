@@ -109,6 +109,77 @@ TEST(RpcClientTest, SilentServerTimesOutInsteadOfHanging) {
   EXPECT_EQ(resp.status().code(), Code::kDeadlineExceeded);
 }
 
+// A master on its own thread that answers "whoami" with its name.
+class NamedMaster {
+ public:
+  explicit NamedMaster(std::string name) : name_(std::move(name)) {
+    router_.Add<v1::ShowJobRequest, v1::ShowJobResponse>(
+        "whoami", Right::kUser,
+        [this](const CallContext&, v1::ShowJobRequest, Responder<v1::ShowJobResponse> r) {
+          v1::ShowJobResponse resp;
+          resp.mutable_job()->set_tenant(name_);
+          r.Ok(resp);
+        });
+    server_ = std::make_unique<RpcServer>(
+        io_, 1024,
+        [this](const std::shared_ptr<Connection>& c, v1::Envelope e) {
+          Identity who;
+          who.kind = Identity::Kind::kUser;
+          router_.Dispatch(c, std::move(e), std::move(who));
+        },
+        nullptr);
+    if (!server_->Listen(HostPort{"127.0.0.1", 0}).ok()) std::abort();
+    thread_ = std::thread([this] { io_.run(); });
+  }
+  ~NamedMaster() { Stop(); }
+  // Closes every connection and the listening port; returns once its thread has ended.
+  void Stop() {
+    if (!thread_.joinable()) return;
+    asio::post(io_, [this] {
+      server_->Stop();
+      io_.stop();
+    });
+    thread_.join();
+  }
+  HostPort address() const { return HostPort{"127.0.0.1", server_->port()}; }
+
+ private:
+  const std::string name_;
+  asio::io_context io_;
+  MethodRouter router_;
+  std::unique_ptr<RpcServer> server_;
+  std::thread thread_;
+};
+
+Result<std::string> WhoAnswers(RpcClient& client) {
+  auto resp = client.Call<v1::ShowJobResponse>("whoami", v1::ShowJobRequest());
+  if (!resp.ok()) return resp.status();
+  return resp->job().tenant();
+}
+
+// A long-lived client whose master went away must not be stuck on the dead connection: its next
+// call goes back to the configured masters (issue 34: after a partition, every call failed on
+// the closed socket without ever connecting again).
+TEST(RpcClientTest, AClientThatLosesItsMasterReconnectsToTheConfiguredOnesOnTheNextCall) {
+  NamedMaster first("first");
+  NamedMaster second("second");
+  RpcClient client(std::chrono::milliseconds(30000));
+  ASSERT_TRUE(client.ConnectAny({first.address(), second.address()}).ok());
+  auto before = WhoAnswers(client);
+  ASSERT_TRUE(before.ok()) << before.status().ToString();
+  EXPECT_EQ(*before, "first");
+
+  first.Stop();
+  // The call that meets the closed connection fails (its master may have taken it: it is not
+  // sent again) ...
+  EXPECT_FALSE(WhoAnswers(client).ok());
+  // ... and the next one finds a master that answers.
+  auto after = WhoAnswers(client);
+  ASSERT_TRUE(after.ok()) << after.status().ToString();
+  EXPECT_EQ(*after, "second");
+  EXPECT_EQ(client.target(), second.address().ToString());
+}
+
 }  // namespace
 }  // namespace snn
 

@@ -26,10 +26,11 @@ class FakeMasterSession {
   // True once the agent has called `method` at or after call number `from`. Reads frames
   // while it has not, answering every call with an empty OK (register gets a real answer).
   // False if the session ends first.
-  bool WaitForCall(const std::string& method, size_t from = 0) {
+  template <typename Req, typename Resp>
+  bool WaitForCall(const RpcMethod<Req, Resp>& method, size_t from = 0) {
     for (;;) {
       for (size_t i = from; i < calls_.size(); ++i) {
-        if (calls_[i] == method) return true;
+        if (calls_[i] == method.name) return true;
       }
       from = calls_.size();
       if (!Read()) return false;
@@ -37,10 +38,11 @@ class FakeMasterSession {
   }
 
   // Sends a request and reads until its answer; the agent's own calls meanwhile are answered.
-  v1::Envelope Call(const std::string& method, const google::protobuf::Message& request) {
+  template <typename Req, typename Resp>
+  v1::Envelope Call(const RpcMethod<Req, Resp>& method, const std::type_identity_t<Req>& request) {
     v1::Envelope e;
     e.set_id(++last_id_);
-    e.set_method(method);
+    e.set_method(std::string(method.name));
     e.set_payload(request.SerializeAsString());
     asio::write(socket_, asio::buffer(EncodeFrame(e)));
     for (;;) {
@@ -69,7 +71,7 @@ class FakeMasterSession {
       v1::Envelope answer;
       answer.set_id(e->id());
       answer.set_kind(v1::Envelope::RESPONSE);
-      if (e->method() == "master.register") {
+      if (e->method() == rpc::kNodeRegister.name) {
         v1::RegisterResponse resp;
         resp.set_heartbeat_interval_ms(60000);
         answer.set_payload(resp.SerializeAsString());
@@ -100,8 +102,8 @@ v1::LaunchRequest WholeBoardTask() {
 void ExpectRegisterBeforeTaskStatus(const std::vector<std::string>& calls, size_t from) {
   size_t reg = calls.size(), status = calls.size();
   for (size_t i = from; i < calls.size(); ++i) {
-    if (calls[i] == "master.register" && reg == calls.size()) reg = i;
-    if (calls[i] == "master.task_status" && status == calls.size()) status = i;
+    if (calls[i] == rpc::kNodeRegister.name && reg == calls.size()) reg = i;
+    if (calls[i] == rpc::kNodeTaskStatus.name && status == calls.size()) status = i;
   }
   ASSERT_LT(reg, calls.size()) << "the agent did not describe its boards again";
   EXPECT_LT(reg, status) << "the lost task was reported before the board's new state";
@@ -120,8 +122,8 @@ TEST_P(AgentReportOrderTest, TheBoardsNewStateReachesTheMasterBeforeTheLostTask)
   tcp::socket socket(io);
   acceptor.accept(socket);
   FakeMasterSession master(std::move(socket));
-  ASSERT_TRUE(master.WaitForCall("master.register"));
-  v1::Envelope launched = master.Call("agent.launch", WholeBoardTask());
+  ASSERT_TRUE(master.WaitForCall(rpc::kNodeRegister));
+  v1::Envelope launched = master.Call(rpc::kAgentLaunch, WholeBoardTask());
   ASSERT_EQ(launched.code(), 0) << launched.error();
   v1::SimFaultRequest fault;
   fault.set_node("node1");
@@ -129,9 +131,9 @@ TEST_P(AgentReportOrderTest, TheBoardsNewStateReachesTheMasterBeforeTheLostTask)
   fault.set_x(1);
   fault.set_y(1);
   const size_t before = master.calls().size();
-  v1::Envelope faulted = master.Call("agent.sim_fault", fault);
+  v1::Envelope faulted = master.Call(rpc::kAgentSimFault, fault);
   ASSERT_EQ(faulted.code(), 0) << faulted.error();
-  ASSERT_TRUE(master.WaitForCall("master.task_status", before))
+  ASSERT_TRUE(master.WaitForCall(rpc::kNodeTaskStatus, before))
       << "the lost task was never reported";
   ExpectRegisterBeforeTaskStatus(master.calls(), before);
 }

@@ -70,8 +70,7 @@ task:
       out += j.tenant() + "/" + std::to_string(j.tenant_job_id()) + ":" +
              v1::JobState_Name(j.state()) + ":" + std::to_string(j.spec().task().env_size()) + ";";
     }
-    auto policy =
-        cluster_.Client()->Call<v1::PolicyGetResponse>("admin.policy.get", v1::PolicyGetRequest());
+    auto policy = cluster_.Client()->Call(rpc::kPolicyGet, v1::PolicyGetRequest());
     EXPECT_TRUE(policy.ok());
     out += policy->config().SerializeAsString();
     auto pool = cluster_.Pool();
@@ -100,7 +99,7 @@ task:
   v1::JobState StateOf(const std::string& tenant, uint64_t id) {
     v1::ShowJobRequest show;
     show.mutable_job()->set_tenant_job_id(id);
-    auto r = cluster_.Client("root", tenant)->Call<v1::ShowJobResponse>("job.show", show);
+    auto r = cluster_.Client("root", tenant)->Call(rpc::kJobShow, show);
     return r.ok() ? r->job().state() : v1::JOB_STATE_UNSPECIFIED;
   }
 
@@ -171,7 +170,7 @@ TEST_F(AuthorizationTest, OnlyOwnersCoordinatorsAndAdminsCancelAndSeeTheEnv) {
   auto job = cluster_.Client("root", "lab-a");
   v1::ShowJobRequest show;
   show.mutable_job()->set_tenant_job_id(1);
-  auto first = job->Call<v1::ShowJobResponse>("job.show", show);
+  auto first = job->Call(rpc::kJobShow, show);
   ASSERT_TRUE(first.ok()) << first.status().ToString();
   EXPECT_NE(first->job().reason().find("cancelled by bin"), std::string::npos)
       << first->job().reason();
@@ -222,7 +221,7 @@ TEST_F(AuthorizationTest, ImpostorNodesAreRefused) {
     auto c = cluster_.Client("root", "lab-a");
     v1::ShowJobRequest show;
     show.mutable_job()->set_tenant_job_id(1);
-    auto r = c->Call<v1::ShowJobResponse>("job.show", show);
+    auto r = c->Call(rpc::kJobShow, show);
     return r.ok() && r->job().state() == v1::RUNNING ? r->job() : v1::JobRecord();
   };
   // Until node1's agent confirms the launch, the task is LAUNCHING: wait for it to run, so that
@@ -259,10 +258,9 @@ TEST_F(AuthorizationTest, ImpostorNodesAreRefused) {
 
   // 1. A user's client (TLS, MUNGE as root, an admin): a user is not a node.
   auto user = cluster_.Client("root");
-  EXPECT_EQ(user->Call<v1::RegisterResponse>("master.register", as_node1).status().code(),
-            Code::kPermissionDenied);
-  EXPECT_FALSE(user->Call<v1::TaskStatusAck>("master.task_status", finished).ok());
-  EXPECT_FALSE(user->Call<v1::HeartbeatResponse>("master.heartbeat", heartbeat).ok());
+  EXPECT_EQ(user->Call(rpc::kNodeRegister, as_node1).status().code(), Code::kPermissionDenied);
+  EXPECT_FALSE(user->Call(rpc::kNodeTaskStatus, finished).ok());
+  EXPECT_FALSE(user->Call(rpc::kNodeHeartbeat, heartbeat).ok());
 
   // 2. node2's certificate: it is node2, not node1.
   const std::string node2_dir = cluster_.auth().AgentFlags("node2")[0].substr(10);
@@ -270,11 +268,11 @@ TEST_F(AuthorizationTest, ImpostorNodesAreRefused) {
   node2.set_tls(
       *MakeClientTls({node2_dir + "/ca.crt", node2_dir + "/node.pem", node2_dir + "/node.pem"}));
   ASSERT_TRUE(node2.Connect(HostPort{"127.0.0.1", cluster_.master_port()}).ok());
-  auto reg = node2.Call<v1::RegisterResponse>("master.register", as_node1);
+  auto reg = node2.Call(rpc::kNodeRegister, as_node1);
   EXPECT_EQ(reg.status().code(), Code::kPermissionDenied) << reg.status().ToString();
   EXPECT_NE(reg.status().message().find("needs that node's certificate"), std::string::npos);
-  EXPECT_FALSE(node2.Call<v1::HeartbeatResponse>("master.heartbeat", heartbeat).ok());
-  EXPECT_FALSE(node2.Call<v1::SubmitResponse>("job.submit", v1::SubmitRequest()).ok());
+  EXPECT_FALSE(node2.Call(rpc::kNodeHeartbeat, heartbeat).ok());
+  EXPECT_FALSE(node2.Call(rpc::kJobSubmit, v1::SubmitRequest()).ok());
   // Registered as itself, it still cannot end or charge node1's task.
   v1::RegisterRequest as_node2 = as_node1;
   as_node2.mutable_node()->set_name("node2");
@@ -282,10 +280,10 @@ TEST_F(AuthorizationTest, ImpostorNodesAreRefused) {
   as_node2.mutable_node()->mutable_boards(0)->set_height(4);
   as_node2.mutable_node()->mutable_boards(0)->set_ksps(1000);
   as_node2.mutable_node()->mutable_boards(0)->set_streams(4);
-  ASSERT_TRUE(node2.Call<v1::RegisterResponse>("master.register", as_node2).ok());
-  EXPECT_TRUE(node2.Call<v1::TaskStatusAck>("master.task_status", finished).ok());
+  ASSERT_TRUE(node2.Call(rpc::kNodeRegister, as_node2).ok());
+  EXPECT_TRUE(node2.Call(rpc::kNodeTaskStatus, finished).ok());
   heartbeat.set_node("node2");
-  EXPECT_TRUE(node2.Call<v1::HeartbeatResponse>("master.heartbeat", heartbeat).ok());
+  EXPECT_TRUE(node2.Call(rpc::kNodeHeartbeat, heartbeat).ok());
 
   // 3. A certificate from another CA does not even get a TLS session.
   const std::string other = cluster_.dir() + "/other-ca";
@@ -300,7 +298,7 @@ TEST_F(AuthorizationTest, ImpostorNodesAreRefused) {
       *MakeClientTls({cluster_.auth().ca_file(), other + "/node.pem", other + "/node.pem"}));
   Status connected = forged.Connect(HostPort{"127.0.0.1", cluster_.master_port()});
   if (connected.ok()) {  // TLS 1.3 may report the refused client certificate on the first read
-    EXPECT_FALSE(forged.Call<v1::RegisterResponse>("master.register", as_node1).ok());
+    EXPECT_FALSE(forged.Call(rpc::kNodeRegister, as_node1).ok());
   }
 
   // node1's job runs on, on node1, uncharged; node1 is still the real agent.
@@ -323,7 +321,7 @@ TEST_F(AuthorizationTest, ImpostorNodesAreRefused) {
     auto c = cluster_.Client("root", "lab-b");
     v1::ShowJobRequest show;
     show.mutable_job()->set_tenant_job_id(second->tenant_job_id());
-    auto r = c->Call<v1::ShowJobResponse>("job.show", show);
+    auto r = c->Call(rpc::kJobShow, show);
     return r.ok() && r->job().state() == v1::COMPLETED && r->job().tasks(0).node() == "node1";
   };
   EXPECT_TRUE(TestCluster::WaitUntil(done));
@@ -339,7 +337,7 @@ TEST_F(AuthorizationTest, ForgedAndReplayedCredentialsAreRefused) {
     v1::Credential cred;
     cred.set_munge(credential);
     c.set_credential(cred);
-    return c.Call<v1::PoolStatusResponse>("pool.status", v1::PoolStatusRequest()).status();
+    return c.Call(rpc::kPoolStatus, v1::PoolStatusRequest()).status();
   };
   const Status forged = call_with("MUNGE:AwQFAAC5Zm9yZ2VkIGNyZWRlbnRpYWwgYnkgYW4gYXR0YWNrZXI=:");
   EXPECT_EQ(forged.code(), Code::kUnauthenticated) << forged.ToString();
@@ -399,12 +397,12 @@ TEST_F(AuthorizationTest, NodesEnrolWithOneTimeTokens) {
   enrol.set_token(secret);
   enrol.set_node("node7");
   enrol.set_csr_pem(*pki::NewCsr(*key, "node7"));
-  auto reused = fresh.Call<v1::EnrolResponse>("node.enrol", enrol);
+  auto reused = fresh.Call(rpc::kNodeEnrol, enrol);
   EXPECT_EQ(reused.status().code(), Code::kUnauthenticated) << reused.status().ToString();
   CliRun other = cluster_.Snnctl({"node", "token", "node8", "--parsable"});
   ASSERT_EQ(other.exit_code, 0);
   enrol.set_token(other.out.substr(0, other.out.find('\n')));
-  auto misnamed = fresh.Call<v1::EnrolResponse>("node.enrol", enrol);
+  auto misnamed = fresh.Call(rpc::kNodeEnrol, enrol);
   EXPECT_EQ(misnamed.status().code(), Code::kPermissionDenied) << misnamed.status().ToString();
   // An enrolled node's certificate does not let it pose as the master to clients.
   EXPECT_EQ(info->role, "node");

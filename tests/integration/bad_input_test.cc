@@ -202,7 +202,8 @@ TEST_F(BadInputTest, TextThatIsNotUtf8IsOneLineAndChangesNothing) {
   bytes.replace(bytes.find("AAAA"), 4, "\xff\xfe\xc0\x80");
   google::protobuf::BytesValue forged;
   forged.set_value(bytes);
-  auto answer = cluster_.Client()->Call<v1::SubmitResponse>("job.submit", forged);
+  auto answer =
+      cluster_.Client()->Call<v1::SubmitResponse>(std::string(rpc::kJobSubmit.name), forged);
   ASSERT_FALSE(answer.ok());
   EXPECT_EQ(answer.status().message(),
             "malformed job.submit request: not a SubmitRequest, or a string in it is not UTF-8 "
@@ -253,19 +254,19 @@ TEST_F(BadInputTest, MasterSurvivesGarbageAndKeepsServing) {
   RpcClient anonymous(std::chrono::milliseconds(3000));
   anonymous.set_tls(*MakeClientTls({cluster_.auth().ca_file(), "", ""}));
   ASSERT_TRUE(anonymous.Connect(HostPort{"127.0.0.1", cluster_.master_port()}).ok());
-  auto unauth = anonymous.Call<v1::ListJobsResponse>("job.list", v1::ListJobsRequest());
+  auto unauth = anonymous.Call(rpc::kJobList, v1::ListJobsRequest());
   EXPECT_EQ(unauth.status().code(), Code::kUnauthenticated) << unauth.status().ToString();
   // Without TLS the master does not even answer.
   RpcClient plain(std::chrono::milliseconds(3000));
   ASSERT_TRUE(plain.Connect(HostPort{"127.0.0.1", cluster_.master_port()}).ok());
-  EXPECT_FALSE(plain.Call<v1::ListJobsResponse>("job.list", v1::ListJobsRequest()).ok());
+  EXPECT_FALSE(plain.Call(rpc::kJobList, v1::ListJobsRequest()).ok());
   // A forged agent registration with nonsense boards is refused.
   v1::RegisterRequest forged;
   forged.mutable_node()->set_name("evil");
   forged.mutable_node()->add_pools("default");
   auto* b = forged.mutable_node()->add_boards();
   b->set_width(100000);
-  auto reg = client->Call<v1::RegisterResponse>("master.register", forged);
+  auto reg = client->Call(rpc::kNodeRegister, forged);
   EXPECT_FALSE(reg.ok());
   EXPECT_EQ(State(), before);
   EXPECT_EQ(cluster_.NodesUp(), 1) << "the real agent was disturbed";
@@ -292,7 +293,7 @@ TEST(AgentGarbageTest, AgentSurvivesGarbageFromItsMasterAndReconnects) {
   // A launch whose payload is garbage gets an error answer; the session stays up.
   v1::Envelope launch;
   launch.set_id(1);
-  launch.set_method("agent.launch");
+  launch.set_method(std::string(rpc::kAgentLaunch.name));
   launch.set_payload("\xff\xff\xff");
   asio::write(second, asio::buffer(EncodeFrame(launch)));
   bool answered = false;

@@ -177,7 +177,7 @@ std::string TestCluster::HaLeader() {
     cred.set_tenant("alice");
     client.set_credential(cred);
     // Answered by this master itself, not by the leader a standby sent the call on to.
-    if (client.Call<v1::PoolStatusResponse>("pool.status", v1::PoolStatusRequest()).ok() &&
+    if (client.Call(rpc::kPoolStatus, v1::PoolStatusRequest()).ok() &&
         client.target() == m.address) {
       return name;
     }
@@ -255,13 +255,13 @@ std::unique_ptr<RpcClient> TestCluster::Client(const std::string& user, const st
 Result<v1::SubmitResponse> TestCluster::Submit(const v1::JobSpec& spec, const std::string& user) {
   v1::SubmitRequest req;
   *req.mutable_spec() = spec;
-  return Client(user)->Call<v1::SubmitResponse>("job.submit", req);
+  return Client(user)->Call(rpc::kJobSubmit, req);
 }
 
 Result<v1::JobRecord> TestCluster::Show(uint64_t tenant_job_id, const std::string& user) {
   v1::ShowJobRequest req;
   req.mutable_job()->set_tenant_job_id(tenant_job_id);
-  auto resp = Client(user)->Call<v1::ShowJobResponse>("job.show", req);
+  auto resp = Client(user)->Call(rpc::kJobShow, req);
   if (!resp.ok()) return resp.status();
   return resp->job();
 }
@@ -272,7 +272,7 @@ Result<v1::ListJobsResponse> TestCluster::ListAll() {
   auto client = Client();
   v1::ListJobsResponse all;
   while (true) {
-    auto page = client->Call<v1::ListJobsResponse>("job.list", req);
+    auto page = client->Call(rpc::kJobList, req);
     if (!page.ok()) return page.status();
     for (auto& job : *page->mutable_jobs()) *all.add_jobs() = std::move(job);
     if (!page->more() || page->next_after_id() <= req.after_id()) return all;
@@ -281,7 +281,7 @@ Result<v1::ListJobsResponse> TestCluster::ListAll() {
 }
 
 Result<v1::PoolStatusResponse> TestCluster::Pool() {
-  return Client()->Call<v1::PoolStatusResponse>("pool.status", v1::PoolStatusRequest());
+  return Client()->Call(rpc::kPoolStatus, v1::PoolStatusRequest());
 }
 
 int TestCluster::NodesUp() {

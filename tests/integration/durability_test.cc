@@ -6,7 +6,7 @@
 #include <fstream>
 #include <set>
 
-#include "master/job_table.h"
+#include "master/jobs/job_table.h"
 #include "tests/integration/cluster.h"
 
 namespace snn::testing {
@@ -43,7 +43,7 @@ TEST(DurabilityTest, AcknowledgedJobsSurviveSigkillAndNothingRunsTwice) {
       v1::SubmitRequest req;
       *req.mutable_spec() =
           ShellJob("echo $SNN_ATTEMPT >> " + runs + "/$SNN_GLOBAL_JOB_ID; sleep 0.4");
-      auto resp = client->Call<v1::SubmitResponse>("job.submit", req);
+      auto resp = client->Call(rpc::kJobSubmit, req);
       ASSERT_TRUE(resp.ok()) << resp.status().ToString();
       acknowledged.insert(resp->job_id());
     }

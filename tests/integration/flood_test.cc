@@ -145,7 +145,7 @@ TEST_F(FloodTest, UnreadAnswersAreNotBufferedWithoutBoundAndBigJobsStillList) {
   for (int i = 0; i < 300; ++i) {
     v1::Envelope request;
     request.set_id(i + 1);
-    request.set_method("job.list");
+    request.set_method(std::string(rpc::kJobList.name));
     request.mutable_credential()->set_munge(*credential);
     request.mutable_credential()->set_tenant("bulky");
     v1::ListJobsRequest list;
@@ -183,10 +183,10 @@ TEST_F(FloodTest, ARegistrationDeclaresBoundedResources) {
     b->set_ksps(100000000);
     b->set_streams(64);
   }
-  auto reg = node2.Call<v1::RegisterResponse>("master.register", huge);
+  auto reg = node2.Call(rpc::kNodeRegister, huge);
   EXPECT_EQ(reg.status().code(), Code::kInvalidArgument) << reg.status().ToString();
   huge.mutable_node()->mutable_boards()->DeleteSubrange(17, 1024 - 17);
-  reg = node2.Call<v1::RegisterResponse>("master.register", huge);  // 17 x 65536 cores
+  reg = node2.Call(rpc::kNodeRegister, huge);  // 17 x 65536 cores
   EXPECT_EQ(reg.status().code(), Code::kInvalidArgument) << reg.status().ToString();
   EXPECT_NE(reg.status().message().find("at most 1048576"), std::string::npos);
   const int64_t grown_kb = RssKb(cluster_.master_pid()) - before;

@@ -232,7 +232,7 @@ TEST(HaTest, ALeaderCutOffFromEtcdStopsAcknowledgingBeforeItsSuccessorIsElected)
   Clock::time_point elected;
   ASSERT_TRUE(TestCluster::WaitUntil(
       [&] {
-        if (!m2->Call<v1::PoolStatusResponse>("pool.status", v1::PoolStatusRequest()).ok() ||
+        if (!m2->Call(rpc::kPoolStatus, v1::PoolStatusRequest()).ok() ||
             m2->target() != cluster.ha_master_address("m2")) {
           return false;
         }

@@ -147,13 +147,13 @@ TEST_F(LifecycleTest, ListingsArePagedAndSnnctlGetsEveryPage) {
   for (int i = 0; i < 5; ++i) ASSERT_TRUE(cluster_.Submit(ShellJob("true")).ok());
   v1::ListJobsRequest req;
   req.set_limit(2);
-  auto first = cluster_.Client()->Call<v1::ListJobsResponse>("job.list", req);
+  auto first = cluster_.Client()->Call(rpc::kJobList, req);
   ASSERT_TRUE(first.ok());
   ASSERT_EQ(first->jobs_size(), 2);
   EXPECT_TRUE(first->more());
   req.set_after_id(first->jobs(1).id());
   req.set_limit(10);
-  auto rest = cluster_.Client()->Call<v1::ListJobsResponse>("job.list", req);
+  auto rest = cluster_.Client()->Call(rpc::kJobList, req);
   ASSERT_EQ(rest->jobs_size(), 3);
   EXPECT_FALSE(rest->more());
   EXPECT_EQ(rest->jobs(0).tenant_job_id(), 3u);

@@ -81,7 +81,7 @@ class SubmitStorm {
       }
       v1::SubmitRequest req;
       *req.mutable_spec() = StormJob(prefix_ + std::to_string(n));
-      auto resp = client->Call<v1::SubmitResponse>("job.submit", req);
+      auto resp = client->Call(rpc::kJobSubmit, req);
       if (!resp.ok()) {
         client.reset();  // an unknown outcome: not acknowledged, and never sent again
         continue;

@@ -1,14 +1,14 @@
-// Billing from durable usage records: a scripted month of jobs in the master's controller (a
+// Billing from durable usage records: a scripted month of jobs in the master's job machinery (a
 // manual clock, a fake agent), its invoice against one computed by hand, the same invoice from
 // the store alone after a restart, and a tenant over its budget whose new jobs wait.
-#include "master/billing.h"
+#include "master/billing/billing.h"
 
 #include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
 
-#include "master/billing_ledger.h"
-#include "master/job_controller.h"
-#include "master/policy_file.h"
+#include "master/billing/billing_ledger.h"
+#include "master/jobs/job_components.h"
+#include "master/policy/policy_file.h"
 #include "master/store/memory_store.h"
 #include "tests/master/fake_agent_channel.h"
 
@@ -43,15 +43,14 @@ class BillingTest : public ::testing::Test {
   BillingTest()
       : clock_(kNov1),
         journal_(store_, [](std::function<void()> fn) { fn(); }),
-        controller_(jobs_, archive_, nodes_, agents_, journal_, clock_, ControllerOptions(),
-                    [] {}) {
+        components_(jobs_, archive_, nodes_, agents_, journal_, clock_, JobOptions(), [] {}) {
     AddNode("n1", 2, "sim-v1");
     AddNode("n2", 1, "big-v2");
-    v1::SchedulingConfig config = controller_.scheduling();
+    v1::SchedulingConfig config = components_.scheduling.scheduling();
     *config.mutable_billing() = Prices();
-    controller_.SetScheduling(config);
+    components_.scheduling.SetScheduling(config);
     EXPECT_TRUE(ledger_.Load().ok());
-    controller_.set_billing(&ledger_);
+    components_.set_billing(&ledger_);
   }
 
   void AddNode(const std::string& name, int boards, const std::string& type) {
@@ -86,7 +85,7 @@ class BillingTest : public ::testing::Test {
     r->set_ksps(ksps);
     r->set_streams(1);
     r->set_board_type(type);
-    auto job = controller_.Submit(spec, "alice");
+    auto job = components_.lifecycle.Submit(spec, "alice");
     EXPECT_TRUE(job.ok()) << job.status().ToString();
     journal_.Commit();
     return (*job)->id();
@@ -103,7 +102,7 @@ class BillingTest : public ::testing::Test {
       s.set_attempt(attempt);
       s.set_state(state);
       const std::string node = job->tasks(i).node();
-      controller_.ApplyTaskStatus(node, s);
+      components_.lifecycle.ApplyTaskStatus(node, s);
       job = jobs_.Find(id);
       if (job == nullptr) return;  // ended and archived
     }
@@ -114,7 +113,7 @@ class BillingTest : public ::testing::Test {
   void RunJob(const std::string& tenant, uint32_t cores, uint32_t ksps, int64_t ms,
               uint32_t replicas = 1, const std::string& type = "") {
     const uint64_t id = Submit(tenant, cores, ksps, replicas, type);
-    controller_.RunSchedulingPass();
+    components_.scheduling.RunSchedulingPass();
     ASSERT_EQ(jobs_.Find(id)->state(), v1::RUNNING) << jobs_.Find(id)->reason();
     Report(id, v1::TASK_RUNNING);
     clock_.AdvanceMs(ms);
@@ -136,7 +135,7 @@ class BillingTest : public ::testing::Test {
   JobArchive archive_{store_};
   NodeRegistry nodes_;
   testing::FakeAgentChannel agents_;
-  JobController controller_;
+  JobComponents components_;
   BillingLedger ledger_{store_};
   std::vector<std::shared_ptr<Connection>> sessions_;
 };
@@ -153,7 +152,7 @@ TEST_F(BillingTest, AMonthOfJobsGivesTheInvoiceComputedByHandAndTheSameAfterARes
   RunJob("other", 16, 1000, 3 * kHourMs);          // another tenant's: not on lab's bill
   // A job that never ran (its launch failed) costs nothing.
   const uint64_t failed = Submit("lab", 2, 10);
-  controller_.RunSchedulingPass();
+  components_.scheduling.RunSchedulingPass();
   Report(failed, v1::TASK_LAUNCH_FAILED);
   // Started on November 30 and ended on December 1: December's bill.
   clock_.SetMs(kDec1 - 2 * kHourMs);
@@ -202,11 +201,11 @@ TEST_F(BillingTest, AMonthOfJobsGivesTheInvoiceComputedByHandAndTheSameAfterARes
 
 TEST_F(BillingTest, ATenantOverItsBudgetHasNewJobsHeldWithTheReasonUntilCredited) {
   ASSERT_TRUE(ledger_.Credit("lab", 5'000'000, "grant", "admin", clock_.NowMs(), journal_).ok());
-  controller_.BudgetsChanged();
+  components_.scheduling.BudgetsChanged();
   journal_.Commit();
   // A long job is running when the budget runs out: it finishes.
   const uint64_t running = Submit("lab", 1, 10);
-  controller_.RunSchedulingPass();
+  components_.scheduling.RunSchedulingPass();
   Report(running, v1::TASK_RUNNING);
   RunJob("lab", 4, 100, 10 * kHourMs);  // 4.00 + 2.00 = 6.00 of 5.00 credited
   ASSERT_EQ(ledger_.Account("lab")->charged_micros(), 6'000'000);
@@ -214,13 +213,14 @@ TEST_F(BillingTest, ATenantOverItsBudgetHasNewJobsHeldWithTheReasonUntilCredited
 
   const uint64_t held = Submit("lab", 1, 10);
   const uint64_t others = Submit("other", 1, 10);  // no account: no budget
-  controller_.RunSchedulingPass();
+  components_.scheduling.RunSchedulingPass();
   EXPECT_EQ(jobs_.Find(others)->state(), v1::RUNNING);
   const v1::JobRecord* job = jobs_.Find(held);
   EXPECT_EQ(job->state(), v1::PENDING);
-  EXPECT_NE(controller_.PendingReason(*job).find("over its budget (charged 6.00 EUR of 5.00 EUR"),
+  EXPECT_NE(components_.scheduling.PendingReason(*job).find(
+                "over its budget (charged 6.00 EUR of 5.00 EUR"),
             std::string::npos)
-      << controller_.PendingReason(*job);
+      << components_.scheduling.PendingReason(*job);
   EXPECT_EQ(jobs_.Find(running)->state(), v1::RUNNING);
 
   // The hold is durable: a restarted ledger holds the tenant too.
@@ -229,9 +229,9 @@ TEST_F(BillingTest, ATenantOverItsBudgetHasNewJobsHeldWithTheReasonUntilCredited
   EXPECT_EQ(restarted.HeldTenants().count("lab"), 1u);
 
   ASSERT_TRUE(ledger_.Credit("lab", 10'000'000, "top-up", "admin", clock_.NowMs(), journal_).ok());
-  controller_.BudgetsChanged();
+  components_.scheduling.BudgetsChanged();
   journal_.Commit();
-  controller_.RunSchedulingPass();
+  components_.scheduling.RunSchedulingPass();
   EXPECT_EQ(jobs_.Find(held)->state(), v1::RUNNING);
   EXPECT_TRUE(ledger_.HeldTenants().empty());
 }

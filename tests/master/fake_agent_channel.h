@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "master/agent_channel.h"
+#include "master/jobs/agent_channel.h"
 
 namespace snn::testing {
 
@@ -28,6 +28,12 @@ class FakeAgentChannel : public AgentChannel {
   }
   void Kill(const std::string& node, const v1::KillRequest& request) override {
     kills.push_back(SentKill{node, request});
+  }
+  void TaskOutput(const std::string& node, const v1::TaskOutputRequest&, OutputDone done) override {
+    done(Unavailable("the fake channel reads no task output"));
+  }
+  void SimFault(const std::string& node, const v1::SimFaultRequest&, FaultDone done) override {
+    done(Unavailable("the fake channel injects no fault"));
   }
 
   // The agent answers launch `i` with `status` (its task's state as the agent sees it).

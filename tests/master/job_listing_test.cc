@@ -1,6 +1,6 @@
 // `snnctl jobs` pages over hot and archived jobs: every matching job exactly once, in id order,
 // however small the pages and however little of the archive each one may look at.
-#include "master/job_listing.h"
+#include "master/jobs/job_listing.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "master/job_table.h"
+#include "master/jobs/job_table.h"
 
 #include <gtest/gtest.h>
 

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "common/clock.h"
+#include "common/rpc_methods.h"
 #include "master/auth/access_policy.h"
 #include "master/master_server.h"
 #include "master/store/memory_store.h"
@@ -52,6 +53,14 @@ TEST(MethodRightsTest, EveryMethodDeclaresTheReviewedRight) {
   };
   const auto methods = master.router().Methods();
   EXPECT_EQ(methods.size(), expected.size());
+  // The master serves exactly the methods the protocol's table lists, with the rights it
+  // declares there (common/rpc_methods.h).
+  EXPECT_EQ(methods.size(), rpc::kMasterMethods.size());
+  for (const RpcMethodInfo& m : rpc::kMasterMethods) {
+    auto served = methods.find(std::string(m.name));
+    ASSERT_NE(served, methods.end()) << m.name << " is in the table but not served";
+    EXPECT_EQ(served->second, m.right) << m.name;
+  }
   for (const auto& [method, right] : methods) {
     auto it = expected.find(method);
     ASSERT_NE(it, expected.end()) << method << " is served but its right was never reviewed";

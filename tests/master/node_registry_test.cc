@@ -1,4 +1,4 @@
-#include "master/node_registry.h"
+#include "master/nodes/node_registry.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "master/pass_cadence.h"
+#include "master/jobs/pass_cadence.h"
 
 #include <gtest/gtest.h>
 

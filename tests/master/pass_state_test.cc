@@ -2,7 +2,7 @@
 // scheduler views kept with the job table, and copy-on-write forks of a pool's boards.
 #include <gtest/gtest.h>
 
-#include "master/job_table.h"
+#include "master/jobs/job_table.h"
 #include "master/sched/core_time.h"
 #include "master/sched/pool_boards.h"
 #include "tests/master/test_jobs.h"

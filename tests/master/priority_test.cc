@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "master/policy_file.h"
+#include "master/policy/policy_file.h"
 #include "master/sched/policy_config.h"
 
 namespace snn {

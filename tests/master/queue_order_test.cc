@@ -6,7 +6,7 @@
 
 #include <random>
 
-#include "master/job_table.h"
+#include "master/jobs/job_table.h"
 #include "master/sched/policy_config.h"
 #include "tests/master/test_jobs.h"
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "master/job_table.h"
+#include "master/jobs/job_table.h"
 #include "master/sched/scheduler.h"
 
 namespace snn::testing_helpers {

@@ -1,4 +1,4 @@
-#include "master/usage_report.h"
+#include "master/billing/usage_report.h"
 
 #include <gtest/gtest.h>
 

@@ -1,0 +1,156 @@
+#include "master/jobs/admission.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "common/duration.h"
+#include "common/job_validation.h"
+#include "common/model.h"
+#include "master/sched/policy_config.h"
+
+namespace snn {
+
+namespace {
+
+// A model's network comes with the job: snnctl read it as the user. The agent builds it from
+// this copy only, so the master checks it as it would a model file.
+Status ValidateNetwork(v1::TaskSpec& task) {
+  if (!task.has_network()) {
+    if (task.resources().model().empty()) return Status::Ok();
+    return InvalidArgument("task.resources.model names " + task.resources().model() +
+                           " but the job carries no network: submit it with this version's snnctl");
+  }
+  Status s = ValidateModel(*task.mutable_network());
+  if (!s.ok()) return InvalidArgument("task.network: " + s.message());
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::vector<BoardClass> ClassifyBoards(std::vector<BoardCapacity> boards) {
+  using Key = std::tuple<std::vector<std::string>, std::string, uint32_t, uint32_t, uint32_t,
+                         uint32_t, uint32_t>;
+  std::map<Key, size_t> index;
+  std::vector<BoardClass> classes;
+  for (auto& b : boards) {
+    std::sort(b.pools.begin(), b.pools.end());
+    Key key{b.pools,         b.type,           b.health,        b.ksps_total,
+            b.streams_total, b.largest_live.w, b.largest_live.h};
+    auto [it, added] = index.emplace(std::move(key), classes.size());
+    if (!added) {
+      ++classes[it->second].count;
+      continue;
+    }
+    b.grid.reset();  // admission never looks at what is free now
+    b.mers.reset();
+    classes.push_back(BoardClass{std::move(b), 1});
+  }
+  return classes;
+}
+
+Result<v1::JobSpec> AdmitJob(v1::JobSpec spec, const std::string& user,
+                             const AdmissionLimits& limits, const v1::SchedulingConfig& scheduling,
+                             const std::vector<BoardClass>& boards) {
+  if (spec.pool().empty()) spec.set_pool(limits.default_pool);
+  if (spec.queue().empty()) spec.set_queue(limits.default_queue);
+  if (spec.tenant().empty()) spec.set_tenant(user);
+  if (spec.min_replicas() == 0) spec.set_min_replicas(1);
+  if (spec.max_replicas() == 0) spec.set_max_replicas(spec.min_replicas());
+  if (spec.task().resources().streams() == 0) {
+    spec.mutable_task()->mutable_resources()->set_streams(1);
+  }
+  if (spec.time_limit_s() == 0) spec.set_time_limit_s(limits.default_time_limit_s);
+  SNN_RETURN_IF_ERROR(ValidateJobSpec(spec));
+  if (v1::Resources& r = *spec.mutable_task()->mutable_resources(); r.units() > 0) {
+    if (r.ksps() != 0) return InvalidArgument("task.resources: give ksps or units, not both");
+    const double ksps = std::ceil(r.units() * limits.unit_ksps);
+    if (ksps > JobLimits::kMaxKsps) {
+      return InvalidArgument("task.resources.units " + FormatUnits(r.units()) + " is " +
+                             std::to_string(static_cast<uint64_t>(ksps)) + " ksps at " +
+                             FormatUnits(limits.unit_ksps) + " ksps a unit; at most " +
+                             std::to_string(JobLimits::kMaxKsps) + " are accepted");
+    }
+    r.set_ksps(static_cast<uint32_t>(std::max(1.0, ksps)));
+  }
+  SNN_RETURN_IF_ERROR(ValidateNetwork(*spec.mutable_task()));
+  if (FindQueue(scheduling, spec.queue()) == nullptr) {
+    std::string known;
+    for (const auto& q : scheduling.queues()) known += (known.empty() ? "" : ", ") + q.name();
+    return InvalidArgument("unknown queue '" + spec.queue() + "' (queues: " + known + ")");
+  }
+  if (spec.time_limit_s() > limits.max_time_limit_s) {
+    return InvalidArgument("time_limit " + FormatDurationSeconds(spec.time_limit_s()) +
+                           " is above this cluster's maximum of " +
+                           FormatDurationSeconds(limits.max_time_limit_s));
+  }
+  spec.set_user(user);
+
+  // Could this job ever run? Judge against every board known in the pool, up or not.
+  const v1::Resources& r = spec.task().resources();
+  std::vector<const BoardClass*> pool_boards;
+  std::set<std::string> known_pools;
+  for (const auto& c : boards) {
+    const BoardCapacity& b = c.board;
+    known_pools.insert(b.pools.begin(), b.pools.end());
+    if (std::find(b.pools.begin(), b.pools.end(), spec.pool()) != b.pools.end()) {
+      pool_boards.push_back(&c);
+    }
+  }
+  if (pool_boards.empty()) {
+    std::string known;
+    for (const auto& p : known_pools) known += (known.empty() ? "" : ", ") + p;
+    return InvalidArgument(
+        "pool '" + spec.pool() + "' has no boards" +
+        (known.empty() ? " (no agent has registered yet)" : " (known pools: " + known + ")"));
+  }
+  // Per board type, the healthiest board (then the one with the largest live rectangle)
+  // decides whether a task of this shape can ever run; every board counts toward replicas.
+  const CoreRequest request = CoreRequestOf(r);
+  std::map<std::string, const BoardCapacity*> healthiest;
+  uint64_t replicas_possible = 0;
+  for (const BoardClass* board_class : pool_boards) {
+    const BoardCapacity& b = board_class->board;
+    if (!AnyBoardType(r.board_type()) && b.type != r.board_type()) continue;
+    const BoardCapacity*& h = healthiest[b.type];
+    if (h == nullptr || b.health > h->health ||
+        (b.health == h->health && b.largest_live.area() > h->largest_live.area())) {
+      h = &b;
+    }
+    if (b.health == 0 || !BoardCanEverHold(b, r)) continue;
+    replicas_possible +=
+        board_class->count * std::min({b.ksps_total / r.ksps(), b.streams_total / r.streams(),
+                                       std::max(1u, b.largest_live.area() / request.cores())});
+  }
+  if (healthiest.empty()) {
+    return InvalidArgument("pool '" + spec.pool() + "' has no board of type '" + r.board_type() +
+                           "'");
+  }
+  bool any_type_can = false;
+  std::string boards_said;
+  for (const auto& [type, b] : healthiest) {
+    if (b->health > 0 && BoardCanEverHold(*b, r)) any_type_can = true;
+    boards_said += (boards_said.empty() ? "" : "; ") + type + " (" + b->node + "/board" +
+                   std::to_string(b->board) + "): largest live rectangle " +
+                   std::to_string(b->largest_live.w) + "x" + std::to_string(b->largest_live.h) +
+                   ", " + std::to_string(b->ksps_total) + " ksps, " +
+                   std::to_string(b->streams_total) + " streams";
+  }
+  if (!any_type_can || replicas_possible == 0) {
+    return InvalidArgument("no board in pool '" + spec.pool() +
+                           "' can ever hold this task: it asks for " + request.ToString() + ", " +
+                           std::to_string(r.ksps()) + " ksps, " + std::to_string(r.streams()) +
+                           " streams; the healthiest board of each type has: " + boards_said);
+  }
+  if (replicas_possible < spec.min_replicas()) {
+    return InvalidArgument("pool '" + spec.pool() + "' can hold at most " +
+                           std::to_string(replicas_possible) +
+                           " replicas of this task at once, but replicas.min is " +
+                           std::to_string(spec.min_replicas()));
+  }
+  return spec;
+}
+
+}  // namespace snn

@@ -1,0 +1,130 @@
+#include "master/jobs/dependency_index.h"
+
+#include <glog/logging.h>
+
+#include <algorithm>
+
+namespace snn {
+
+DependencyIndex::DependencyIndex(JobTable& jobs, JobArchive& archive, Journal& journal,
+                                 JobWriter& writer, const Clock& clock,
+                                 std::function<void()> request_schedule)
+    : jobs_(jobs),
+      archive_(archive),
+      journal_(journal),
+      writer_(writer),
+      clock_(clock),
+      request_schedule_(std::move(request_schedule)) {
+  writer_.set_on_ended([this](const v1::JobRecord& job) {
+    if (!dependents_.empty() && !settling_) Settle(job);
+  });
+}
+
+Status DependencyIndex::Check(v1::JobRecord& job) {
+  const auto& after = job.spec().after_ok();
+  if (after.size() > 64) return InvalidArgument("after_ok: at most 64 jobs");
+  for (uint64_t tid : after) {
+    v1::JobState state = v1::JOB_STATE_UNSPECIFIED;
+    if (const v1::JobRecord* dep = jobs_.FindByTenant(job.tenant(), tid)) {
+      state = dep->state();
+    } else {
+      auto stored = archive_.FindByTenant(job.tenant(), tid);
+      if (!stored.ok()) return stored.status();
+      if (!*stored) {
+        return InvalidArgument("after_ok: tenant " + job.tenant() + " has no job " +
+                               std::to_string(tid));
+      }
+      state = (*stored)->state();
+    }
+    if (state == v1::COMPLETED) continue;
+    if (IsTerminal(state)) {
+      return FailedPrecondition("after_ok: job " + std::to_string(tid) + " ended " +
+                                v1::JobState_Name(state) + ", so this job could never start");
+    }
+    if (std::find(job.deps_pending().begin(), job.deps_pending().end(), tid) ==
+        job.deps_pending().end()) {
+      job.add_deps_pending(tid);
+    }
+  }
+  return Status::Ok();
+}
+
+void DependencyIndex::Index(const v1::JobRecord& job) {
+  for (uint64_t tid : job.deps_pending()) dependents_[{job.tenant(), tid}].push_back(job.id());
+}
+
+void DependencyIndex::Settle(const v1::JobRecord& ended) {
+  settling_ = true;
+  std::vector<std::pair<std::string, uint64_t>> work = {{ended.tenant(), ended.tenant_job_id()}};
+  std::vector<v1::JobState> outcome = {ended.state()};
+  while (!work.empty()) {
+    const auto key = work.back();
+    const v1::JobState state = outcome.back();
+    work.pop_back();
+    outcome.pop_back();
+    auto it = dependents_.find(key);
+    if (it == dependents_.end()) continue;
+    const std::vector<uint64_t> waiting = std::move(it->second);
+    dependents_.erase(it);
+    for (uint64_t id : waiting) {
+      v1::JobRecord* job = jobs_.Find(id);
+      if (job == nullptr || job->state() != v1::PENDING) continue;
+      auto* pending = job->mutable_deps_pending();
+      pending->erase(std::remove(pending->begin(), pending->end(), key.second), pending->end());
+      if (state == v1::COMPLETED) {
+        jobs_.views().Put(*job);
+        journal_.PutJob(*job);
+        request_schedule_();
+        continue;
+      }
+      const std::string reason = "cancelled: job " + std::to_string(key.second) +
+                                 " it depends on (after_ok) ended " + v1::JobState_Name(state);
+      LOG(INFO) << "job " << job->id() << " " << reason;
+      jobs_.SetState(*job, v1::CANCELLED, clock_.NowMs(), reason);
+      work.push_back({job->tenant(), job->tenant_job_id()});
+      outcome.push_back(v1::CANCELLED);
+      writer_.Persist(*job);
+    }
+  }
+  settling_ = false;
+}
+
+void DependencyIndex::Recover() {
+  std::vector<uint64_t> waiting;
+  for (const auto& [id, job] : jobs_.jobs()) {
+    if (job.state() == v1::PENDING && job.deps_pending_size() > 0) waiting.push_back(id);
+  }
+  for (uint64_t id : waiting) {
+    v1::JobRecord& job = *jobs_.Find(id);
+    // Each awaited job is still live (its end would have settled this one in the same batch);
+    // one that is not is settled now, from the archive.
+    std::vector<uint64_t> keep;
+    std::string cancel;
+    for (uint64_t tid : job.deps_pending()) {
+      if (const v1::JobRecord* dep = jobs_.FindByTenant(job.tenant(), tid);
+          dep != nullptr && !IsTerminal(dep->state())) {
+        keep.push_back(tid);
+        continue;
+      }
+      auto stored = archive_.FindByTenant(job.tenant(), tid);
+      if (!stored.ok()) {  // cannot tell now: keep waiting
+        keep.push_back(tid);
+        continue;
+      }
+      if (*stored && (*stored)->state() == v1::COMPLETED) continue;
+      cancel =
+          "cancelled: job " + std::to_string(tid) + " it depends on (after_ok) did not complete";
+    }
+    job.clear_deps_pending();
+    for (uint64_t tid : keep) job.add_deps_pending(tid);
+    if (!cancel.empty()) {
+      jobs_.SetState(job, v1::CANCELLED, clock_.NowMs(), cancel);
+    } else {
+      jobs_.views().Put(job);
+      Index(job);
+    }
+    journal_.PutJob(job);
+  }
+}
+
+}  // namespace snn

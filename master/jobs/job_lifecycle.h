@@ -1,0 +1,85 @@
+// A job's life after admission, as users and agents change it: submit, cancel, hold, release
+// and requeue; each task's reports (from a launch's answer, a status report, a registration);
+// a node's registration (what it runs is reconciled with what the master expects) and its loss.
+// Every change is written through JobWriter into the journal; what agents are told goes through
+// TaskDispatch once durable. The services call this; scheduling passes are SchedulingDriver's.
+// Thread contract: only on the master's io thread. Time comes from the injected Clock.
+#pragma once
+
+#include <functional>
+#include <set>
+#include <string>
+
+#include "common/clock.h"
+#include "master/jobs/dependency_index.h"
+#include "master/jobs/job_table.h"
+#include "master/jobs/job_writer.h"
+#include "master/jobs/scheduling_driver.h"
+#include "master/jobs/task_dispatch.h"
+#include "master/jobs/usage_recorder.h"
+#include "master/metrics/master_metrics.h"
+#include "master/nodes/node_registry.h"
+#include "proto/node.pb.h"
+
+namespace snn {
+
+class JobLifecycle {
+ public:
+  JobLifecycle(JobTable& jobs, NodeRegistry& nodes, Journal& journal, JobWriter& writer,
+               TaskDispatch& dispatch, DependencyIndex& dependencies, UsageRecorder& usage,
+               SchedulingDriver& scheduling, const Clock& clock,
+               std::function<void()> request_schedule);
+
+  // Fills defaults, validates, checks that some board in the pool could ever hold the job, and
+  // adds it PENDING. The caller commits the journal before answering.
+  Result<const v1::JobRecord*> Submit(v1::JobSpec spec, const std::string& user);
+  // Cancels a pending or running job; running tasks are killed once this is durable.
+  Status Cancel(v1::JobRecord& job, const std::string& reason);
+  // A user's hold on a pending job: it waits, saying so, until released. The caller commits.
+  Status Hold(v1::JobRecord& job, const std::string& by);
+  Status Release(v1::JobRecord& job);
+  // A running job's tasks are stopped and it waits again (its next attempt may go elsewhere).
+  Status Requeue(v1::JobRecord& job, const std::string& by);
+
+  // Applies one task report from `node` (register, status report, launch answer).
+  void ApplyTaskStatus(const std::string& node, const v1::TaskStatus& status);
+  // Spike counters (and checkpoint) of a running task on `node`, from its heartbeat.
+  void ApplyUsage(const std::string& node, const v1::TaskUsage& usage);
+  // On (re-)registration: applies every reported task, kills what must not run, and marks lost
+  // what the master expected on this node but the agent no longer has.
+  void ReconcileNode(const std::string& node, const v1::RegisterRequest& request);
+  // A node missed its heartbeat timeout: every task on it is lost, and its jobs requeue (or
+  // fail, if they may not be requeued). Commits.
+  void OnNodeDown(const std::string& node, const std::string& reason);
+  // Rebuilds board reservations from the jobs' active tasks (after loading the store).
+  void RecoverReservations();
+
+  // Counts submits there (nullptr: nowhere).
+  void set_metrics(MasterMetrics* metrics) { metrics_ = metrics; }
+
+ private:
+  // A task's latest checkpoint as its agent saw it (an empty file: none left).
+  void KeepCheckpoint(v1::JobRecord& job, uint32_t index, const v1::Checkpoint& checkpoint);
+  void MoveReservation(const v1::JobRecord& job, const v1::TaskRecord& task,
+                       const v1::TaskMapping& actual);
+  void EndTask(v1::JobRecord& job, v1::TaskRecord& task, const v1::TaskStatus& status);
+  // The job's state once `ended` stopped: failed, timed out, requeued or completed.
+  void SettleJob(v1::JobRecord& job, const v1::TaskRecord& ended);
+  void LoseTasksOnNode(const std::string& node, const std::set<TaskId>& except,
+                       const std::string& detail);
+
+  // Constant after construction.
+  JobTable& jobs_;
+  NodeRegistry& nodes_;
+  Journal& journal_;
+  JobWriter& writer_;
+  TaskDispatch& dispatch_;
+  DependencyIndex& dependencies_;
+  UsageRecorder& usage_;
+  SchedulingDriver& scheduling_;
+  const Clock& clock_;
+  const std::function<void()> request_schedule_;
+  MasterMetrics* metrics_ = nullptr;
+};
+
+}  // namespace snn

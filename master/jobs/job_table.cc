@@ -1,0 +1,157 @@
+#include "master/jobs/job_table.h"
+
+#include <algorithm>
+
+#include "common/job_validation.h"
+
+namespace snn {
+
+bool IsTerminal(v1::JobState state) { return IsTerminalState(state); }
+
+bool IsTaskActive(v1::TaskState state) {  // declared with the scheduler's views
+  return state == v1::TASK_LAUNCHING || state == v1::TASK_RUNNING;
+}
+
+bool IsArchivable(const v1::JobRecord& job) {
+  if (!IsTerminal(job.state())) return false;
+  for (const auto& t : job.tasks()) {
+    if (IsTaskActive(t.state())) return false;
+  }
+  return true;
+}
+
+void JobTable::IndexNodes(const v1::JobRecord& job) {
+  std::vector<std::string> now;
+  for (const auto& t : job.tasks()) {
+    if (IsTaskActive(t.state()) && std::find(now.begin(), now.end(), t.node()) == now.end()) {
+      now.push_back(t.node());
+    }
+  }
+  auto it = nodes_of_.find(job.id());
+  if (it == nodes_of_.end() && now.empty()) return;
+  if (it != nodes_of_.end()) {
+    if (it->second == now) return;
+    for (const auto& node : it->second) {
+      auto on = active_on_.find(node);
+      on->second.erase(job.id());
+      if (on->second.empty()) active_on_.erase(on);
+    }
+  }
+  for (const auto& node : now) active_on_[node].insert(job.id());
+  if (now.empty()) {
+    nodes_of_.erase(job.id());
+  } else {
+    nodes_of_[job.id()] = std::move(now);
+  }
+}
+
+const std::set<uint64_t>& JobTable::JobsActiveOn(const std::string& node) const {
+  static const std::set<uint64_t> kNone;
+  auto it = active_on_.find(node);
+  return it == active_on_.end() ? kNone : it->second;
+}
+
+void JobTable::Index(v1::JobRecord& job, int64_t at_ms) {
+  IndexNodes(job);
+  ++counts_[job.state()];
+  if (job.state() == v1::RUNNING) {
+    core_time_.Start(job.tenant(), views_.Put(job).cores(), at_ms);
+  }
+  if (job.state() == v1::PENDING) views_.Put(job);
+}
+
+void JobTable::Unindex(const v1::JobRecord& job, int64_t at_ms) {
+  --counts_[job.state()];
+  if (const SchedJob* view = views_.Find(job.id())) {
+    if (job.state() == v1::RUNNING) core_time_.Stop(job.tenant(), view->cores(), at_ms);
+    views_.Remove(job.id());
+  }
+}
+
+void JobTable::Restore(v1::JobRecord job) {
+  next_job_id_ = std::max(next_job_id_, job.id() + 1);
+  uint64_t& next_tenant = next_tenant_id_[job.tenant()];
+  next_tenant = std::max(next_tenant, job.tenant_job_id() + 1);
+  by_tenant_[{job.tenant(), job.tenant_job_id()}] = job.id();
+  v1::JobRecord& stored = jobs_[job.id()] = std::move(job);
+  Index(stored, stored.start_ms());
+}
+
+uint64_t JobTable::NextTenantJobId(const std::string& tenant) {
+  uint64_t& next = next_tenant_id_[tenant];
+  if (next == 0) next = 1;
+  return next++;
+}
+
+v1::JobRecord& JobTable::Insert(v1::JobRecord job) {
+  by_tenant_[{job.tenant(), job.tenant_job_id()}] = job.id();
+  const uint64_t id = job.id();
+  v1::JobRecord& stored = jobs_[id] = std::move(job);
+  Index(stored, stored.submit_ms());
+  return stored;
+}
+
+v1::JobRecord* JobTable::Find(uint64_t job_id) {
+  auto it = jobs_.find(job_id);
+  return it == jobs_.end() ? nullptr : &it->second;
+}
+
+const v1::JobRecord* JobTable::Find(uint64_t job_id) const {
+  auto it = jobs_.find(job_id);
+  return it == jobs_.end() ? nullptr : &it->second;
+}
+
+v1::JobRecord* JobTable::FindByTenant(const std::string& tenant, uint64_t tenant_job_id) {
+  auto it = by_tenant_.find({tenant, tenant_job_id});
+  return it == by_tenant_.end() ? nullptr : Find(it->second);
+}
+
+void JobTable::SetState(v1::JobRecord& job, v1::JobState to, int64_t now_ms,
+                        const std::string& reason) {
+  Unindex(job, now_ms);
+  auto* t = job.add_history();
+  t->set_time_ms(now_ms);
+  t->set_from(job.state());
+  t->set_to(to);
+  t->set_reason(reason);
+  job.set_state(to);
+  job.set_reason(reason);
+  if (to == v1::RUNNING) job.set_start_ms(now_ms);
+  if (IsTerminal(to)) job.set_end_ms(now_ms);
+  Index(job, now_ms);
+}
+
+void JobTable::TasksChanged(const v1::JobRecord& job, int64_t now_ms) {
+  IndexNodes(job);
+  const SchedJob* view = views_.Find(job.id());
+  if (view == nullptr || job.state() != v1::RUNNING) return;
+  core_time_.Stop(job.tenant(), view->cores(), now_ms);
+  core_time_.Start(job.tenant(), views_.Put(job).cores(), now_ms);
+}
+
+void JobTable::MarkArchived(const v1::JobRecord& job) {
+  if (!archived_.insert(job.id()).second) return;
+  --counts_[job.state()];
+}
+
+void JobTable::Drop(uint64_t job_id) {
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end() || archived_.erase(job_id) == 0) return;
+  by_tenant_.erase({it->second.tenant(), it->second.tenant_job_id()});
+  jobs_.erase(it);
+}
+
+void JobTable::ReserveIds(const v1::ArchiveStats& archived) {
+  next_job_id_ = std::max(next_job_id_, archived.max_job_id() + 1);
+  for (const auto& [tenant, max] : archived.max_tenant_job_id()) {
+    uint64_t& next = next_tenant_id_[tenant];
+    next = std::max(next, max + 1);
+  }
+}
+
+uint64_t JobTable::CountInState(v1::JobState state) const {
+  auto it = counts_.find(state);
+  return it == counts_.end() ? 0 : it->second;
+}
+
+}  // namespace snn

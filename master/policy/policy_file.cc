@@ -1,0 +1,323 @@
+#include "master/policy/policy_file.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+#include "common/duration.h"
+#include "common/file_util.h"
+#include "common/yaml_fields.h"
+#include "master/sched/policy_config.h"
+
+namespace snn {
+namespace {
+
+constexpr int64_t kMaxCores = int64_t{1} << 40;
+
+Result<double> ReadWeight(const YAML::Node& node, const std::string& where) {
+  try {
+    const double v = node.as<double>();
+    if (!(v >= 0) || v > 1e9) return InvalidArgument(where + " must be between 0 and 1e9");
+    return v;
+  } catch (const YAML::Exception&) {
+    return InvalidArgument(where + " must be a number");
+  }
+}
+
+Result<uint64_t> ReadDuration(const YAML::Node& node, const std::string& where) {
+  auto text = ReadString(node, where);
+  if (!text.ok()) return text.status();
+  auto s = ParseDurationSeconds(*text);
+  if (!s.ok()) return InvalidArgument(where + ": " + s.status().message());
+  return s;
+}
+
+// pools: {POOL: {limit: N, guaranteed: N}} (limit may be called max for queues).
+Status ReadPoolCaps(const YAML::Node& node, const std::string& where, const char* limit_name,
+                    google::protobuf::RepeatedPtrField<v1::PoolCap>* out) {
+  if (!node.IsMap()) return InvalidArgument(where + " must map pool names to capacities");
+  for (const auto& kv : node) {
+    const std::string pool = kv.first.as<std::string>();
+    const std::string at = where + "." + pool;
+    SNN_RETURN_IF_ERROR(CheckKnownFields(kv.second, at, {limit_name, "guaranteed"}));
+    v1::PoolCap* cap = out->Add();
+    cap->set_pool(pool);
+    if (kv.second[limit_name]) {
+      auto v = ReadWholeNumber(kv.second[limit_name], at + "." + limit_name, 0, kMaxCores);
+      if (!v.ok()) return v.status();
+      cap->set_limit(static_cast<uint64_t>(*v));
+    }
+    if (kv.second["guaranteed"]) {
+      auto v = ReadWholeNumber(kv.second["guaranteed"], at + ".guaranteed", 0, kMaxCores);
+      if (!v.ok()) return v.status();
+      cap->set_guaranteed(static_cast<uint64_t>(*v));
+    }
+  }
+  return Status::Ok();
+}
+
+// A list of names: users or group names.
+Status ReadNames(const YAML::Node& node, const std::string& where,
+                 google::protobuf::RepeatedPtrField<std::string>* out) {
+  if (!node.IsSequence()) return InvalidArgument(where + " must be a list of names");
+  for (size_t i = 0; i < node.size(); ++i) {
+    auto name = ReadString(node[i], where + "[" + std::to_string(i) + "]");
+    if (!name.ok()) return name.status();
+    if (name->empty() || name->size() > 64) {
+      return InvalidArgument(where + "[" + std::to_string(i) + "] must be 1 to 64 characters");
+    }
+    *out->Add() = *name;
+  }
+  return Status::Ok();
+}
+
+// {users: [...], groups: [...]}
+Status ReadMembers(const YAML::Node& node, const std::string& where, v1::Members* out) {
+  if (!node.IsMap()) return InvalidArgument(where + " must be a map with users and groups");
+  SNN_RETURN_IF_ERROR(CheckKnownFields(node, where, {"users", "groups"}));
+  if (node["users"])
+    SNN_RETURN_IF_ERROR(ReadNames(node["users"], where + ".users", out->mutable_users()));
+  if (node["groups"]) {
+    SNN_RETURN_IF_ERROR(ReadNames(node["groups"], where + ".groups", out->mutable_groups()));
+  }
+  return Status::Ok();
+}
+
+Status ReadAccess(const YAML::Node& node, v1::AccessConfig* out) {
+  SNN_RETURN_IF_ERROR(
+      CheckKnownFields(node, "access", {"admins", "operators", "readers", "personal_tenants"}));
+  if (node["admins"])
+    SNN_RETURN_IF_ERROR(ReadMembers(node["admins"], "access.admins", out->mutable_admins()));
+  if (node["operators"]) {
+    SNN_RETURN_IF_ERROR(
+        ReadMembers(node["operators"], "access.operators", out->mutable_operators()));
+  }
+  if (node["readers"]) {
+    SNN_RETURN_IF_ERROR(ReadMembers(node["readers"], "access.readers", out->mutable_readers()));
+  }
+  if (node["personal_tenants"]) out->set_personal_tenants(node["personal_tenants"].as<bool>());
+  return Status::Ok();
+}
+
+}  // namespace
+
+// billing: {currency, minimum, prices: {TYPE: {core_hour, ksps_hour}}, discounts:
+// [{over_core_hours, percent}], alert_at: [fractions of the credit]}
+Status ReadBilling(const YAML::Node& b, v1::BillingConfig* out) {
+  SNN_RETURN_IF_ERROR(
+      CheckKnownFields(b, "billing", {"currency", "minimum", "prices", "discounts", "alert_at"}));
+  if (b["currency"]) {
+    auto c = ReadString(b["currency"], "billing.currency");
+    if (!c.ok()) return c.status();
+    if (c->size() > 16) return InvalidArgument("billing.currency: at most 16 characters");
+    out->set_currency(*c);
+  }
+  if (b["minimum"]) {
+    auto m = ReadDuration(b["minimum"], "billing.minimum");
+    if (!m.ok()) return m.status();
+    out->set_minimum_s(*m);
+  }
+  if (const YAML::Node prices = b["prices"]) {
+    if (!prices.IsMap()) return InvalidArgument("billing.prices must map board types to prices");
+    for (const auto& kv : prices) {
+      const std::string type = kv.first.as<std::string>();
+      const std::string at = "billing.prices." + type;
+      SNN_RETURN_IF_ERROR(CheckKnownFields(kv.second, at, {"core_hour", "ksps_hour", "unit_hour"}));
+      v1::BoardPrice* p = out->add_prices();
+      p->set_board_type(type);
+      for (const char* name : {"core_hour", "ksps_hour", "unit_hour"}) {
+        if (!kv.second[name]) continue;
+        auto v = ReadNumber(kv.second[name], at + "." + name, 0, 1e6);
+        if (!v.ok()) return v.status();
+        if (std::string(name) == "core_hour") {
+          p->set_core_hour(*v);
+        } else if (std::string(name) == "ksps_hour") {
+          p->set_ksps_hour(*v);
+        } else {
+          p->set_unit_hour(*v);
+        }
+      }
+    }
+  }
+  if (const YAML::Node discounts = b["discounts"]) {
+    if (!discounts.IsSequence()) return InvalidArgument("billing.discounts must be a list");
+    for (size_t i = 0; i < discounts.size(); ++i) {
+      const std::string at = "billing.discounts[" + std::to_string(i) + "]";
+      SNN_RETURN_IF_ERROR(CheckKnownFields(discounts[i], at, {"over_core_hours", "percent"}));
+      auto over = ReadNumber(discounts[i]["over_core_hours"], at + ".over_core_hours", 0, 1e12);
+      if (!over.ok()) return over.status();
+      auto percent = ReadNumber(discounts[i]["percent"], at + ".percent", 0, 100);
+      if (!percent.ok()) return percent.status();
+      v1::VolumeDiscount* d = out->add_discounts();
+      d->set_over_core_hours(*over);
+      d->set_percent(*percent);
+    }
+  }
+  if (const YAML::Node alerts = b["alert_at"]) {
+    if (!alerts.IsSequence()) return InvalidArgument("billing.alert_at must be a list");
+    for (size_t i = 0; i < alerts.size() && i < 16; ++i) {
+      auto v = ReadNumber(alerts[i], "billing.alert_at[" + std::to_string(i) + "]", 0.01, 10);
+      if (!v.ok()) return v.status();
+      out->add_alert_at(*v);
+    }
+    std::sort(out->mutable_alert_at()->begin(), out->mutable_alert_at()->end());
+  }
+  return Status::Ok();
+}
+
+Result<v1::SchedulingConfig> ParsePolicyYaml(const std::string& text) {
+  v1::SchedulingConfig c = DefaultSchedulingConfig();
+  try {
+    auto loaded = LoadYamlDocument(text, "the policy file");
+    if (!loaded.ok()) return loaded.status();
+    const YAML::Node root = *loaded;
+    if (!root.IsMap()) return InvalidArgument("the policy file must be a map");
+    SNN_RETURN_IF_ERROR(
+        CheckKnownFields(root, "the policy file",
+                         {"scheduler", "priority", "queues", "tenants", "access", "billing"}));
+    if (const YAML::Node b = root["billing"]) {
+      SNN_RETURN_IF_ERROR(ReadBilling(b, c.mutable_billing()));
+    }
+    if (const YAML::Node a = root["access"]) SNN_RETURN_IF_ERROR(ReadAccess(a, c.mutable_access()));
+    if (const YAML::Node s = root["scheduler"]) {
+      SNN_RETURN_IF_ERROR(
+          CheckKnownFields(s, "scheduler",
+                           {"backfill", "backfill_order", "backfill_age_first_after", "preemption",
+                            "preempt_grace", "max_lost_requeues"}));
+      if (s["backfill"]) c.set_backfill(s["backfill"].as<std::string>());
+      if (s["backfill_order"]) c.set_backfill_order(s["backfill_order"].as<std::string>());
+      if (s["preemption"]) c.set_preemption(s["preemption"].as<bool>());
+      if (s["backfill_age_first_after"]) {
+        auto a = ReadDuration(s["backfill_age_first_after"], "scheduler.backfill_age_first_after");
+        if (!a.ok()) return a.status();
+        c.set_backfill_age_first_after_s(*a);
+      }
+      if (s["max_lost_requeues"]) {
+        auto n = ReadWholeNumber(s["max_lost_requeues"], "scheduler.max_lost_requeues", 0, 1000);
+        if (!n.ok()) return n.status();
+        c.set_max_lost_requeues(static_cast<uint32_t>(*n));
+      }
+      if (s["preempt_grace"]) {
+        auto g = ReadDuration(s["preempt_grace"], "scheduler.preempt_grace");
+        if (!g.ok()) return g.status();
+        c.set_preempt_grace_s(*g);
+      }
+    }
+    if (const YAML::Node p = root["priority"]) {
+      SNN_RETURN_IF_ERROR(CheckKnownFields(p, "priority",
+                                           {"weights", "max_age", "fairshare_half_life",
+                                            "starve_after", "favor_small", "accrue_per_tenant"}));
+      auto* out = c.mutable_priority();
+      if (const YAML::Node w = p["weights"]) {
+        SNN_RETURN_IF_ERROR(CheckKnownFields(
+            w, "priority.weights", {"age", "fairshare", "size", "queue", "job", "slowdown"}));
+        const std::map<std::string, void (v1::PriorityConfig::*)(double)> setters = {
+            {"age", &v1::PriorityConfig::set_age_weight},
+            {"fairshare", &v1::PriorityConfig::set_fairshare_weight},
+            {"size", &v1::PriorityConfig::set_size_weight},
+            {"queue", &v1::PriorityConfig::set_queue_weight},
+            {"job", &v1::PriorityConfig::set_job_weight},
+            {"slowdown", &v1::PriorityConfig::set_slowdown_weight}};
+        for (const auto& [name, set] : setters) {
+          if (!w[name]) continue;
+          auto v = ReadWeight(w[name], "priority.weights." + name);
+          if (!v.ok()) return v.status();
+          (out->*set)(*v);
+        }
+      }
+      const std::map<std::string, void (v1::PriorityConfig::*)(uint64_t)> durations = {
+          {"max_age", &v1::PriorityConfig::set_max_age_s},
+          {"fairshare_half_life", &v1::PriorityConfig::set_fairshare_half_life_s},
+          {"starve_after", &v1::PriorityConfig::set_starve_after_s}};
+      for (const auto& [name, set] : durations) {
+        if (!p[name]) continue;
+        auto v = ReadDuration(p[name], "priority." + name);
+        if (!v.ok()) return v.status();
+        (out->*set)(*v);
+      }
+      if (p["favor_small"]) out->set_favor_small(p["favor_small"].as<bool>());
+      if (p["accrue_per_tenant"]) {
+        auto n = ReadWholeNumber(p["accrue_per_tenant"], "priority.accrue_per_tenant", 0, 1000000);
+        if (!n.ok()) return n.status();
+        out->set_accrue_per_tenant(static_cast<uint32_t>(*n));
+      }
+    }
+    if (const YAML::Node queues = root["queues"]) {
+      if (!queues.IsSequence()) return InvalidArgument("queues must be a list");
+      c.clear_queues();
+      for (size_t i = 0; i < queues.size(); ++i) {
+        const YAML::Node q = queues[i];
+        const std::string where = "queues[" + std::to_string(i) + "]";
+        SNN_RETURN_IF_ERROR(CheckKnownFields(q, where, {"name", "priority", "weight", "pools"}));
+        auto* out = c.add_queues();
+        auto name = ReadString(q["name"], where + ".name");
+        if (!name.ok()) return name.status();
+        out->set_name(*name);
+        if (q["priority"]) {
+          auto v = ReadWholeNumber(q["priority"], where + ".priority", -1000000, 1000000);
+          if (!v.ok()) return v.status();
+          out->set_priority(static_cast<int32_t>(*v));
+        }
+        out->set_weight(1);
+        if (q["weight"]) {
+          auto v = ReadWeight(q["weight"], where + ".weight");
+          if (!v.ok()) return v.status();
+          out->set_weight(*v);
+        }
+        if (q["pools"])
+          SNN_RETURN_IF_ERROR(
+              ReadPoolCaps(q["pools"], where + ".pools", "max", out->mutable_pools()));
+      }
+    }
+    if (const YAML::Node tenants = root["tenants"]) {
+      if (!tenants.IsSequence()) return InvalidArgument("tenants must be a list");
+      for (size_t i = 0; i < tenants.size(); ++i) {
+        const YAML::Node t = tenants[i];
+        const std::string where = "tenants[" + std::to_string(i) + "]";
+        SNN_RETURN_IF_ERROR(CheckKnownFields(
+            t, where, {"name", "weight", "quotas", "users", "groups", "coordinators"}));
+        auto* out = c.add_tenants();
+        auto name = ReadString(t["name"], where + ".name");
+        if (!name.ok()) return name.status();
+        out->set_name(*name);
+        out->set_weight(1);
+        if (t["weight"]) {
+          auto v = ReadWeight(t["weight"], where + ".weight");
+          if (!v.ok()) return v.status();
+          out->set_weight(*v);
+        }
+        if (t["quotas"])
+          SNN_RETURN_IF_ERROR(
+              ReadPoolCaps(t["quotas"], where + ".quotas", "limit", out->mutable_quotas()));
+        if (t["users"]) {
+          SNN_RETURN_IF_ERROR(
+              ReadNames(t["users"], where + ".users", out->mutable_members()->mutable_users()));
+        }
+        if (t["groups"]) {
+          SNN_RETURN_IF_ERROR(
+              ReadNames(t["groups"], where + ".groups", out->mutable_members()->mutable_groups()));
+        }
+        if (t["coordinators"]) {
+          SNN_RETURN_IF_ERROR(
+              ReadNames(t["coordinators"], where + ".coordinators", out->mutable_coordinators()));
+        }
+      }
+    }
+  } catch (const YAML::Exception& e) {
+    return InvalidArgument("the policy file is not valid: " + std::string(e.what()));
+  }
+  SNN_RETURN_IF_ERROR(ValidatePolicy(c));
+  return c;
+}
+
+Result<v1::SchedulingConfig> LoadPolicyFile(const std::string& path) {
+  auto text = ReadWholeFile(path, "the policy file");
+  if (!text.ok()) return text.status();
+  auto c = ParsePolicyYaml(*text);
+  if (!c.ok()) return Status(c.status().code(), path + ": " + c.status().message());
+  return c;
+}
+
+}  // namespace snn

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# quickstart_test.sh's second half, run inside its namespaces (this shell is their PID 1: when it
+# exits, every process it started ends). Makes the host the guides assume (the packages
+# installed, munged running, systemd's part played by tests/docs/systemctl_standin.py), then
+# runs each guide's quick start exactly as the guide shows it.
+# usage: quickstart_inside.sh BUILD_DIR SOURCE_DIR WORK_DIR
+set -euo pipefail
+BUILD="$1" SRC="$2" WORK="$3"
+CLEAN_PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+
+report() {
+  local status=$?
+  if [ "$status" -ne 0 ]; then
+    mkdir -p "$WORK/logs"
+    cp /run/standin-systemd/*.log "$WORK/logs/" 2>/dev/null || true
+    for log in "$WORK"/logs/*.log; do
+      [ -e "$log" ] || continue
+      echo "---- last lines of $(basename "$log")"
+      tail -n 20 "$log"
+    done
+  fi
+}
+trap report EXIT
+
+ip link set lo up
+
+# The system's directories as overlays: what the quick starts change stays in $WORK.
+mkdir -p "$WORK/layers"
+mount -t tmpfs tmpfs "$WORK/layers"
+for dir in /etc /usr /var; do
+  mkdir -p "$WORK/layers$dir/upper" "$WORK/layers$dir/work"
+  mount -t overlay overlay \
+    -o "lowerdir=$dir,upperdir=$WORK/layers$dir/upper,workdir=$WORK/layers$dir/work" "$dir"
+done
+mount -t tmpfs tmpfs /run
+
+echo "== the packages, as apt would install them: their files from the build, then their scripts"
+for component in master agent cli; do
+  cmake --install "$BUILD" --prefix /usr --component "$component" >/dev/null
+done
+sh "$SRC/packaging/snn-master/postinst" configure
+sh "$SRC/packaging/snn-agent/postinst" configure
+install -m 755 "$SRC/tests/docs/systemctl_standin.py" /usr/bin/systemctl
+
+echo "== munge, as its package leaves it: a key, and munged on its default socket"
+mkdir -p /etc/munge /run/munge
+dd if=/dev/urandom of=/etc/munge/munge.key bs=1024 count=1 status=none
+chmod 600 /etc/munge/munge.key
+/usr/sbin/munged --force --key-file=/etc/munge/munge.key --socket=/run/munge/munge.socket.2 \
+  --pid-file=/run/munge/munged.pid --seed-file="$WORK/munged.seed" --log-file="$WORK/munged.log"
+for _ in $(seq 1 300); do
+  if munge --no-input >/dev/null 2>&1; then break; fi
+  sleep 0.1
+done
+munge --no-input >/dev/null
+
+python3 "$SRC/tests/docs/doc_blocks.py" "$SRC/docs/operator-guide.md" "Quick start" \
+  >"$WORK/operator.sh"
+python3 "$SRC/tests/docs/doc_blocks.py" "$SRC/docs/user-guide.md" "Quick start" >"$WORK/user.sh"
+chmod 644 "$WORK/operator.sh" "$WORK/user.sh"
+
+echo "== docs/operator-guide.md, Quick start (as root)"
+(cd /root && env -i PATH="$CLEAN_PATH" HOME=/root USER=root LOGNAME=root LANG=C.UTF-8 \
+  bash -euo pipefail -x "$WORK/operator.sh")
+
+echo "== docs/user-guide.md, Quick start (as alice, a new user)"
+useradd --create-home --shell /bin/bash alice
+(cd /home/alice && runuser -u alice -- env -i PATH="$CLEAN_PATH" HOME=/home/alice USER=alice \
+  LOGNAME=alice LANG=C.UTF-8 bash -euo pipefail -x "$WORK/user.sh") | tee "$WORK/user.out"
+
+# What the user guide says the last command prints.
+grep -q "^hello from task 0 of job 1 on $(hostname)" "$WORK/user.out" || {
+  echo "docs_quickstart: snnctl logs 1 did not print the job's greeting"
+  exit 1
+}
+echo "docs_quickstart: both quick starts ran as written"

@@ -1,0 +1,455 @@
+// The job life cycle in the master, in-process: a fake store, a manual clock, agent answers
+// played by the test through ApplyTaskStatus / ReconcileNode.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "master/jobs/job_components.h"
+#include "master/store/memory_store.h"
+#include "tests/master/fake_agent_channel.h"
+
+namespace snn {
+namespace {
+
+class JobLifecycleTest : public ::testing::Test {
+ protected:
+  JobLifecycleTest()
+      : journal_(store_, [](std::function<void()> fn) { fn(); }),
+        components_(jobs_, archive_, nodes_, agents_, journal_, clock_, JobOptions(),
+                    [this] { ++schedule_requests_; }) {}
+
+  void SetUp() override { AddNode("n1", 2); }
+
+  void AddNode(const std::string& name, int boards, const std::string& type = "sim-v1",
+               uint32_t side = 4, uint32_t health = 100, bool dead_middle = false) {
+    v1::NodeRecord node;
+    node.set_name(name);
+    node.add_pools("default");
+    for (int i = 0; i < boards; ++i) {
+      auto* b = node.add_boards();
+      b->set_index(i);
+      b->set_type(type);
+      b->set_width(side);
+      b->set_height(side);
+      b->set_ksps(1000);
+      b->set_streams(4);
+      b->set_health(health);
+      if (dead_middle) {
+        b->add_dead_cores()->set_x(side / 2);
+        b->mutable_dead_cores(0)->set_y(side / 2);
+      }
+    }
+    // An unconnected session for the registry; launches and kills go to the fake channel.
+    auto session = Connection::Create(tcp::socket(io_), 1 << 20, nullptr, nullptr);
+    sessions_.push_back(session);
+    nodes_.Register(node, session, clock_.NowMs());
+  }
+
+  v1::JobSpec Spec(uint32_t cores, uint32_t replicas = 1) {
+    v1::JobSpec spec;
+    spec.set_name("j");
+    spec.set_min_replicas(replicas);
+    spec.mutable_task()->set_command("/bin/true");
+    auto* r = spec.mutable_task()->mutable_resources();
+    r->set_cores(cores);
+    r->set_ksps(100);
+    r->set_streams(1);
+    return spec;
+  }
+
+  v1::JobRecord& SubmitAndStart(uint32_t cores, uint32_t replicas = 1) {
+    auto job = components_.lifecycle.Submit(Spec(cores, replicas), "alice");
+    EXPECT_TRUE(job.ok()) << job.status().ToString();
+    journal_.Commit();
+    components_.scheduling.RunSchedulingPass();
+    return *jobs_.Find((*job)->id());
+  }
+
+  v1::TaskStatus Report(const v1::JobRecord& job, uint32_t index, v1::TaskState state,
+                        int exit_code = 0) {
+    v1::TaskStatus s;
+    s.set_job_id(job.id());
+    s.set_index(index);
+    s.set_attempt(job.attempt());
+    s.set_state(state);
+    s.set_exit_code(exit_code);
+    return s;
+  }
+
+  uint32_t CoresUsed(const std::string& node, uint32_t board) {
+    return nodes_.Find(node)->usage[board].cores;
+  }
+
+  asio::io_context io_;
+  ManualClock clock_;
+  MemoryStore store_;
+  Journal journal_;
+  JobTable jobs_;
+  JobArchive archive_{store_};
+  NodeRegistry nodes_;
+  testing::FakeAgentChannel agents_;
+  int schedule_requests_ = 0;
+  JobComponents components_;
+  std::vector<std::shared_ptr<Connection>> sessions_;
+};
+
+TEST_F(JobLifecycleTest, SubmitRejectsWhatNoBoardCanEverHold) {
+  auto job = components_.lifecycle.Submit(Spec(17), "alice");  // boards have 16 cores
+  ASSERT_FALSE(job.ok());
+  EXPECT_NE(job.status().message().find("can ever hold"), std::string::npos);
+  auto gang = components_.lifecycle.Submit(Spec(16, 3), "alice");  // two boards of 16
+  ASSERT_FALSE(gang.ok());
+  EXPECT_NE(gang.status().message().find("at most 2 replicas"), std::string::npos);
+  auto pool = Spec(1);
+  pool.set_pool("nowhere");
+  EXPECT_NE(
+      components_.lifecycle.Submit(pool, "alice").status().message().find("known pools: default"),
+      std::string::npos);
+  EXPECT_TRUE(jobs_.jobs().empty());
+}
+
+TEST_F(JobLifecycleTest, AdmissionSeesEveryBoardOfEveryNodeAsNodesComeAndChange) {
+  EXPECT_FALSE(components_.lifecycle.Submit(Spec(16, 3), "alice").ok());  // two boards of 16
+  AddNode("n2", 2);
+  AddNode("n3", 2);
+  EXPECT_TRUE(components_.lifecycle.Submit(Spec(16, 6), "alice").ok());  // alike boards, counted
+  auto seven = components_.lifecycle.Submit(Spec(16, 7), "alice");
+  ASSERT_FALSE(seven.ok());
+  EXPECT_NE(seven.status().message().find("at most 6 replicas"), std::string::npos);
+  // A node that registers again with a smaller board changes what can ever fit.
+  AddNode("n3", 1, "sim-v1", /*side=*/2);
+  EXPECT_NE(components_.lifecycle.Submit(Spec(16, 6), "alice").status().message().find("at most 4"),
+            std::string::npos);
+  AddNode("big", 1, "sim-v1", /*side=*/8);
+  EXPECT_TRUE(components_.lifecycle.Submit(Spec(64), "alice").ok());
+}
+
+TEST_F(JobLifecycleTest, TheHealthiestBoardOfEachTypeDecidesWhatCanEverFit) {
+  AddNode("worn", 1, "sim-v9", 6, /*health=*/60);                          // whole 6x6
+  AddNode("fresh", 1, "sim-v9", 6, /*health=*/100, /*dead_middle=*/true);  // 6x3 at most
+  auto spec = Spec(25);
+  spec.mutable_task()->mutable_resources()->set_shape_width(5);
+  spec.mutable_task()->mutable_resources()->set_shape_height(5);
+  spec.mutable_task()->mutable_resources()->set_board_type("sim-v9");
+  auto five = components_.lifecycle.Submit(spec, "alice");
+  ASSERT_FALSE(five.ok());
+  EXPECT_NE(five.status().message().find("sim-v9 (fresh/board0): largest live rectangle"),
+            std::string::npos)
+      << five.status().message();
+  spec.mutable_task()->mutable_resources()->set_shape_width(6);
+  spec.mutable_task()->mutable_resources()->set_shape_height(3);
+  spec.mutable_task()->mutable_resources()->set_cores(18);
+  EXPECT_TRUE(components_.lifecycle.Submit(spec, "alice").ok());
+}
+
+TEST_F(JobLifecycleTest, AReportWithoutAMappingKeepsTheRectangleHeldUntilTheTaskEnds) {
+  v1::JobRecord& job = SubmitAndStart(8, 2);
+  const std::string node = job.tasks(0).node();
+  const uint32_t board = job.tasks(0).board();
+  components_.lifecycle.ApplyTaskStatus(node,
+                                        Report(job, 0, v1::TASK_RUNNING));  // no mapping in it
+  components_.lifecycle.ApplyTaskStatus(job.tasks(1).node(), Report(job, 1, v1::TASK_RUNNING));
+  EXPECT_FALSE(nodes_.Find(node)->usage[board].rects.empty());
+  components_.lifecycle.ApplyTaskStatus(node, Report(job, 0, v1::TASK_EXITED, 0));
+  components_.lifecycle.ApplyTaskStatus(node, Report(job, 1, v1::TASK_EXITED, 0));
+  for (const auto& usage : nodes_.Find(node)->usage) {
+    EXPECT_TRUE(usage.rects.empty()) << "a rectangle stayed held after its task ended";
+    EXPECT_EQ(usage.cores, 0u);
+  }
+}
+
+TEST_F(JobLifecycleTest, RunsToCompletionAndReleasesResources) {
+  v1::JobRecord& job = SubmitAndStart(4);
+  EXPECT_EQ(job.state(), v1::RUNNING);
+  ASSERT_EQ(job.tasks_size(), 1);
+  EXPECT_EQ(job.tasks(0).state(), v1::TASK_LAUNCHING);
+  EXPECT_EQ(CoresUsed("n1", 0), 4u);
+  components_.lifecycle.ApplyTaskStatus("n1", Report(job, 0, v1::TASK_RUNNING));
+  EXPECT_EQ(job.tasks(0).state(), v1::TASK_RUNNING);
+  clock_.AdvanceMs(5000);
+  components_.lifecycle.ApplyTaskStatus("n1", Report(job, 0, v1::TASK_EXITED, 0));
+  EXPECT_EQ(job.state(), v1::COMPLETED);
+  EXPECT_EQ(job.end_ms() - job.start_ms(), 5000);
+  EXPECT_EQ(CoresUsed("n1", 0), 0u);
+}
+
+TEST_F(JobLifecycleTest, NonZeroExitFailsAndTimeLimitTimesOut) {
+  v1::JobRecord& failed = SubmitAndStart(4);
+  components_.lifecycle.ApplyTaskStatus("n1", Report(failed, 0, v1::TASK_EXITED, 3));
+  EXPECT_EQ(failed.state(), v1::FAILED);
+  EXPECT_EQ(failed.exit_code(), 3);
+  EXPECT_NE(failed.reason().find("exited with code 3"), std::string::npos);
+  v1::JobRecord& slow = SubmitAndStart(4);
+  components_.lifecycle.ApplyTaskStatus("n1", Report(slow, 0, v1::TASK_TIMED_OUT));
+  EXPECT_EQ(slow.state(), v1::TIMEOUT);
+  EXPECT_NE(slow.reason().find("time limit"), std::string::npos);
+}
+
+TEST_F(JobLifecycleTest, CancelHoldsResourcesUntilTheTaskIsGone) {
+  v1::JobRecord& job = SubmitAndStart(4);
+  components_.lifecycle.ApplyTaskStatus("n1", Report(job, 0, v1::TASK_RUNNING));
+  ASSERT_TRUE(components_.lifecycle.Cancel(job, "cancelled by alice").ok());
+  EXPECT_EQ(job.state(), v1::CANCELLED);
+  EXPECT_EQ(CoresUsed("n1", 0), 4u);  // still held: the process may still be running
+  components_.lifecycle.ApplyTaskStatus("n1", Report(job, 0, v1::TASK_KILLED));
+  EXPECT_EQ(job.state(), v1::CANCELLED);
+  EXPECT_EQ(CoresUsed("n1", 0), 0u);
+  EXPECT_FALSE(components_.lifecycle.Cancel(job, "again").ok());
+}
+
+TEST_F(JobLifecycleTest, GangFailsAsAWholeWhenOneReplicaFails) {
+  v1::JobRecord& job = SubmitAndStart(8, 3);
+  ASSERT_EQ(job.tasks_size(), 3);
+  for (uint32_t i = 0; i < 3; ++i)
+    components_.lifecycle.ApplyTaskStatus("n1", Report(job, i, v1::TASK_RUNNING));
+  components_.lifecycle.ApplyTaskStatus("n1", Report(job, 1, v1::TASK_EXITED, 1));
+  EXPECT_EQ(job.state(), v1::FAILED);
+  components_.lifecycle.ApplyTaskStatus("n1", Report(job, 0, v1::TASK_KILLED));
+  components_.lifecycle.ApplyTaskStatus("n1", Report(job, 2, v1::TASK_KILLED));
+  EXPECT_EQ(job.state(), v1::FAILED);
+  EXPECT_EQ(CoresUsed("n1", 0) + CoresUsed("n1", 1), 0u);
+}
+
+TEST_F(JobLifecycleTest, ReRegistrationWithoutATaskRequeuesItAndFencesTheOldAttempt) {
+  v1::JobRecord& job = SubmitAndStart(4);
+  components_.lifecycle.ApplyTaskStatus("n1", Report(job, 0, v1::TASK_RUNNING));
+  const v1::TaskStatus old_attempt = Report(job, 0, v1::TASK_RUNNING);
+  v1::RegisterRequest empty;
+  components_.lifecycle.ReconcileNode("n1", empty);
+  EXPECT_EQ(job.state(), v1::PENDING);
+  EXPECT_EQ(job.requeue_count(), 1u);
+  EXPECT_NE(job.reason().find("requeued"), std::string::npos);
+  components_.scheduling.RunSchedulingPass();
+  EXPECT_EQ(job.state(), v1::RUNNING);
+  EXPECT_EQ(job.attempt(), 2u);
+  // The first attempt shows up again: it is not taken for the second.
+  components_.lifecycle.ApplyTaskStatus("n1", old_attempt);
+  EXPECT_EQ(job.tasks(0).state(), v1::TASK_LAUNCHING);
+  EXPECT_EQ(job.attempt(), 2u);
+}
+
+// The interleaving the chaos run under load found, as the master sees it: a launch whose answer
+// is lost when the agent dies, the agent back (on a new session) without the task, the job
+// started again; then the first attempt heard of after all. The master never takes it for the
+// new attempt, and kills it.
+TEST_F(JobLifecycleTest, ALaunchUnansweredAcrossAnAgentRestartIsSettledByRegistration) {
+  v1::JobRecord& job = SubmitAndStart(4);
+  ASSERT_EQ(agents_.launches.size(), 1u);
+  EXPECT_EQ(agents_.launches[0].request.attempt(), 1u);
+  agents_.Drop(0);  // "launch ... unanswered: Connection reset by peer"
+  EXPECT_EQ(job.state(), v1::RUNNING);
+  EXPECT_EQ(job.tasks(0).state(), v1::TASK_LAUNCHING) << "unknown until the agent registers";
+  EXPECT_EQ(CoresUsed("n1", 0) + CoresUsed("n1", 1), 4u) << "its cores stay held meanwhile";
+
+  ++agents_.epoch;  // the restarted agent, on a new session, does not have it
+  components_.lifecycle.ReconcileNode("n1", v1::RegisterRequest());
+  journal_.Commit();
+  EXPECT_EQ(job.state(), v1::PENDING);
+  EXPECT_EQ(CoresUsed("n1", 0) + CoresUsed("n1", 1), 0u);
+  components_.scheduling.RunSchedulingPass();
+  ASSERT_EQ(agents_.launches.size(), 2u);
+  EXPECT_EQ(agents_.launches[1].request.attempt(), 2u);
+
+  v1::TaskStatus first = Report(job, 0, v1::TASK_RUNNING);
+  first.set_attempt(1);
+  components_.lifecycle.ApplyTaskStatus("n1", first);
+  journal_.Commit();
+  ASSERT_EQ(agents_.kills.size(), 1u);
+  EXPECT_EQ(agents_.kills[0].request.attempt(), 1u);
+  EXPECT_EQ(job.attempt(), 2u);
+  EXPECT_EQ(job.tasks(0).state(), v1::TASK_LAUNCHING);
+}
+
+// An agent that registers again on the same session (it does after a board fault) described
+// its tasks before a launch already sent on that session reached it. That launch is settled by
+// its answer, not lost: lost, the job would start again beside the copy the agent is starting.
+TEST_F(JobLifecycleTest, ALaunchInFlightOnTheRegisteringSessionIsNotLost) {
+  v1::JobRecord& job = SubmitAndStart(4);
+  ASSERT_EQ(agents_.launches.size(), 1u);
+  components_.lifecycle.ReconcileNode("n1",
+                                      v1::RegisterRequest());  // same session, launch in flight
+  journal_.Commit();
+  EXPECT_EQ(job.state(), v1::RUNNING);
+  EXPECT_EQ(job.tasks(0).state(), v1::TASK_LAUNCHING);
+  components_.scheduling.RunSchedulingPass();
+  EXPECT_EQ(agents_.launches.size(), 1u) << "the job was started a second time";
+  agents_.Answer(0, Report(job, 0, v1::TASK_RUNNING));
+  EXPECT_EQ(job.tasks(0).state(), v1::TASK_RUNNING);
+  EXPECT_TRUE(agents_.kills.empty());
+  // Once answered, a registration without it does lose it.
+  components_.lifecycle.ReconcileNode("n1", v1::RegisterRequest());
+  EXPECT_EQ(job.state(), v1::PENDING);
+}
+
+TEST_F(JobLifecycleTest, ReRegistrationReportingTheTaskKeepsItRunning) {
+  v1::JobRecord& job = SubmitAndStart(4);
+  components_.lifecycle.ApplyTaskStatus("n1", Report(job, 0, v1::TASK_RUNNING));
+  v1::RegisterRequest req;
+  *req.add_tasks() = Report(job, 0, v1::TASK_RUNNING);
+  components_.lifecycle.ReconcileNode("n1", req);
+  EXPECT_EQ(job.state(), v1::RUNNING);
+  EXPECT_EQ(job.attempt(), 1u);
+  // A task that ended while the master was away is settled on registration.
+  v1::RegisterRequest later;
+  *later.add_tasks() = Report(job, 0, v1::TASK_EXITED, 0);
+  components_.lifecycle.ReconcileNode("n1", later);
+  EXPECT_EQ(job.state(), v1::COMPLETED);
+}
+
+TEST_F(JobLifecycleTest, EveryPendingJobShowsTheReasonThePassGaveIt) {
+  v1::SchedulingConfig policy = DefaultSchedulingConfig();
+  auto* bob = policy.add_tenants();
+  bob->set_name("bob");
+  bob->set_weight(1);
+  auto* cap = bob->add_quotas();
+  cap->set_pool("default");
+  cap->set_limit(4);
+  components_.scheduling.SetScheduling(policy);
+  std::vector<uint64_t> ids;
+  for (int i = 0; i < 3; ++i) {
+    auto job = components_.lifecycle.Submit(Spec(8), "bob");
+    ASSERT_TRUE(job.ok()) << job.status().ToString();
+    ids.push_back((*job)->id());
+  }
+  journal_.Commit();
+  components_.scheduling.RunSchedulingPass();
+  for (uint64_t id : ids) {  // the second and third too, not only the head of the pool
+    const v1::JobRecord& job = *jobs_.Find(id);
+    ASSERT_EQ(job.state(), v1::PENDING);
+    EXPECT_NE(components_.scheduling.PendingReason(job).find("tenant bob is at its limit"),
+              std::string::npos)
+        << "job " << id << ": " << components_.scheduling.PendingReason(job);
+  }
+}
+
+TEST_F(JobLifecycleTest, AQuickPassStartsTheHeadOfTheQueueAndLeavesBackfillToTheFullPass) {
+  SubmitAndStart(16);  // one of the two boards, for an hour
+  auto submit = [&](uint32_t cores, uint32_t replicas, uint32_t time_limit_s, int32_t priority) {
+    v1::JobSpec spec = Spec(cores, replicas);
+    spec.set_time_limit_s(time_limit_s);
+    spec.set_priority(priority);
+    auto job = components_.lifecycle.Submit(spec, "alice");
+    EXPECT_TRUE(job.ok()) << job.status().ToString();
+    journal_.Commit();
+    return (*job)->id();
+  };
+  const uint64_t wide = submit(16, 2, 3600, 0);             // both boards: waits for the first
+  EXPECT_TRUE(components_.scheduling.RunSchedulingPass());  // full: it holds the reservation
+  const std::string reserved = components_.scheduling.PendingReason(*jobs_.Find(wide));
+  EXPECT_NE(reserved.find("reservation"), std::string::npos) << reserved;
+  // A short job could backfill the idle board; a quick pass, first come first served, leaves
+  // it to the next full pass, and keeps the reasons the full pass gave.
+  const uint64_t short_job = submit(4, 1, 60, 0);
+  EXPECT_FALSE(components_.scheduling.RunSchedulingPass(/*head_depth=*/10));
+  EXPECT_EQ(jobs_.Find(short_job)->state(), v1::PENDING);
+  EXPECT_EQ(components_.scheduling.PendingReason(*jobs_.Find(wide)), reserved);
+  // A job submitted since with a higher priority than the reservation's holder is merged in
+  // ahead of it, and starts at once.
+  const uint64_t urgent = submit(4, 1, 3600, 1000);
+  EXPECT_FALSE(components_.scheduling.RunSchedulingPass(10));
+  EXPECT_EQ(jobs_.Find(urgent)->state(), v1::RUNNING);
+  EXPECT_EQ(jobs_.Find(short_job)->state(), v1::PENDING);
+  EXPECT_TRUE(components_.scheduling.RunSchedulingPass());
+  EXPECT_EQ(jobs_.Find(short_job)->state(), v1::RUNNING);
+  EXPECT_EQ(jobs_.Find(wide)->state(), v1::PENDING);
+}
+
+TEST_F(JobLifecycleTest, AFailedCommitStopsTheMasterBeforeItAcknowledgesOrAppliesAnything) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const std::string marker = ::testing::TempDir() + "/snn_failed_commit_acknowledged";
+  std::filesystem::remove(marker);
+  SubmitAndStart(2);
+  const auto before = store_.LoadAll();
+  ASSERT_TRUE(before.ok());
+  // A submit whose batch the store cannot make durable: the master stops (a restart recovers
+  // from the last durable state), before the answer or any launch goes out.
+  EXPECT_DEATH(
+      {
+        store_.FailNextCommits(1);
+        auto job = components_.lifecycle.Submit(Spec(2), "alice");
+        journal_.Commit([&] { std::ofstream(marker) << "acknowledged\n"; });
+      },
+      "cannot persist state: .*injected store failure");
+  EXPECT_FALSE(std::filesystem::exists(marker)) << "a failed commit was acknowledged";
+  // Nothing of the failed batch is in the store: what a restarted master reads is as before.
+  store_.FailNextCommits(1);
+  Status committed;
+  StoreBatch batch;
+  batch.push_back(StoreWrite{JobKey(99), std::string("not durable")});
+  store_.Commit(std::move(batch), [&](Status s) { committed = s; });
+  EXPECT_EQ(committed.code(), Code::kInternal);
+  EXPECT_EQ(*store_.LoadAll(), *before);
+}
+
+TEST_F(JobLifecycleTest, WithNoBoardUpAPassIsSkippedAndPendingJobsSaySo) {
+  nodes_.OnSessionClosed(sessions_[0].get());
+  auto job = components_.lifecycle.Submit(Spec(4), "alice");
+  ASSERT_TRUE(job.ok());
+  journal_.Commit();
+  components_.scheduling.RunSchedulingPass();
+  EXPECT_EQ((*job)->state(), v1::PENDING);
+  EXPECT_EQ(components_.scheduling.PendingReason(**job),
+            "no board is up: no agent has registered, or every node is down");
+  AddNode("n2", 1);
+  components_.scheduling.RunSchedulingPass();
+  EXPECT_EQ((*job)->state(), v1::RUNNING);
+}
+
+TEST_F(JobLifecycleTest, EveryChangeIsInTheStore) {
+  v1::JobRecord& running = SubmitAndStart(4);
+  const uint64_t id = running.id();
+  const uint64_t tenant_job_id = running.tenant_job_id();
+  const std::string tenant = running.tenant();
+  components_.lifecycle.ApplyTaskStatus("n1", Report(running, 0, v1::TASK_EXITED, 0));
+  journal_.Commit();
+  // Ended with nothing running: out of memory, into the archive, found by either id.
+  EXPECT_EQ(jobs_.Find(id), nullptr);
+  EXPECT_FALSE(store_.Get(JobKey(id))->has_value());
+  JobArchive reloaded(store_);
+  ASSERT_TRUE(reloaded.Load().ok());
+  EXPECT_EQ(reloaded.Count(v1::COMPLETED), 1u);
+  EXPECT_EQ(reloaded.stats().max_job_id(), id);
+  auto job = reloaded.FindByTenant(tenant, tenant_job_id);
+  ASSERT_TRUE(job.ok() && job->has_value());
+  EXPECT_EQ((*job)->id(), id);
+  EXPECT_EQ((*job)->state(), v1::COMPLETED);
+  EXPECT_EQ((*job)->history_size(), 3);
+}
+
+TEST_F(JobLifecycleTest, ACancelledJobStaysHotUntilItsTasksHaveStopped) {
+  v1::JobRecord& running = SubmitAndStart(4);
+  const uint64_t id = running.id();
+  ASSERT_TRUE(components_.lifecycle.Cancel(running, "cancelled by alice").ok());
+  journal_.Commit();
+  // Its task still runs until the kill lands: it stays hot, its board stays reserved.
+  ASSERT_NE(jobs_.Find(id), nullptr);
+  EXPECT_EQ(CoresUsed("n1", 0), 4u);
+  EXPECT_FALSE(archive_.Find(id)->has_value());
+  components_.lifecycle.ApplyTaskStatus("n1", Report(*jobs_.Find(id), 0, v1::TASK_KILLED));
+  journal_.Commit();
+  EXPECT_EQ(jobs_.Find(id), nullptr);
+  ASSERT_TRUE(archive_.Find(id)->has_value());
+  EXPECT_EQ((*archive_.Find(id))->state(), v1::CANCELLED);
+  EXPECT_EQ(archive_.Count(v1::CANCELLED), 1u);
+  EXPECT_EQ(jobs_.CountInState(v1::CANCELLED), 0u);
+}
+
+TEST_F(JobLifecycleTest, IdsAreNeverGivenOutAgainAfterTheirJobsWereArchived) {
+  v1::JobRecord& running = SubmitAndStart(4);
+  const uint64_t id = running.id();
+  const uint64_t tenant_job_id = running.tenant_job_id();
+  const std::string tenant = running.tenant();
+  components_.lifecycle.ApplyTaskStatus("n1", Report(running, 0, v1::TASK_EXITED, 0));
+  journal_.Commit();
+  // A restart finds no hot job at all: the ids come from the archive's totals.
+  JobTable restarted;
+  JobArchive archive(store_);
+  ASSERT_TRUE(archive.Load().ok());
+  restarted.ReserveIds(archive.stats());
+  EXPECT_GT(restarted.NextJobId(), id);
+  EXPECT_GT(restarted.NextTenantJobId(tenant), tenant_job_id);
+}
+
+}  // namespace
+}  // namespace snn
