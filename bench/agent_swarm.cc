@@ -30,10 +30,10 @@
 #include <thread>
 
 #include "bench/sim_board.h"
-#include "common/connection.h"
-#include "common/program_flags.h"
-#include "common/rpc_client.h"
-#include "common/rpc_router.h"
+#include "common/daemon/program_flags.h"
+#include "common/rpc/connection.h"
+#include "common/rpc/rpc_client.h"
+#include "common/rpc/rpc_router.h"
 #include "proto/job.pb.h"
 #include "proto/node.pb.h"
 #include "tests/test_util/process.h"

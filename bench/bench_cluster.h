@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "common/address.h"
-#include "common/rpc_client.h"
+#include "common/rpc/address.h"
+#include "common/rpc/rpc_client.h"
 #include "tests/test_util/auth_kit.h"
 #include "tests/test_util/etcd_cluster.h"
 

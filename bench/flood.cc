@@ -18,10 +18,10 @@
 #include <thread>
 
 #include "bench/bench_cluster.h"
-#include "common/frame.h"
-#include "common/munge.h"
-#include "common/program_flags.h"
-#include "common/tls.h"
+#include "common/daemon/program_flags.h"
+#include "common/identity/munge.h"
+#include "common/rpc/frame.h"
+#include "common/rpc/tls.h"
 #include "proto/job.pb.h"
 #include "tests/test_util/process.h"
 

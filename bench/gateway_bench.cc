@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "client/gateway_client.h"
-#include "common/clock.h"
+#include "common/base/clock.h"
 #include "nodeagent/hal/lif_network.h"
 #include "nodeagent/hal/sim_board.h"
-#include "nodeagent/spike_gateway.h"
+#include "nodeagent/spikes/spike_gateway.h"
 
 namespace {
 

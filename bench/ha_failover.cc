@@ -12,8 +12,8 @@
 #include <cstdio>
 #include <vector>
 
-#include "common/program_flags.h"
-#include "nodeagent/launcher.h"
+#include "common/daemon/program_flags.h"
+#include "nodeagent/tasks/launcher.h"
 #include "tests/integration/cluster.h"
 #include "tests/integration/submit_storm.h"
 #include "tests/test_util/etcd_cluster.h"

@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "common/rect_allocator.h"
+#include "common/base/rect_allocator.h"
 
 namespace {
 

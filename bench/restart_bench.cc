@@ -19,8 +19,8 @@
 #include <thread>
 
 #include "bench/sim_board.h"
-#include "common/program_flags.h"
-#include "common/rpc_client.h"
+#include "common/daemon/program_flags.h"
+#include "common/rpc/rpc_client.h"
 #include "master/jobs/job_archive.h"
 #include "master/store/journal.h"
 #include "master/store/rocks_store.h"

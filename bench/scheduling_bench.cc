@@ -30,9 +30,9 @@
 #include <random>
 #include <vector>
 
-#include "common/daemon_init.h"
-#include "common/job_validation.h"
-#include "common/rect_allocator.h"
+#include "common/base/job_validation.h"
+#include "common/base/rect_allocator.h"
+#include "common/daemon/daemon_init.h"
 #include "master/jobs/job_table.h"
 #include "master/jobs/pass_jobs.h"
 #include "master/sched/policy_config.h"

@@ -29,11 +29,11 @@
 #include <thread>
 
 #include "bench/bench_cluster.h"
-#include "common/address.h"
-#include "common/connection.h"
-#include "common/munge.h"
-#include "common/program_flags.h"
-#include "common/rpc_client.h"
+#include "common/daemon/program_flags.h"
+#include "common/identity/munge.h"
+#include "common/rpc/address.h"
+#include "common/rpc/connection.h"
+#include "common/rpc/rpc_client.h"
 #include "proto/job.pb.h"
 #include "proto/node.pb.h"
 #include "tests/test_util/auth_kit.h"

@@ -7,8 +7,8 @@
 #include "cli/format.h"
 #include "cli/session.h"
 #include "cli/time_arg.h"
-#include "common/clock.h"
-#include "common/duration.h"
+#include "common/base/clock.h"
+#include "common/base/duration.h"
 
 namespace snn {
 namespace {

@@ -9,7 +9,7 @@
 #include "cli/format.h"
 #include "cli/session.h"
 #include "cli/time_arg.h"
-#include "common/clock.h"
+#include "common/base/clock.h"
 
 namespace snn {
 namespace {

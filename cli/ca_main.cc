@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "common/file_util.h"
-#include "common/pki.h"
+#include "common/base/file_util.h"
+#include "common/identity/pki.h"
 
 namespace {
 

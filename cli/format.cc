@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <ctime>
 
-#include "common/duration.h"
-#include "common/job_validation.h"
+#include "common/base/duration.h"
+#include "common/base/job_validation.h"
 
 namespace snn {
 

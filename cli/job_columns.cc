@@ -4,7 +4,7 @@
 #include <cctype>
 
 #include "cli/format.h"
-#include "common/duration.h"
+#include "common/base/duration.h"
 
 namespace snn {
 namespace {

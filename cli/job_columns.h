@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "common/status.h"
+#include "common/base/status.h"
 #include "proto/job.pb.h"
 
 namespace snn {

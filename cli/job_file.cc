@@ -8,10 +8,10 @@
 #include <set>
 #include <sstream>
 
-#include "common/duration.h"
-#include "common/file_util.h"
-#include "common/job_validation.h"
-#include "common/yaml_fields.h"
+#include "common/base/duration.h"
+#include "common/base/file_util.h"
+#include "common/base/job_validation.h"
+#include "common/daemon/yaml_fields.h"
 
 namespace snn {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "common/status.h"
+#include "common/base/status.h"
 #include "proto/job.pb.h"
 
 namespace snn {

@@ -213,4 +213,28 @@ int PolicySet(const CliOptions& o, std::ostream& out, std::ostream& err) {
   return 0;
 }
 
+int TenantMembers(const CliOptions& o, std::ostream& out, std::ostream& err) {
+  if (o.args.size() < 4) {
+    return Fail(err, InvalidArgument("usage: snnctl tenant add-user|remove-user TENANT USER..."));
+  }
+  v1::TenantMembersRequest req;
+  req.set_tenant(o.args[2]);
+  for (size_t i = 3; i < o.args.size(); ++i) {
+    if (o.args[1] == "add-user") {
+      req.add_add_users(o.args[i]);
+    } else {
+      req.add_remove_users(o.args[i]);
+    }
+  }
+  auto resp = Call(o, rpc::kTenantMembers, req);
+  if (!resp.ok()) return Fail(err, resp.status());
+  for (const auto& t : resp->config().tenants()) {
+    if (t.name() != o.args[2]) continue;
+    std::string users;
+    for (const auto& u : t.members().users()) users += (users.empty() ? "" : ", ") + u;
+    out << "Tenant " << t.name() << " users: " << (users.empty() ? "(none)" : users) << "\n";
+  }
+  return 0;
+}
+
 }  // namespace snn

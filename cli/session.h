@@ -8,11 +8,11 @@
 #include <type_traits>
 
 #include "cli/snnctl.h"
-#include "common/address.h"
-#include "common/clock.h"
-#include "common/munge.h"
-#include "common/rpc_client.h"
-#include "common/tls.h"
+#include "common/base/clock.h"
+#include "common/identity/munge.h"
+#include "common/rpc/address.h"
+#include "common/rpc/rpc_client.h"
+#include "common/rpc/tls.h"
 
 namespace snn {
 

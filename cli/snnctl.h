@@ -1,4 +1,5 @@
-// snnctl's command line: parsing and the commands (submit, jobs, show, cancel, pool status).
+// snnctl's command line: the options every command reads (parsed from argv and the
+// environment), and RunCli, which runs the command they name (cli/command_table.h lists them).
 // Kept apart from main() so tests can run commands and read what they print.
 #pragma once
 
@@ -7,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "common/status.h"
+#include "common/base/status.h"
 
 namespace snn {
 
@@ -26,6 +27,7 @@ struct CliOptions {
   bool parsable = false;
   bool wait = false;  // submit: wait for the job to end; exit with its outcome
   bool help = false;
+  bool bash_completion = false;  // --bash-completion: print the completion script
   std::vector<std::string> states;
   std::string reason;                           // node/board drain
   uint32_t page_size = 1000;                    // jobs: jobs per request
@@ -49,7 +51,6 @@ struct CliOptions {
 };
 
 Result<CliOptions> ParseCliArgs(const std::vector<std::string>& argv);
-std::string CliUsage();
 
 // Runs the command; returns the exit code. Errors go to `err` as one line each.
 int RunCli(const CliOptions& options, std::ostream& out, std::ostream& err);

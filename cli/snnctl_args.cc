@@ -1,13 +1,16 @@
-// snnctl's command line: its usage text, and the options parsed into CliOptions (with the
-// environment's defaults). Pure but for reading the environment.
+// snnctl's command line: the options parsed into CliOptions (with the environment's defaults),
+// and each checked against what its command takes (cli/command_table.h). Pure but for reading
+// the environment.
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "cli/command_table.h"
 #include "cli/snnctl.h"
 #include "cli/time_arg.h"
-#include "common/utf8.h"
+#include "common/base/utf8.h"
 
 namespace snn {
 namespace {
@@ -16,102 +19,9 @@ constexpr char kDefaultMaster[] = "127.0.0.1:7130";
 
 }  // namespace
 
-std::string CliUsage() {
-  return R"(usage: snnctl [OPTIONS] COMMAND [ARGS]
-
-Commands:
-  submit FILE.yaml        submit a job; prints its job ID (--wait: and waits for its end)
-  jobs                    list your tenant's jobs: pending, running, and those that ended
-                          in the last day (--since, --until, --user, --state to choose)
-  show JOBID              show one job: state, reason, tasks, core mapping, history
-  cancel JOBID...         cancel pending or running jobs
-  hold|release JOBID...   keep pending jobs from starting, or let them start again
-  requeue JOBID...        stop a running job's tasks and let it wait to start again
-  logs JOBID [--task N] [--stderr] [-f]
-                          a task's stdout (or stderr), fetched from its node; -f follows it
-                          until the job ends
-  pool status             nodes and boards: cores, KSPS and streams used and free; job counts
-  estimate MODEL          neurons, synapses, logical cores, a suggested shape and the spike
-                          rate of a model (JSON, or NIR: .nir files from Norse, snnTorch, ...)
-  policy show             the scheduling policy: queues, tenants, quotas, priority weights
-  queue set NAME [--priority N] [--weight W] [--pool P [--max N] [--guaranteed N]] [--create]
-  tenant set NAME [--weight W] [--pool P [--limit N] [--guaranteed N]] [--create]
-                          change a queue or a tenant (admin); caps are cores per pool
-  tenant credit TENANT AMOUNT [--note TEXT]
-                          add to a tenant's credits (admin; negative takes back); a tenant
-                          whose charges reach its credits has its new jobs held
-  usage                   task attempts that ran since --since (default: a day ago), as
-                          sacct: user, tenant, pool, board type, start, end, elapsed, cores,
-                          core-seconds, KSPS-seconds, spikes, exit, state (--user, --pool,
-                          --state, --until, --all-tenants to choose; -o json or --csv)
-  report [--from T] [--to T] [--by-user]
-                          as sreport: core-hours, KSPS-hours, jobs and mean wait per tenant
-                          (and user) per pool, and each pool's utilization (default: this
-                          month, UTC)
-  invoice [TENANT] [--from T] [--to T]
-                          a tenant's invoice for the task attempts that ended in the period
-                          (default: this month, UTC) from the durable usage records, and
-                          its account
-  tenant add-user|remove-user TENANT USER...
-                          change a tenant's members (its coordinators, admins)
-  node token NODE [--ttl DURATION]
-                          a one-time join token for a new node (admin; default 15m)
-  node wait NODE... [--within DURATION]
-                          wait until the nodes are registered and UP (default: 2m); exit 1,
-                          saying which are not, if they are not by then
-  node drain|resume NODE  stop (or restart) sending new work to a node; running jobs finish
-  board drain|resume NODE/BOARD
-                          the same for one board
-  sim kill-core NODE/BOARD X,Y | sim fail-board NODE/BOARD |
-  sim slow-board NODE/BOARD PERCENT | sim heal-board NODE/BOARD
-                          fault injection on simulated boards
-
-Options:
-  --master HOST:PORT[,..] the master, or every master of an HA group (default: $SNN_MASTER,
-                          else 127.0.0.1:7130)
-  --tenant NAME           act for this tenant, one you belong to (default: $SNN_TENANT, else
-                          your personal tenant, else the first tenant that lists you)
-  --ca-file FILE          the cluster's CA certificate (default: $SNN_CA_FILE, else
-                          /etc/snn/tls/ca.crt)
-  --munge-socket PATH     munged's socket (default: $SNN_MUNGE_SOCKET, else munge's default)
-  --auth munge|none       none: no TLS, no MUNGE, for a master run with --auth=none
-                          (default: $SNN_AUTH, else munge)
-  -o, --output FORMAT     table (default) or json; usage also csv
-  --csv                   usage: comma-separated values with a header line (-o csv)
-  --timeout SECONDS       give up on the master after this long (default: 5)
-  --all-tenants           jobs, usage, report: every tenant's (readers and admins)
-  --state S[,S...]        jobs: only these states (PENDING, RUNNING, COMPLETED, ...);
-                          usage: one task state (EXITED, KILLED, TIMED_OUT, LOST, RUNNING)
-  --priority              jobs: pending jobs in scheduling order with their priority factors
-  --format COL[,COL...]   jobs: these columns, of id, globalid, tenant, name, user, state,
-                          reason, pool, queue, priority, tasks, cores, ksps, submit, start,
-                          end, time, wait, timelimit, attempt, requeues, nodes, exit
-  --parsable              submit: print only the job ID
-  --wait                  submit: wait for the job to end; exit 0 if it completed, its exit
-                          code if it failed, 124 at its time limit, 125 if cancelled
-  --page-size N           jobs: jobs fetched per request (default: 1000)
-  --user NAME             jobs, usage: only NAME's
-  --pool NAME             usage: only this pool's task attempts
-  --since T               jobs: only jobs not ended before T (default: 1d, a day ago); T is
-                          YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS] (local time), now, or a time
-                          ago such as 30m, 2h, 7d; --since 1970-01-01 for every job
-  --until T               jobs: only jobs submitted before T; usage: attempts started before T
-  --from T, --to T        invoice, report: the period (T as for --since)
-  --by-user               report: a row per user of each tenant
-  --task N                logs: task N of the job (default: 0)
-  --stderr                logs: the task's stderr instead of its stdout
-  -f, --follow            logs: keep printing what the task writes until the job ends
-  --note TEXT             tenant credit: why (kept with the credit)
-  --reason TEXT           node/board drain: why (shown in pool status)
-  --board-type T          estimate: use this board type's neurons per core (asks the master)
-  --neurons-per-core N    estimate: use N, without asking the master
-  --input-rate HZ         estimate, submit with a model: input firing rate (default: 10)
-  -h, --help              this help
-)";
-}
-
 Result<CliOptions> ParseCliArgs(const std::vector<std::string>& argv) {
   CliOptions o;
+  std::vector<std::string> given;  // the options given, by their names
   for (size_t i = 0; i < argv.size(); ++i) {
     // Every argument may end up in a protobuf string, which must be UTF-8.
     if (size_t bad = 0; !ValidUtf8(argv[i], bad)) {
@@ -133,8 +43,14 @@ Result<CliOptions> ParseCliArgs(const std::vector<std::string>& argv) {
       if (i + 1 >= argv.size()) return InvalidArgument(name + " needs a value");
       return argv[++i];
     };
+    if (arg.size() > 1 && arg[0] == '-') {
+      const CliOptionSpec* spec = FindCliOption(arg);
+      given.push_back(spec != nullptr ? std::string(spec->name) : arg);
+    }
     if (arg == "-h" || arg == "--help") {
       o.help = true;
+    } else if (arg == "--bash-completion") {
+      o.bash_completion = true;
     } else if (arg == "--priority" && !o.args.empty() && o.args[0] == "jobs") {
       if (has_value) return InvalidArgument("jobs --priority takes no value");
       o.show_priority = true;
@@ -243,6 +159,22 @@ Result<CliOptions> ParseCliArgs(const std::vector<std::string>& argv) {
       return InvalidArgument("unknown option '" + arg + "' (see snnctl --help)");
     } else {
       o.args.push_back(arg);
+    }
+  }
+  // Each command takes the global options and its own.
+  if (const CliCommand* command = FindCliCommand(o.args); command != nullptr && !o.help) {
+    for (const std::string& name : given) {
+      const CliOptionSpec* spec = FindCliOption(name);
+      if (spec == nullptr || spec->global) continue;
+      if (std::find(command->options.begin(), command->options.end(), name) ==
+          command->options.end()) {
+        std::string own;
+        for (std::string_view n : command->options)
+          own += (own.empty() ? "" : ", ") + std::string(n);
+        return InvalidArgument(
+            "'" + std::string(command->name) + "' takes no option " + name +
+            (own.empty() ? " (it takes only the global ones)" : " (its own: " + own + ")"));
+      }
     }
   }
   if (o.master.empty()) {

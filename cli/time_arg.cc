@@ -2,7 +2,7 @@
 
 #include <ctime>
 
-#include "common/duration.h"
+#include "common/base/duration.h"
 
 namespace snn {
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "client/gateway_client.h"
-#include "common/clock.h"
+#include "common/base/clock.h"
 
 namespace {
 

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "cli/job_file.h"
-#include "common/job_validation.h"
+#include "common/base/job_validation.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

@@ -11,7 +11,7 @@
 #include <memory>
 #include <vector>
 
-#include "common/model.h"
+#include "common/model/model.h"
 #include "master/jobs/admission.h"
 #include "master/sched/policy_config.h"
 #include "master/services/agent_service.h"

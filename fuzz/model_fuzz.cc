@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "common/model.h"
+#include "common/model/model.h"
 #include "nodeagent/hal/lif_network.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

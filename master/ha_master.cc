@@ -5,7 +5,7 @@
 
 #include <thread>
 
-#include "common/clock.h"
+#include "common/base/clock.h"
 
 namespace snn {
 

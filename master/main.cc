@@ -7,8 +7,8 @@
 #include <csignal>
 #include <filesystem>
 
-#include "common/clock.h"
-#include "common/daemon_init.h"
+#include "common/base/clock.h"
+#include "common/daemon/daemon_init.h"
 #include "master/ha_master.h"
 #include "master/master_server.h"
 #include "master/policy/policy_file.h"

@@ -5,7 +5,7 @@
 
 #include <fstream>
 
-#include "common/file_util.h"
+#include "common/base/file_util.h"
 #include "master/auth/access_policy.h"
 #include "master/jobs/job_loader.h"
 #include "master/master_state_metrics.h"

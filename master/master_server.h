@@ -8,12 +8,12 @@
 #include <memory>
 #include <string>
 
-#include "common/address.h"
-#include "common/clock.h"
-#include "common/clock_timer.h"
-#include "common/metrics_endpoint.h"
-#include "common/rpc_server.h"
-#include "common/service_notify.h"
+#include "common/base/clock.h"
+#include "common/daemon/metrics_endpoint.h"
+#include "common/daemon/service_notify.h"
+#include "common/rpc/address.h"
+#include "common/rpc/clock_timer.h"
+#include "common/rpc/rpc_server.h"
 #include "master/auth/authenticator.h"
 #include "master/billing/billing_ledger.h"
 #include "master/jobs/job_components.h"

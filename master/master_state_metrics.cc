@@ -4,7 +4,7 @@
 #include <string>
 #include <tuple>
 
-#include "common/metrics_endpoint.h"
+#include "common/daemon/metrics_endpoint.h"
 
 namespace snn {
 namespace {

@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "common/clock.h"
-#include "common/clock_timer.h"
-#include "common/metrics_endpoint.h"
-#include "common/service_notify.h"
+#include "common/base/clock.h"
+#include "common/daemon/metrics_endpoint.h"
+#include "common/daemon/service_notify.h"
+#include "common/rpc/clock_timer.h"
 #include "nodeagent/master_link.h"
-#include "nodeagent/task_manager.h"
+#include "nodeagent/tasks/task_manager.h"
 
 namespace snn {
 

@@ -3,7 +3,7 @@
 #include <map>
 #include <string>
 
-#include "common/metrics_endpoint.h"
+#include "common/daemon/metrics_endpoint.h"
 
 namespace snn {
 

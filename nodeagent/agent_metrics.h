@@ -8,7 +8,7 @@
 
 #include <vector>
 
-#include "nodeagent/task_manager.h"
+#include "nodeagent/tasks/task_manager.h"
 
 namespace snn {
 

@@ -8,14 +8,14 @@
 #include <filesystem>
 #include <sstream>
 
-#include "common/clock.h"
-#include "common/daemon_init.h"
-#include "common/duration.h"
-#include "common/file_util.h"
+#include "common/base/clock.h"
+#include "common/base/duration.h"
+#include "common/base/file_util.h"
+#include "common/daemon/daemon_init.h"
 #include "nodeagent/agent.h"
-#include "nodeagent/board_config.h"
+#include "nodeagent/boards/board_config.h"
 #include "nodeagent/hal/sim_board.h"
-#include "nodeagent/launcher.h"
+#include "nodeagent/tasks/launcher.h"
 
 DEFINE_string(metrics_listen, "127.0.0.1:7132",
               "serve Prometheus metrics at http://HOST:PORT/metrics (port 0 picks one; empty: "

@@ -2,7 +2,7 @@
 
 #include <glog/logging.h>
 
-#include "nodeagent/task_output.h"
+#include "nodeagent/tasks/task_output.h"
 
 namespace snn {
 namespace {

@@ -11,12 +11,12 @@
 #include <string>
 #include <vector>
 
-#include "common/address.h"
-#include "common/clock.h"
-#include "common/connection.h"
-#include "common/rpc_router.h"
+#include "common/base/clock.h"
+#include "common/rpc/address.h"
+#include "common/rpc/connection.h"
+#include "common/rpc/rpc_router.h"
 #include "nodeagent/node_credentials.h"
-#include "nodeagent/task_manager.h"
+#include "nodeagent/tasks/task_manager.h"
 
 namespace snn {
 

@@ -2,8 +2,8 @@
 
 #include <filesystem>
 
-#include "common/file_util.h"
-#include "common/pki.h"
+#include "common/base/file_util.h"
+#include "common/identity/pki.h"
 
 namespace snn {
 

@@ -10,8 +10,8 @@
 #include <memory>
 #include <string>
 
-#include "common/status.h"
-#include "common/tls.h"
+#include "common/base/status.h"
+#include "common/rpc/tls.h"
 
 namespace snn {
 

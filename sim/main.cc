@@ -4,8 +4,8 @@
 
 #include <cstdio>
 
-#include "common/clock.h"
-#include "common/program_flags.h"
+#include "common/base/clock.h"
+#include "common/daemon/program_flags.h"
 #include "sim/replay.h"
 
 DEFINE_string(trace, "", "the SWF trace (plain or .gz)");

@@ -7,7 +7,7 @@
 #include <memory>
 #include <queue>
 
-#include "common/job_validation.h"
+#include "common/base/job_validation.h"
 #include "master/sched/policy_config.h"
 
 namespace snn {

@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "common/status.h"
+#include "common/base/status.h"
 
 namespace snn {
 

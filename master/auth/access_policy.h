@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <string>
 
-#include "common/identity.h"
-#include "common/status.h"
+#include "common/base/status.h"
+#include "common/identity/identity.h"
 #include "proto/policy.pb.h"
 
 namespace snn {

@@ -19,11 +19,11 @@
 #include <string>
 #include <unordered_map>
 
-#include "common/asio.h"
-#include "common/clock.h"
-#include "common/connection.h"
-#include "common/identity.h"
-#include "common/munge.h"
+#include "common/base/clock.h"
+#include "common/identity/identity.h"
+#include "common/identity/munge.h"
+#include "common/rpc/asio.h"
+#include "common/rpc/connection.h"
 
 namespace snn {
 

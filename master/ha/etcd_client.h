@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "common/status.h"
+#include "common/base/status.h"
 #include "etcd_election.grpc.pb.h"
 #include "etcd_kv.grpc.pb.h"
 

@@ -4,8 +4,8 @@
 
 #include <future>
 
-#include "common/rpc_client.h"
-#include "common/tls.h"
+#include "common/rpc/rpc_client.h"
+#include "common/rpc/tls.h"
 #include "master/store/journal.h"
 #include "proto/ha.pb.h"
 

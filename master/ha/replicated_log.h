@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "common/status.h"
+#include "common/base/status.h"
 #include "master/store/replica_position.h"
 #include "master/store/store.h"
 #include "proto/ha.pb.h"

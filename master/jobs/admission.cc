@@ -6,9 +6,9 @@
 #include <set>
 #include <tuple>
 
-#include "common/duration.h"
-#include "common/job_validation.h"
-#include "common/model.h"
+#include "common/base/duration.h"
+#include "common/base/job_validation.h"
+#include "common/model/model.h"
 #include "master/sched/policy_config.h"
 
 namespace snn {

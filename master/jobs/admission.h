@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "common/status.h"
+#include "common/base/status.h"
 #include "master/sched/pool_boards.h"
 #include "proto/job.pb.h"
 #include "proto/policy.pb.h"

@@ -8,8 +8,8 @@
 #include <functional>
 #include <string>
 
-#include "common/rpc_methods.h"
-#include "common/status.h"
+#include "common/base/status.h"
+#include "common/rpc/rpc_methods.h"
 #include "proto/node.pb.h"
 
 namespace snn {

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "common/clock.h"
+#include "common/base/clock.h"
 #include "master/jobs/job_archive.h"
 #include "master/jobs/job_table.h"
 #include "master/jobs/job_writer.h"

@@ -12,7 +12,7 @@
 
 #include <functional>
 
-#include "common/clock.h"
+#include "common/base/clock.h"
 #include "master/jobs/admission.h"
 #include "master/jobs/dependency_index.h"
 #include "master/jobs/job_lifecycle.h"

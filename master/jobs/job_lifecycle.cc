@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "common/duration.h"
+#include "common/base/duration.h"
 #include "master/billing/usage_accounting.h"
 
 namespace snn {

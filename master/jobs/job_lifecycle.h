@@ -10,7 +10,7 @@
 #include <set>
 #include <string>
 
-#include "common/clock.h"
+#include "common/base/clock.h"
 #include "master/jobs/dependency_index.h"
 #include "master/jobs/job_table.h"
 #include "master/jobs/job_writer.h"

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "common/job_validation.h"
+#include "common/base/job_validation.h"
 
 namespace snn {
 

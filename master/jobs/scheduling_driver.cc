@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <map>
 
-#include "common/job_validation.h"
+#include "common/base/job_validation.h"
 
 namespace snn {
 namespace {

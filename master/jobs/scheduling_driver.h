@@ -12,7 +12,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "common/clock.h"
+#include "common/base/clock.h"
 #include "master/jobs/admission.h"
 #include "master/jobs/job_table.h"
 #include "master/jobs/job_writer.h"

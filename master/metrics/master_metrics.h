@@ -15,7 +15,7 @@
 #include <string>
 #include <utility>
 
-#include "common/status.h"
+#include "common/base/status.h"
 
 namespace snn {
 

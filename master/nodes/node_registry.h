@@ -10,8 +10,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "common/connection.h"
-#include "common/core_grid.h"
+#include "common/base/core_grid.h"
+#include "common/rpc/connection.h"
 #include "proto/job.pb.h"
 #include "proto/node.pb.h"
 

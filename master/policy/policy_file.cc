@@ -6,9 +6,9 @@
 #include <map>
 #include <sstream>
 
-#include "common/duration.h"
-#include "common/file_util.h"
-#include "common/yaml_fields.h"
+#include "common/base/duration.h"
+#include "common/base/file_util.h"
+#include "common/daemon/yaml_fields.h"
 #include "master/sched/policy_config.h"
 
 namespace snn {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "common/job_validation.h"
+#include "common/base/job_validation.h"
 
 namespace snn {
 namespace {

@@ -7,7 +7,7 @@
 #include <set>
 #include <string>
 
-#include "common/status.h"
+#include "common/base/status.h"
 #include "master/sched/priority.h"
 #include "master/sched/scheduler.h"
 #include "proto/policy.pb.h"

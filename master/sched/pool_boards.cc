@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <tuple>
 
-#include "common/job_validation.h"
+#include "common/base/job_validation.h"
 
 namespace snn {
 namespace {

@@ -15,8 +15,8 @@
 #include <utility>
 #include <vector>
 
-#include "common/core_grid.h"
-#include "common/rect_allocator.h"
+#include "common/base/core_grid.h"
+#include "common/base/rect_allocator.h"
 #include "proto/job.pb.h"
 
 namespace snn {

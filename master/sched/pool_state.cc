@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <functional>
 
-#include "common/job_validation.h"
+#include "common/base/job_validation.h"
 #include "master/sched/gang_topology.h"
 
 namespace snn {

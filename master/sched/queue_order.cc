@@ -5,7 +5,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "common/job_validation.h"
+#include "common/base/job_validation.h"
 #include "master/sched/policy_config.h"
 
 namespace snn {

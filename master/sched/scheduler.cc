@@ -4,7 +4,7 @@
 #include <set>
 #include <tuple>
 
-#include "common/job_validation.h"
+#include "common/base/job_validation.h"
 #include "master/sched/pool_state.h"
 #include "master/sched/wait_reason.h"
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "common/rect_allocator.h"
+#include "common/base/rect_allocator.h"
 
 namespace snn {
 

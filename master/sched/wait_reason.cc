@@ -1,6 +1,6 @@
 #include "master/sched/wait_reason.h"
 
-#include "common/job_validation.h"
+#include "common/base/job_validation.h"
 
 namespace snn {
 

@@ -6,7 +6,7 @@
 
 #include <functional>
 
-#include "common/rpc_router.h"
+#include "common/rpc/rpc_router.h"
 #include "master/jobs/agent_channel.h"
 #include "master/nodes/node_registry.h"
 #include "master/store/journal.h"

@@ -8,8 +8,8 @@
 // Thread contract: only on the master's io thread.
 #pragma once
 
-#include "common/clock.h"
-#include "common/rpc_router.h"
+#include "common/base/clock.h"
+#include "common/rpc/rpc_router.h"
 #include "master/billing/billing_ledger.h"
 #include "master/jobs/job_table.h"
 #include "master/jobs/scheduling_driver.h"

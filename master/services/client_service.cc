@@ -1,7 +1,7 @@
 #include "master/services/client_service.h"
 
-#include "common/job_validation.h"
-#include "common/rect_allocator.h"
+#include "common/base/job_validation.h"
+#include "common/base/rect_allocator.h"
 #include "master/auth/access_policy.h"
 #include "master/jobs/gang_links.h"
 #include "master/jobs/job_listing.h"

@@ -9,8 +9,8 @@
 
 #include <optional>
 
-#include "common/clock.h"
-#include "common/rpc_router.h"
+#include "common/base/clock.h"
+#include "common/rpc/rpc_router.h"
 #include "master/jobs/job_lifecycle.h"
 #include "master/jobs/scheduling_driver.h"
 

@@ -10,9 +10,9 @@
 #include <optional>
 #include <string>
 
-#include "common/clock.h"
-#include "common/pki.h"
-#include "common/rpc_router.h"
+#include "common/base/clock.h"
+#include "common/identity/pki.h"
+#include "common/rpc/rpc_router.h"
 #include "master/store/journal.h"
 #include "proto/node.pb.h"
 

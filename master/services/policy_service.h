@@ -8,7 +8,7 @@
 
 #include <functional>
 
-#include "common/rpc_router.h"
+#include "common/rpc/rpc_router.h"
 #include "master/jobs/scheduling_driver.h"
 #include "master/store/journal.h"
 

@@ -4,7 +4,7 @@
 // Thread contract: the master's io thread.
 #pragma once
 
-#include "common/rpc_router.h"
+#include "common/rpc/rpc_router.h"
 #include "master/store/store.h"
 #include "proto/ha.pb.h"
 

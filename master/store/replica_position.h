@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "common/status.h"
+#include "common/base/status.h"
 #include "master/store/store.h"
 
 namespace snn {

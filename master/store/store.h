@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "common/status.h"
+#include "common/base/status.h"
 
 namespace snn {
 

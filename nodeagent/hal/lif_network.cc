@@ -4,7 +4,7 @@
 #include <cmath>
 #include <random>
 
-#include "common/projection_stages.h"
+#include "common/model/projection_stages.h"
 
 namespace snn {
 namespace {

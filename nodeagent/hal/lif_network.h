@@ -13,7 +13,7 @@
 #include <memory>
 #include <vector>
 
-#include "common/status.h"
+#include "common/base/status.h"
 #include "nodeagent/hal/spike_network.h"
 #include "proto/model.pb.h"
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
-#include "common/clock.h"
+#include "common/base/clock.h"
 #include "nodeagent/hal/lif_network.h"
 
 namespace snn {

@@ -22,8 +22,8 @@
 #include <sstream>
 #include <thread>
 
-#include "common/program_flags.h"
-#include "common/rpc_client.h"
+#include "common/daemon/program_flags.h"
+#include "common/rpc/rpc_client.h"
 #include "proto/job.pb.h"
 #include "proto/node.pb.h"
 #include "tests/test_util/auth_kit.h"

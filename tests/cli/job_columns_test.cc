@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "cli/command_table.h"
 #include "cli/snnctl.h"
 
 namespace snn {
@@ -29,7 +30,7 @@ TEST(JobColumnsTest, ChosenColumnsInTheirOrderAndUnknownOnesNamed) {
 }
 
 TEST(JobColumnsTest, TheHelpListsEveryColumn) {
-  const std::string help = CliUsage();
+  const std::string help = CliUsageText();
   std::string names = JobColumnNames() + ",";
   for (size_t at = 0, comma; (comma = names.find(',', at)) != std::string::npos; at = comma + 1) {
     const std::string name = names.substr(at, comma - at);

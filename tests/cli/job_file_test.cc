@@ -7,8 +7,8 @@
 #include <filesystem>
 
 #include "cli/format.h"
-#include "common/file_util.h"
-#include "common/job_validation.h"
+#include "common/base/file_util.h"
+#include "common/base/job_validation.h"
 
 namespace snn {
 namespace {

@@ -1,4 +1,4 @@
-#include "common/address.h"
+#include "common/rpc/address.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // Timers on the injected clock: on a ManualClock they fire when the test advances time (on the
 // io thread), never before; a cancelled or replaced wait says so; a destroyed timer never calls.
-#include "common/clock_timer.h"
+#include "common/rpc/clock_timer.h"
 
 #include <gtest/gtest.h>
 

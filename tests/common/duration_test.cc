@@ -1,4 +1,4 @@
-#include "common/duration.h"
+#include "common/base/duration.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "common/frame.h"
+#include "common/rpc/frame.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "common/job_validation.h"
+#include "common/base/job_validation.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "common/model.h"
+#include "common/model/model.h"
 
 #include <gtest/gtest.h>
 

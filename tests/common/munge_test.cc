@@ -1,5 +1,5 @@
 // What users read when MUNGE says no: one line that says what to check.
-#include "common/munge.h"
+#include "common/identity/munge.h"
 
 #include <gtest/gtest.h>
 #include <munge.h>

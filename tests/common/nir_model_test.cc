@@ -1,7 +1,7 @@
 // NIR files: the three real exports read into models with the figures snnctl estimate shows,
 // the simulated board runs one, convolution and pooling stages make the synapses worked out by
 // hand, and damaged, foreign or unknown-typed files give one-line errors that name the file.
-#include "common/nir_model.h"
+#include "common/model/nir_model.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -10,8 +10,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "common/model.h"
-#include "common/projection_stages.h"
+#include "common/model/model.h"
+#include "common/model/projection_stages.h"
 #include "nodeagent/hal/lif_network.h"
 
 namespace snn {

@@ -1,6 +1,6 @@
 // The cluster's PKI: the CA signs what the master decides (name, role), never what a request
 // asks for; a tampered request or a foreign CA's certificate does not verify.
-#include "common/pki.h"
+#include "common/identity/pki.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // The rectangle allocator against brute force on many random grids.
-#include "common/rect_allocator.h"
+#include "common/base/rect_allocator.h"
 
 #include <gtest/gtest.h>
 

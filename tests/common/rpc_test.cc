@@ -3,9 +3,9 @@
 
 #include <thread>
 
-#include "common/rpc_client.h"
-#include "common/rpc_router.h"
-#include "common/rpc_server.h"
+#include "common/rpc/rpc_client.h"
+#include "common/rpc/rpc_router.h"
+#include "common/rpc/rpc_server.h"
 #include "proto/job.pb.h"
 #include "tests/test_util/raw_socket.h"
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "common/frame.h"
+#include "common/rpc/frame.h"
 #include "tests/integration/cluster.h"
 
 namespace snn::testing {

@@ -6,7 +6,7 @@
 
 #include <fstream>
 
-#include "nodeagent/launcher.h"
+#include "nodeagent/tasks/launcher.h"
 #include "tests/integration/cluster.h"
 
 namespace snn::testing {

@@ -8,10 +8,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "common/file_util.h"
-#include "common/munge.h"
-#include "common/pki.h"
-#include "common/tls.h"
+#include "common/base/file_util.h"
+#include "common/identity/munge.h"
+#include "common/identity/pki.h"
+#include "common/rpc/tls.h"
 #include "proto/policy.pb.h"
 #include "tests/integration/cluster.h"
 

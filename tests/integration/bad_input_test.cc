@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "common/frame.h"
-#include "common/model.h"
+#include "common/model/model.h"
+#include "common/rpc/frame.h"
 #include "tests/integration/cluster.h"
 #include "tests/test_util/raw_socket.h"
 

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "nodeagent/launcher.h"
+#include "nodeagent/tasks/launcher.h"
 #include "tests/integration/cluster.h"
 
 namespace snn::testing {

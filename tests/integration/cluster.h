@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "common/rpc_client.h"
+#include "common/rpc/rpc_client.h"
 #include "proto/job.pb.h"
 #include "proto/node.pb.h"
 #include "tests/test_util/auth_kit.h"

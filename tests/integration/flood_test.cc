@@ -11,11 +11,11 @@
 #include <fstream>
 #include <sstream>
 
-#include "common/file_util.h"
-#include "common/frame.h"
-#include "common/munge.h"
-#include "common/pki.h"
-#include "common/tls.h"
+#include "common/base/file_util.h"
+#include "common/identity/munge.h"
+#include "common/identity/pki.h"
+#include "common/rpc/frame.h"
+#include "common/rpc/tls.h"
 #include "tests/integration/cluster.h"
 
 namespace snn::testing {

@@ -15,7 +15,7 @@
 #include <set>
 #include <thread>
 
-#include "nodeagent/launcher.h"
+#include "nodeagent/tasks/launcher.h"
 #include "tests/integration/cluster.h"
 #include "tests/integration/submit_storm.h"
 #include "tests/test_util/etcd_cluster.h"

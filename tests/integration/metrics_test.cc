@@ -10,7 +10,7 @@
 #include <sstream>
 #include <string>
 
-#include "common/asio.h"
+#include "common/rpc/asio.h"
 #include "tests/integration/cluster.h"
 
 namespace snn::testing {

@@ -7,7 +7,7 @@
 
 #include <cstdlib>
 
-#include "nodeagent/launcher.h"
+#include "nodeagent/tasks/launcher.h"
 #include "tests/integration/cluster.h"
 #include "tests/test_util/netns.h"
 

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "common/model.h"
+#include "common/model/model.h"
 #include "tests/integration/cluster.h"
 
 namespace snn::testing {

@@ -6,8 +6,8 @@
 
 #include <map>
 
-#include "common/clock.h"
-#include "common/rpc_methods.h"
+#include "common/base/clock.h"
+#include "common/rpc/rpc_methods.h"
 #include "master/auth/access_policy.h"
 #include "master/master_server.h"
 #include "master/store/memory_store.h"
@@ -54,7 +54,7 @@ TEST(MethodRightsTest, EveryMethodDeclaresTheReviewedRight) {
   const auto methods = master.router().Methods();
   EXPECT_EQ(methods.size(), expected.size());
   // The master serves exactly the methods the protocol's table lists, with the rights it
-  // declares there (common/rpc_methods.h).
+  // declares there (common/rpc/rpc_methods.h).
   EXPECT_EQ(methods.size(), rpc::kMasterMethods.size());
   for (const RpcMethodInfo& m : rpc::kMasterMethods) {
     auto served = methods.find(std::string(m.name));

@@ -1,4 +1,4 @@
-#include "nodeagent/board_allocator.h"
+#include "nodeagent/boards/board_allocator.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "nodeagent/board_config.h"
+#include "nodeagent/boards/board_config.h"
 
 #include <gtest/gtest.h>
 
@@ -68,6 +68,12 @@ TEST(BoardConfigTest, RejectsBadBoardsWithTheFieldNamed) {
       {"boards:\n  - {type: a, mesh: 4x4, ksps: 1, streams: 1, dead_cores: [\"4,0\"]}",
        "dead_cores"},
       {"boards:\n  - {type: a, mesh: 4x4, ksps: 1, streams: 1, colour: red}", "unknown field"},
+      // A dead core on the default I/O port would cut every task off (issue 34).
+      {"boards:\n  - {type: a, mesh: 4x4, ksps: 1, streams: 1, dead_cores: [\"0,0\"]}",
+       "core 0,0 is dead, and it is the board's I/O port unless io_port names another"},
+      {"boards:\n  - {type: a, mesh: 4x4, ksps: 1, streams: 1, dead_cores: [\"1,1\"], "
+       "io_port: \"1,1\"}",
+       "io_port is a dead core"},
       {"backend: vendorx\nboards:\n  - {type: a, mesh: 4x4, ksps: 1, streams: 1}", "not available"},
       {"boards: [", "not valid YAML"},
   };

@@ -13,9 +13,9 @@
 #include <thread>
 
 #include "nodeagent/hal/sim_board.h"
-#include "nodeagent/launcher.h"
-#include "nodeagent/task_manager.h"
-#include "nodeagent/task_records.h"
+#include "nodeagent/tasks/launcher.h"
+#include "nodeagent/tasks/task_manager.h"
+#include "nodeagent/tasks/task_records.h"
 #include "tests/nodeagent/task_manager_fixture.h"
 
 namespace snn {

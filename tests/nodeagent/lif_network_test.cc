@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "common/model.h"
+#include "common/model/model.h"
 
 namespace snn {
 namespace {

@@ -1,4 +1,4 @@
-#include "nodeagent/relay_paths.h"
+#include "nodeagent/boards/relay_paths.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The spike gateway with real Unix sockets and the task client library: tokens, isolation of
 // tasks, malformed and interrupted requests, and KSPS enforcement.
-#include "nodeagent/spike_gateway.h"
+#include "nodeagent/spikes/spike_gateway.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "client/gateway_client.h"
-#include "common/model.h"
+#include "common/model/model.h"
 #include "nodeagent/hal/lif_network.h"
 
 namespace snn {

@@ -1,7 +1,7 @@
 // Checkpoint directories: created private, reused by the next attempt, refused when a link sits
 // in their place; the newest file is found; removal never follows a link the task left; the
 // sweep removes what is stale, and only that.
-#include "nodeagent/task_checkpoints.h"
+#include "nodeagent/tasks/task_checkpoints.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

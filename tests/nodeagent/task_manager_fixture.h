@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "nodeagent/hal/sim_board.h"
-#include "nodeagent/task_manager.h"
+#include "nodeagent/tasks/task_manager.h"
 
 namespace snn::testing {
 

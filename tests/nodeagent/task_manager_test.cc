@@ -1,6 +1,6 @@
 // The agent's task manager with real processes and a manual clock: time limits and kill
 // escalation happen when the test advances the clock, not after real delays.
-#include "nodeagent/task_manager.h"
+#include "nodeagent/tasks/task_manager.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -11,9 +11,9 @@
 #include <sstream>
 #include <thread>
 
-#include "common/asio.h"
+#include "common/rpc/asio.h"
 #include "nodeagent/hal/sim_board.h"
-#include "nodeagent/launcher.h"
+#include "nodeagent/tasks/launcher.h"
 #include "tests/nodeagent/task_manager_fixture.h"
 
 namespace snn {

@@ -1,4 +1,4 @@
-#include "nodeagent/token_bucket.h"
+#include "nodeagent/spikes/token_bucket.h"
 
 #include <gtest/gtest.h>
 

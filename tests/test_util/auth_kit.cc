@@ -11,10 +11,10 @@
 #include <random>
 #include <thread>
 
-#include "common/file_util.h"
-#include "common/munge.h"
-#include "common/pki.h"
-#include "common/tls.h"
+#include "common/base/file_util.h"
+#include "common/identity/munge.h"
+#include "common/identity/pki.h"
+#include "common/rpc/tls.h"
 #include "tests/test_util/process.h"
 
 namespace snn::testing {

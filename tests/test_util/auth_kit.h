@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "common/rpc_client.h"
-#include "common/status.h"
+#include "common/base/status.h"
+#include "common/rpc/rpc_client.h"
 
 namespace snn::testing {
 

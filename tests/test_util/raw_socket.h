@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "common/asio.h"
+#include "common/rpc/asio.h"
 
 namespace snn::testing {
 

@@ -9,7 +9,7 @@
 #include <set>
 #include <thread>
 
-#include "common/asio.h"
+#include "common/rpc/asio.h"
 
 namespace snn::testing {
 

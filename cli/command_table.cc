@@ -1,0 +1,367 @@
+#include "cli/command_table.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "cli/accounting_commands.h"
+#include "cli/billing_commands.h"
+#include "cli/job_commands.h"
+#include "cli/job_control_commands.h"
+#include "cli/node_commands.h"
+#include "cli/policy_commands.h"
+
+namespace snn {
+namespace {
+
+constexpr size_t kSynopsisWidth = 24;  // the usage's first column
+constexpr size_t kTextWidth = 70;      // and its second
+
+std::vector<std::string> Words(std::string_view text) {
+  std::vector<std::string> words;
+  std::istringstream in{std::string(text)};
+  for (std::string w; in >> w;) words.push_back(w);
+  return words;
+}
+
+// `text`'s lines, the first after the synopsis (or on a line of its own when the synopsis is
+// wide), the rest indented to the second column.
+void AppendColumns(std::string& out, const std::string& synopsis, std::string_view text) {
+  std::istringstream lines{std::string(text)};
+  std::string line;
+  bool first = true;
+  const std::string indent(kSynopsisWidth + 2, ' ');
+  while (std::getline(lines, line)) {
+    if (first) {
+      out += "  " + synopsis;
+      if (synopsis.size() + 2 > kSynopsisWidth) {
+        out += "\n" + indent;
+      } else {
+        out += std::string(kSynopsisWidth - synopsis.size(), ' ');
+      }
+      first = false;
+    } else {
+      out += indent;
+    }
+    out += line + "\n";
+  }
+}
+
+}  // namespace
+
+const std::vector<CliCommand>& CliCommands() {
+  static const std::vector<CliCommand> commands = {
+      {"submit",
+       "FILE.yaml",
+       "submit a job; prints its job ID (--wait: and waits for its end)",
+       {"--wait", "--parsable", "--input-rate"},
+       Submit},
+      {"jobs",
+       "",
+       "list your tenant's jobs: pending, running, and those that ended\n"
+       "in the last day (--since, --until, --user, --state to choose)",
+       {"--all-tenants", "--state", "--priority", "--format", "--page-size", "--user", "--since",
+        "--until"},
+       Jobs},
+      {"show", "JOBID", "show one job: state, reason, tasks, core mapping, history", {}, Show},
+      {"cancel", "JOBID...", "cancel pending or running jobs", {}, Cancel},
+      {"hold", "JOBID...", "keep pending jobs from starting", {}, HoldOrRelease},
+      {"release", "JOBID...", "let held jobs start again", {}, HoldOrRelease},
+      {"requeue",
+       "JOBID...",
+       "stop a running job's tasks and let it wait to start again",
+       {},
+       Requeue},
+      {"logs",
+       "JOBID",
+       "a task's stdout (or stderr), fetched from its node; -f follows it\n"
+       "until the job ends",
+       {"--task", "--stderr", "--follow"},
+       Logs},
+      {"pool status",
+       "",
+       "nodes and boards: cores, KSPS and streams used and free; job counts",
+       {},
+       Pool},
+      {"estimate",
+       "MODEL",
+       "neurons, synapses, logical cores, a suggested shape and the spike\n"
+       "rate of a model (JSON, or NIR: .nir files from Norse, snnTorch, ...)",
+       {"--board-type", "--neurons-per-core", "--input-rate"},
+       Estimate},
+      {"policy show",
+       "",
+       "the scheduling policy: queues, tenants, quotas, priority weights",
+       {},
+       PolicyShow},
+      {"queue set",
+       "NAME",
+       "change a queue, or with --create add one (admin); caps are cores\nper pool",
+       {"--priority", "--weight", "--pool", "--max", "--guaranteed", "--create"},
+       PolicySet},
+      {"tenant set",
+       "NAME",
+       "change a tenant, or with --create add one (admin); caps are cores\nper pool",
+       {"--weight", "--pool", "--limit", "--guaranteed", "--create"},
+       PolicySet},
+      {"tenant credit",
+       "TENANT AMOUNT",
+       "add to a tenant's credits (admin; negative takes back); a tenant\n"
+       "whose charges reach its credits has its new jobs held",
+       {"--note"},
+       TenantCredit},
+      {"tenant add-user",
+       "TENANT USER...",
+       "add members to a tenant (its coordinators, admins)",
+       {},
+       TenantMembers},
+      {"tenant remove-user",
+       "TENANT USER...",
+       "remove members from a tenant (its coordinators, admins)",
+       {},
+       TenantMembers},
+      {"usage",
+       "",
+       "task attempts that ran since --since (default: a day ago), as\n"
+       "sacct: user, tenant, pool, board type, start, end, elapsed, cores,\n"
+       "core-seconds, KSPS-seconds, spikes, exit, state",
+       {"--since", "--until", "--user", "--pool", "--state", "--all-tenants", "--csv"},
+       Usage},
+      {"report",
+       "",
+       "as sreport: core-hours, KSPS-hours, jobs and mean wait per tenant\n"
+       "(and user) per pool, and each pool's utilization (default: this\n"
+       "month, UTC)",
+       {"--from", "--to", "--by-user", "--all-tenants"},
+       Report},
+      {"invoice",
+       "[TENANT]",
+       "a tenant's invoice for the task attempts that ended in the period\n"
+       "(default: this month, UTC) from the durable usage records, and\n"
+       "its account",
+       {"--from", "--to"},
+       Invoice},
+      {"node token",
+       "NODE",
+       "a one-time join token for a new node (admin; default 15m)",
+       {"--ttl", "--parsable"},
+       NodeToken},
+      {"node wait",
+       "NODE...",
+       "wait until the nodes are registered and UP (default: 2m); exit 1,\n"
+       "saying which are not, if they are not by then",
+       {"--within"},
+       NodeWait},
+      {"node drain",
+       "NODE",
+       "send no new work to a node; running jobs finish",
+       {"--reason"},
+       Drain},
+      {"node resume", "NODE", "send new work to a drained node again", {}, Drain},
+      {"board drain",
+       "NODE/BOARD",
+       "send no new work to one board; running jobs finish",
+       {"--reason"},
+       Drain},
+      {"board resume", "NODE/BOARD", "send new work to a drained board again", {}, Drain},
+      {"sim kill-core", "NODE/BOARD X,Y", "a core of a simulated board dies (operators)", {}, Sim},
+      {"sim fail-board", "NODE/BOARD", "a simulated board fails as a whole (operators)", {}, Sim},
+      {"sim slow-board",
+       "NODE/BOARD PERCENT",
+       "a simulated board runs at PERCENT of its speed (operators)",
+       {},
+       Sim},
+      {"sim heal-board", "NODE/BOARD", "a simulated board is whole again (operators)", {}, Sim},
+  };
+  return commands;
+}
+
+const std::vector<CliOptionSpec>& CliOptionSpecs() {
+  static const std::vector<CliOptionSpec> options = {
+      {"--master", "", "HOST:PORT[,..]",
+       "the master, or every master of an HA group (default: $SNN_MASTER,\n"
+       "else 127.0.0.1:7130)",
+       true},
+      {"--tenant", "", "NAME",
+       "act for this tenant, one you belong to (default: $SNN_TENANT, else\n"
+       "your personal tenant, else the first tenant that lists you)",
+       true},
+      {"--ca-file", "", "FILE",
+       "the cluster's CA certificate (default: $SNN_CA_FILE, else\n/etc/snn/tls/ca.crt)", true},
+      {"--munge-socket", "", "PATH",
+       "munged's socket (default: $SNN_MUNGE_SOCKET, else munge's default)", true},
+      {"--auth", "", "munge|none",
+       "none: no TLS, no MUNGE, for a master run with --auth=none\n"
+       "(default: $SNN_AUTH, else munge)",
+       true},
+      {"--output", "-o", "FORMAT", "table (default) or json; usage also csv", true},
+      {"--timeout", "", "SECONDS", "give up on the master after this long (default: 5)", true},
+      {"--help", "-h", "", "this help", true},
+      {"--bash-completion", "", "", "print a bash completion script for snnctl", true},
+      {"--csv", "", "", "usage: comma-separated values with a header line (-o csv)"},
+      {"--all-tenants", "", "", "jobs, usage, report: every tenant's (readers and admins)"},
+      {"--state", "", "S[,S...]",
+       "jobs: only these states (PENDING, RUNNING, COMPLETED, ...);\n"
+       "usage: one task state (EXITED, KILLED, TIMED_OUT, LOST, RUNNING)"},
+      {"--priority", "", "",
+       "jobs: pending jobs in scheduling order with their priority factors;\n"
+       "queue set: the queue's tier (a number)"},
+      {"--format", "", "COL[,COL...]",
+       "jobs: these columns, of id, globalid, tenant, name, user, state,\n"
+       "reason, pool, queue, priority, tasks, cores, ksps, submit, start,\n"
+       "end, time, wait, timelimit, attempt, requeues, nodes, exit"},
+      {"--parsable", "", "", "submit: print only the job ID; node token: only the token"},
+      {"--wait", "", "",
+       "submit: wait for the job to end; exit 0 if it completed, its exit\n"
+       "code if it failed, 124 at its time limit, 125 if cancelled"},
+      {"--page-size", "", "N", "jobs: jobs fetched per request (default: 1000)"},
+      {"--user", "", "NAME", "jobs, usage: only NAME's"},
+      {"--pool", "", "NAME",
+       "usage: only this pool's task attempts; queue set, tenant set: the\n"
+       "pool the caps that follow are for"},
+      {"--since", "", "T",
+       "jobs: only jobs not ended before T (default: 1d, a day ago); T is\n"
+       "YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS] (local time), now, or a time\n"
+       "ago such as 30m, 2h, 7d; --since 1970-01-01 for every job"},
+      {"--until", "", "T", "jobs: only jobs submitted before T; usage: attempts started before T"},
+      {"--from", "", "T", "invoice, report: the start of the period (T as for --since)"},
+      {"--to", "", "T", "invoice, report: the end of the period (T as for --since)"},
+      {"--by-user", "", "", "report: a row per user of each tenant"},
+      {"--task", "", "N", "logs: task N of the job (default: 0)"},
+      {"--stderr", "", "", "logs: the task's stderr instead of its stdout"},
+      {"--follow", "-f", "", "logs: keep printing what the task writes until the job ends"},
+      {"--note", "", "TEXT", "tenant credit: why (kept with the credit)"},
+      {"--reason", "", "TEXT", "node/board drain: why (shown in pool status)"},
+      {"--board-type", "", "T",
+       "estimate: use this board type's neurons per core (asks the master)"},
+      {"--neurons-per-core", "", "N", "estimate: use N, without asking the master"},
+      {"--input-rate", "", "HZ", "estimate, submit with a model: input firing rate (default: 10)"},
+      {"--ttl", "", "DURATION", "node token: how long the token is valid (default: 15m)"},
+      {"--within", "", "DURATION", "node wait: how long to wait (default: 2m)"},
+      {"--weight", "", "W", "queue set, tenant set: the fair-share weight"},
+      {"--max", "", "N", "queue set: at most N cores of --pool"},
+      {"--limit", "", "N", "tenant set: at most N cores of --pool"},
+      {"--guaranteed", "", "N", "queue set, tenant set: N cores of --pool it may reclaim"},
+      {"--create", "", "", "queue set, tenant set: the name may be new"},
+  };
+  return options;
+}
+
+const CliCommand* FindCliCommand(const std::vector<std::string>& args) {
+  const CliCommand* best = nullptr;
+  size_t best_words = 0;
+  for (const CliCommand& c : CliCommands()) {
+    const std::vector<std::string> words = Words(c.name);
+    if (words.size() > args.size() || words.size() <= best_words) continue;
+    if (std::equal(words.begin(), words.end(), args.begin())) {
+      best = &c;
+      best_words = words.size();
+    }
+  }
+  return best;
+}
+
+const CliOptionSpec* FindCliOption(std::string_view name) {
+  for (const CliOptionSpec& o : CliOptionSpecs()) {
+    if (o.name == name || (!o.alias.empty() && o.alias == name)) return &o;
+  }
+  return nullptr;
+}
+
+std::string CliUsageText() {
+  std::string out = "usage: snnctl [OPTIONS] COMMAND [ARGS]\n\nCommands:\n";
+  for (const CliCommand& c : CliCommands()) {
+    std::string synopsis(c.name);
+    if (!c.operands.empty()) synopsis += " " + std::string(c.operands);
+    std::string summary(c.summary);
+    if (!c.options.empty()) {  // "options: --a --b", wrapped to the usage's width
+      std::string line = "options:";
+      for (std::string_view o : c.options) {
+        if (line.size() + 1 + o.size() > kTextWidth) {
+          summary += "\n" + line;
+          line = "        ";
+        }
+        line += " " + std::string(o);
+      }
+      summary += "\n" + line;
+    }
+    AppendColumns(out, synopsis, summary);
+  }
+  for (bool global : {true, false}) {
+    out += global ? "\nOptions of every command:\n" : "\nOptions of some commands:\n";
+    for (const CliOptionSpec& o : CliOptionSpecs()) {
+      if (o.global != global) continue;
+      std::string synopsis =
+          o.alias.empty() ? std::string(o.name) : std::string(o.alias) + ", " + std::string(o.name);
+      if (!o.value.empty()) synopsis += " " + std::string(o.value);
+      AppendColumns(out, synopsis, o.help);
+    }
+  }
+  return out;
+}
+
+std::string CliBashCompletion() {
+  // First words, and each first word's second words.
+  std::vector<std::string> firsts;
+  std::map<std::string, std::vector<std::string>> seconds;
+  for (const CliCommand& c : CliCommands()) {
+    const std::vector<std::string> words = Words(c.name);
+    if (std::find(firsts.begin(), firsts.end(), words[0]) == firsts.end()) {
+      firsts.push_back(words[0]);
+    }
+    if (words.size() > 1) seconds[words[0]].push_back(words[1]);
+  }
+  std::string options;
+  for (const CliOptionSpec& o : CliOptionSpecs()) {
+    options += (options.empty() ? "" : " ") + std::string(o.name);
+    if (!o.alias.empty()) options += " " + std::string(o.alias);
+  }
+  std::string commands;
+  for (const auto& f : firsts) commands += (commands.empty() ? "" : " ") + f;
+  std::string out =
+      "# bash completion for snnctl (installed by the snnctl package). Made by\n"
+      "# `snnctl --bash-completion` from snnctl's command table (cli/command_table.cc).\n"
+      "_snnctl() {\n"
+      "  local cur prev words cword\n"
+      "  _init_completion || return\n"
+      "  local commands=\"" +
+      commands +
+      "\"\n"
+      "  local options=\"" +
+      options +
+      "\"\n"
+      "  case \"$prev\" in\n"
+      "    --output|-o) COMPREPLY=($(compgen -W \"table json csv\" -- \"$cur\")); return ;;\n"
+      "    --auth) COMPREPLY=($(compgen -W \"munge none\" -- \"$cur\")); return ;;\n"
+      "    --state) COMPREPLY=($(compgen -W \"PENDING RUNNING COMPLETED FAILED CANCELLED "
+      "TIMEOUT\" -- \"$cur\")); return ;;\n"
+      "    --ca-file|--munge-socket) _filedir; return ;;\n"
+      "  esac\n"
+      "  if [[ \"$cur\" == -* ]]; then\n"
+      "    COMPREPLY=($(compgen -W \"$options\" -- \"$cur\"))\n"
+      "    return\n"
+      "  fi\n"
+      "  local command=\"\" i\n"
+      "  for ((i = 1; i < cword; i++)); do\n"
+      "    case \"${words[i]}\" in\n"
+      "      -*) ;;\n"
+      "      *) command=\"${words[i]}\"; break ;;\n"
+      "    esac\n"
+      "  done\n"
+      "  case \"$command\" in\n"
+      "    \"\") COMPREPLY=($(compgen -W \"$commands\" -- \"$cur\")) ;;\n"
+      "    submit|estimate) _filedir '@(yaml|yml|json|nir)' ;;\n";
+  for (const auto& [first, subs] : seconds) {
+    std::string list;
+    for (const auto& s : subs) list += (list.empty() ? "" : " ") + s;
+    out += "    " + first + ") COMPREPLY=($(compgen -W \"" + list + "\" -- \"$cur\")) ;;\n";
+  }
+  out +=
+      "  esac\n"
+      "}\n"
+      "complete -F _snnctl snnctl\n";
+  return out;
+}
+
+}  // namespace snn

@@ -1,0 +1,225 @@
+#include "cli/job_commands.h"
+
+#include <algorithm>
+#include <set>
+
+#include "cli/accounting_commands.h"
+#include "cli/billing_commands.h"
+#include "cli/format.h"
+#include "cli/job_columns.h"
+#include "cli/job_control_commands.h"
+#include "cli/job_file.h"
+#include "cli/policy_commands.h"
+#include "cli/session.h"
+#include "cli/time_arg.h"
+#include "common/base/clock.h"
+#include "common/base/duration.h"
+#include "common/base/job_validation.h"
+#include "common/model/model.h"
+#include "common/model/nir_model.h"
+#include "common/rpc/rpc_client.h"
+#include "proto/node.pb.h"
+#include "proto/policy.pb.h"
+
+namespace snn {
+namespace {
+
+Result<v1::JobState> ParseState(const std::string& text) {
+  std::string upper;
+  for (char c : text) upper += static_cast<char>(toupper(static_cast<unsigned char>(c)));
+  v1::JobState state;
+  if (!v1::JobState_Parse(upper, &state) || state == v1::JOB_STATE_UNSPECIFIED) {
+    return InvalidArgument("unknown state '" + text +
+                           "' (PENDING, RUNNING, COMPLETED, FAILED, CANCELLED, TIMEOUT)");
+  }
+  return state;
+}
+
+// Neurons per core of the boards a job could use: the given type's, or the smallest in the pool.
+Result<uint32_t> NeuronsPerCore(const CliOptions& o, const std::string& board_type,
+                                const std::string& pool) {
+  auto status = Call(o, rpc::kPoolStatus, v1::PoolStatusRequest());
+  if (!status.ok()) return status.status();
+  uint32_t npc = 0;
+  std::set<std::string> types;
+  for (const auto& node : status->nodes()) {
+    if (!pool.empty() &&
+        std::find(node.pools().begin(), node.pools().end(), pool) == node.pools().end()) {
+      continue;
+    }
+    for (const auto& b : node.boards()) {
+      types.insert(b.info().type());
+      if (!AnyBoardType(board_type) && b.info().type() != board_type) continue;
+      if (npc == 0 || b.info().neurons_per_core() < npc) npc = b.info().neurons_per_core();
+    }
+  }
+  if (npc == 0) {
+    std::string known;
+    for (const auto& t : types) known += (known.empty() ? "" : ", ") + t;
+    return InvalidArgument("no board of type '" + board_type + "'" +
+                           (pool.empty() ? "" : " in pool '" + pool + "'") +
+                           (known.empty() ? "" : " (types: " + known + ")"));
+  }
+  return npc;
+}
+
+// Reads the job's model as the user running snnctl: the cores it needs on the boards it may
+// use, and the network itself, which travels in the job.
+Status ResolveModel(const CliOptions& o, v1::JobSpec& spec) {
+  auto* r = spec.mutable_task()->mutable_resources();
+  if (r->model().empty()) return Status::Ok();
+  auto model = LoadAnyModelFile(r->model());
+  if (!model.ok()) return model.status();
+  auto npc = NeuronsPerCore(o, r->board_type(), spec.pool().empty() ? "default" : spec.pool());
+  if (!npc.ok()) return npc.status();
+  const ModelEstimate e = EstimateModel(*model, *npc, o.input_rate_hz);
+  if (e.cores > JobLimits::kMaxCores) {
+    return InvalidArgument("model " + r->model() + " needs " + std::to_string(e.cores) +
+                           " cores, more than any board has");
+  }
+  r->set_cores(e.cores);
+  // The agent builds the network from this copy: it never opens a path a user named.
+  *spec.mutable_task()->mutable_network() = std::move(model).value();
+  return ValidateJobSpec(spec);
+}
+
+}  // namespace
+
+int Submit(const CliOptions& o, std::ostream& out, std::ostream& err) {
+  if (o.args.size() != 2) return Fail(err, InvalidArgument("usage: snnctl submit FILE.yaml"));
+  auto spec = LoadJobFile(o.args[1]);
+  if (!spec.ok()) return Fail(err, spec.status());
+  if (Status s = ResolveModel(o, *spec); !s.ok()) return Fail(err, s);
+  v1::SubmitRequest req;
+  *req.mutable_spec() = std::move(spec).value();
+  auto resp = Call(o, rpc::kJobSubmit, req);
+  if (!resp.ok()) return Fail(err, resp.status());
+  if (o.output == "json") {
+    out << FormatJson(*resp) << "\n";
+  } else if (o.parsable) {
+    out << resp->tenant_job_id() << "\n";
+  } else {
+    out << "Submitted job " << resp->tenant_job_id() << " (tenant " << resp->tenant() << ")\n";
+  }
+  if (o.wait) {
+    out.flush();
+    return WaitForEnd(o, *resp, out, err);
+  }
+  return 0;
+}
+
+int Jobs(const CliOptions& o, std::ostream& out, std::ostream& err) {
+  if (o.args.size() != 1) {
+    return Fail(err, InvalidArgument("usage: snnctl jobs [--all-tenants] [--user U] [--state "
+                                     "S[,S]] [--since T] [--until T] [--priority]"));
+  }
+  v1::ListJobsRequest req;
+  req.set_all_tenants(o.all_tenants);
+  req.set_user(o.job_user);
+  const int64_t now_ms = SystemClock().NowMs();
+  auto since = ParseTimeArg(o.since, now_ms);
+  if (!since.ok()) return Fail(err, since.status());
+  req.set_since_ms(*since);
+  if (!o.until.empty()) {
+    auto until = ParseTimeArg(o.until, now_ms);
+    if (!until.ok()) return Fail(err, until.status());
+    req.set_until_ms(*until);
+  }
+  if (o.show_priority) req.add_states(v1::PENDING);
+  for (const auto& s : o.states) {
+    auto state = ParseState(s);
+    if (!state.ok()) return Fail(err, state.status());
+    req.add_states(*state);
+  }
+  req.set_limit(o.page_size);
+  std::vector<const JobColumn*> columns;
+  if (!o.format.empty()) {
+    auto parsed = ParseJobColumns(o.format);
+    if (!parsed.ok()) return Fail(err, parsed.status());
+    columns = std::move(parsed).value();
+  }
+  Session session(o);
+  if (Status s = session.Open(); !s.ok()) return Fail(err, s);
+  v1::ListJobsResponse all;
+  while (true) {  // page through, however many jobs there are
+    auto page = session.client().Call(rpc::kJobList, req);
+    if (!page.ok()) return Fail(err, page.status());
+    for (auto& job : *page->mutable_jobs()) *all.add_jobs() = std::move(job);
+    if (!page->more() || page->next_after_id() <= req.after_id()) break;
+    req.set_after_id(page->next_after_id());
+  }
+  if (o.output == "json") {
+    out << FormatJson(all) << "\n";
+  } else if (o.show_priority) {
+    out << FormatPriorityTable(all);
+  } else if (!o.format.empty()) {
+    out << FormatJobColumns(all, columns, now_ms);
+  } else {
+    out << FormatJobsTable(all, o.all_tenants, now_ms);
+  }
+  return 0;
+}
+
+int Show(const CliOptions& o, std::ostream& out, std::ostream& err) {
+  if (o.args.size() != 2) return Fail(err, InvalidArgument("usage: snnctl show JOBID"));
+  auto id = ParseJobId(o.args[1]);
+  if (!id.ok()) return Fail(err, id.status());
+  v1::ShowJobRequest req;
+  req.mutable_job()->set_tenant_job_id(*id);
+  auto resp = Call(o, rpc::kJobShow, req);
+  if (!resp.ok()) return Fail(err, resp.status());
+  if (o.output == "json") {
+    out << FormatJson(resp->job()) << "\n";
+  } else {
+    const std::vector<std::string> gang(resp->gang_links().begin(), resp->gang_links().end());
+    out << FormatJobDetail(resp->job(), SystemClock().NowMs(), &gang);
+  }
+  return 0;
+}
+
+int Estimate(const CliOptions& o, std::ostream& out, std::ostream& err) {
+  if (o.args.size() != 2) {
+    return Fail(err, InvalidArgument("usage: snnctl estimate MODEL.json|MODEL.nir [--board-type T] "
+                                     "[--input-rate HZ] [--neurons-per-core N]"));
+  }
+  auto model = LoadAnyModelFile(o.args[1]);
+  if (!model.ok()) return Fail(err, model.status());
+  uint32_t npc = o.neurons_per_core;
+  std::string where = std::to_string(npc) + " neurons per core";
+  if (npc == 0) {
+    auto asked = NeuronsPerCore(o, o.board_type, "");
+    if (!asked.ok()) {
+      return Fail(err, Status(asked.status().code(),
+                              asked.status().message() + " (or give --neurons-per-core)"));
+    }
+    npc = *asked;
+    where = (AnyBoardType(o.board_type) ? "the smallest board type, " : o.board_type + ", ") +
+            std::to_string(npc) + " neurons per core";
+  }
+  const ModelEstimate e = EstimateModel(*model, npc, o.input_rate_hz);
+  char rate[64], spikes[64], fan_in[64];
+  snprintf(rate, sizeof rate, "%.1f", e.spikes_per_s / 1000.0);
+  snprintf(spikes, sizeof spikes, "%.0f", e.spikes_per_s);
+  snprintf(fan_in, sizeof fan_in, "%.0f", e.max_fan_in);
+  if (o.output == "json") {
+    out << "{\"model\": \"" << model->name() << "\", \"neurons\": " << e.neurons
+        << ", \"neurons_per_core\": " << npc << ", \"cores\": " << e.cores << ", \"shape\": \""
+        << e.shape_width << "x" << e.shape_height
+        << "\", \"synapses\": " << static_cast<uint64_t>(e.synapses)
+        << ", \"max_fan_in\": " << fan_in << ", \"input_rate_hz\": " << o.input_rate_hz
+        << ", \"ksps\": " << rate << ", \"spikes_per_s\": " << spikes << "}\n";
+    return 0;
+  }
+  out << "model:            " << (model->name().empty() ? o.args[1] : model->name()) << " ("
+      << model->populations_size() << " populations, " << e.neurons << " neurons, "
+      << model->projections_size() << " projections)\n";
+  out << "synapses:         " << static_cast<uint64_t>(e.synapses) << " (fan-in up to " << fan_in
+      << " a neuron)\n";
+  out << "logical cores:    " << e.cores << " (" << where << ")\n";
+  out << "suggested shape:  " << e.shape_width << "x" << e.shape_height << "\n";
+  out << "spike rate:       " << rate << " ksps (" << spikes << " spikes/s) with inputs at "
+      << o.input_rate_hz << " Hz\n";
+  return 0;
+}
+
+}  // namespace snn

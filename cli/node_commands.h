@@ -1,0 +1,19 @@
+// snnctl's commands on nodes and boards: pool status, node token (a join token), node wait,
+// node and board drain/resume, and fault injection on simulated boards (sim ...).
+#pragma once
+
+#include <ostream>
+
+#include "cli/snnctl.h"
+
+namespace snn {
+
+int Pool(const CliOptions& o, std::ostream& out, std::ostream& err);
+int NodeToken(const CliOptions& o, std::ostream& out, std::ostream& err);
+int NodeWait(const CliOptions& o, std::ostream& out, std::ostream& err);
+// `node drain|resume NODE` and `board drain|resume NODE/BOARD`.
+int Drain(const CliOptions& o, std::ostream& out, std::ostream& err);
+// `sim kill-core|fail-board|slow-board|heal-board ...`.
+int Sim(const CliOptions& o, std::ostream& out, std::ostream& err);
+
+}  // namespace snn

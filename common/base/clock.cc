@@ -1,0 +1,101 @@
+#include "common/base/clock.h"
+
+#include <condition_variable>
+#include <memory>
+#include <thread>
+#include <vector>
+
+namespace snn {
+
+int64_t SystemClock::NowMs() const {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+int64_t SystemClock::NowUs() const {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+void SystemClock::SleepMs(int64_t ms) const {
+  if (ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+}
+
+void ManualClock::SleepMs(int64_t ms) const {
+  if (ms <= 0) return;
+  struct Wake {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool due = false;
+  };
+  auto wake = std::make_shared<Wake>();
+  const_cast<ManualClock*>(this)->CallAt(NowUs() + ms * 1000, [wake] {
+    std::lock_guard<std::mutex> lock(wake->mu);
+    wake->due = true;
+    wake->cv.notify_all();
+  });
+  std::unique_lock<std::mutex> lock(wake->mu);
+  wake->cv.wait(lock, [&] { return wake->due; });
+}
+
+void ManualClock::AdvanceUs(int64_t us) {
+  now_us_ += us;
+  FireDue();
+}
+
+void ManualClock::SetMs(int64_t ms) {
+  now_us_ = ms * 1000;
+  FireDue();
+}
+
+uint64_t ManualClock::CallAt(int64_t due_us, std::function<void()> fire) {
+  uint64_t id;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    id = next_call_id_++;
+    calls_.emplace(due_us, std::make_pair(id, std::move(fire)));
+  }
+  FireDue();
+  return id;
+}
+
+bool ManualClock::CancelCall(uint64_t id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto it = calls_.begin(); it != calls_.end(); ++it) {
+    if (it->second.first == id) {
+      calls_.erase(it);
+      return true;
+    }
+  }
+  return false;
+}
+
+size_t ManualClock::pending_calls() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return calls_.size();
+}
+
+void ManualClock::FireDue() {
+  std::vector<std::function<void()>> due;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const int64_t now = now_us_.load();
+    while (!calls_.empty() && calls_.begin()->first <= now) {
+      due.push_back(std::move(calls_.begin()->second.second));
+      calls_.erase(calls_.begin());
+    }
+  }
+  for (auto& fire : due) fire();
+}
+
+std::chrono::steady_clock::time_point MonotonicNow() { return std::chrono::steady_clock::now(); }
+
+double Stopwatch::Seconds() const {
+  return std::chrono::duration<double>(MonotonicNow() - start_).count();
+}
+
+void SleepRealMs(int64_t ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
+
+}  // namespace snn

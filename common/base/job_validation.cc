@@ -1,0 +1,141 @@
+#include "common/base/job_validation.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+namespace snn {
+namespace {
+
+Status CheckRange(const char* field, uint64_t value, uint64_t lo, uint64_t hi) {
+  if (value < lo || value > hi) {
+    return InvalidArgument(std::string(field) + " is " + std::to_string(value) +
+                           "; it must be between " + std::to_string(lo) + " and " +
+                           std::to_string(hi));
+  }
+  return Status::Ok();
+}
+
+bool ValidName(const std::string& s) {
+  for (char c : s) {
+    if (!(isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+CoreRequest CoreRequestOf(const v1::Resources& r) {
+  if (r.shape_width() > 0 && r.shape_height() > 0) {
+    return CoreRequest{0, r.shape_width(), r.shape_height()};
+  }
+  return CoreRequest{r.cores(), 0, 0};
+}
+
+bool IsTerminalState(v1::JobState state) {
+  return state == v1::COMPLETED || state == v1::FAILED || state == v1::CANCELLED ||
+         state == v1::TIMEOUT;
+}
+
+uint32_t EffectiveKsps(const v1::BoardInfo& board) {
+  return board.measured_ksps() > 0 ? std::min(board.ksps(), board.measured_ksps()) : board.ksps();
+}
+
+std::string FormatUnits(double units) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4g", units);
+  return text;
+}
+
+bool AnyBoardType(const std::string& board_type) {
+  return board_type.empty() || board_type == "any";
+}
+
+Status ValidateJobSpec(const v1::JobSpec& spec) {
+  const size_t network_bytes = spec.task().network().ByteSizeLong();
+  if (network_bytes > JobLimits::kMaxNetworkBytes) {
+    return InvalidArgument("the model's network is " + std::to_string(network_bytes) +
+                           " bytes; at most " + std::to_string(JobLimits::kMaxNetworkBytes) +
+                           " are accepted");
+  }
+  if (const size_t bytes = spec.ByteSizeLong() - network_bytes; bytes > JobLimits::kMaxSpecBytes) {
+    return InvalidArgument("the job is " + std::to_string(bytes) +
+                           " bytes (command, args and env); at most " +
+                           std::to_string(JobLimits::kMaxSpecBytes) + " are accepted");
+  }
+  for (unsigned char c : spec.name()) {
+    if (c < 0x20 || c == 0x7f) {
+      return InvalidArgument("name may not hold control characters (newlines, escape codes)");
+    }
+  }
+  if (!spec.spread().empty() && spec.spread() != "pack" && spec.spread() != "spread") {
+    return InvalidArgument("replicas.spread is '" + spec.spread().substr(0, 64) +
+                           "'; use pack (replicas close together) or spread (far apart)");
+  }
+  if (spec.name().size() > JobLimits::kMaxNameBytes) {
+    return InvalidArgument("name is longer than " + std::to_string(JobLimits::kMaxNameBytes) +
+                           " bytes");
+  }
+  if (!ValidName(spec.tenant()) || !ValidName(spec.pool()) || !ValidName(spec.queue())) {
+    return InvalidArgument("tenant, pool and queue may use only letters, digits, '-', '_', '.'");
+  }
+  if (spec.priority() < 0 || spec.priority() > JobLimits::kMaxPriority) {
+    return InvalidArgument("priority is " + std::to_string(spec.priority()) +
+                           "; it must be between 0 and " + std::to_string(JobLimits::kMaxPriority));
+  }
+  if (spec.time_limit_s() > JobLimits::kMaxTimeLimitS) {
+    return InvalidArgument("time_limit is above the maximum of 365 days");
+  }
+  SNN_RETURN_IF_ERROR(CheckRange("replicas.min", spec.min_replicas(), 1, JobLimits::kMaxReplicas));
+  SNN_RETURN_IF_ERROR(CheckRange("replicas.max", spec.max_replicas(), 1, JobLimits::kMaxReplicas));
+  if (spec.max_replicas() < spec.min_replicas()) {
+    return InvalidArgument("replicas.max (" + std::to_string(spec.max_replicas()) +
+                           ") is below replicas.min (" + std::to_string(spec.min_replicas()) + ")");
+  }
+  const auto& task = spec.task();
+  if (task.command().empty()) return InvalidArgument("task.command is required");
+  if (task.args_size() > static_cast<int>(JobLimits::kMaxArgs)) {
+    return InvalidArgument("task.args has more than " + std::to_string(JobLimits::kMaxArgs) +
+                           " entries");
+  }
+  if (task.env_size() > static_cast<int>(JobLimits::kMaxEnv)) {
+    return InvalidArgument("task.env has more than " + std::to_string(JobLimits::kMaxEnv) +
+                           " entries");
+  }
+  for (const auto& [key, value] : task.env()) {
+    if (key.empty() || key.find('=') != std::string::npos) {
+      return InvalidArgument("task.env has a bad variable name '" + key + "'");
+    }
+    if (key.rfind("SNN_", 0) == 0) {
+      return InvalidArgument("task.env may not set " + key +
+                             ": SNN_* variables are set by the agent");
+    }
+  }
+  SNN_RETURN_IF_ERROR(CheckRange("task.memory_mb", task.memory_mb(), 0, JobLimits::kMaxMemoryMb));
+  SNN_RETURN_IF_ERROR(
+      CheckRange("task.max_processes", task.max_processes(), 0, JobLimits::kMaxProcesses));
+  const auto& r = task.resources();
+  SNN_RETURN_IF_ERROR(CheckRange("task.resources.cores", r.cores(), 1, JobLimits::kMaxCores));
+  if (!(r.units() >= 0 && r.units() <= JobLimits::kMaxUnits)) {
+    return InvalidArgument("task.resources.units must be between 0 and " +
+                           std::to_string(static_cast<int>(JobLimits::kMaxUnits)));
+  }
+  // With units, ksps is the master's to set (0 until it has): one or the other is asked for.
+  SNN_RETURN_IF_ERROR(
+      CheckRange("task.resources.ksps", r.ksps(), r.units() > 0 ? 0 : 1, JobLimits::kMaxKsps));
+  SNN_RETURN_IF_ERROR(CheckRange("task.resources.streams", r.streams(), 1, JobLimits::kMaxStreams));
+  if ((r.shape_width() > 0) != (r.shape_height() > 0)) {
+    return InvalidArgument("task.resources shape needs both a width and a height");
+  }
+  if (r.shape_width() > 0) {
+    if (r.shape_width() > 256 || r.shape_height() > 256) {
+      return InvalidArgument("task.resources shape has a side above 256, the largest mesh");
+    }
+    if (r.shape_width() * r.shape_height() != r.cores()) {
+      return InvalidArgument("task.resources.cores must equal the shape's width x height");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace snn

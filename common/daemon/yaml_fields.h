@@ -1,0 +1,34 @@
+// Strict readers for YAML configuration and job files: every error names the field at fault.
+// Used by snnctl's job files and the agent's boards file. Pure; thread-safe.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <set>
+#include <string>
+
+#include "common/base/status.h"
+
+namespace snn {
+
+// Parses `text` as exactly one YAML document: valid UTF-8, at most 32 levels deep, no mapping
+// with a key twice. `what` names the file in errors ("the job file"). YAML errors are returned,
+// not thrown.
+Result<YAML::Node> LoadYamlDocument(const std::string& text, const std::string& what);
+
+// `node` must be a mapping whose keys are all in `known`.
+Status CheckKnownFields(const YAML::Node& node, const std::string& where,
+                        const std::set<std::string>& known);
+
+// A whole number in [lo, hi].
+Result<int64_t> ReadWholeNumber(const YAML::Node& node, const std::string& where, int64_t lo,
+                                int64_t hi);
+
+// A number (decimals allowed) in [lo, hi].
+Result<double> ReadNumber(const YAML::Node& node, const std::string& where, double lo, double hi);
+
+// A scalar, as a string.
+Result<std::string> ReadString(const YAML::Node& node, const std::string& where);
+
+}  // namespace snn

@@ -1,0 +1,34 @@
+// Reads the agent's boards file (YAML; see etc/boards/*.yaml) into board descriptions.
+// Pure apart from reading the file; thread-safe.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/base/status.h"
+#include "proto/node.pb.h"
+
+namespace snn {
+
+// What a task on a board of one type needs from the host: environment variables, and library
+// directories put in front of its LD_LIBRARY_PATH.
+struct BoardRuntime {
+  std::map<std::string, std::string> env;
+  std::vector<std::string> library_paths;
+};
+
+struct BoardsFile {
+  std::string backend = "sim";
+  std::vector<v1::BoardInfo> boards;
+  std::map<std::string, BoardRuntime> runtimes;  // by board type
+  // Topology: the node's switch, and links from its boards (to_node empty: on this node).
+  std::string switch_name;
+  std::vector<v1::BoardLink> links;
+};
+
+// Every problem is reported with the board's position and the field at fault.
+Result<BoardsFile> LoadBoardsFile(const std::string& path);
+Result<BoardsFile> ParseBoardsYaml(const std::string& text);
+
+}  // namespace snn

@@ -1,0 +1,242 @@
+// snn-shepherd EXIT_FILE [OPTIONS] [--] COMMAND [ARGS...]: runs one task's command for the
+// agent and records how it ended, so that an agent started later (after a restart) can still
+// learn the exit status of a task it did not start. The shepherd leads the task's process group,
+// ignores the termination signals sent to the group (the command gets them), waits for the
+// command, writes "exited CODE" or "signaled SIG" to EXIT_FILE atomically, and exits the same way.
+//
+// With --start-fd, the shepherd first waits for one byte ('g') on FD: the agent sends it once the
+// task's record is saved. End of file instead (the agent died) means no agent will ever know of
+// the task: the shepherd writes "unstarted 0" and exits without running the command.
+//
+// With --lease, the agent touches FILE whenever it hears from the master. If FILE goes MS
+// without a touch (the agent is dead or cut off), the shepherd writes "lost MS" and kills the
+// whole group: the master requeues the job after its heartbeat timeout, which is longer, so the
+// task never runs on beside its requeued copy even when no agent is left to stop it.
+//
+// With --user UID GID GROUPS (GROUPS: comma-separated gids, or "-"), the command runs as that
+// user, for good; the shepherd stays root so that the task cannot signal it or forge its report.
+// With --chdir DIR, the command starts in DIR. The command is looked up in PATH, and DIR entered,
+// with the user's rights. If it cannot run, the shepherd writes "failed 127 WHY".
+#include <fcntl.h>
+#include <grp.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "common/base/clock.h"
+
+namespace {
+
+void Record(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  if (FILE* f = fopen(tmp.c_str(), "w")) {
+    fputs(text.c_str(), f);
+    fflush(f);
+    fsync(fileno(f));
+    fclose(f);
+    rename(tmp.c_str(), path.c_str());
+  }
+}
+
+// Wall time, as the lease file's mtime is: the shepherd waits in real time, on its own.
+int64_t NowMs() { return snn::SystemClock().NowMs(); }
+
+// When FILE was last touched (ms since the epoch), or `fallback` if it cannot be read.
+int64_t TouchedMs(const std::string& file, int64_t fallback) {
+  struct stat st {};
+  if (stat(file.c_str(), &st) != 0) return fallback;
+  return int64_t{st.st_mtim.tv_sec} * 1000 + st.st_mtim.tv_nsec / 1000000;
+}
+
+constexpr char kUsage[] =
+    "usage: snn-shepherd EXIT_FILE [--lease FILE MS] [--start-fd FD] [--user UID GID GROUPS]\n"
+    "                    [--chdir DIR] [--] COMMAND [ARGS...]\n";
+
+struct User {
+  bool set = false;
+  uid_t uid = 0;
+  gid_t gid = 0;
+  std::vector<gid_t> groups;
+};
+
+bool ParseUser(const char* uid, const char* gid, const char* groups, User* user) {
+  char* end = nullptr;
+  user->uid = static_cast<uid_t>(strtoul(uid, &end, 10));
+  if (*uid == '\0' || *end != '\0') return false;
+  user->gid = static_cast<gid_t>(strtoul(gid, &end, 10));
+  if (*gid == '\0' || *end != '\0') return false;
+  if (std::strcmp(groups, "-") != 0) {
+    for (const char* p = groups; *p != '\0';) {
+      user->groups.push_back(static_cast<gid_t>(strtoul(p, &end, 10)));
+      if (end == p || (*end != ',' && *end != '\0')) return false;
+      p = *end == ',' ? end + 1 : end;
+    }
+  }
+  user->set = true;
+  return true;
+}
+
+std::string ReadAll(int fd) {
+  std::string text;
+  char buf[512];
+  while (true) {
+    const ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    text.append(buf, static_cast<size_t>(n));
+  }
+  for (char& c : text) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return text.substr(0, 400);
+}
+
+// In the forked child: becomes the task's user for good, enters its working directory and runs
+// the command, looked up in the task's PATH with that user's rights. Returns why not if it
+// cannot (the exec replaced it otherwise).
+std::string BecomeTask(const User& user, const std::string& workdir, const char* command,
+                       char** args) {
+  if (user.set) {
+    if (setgroups(user.groups.size(), user.groups.data()) != 0 || setgid(user.gid) != 0 ||
+        setuid(user.uid) != 0) {
+      return "cannot become uid " + std::to_string(user.uid) + ": " + strerror(errno);
+    }
+    if (user.uid != 0 && setuid(0) == 0) return "could regain root after dropping it";
+  }
+  if (!workdir.empty() && chdir(workdir.c_str()) != 0) {
+    if (errno == ENOENT || errno == ENOTDIR) {
+      return "working directory '" + workdir + "' does not exist";
+    }
+    return "cannot enter working directory '" + workdir + "': " + strerror(errno);
+  }
+  execvp(command, args);
+  if (errno == ENOENT && std::strchr(command, '/') == nullptr) {
+    return "command '" + std::string(command) + "' not found in PATH";
+  }
+  if (errno == ENOENT) return "command '" + std::string(command) + "' does not exist";
+  return "cannot run '" + std::string(command) + "': " + strerror(errno);
+}
+
+// Waits for the agent's go on `fd`: true once it came, false if the agent closed the pipe (or
+// died) without giving it.
+bool AwaitStart(int fd) {
+  char go = 0;
+  ssize_t n;
+  do {
+    n = read(fd, &go, 1);
+  } while (n < 0 && errno == EINTR);
+  close(fd);
+  return n == 1 && go == 'g';
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    fputs(kUsage, stderr);
+    return 2;
+  }
+  const std::string exit_file = argv[1];
+  std::string lease_file;
+  int64_t lease_ms = 0;
+  int start_fd = -1;
+  User user;
+  std::string workdir;
+  int command = 2;
+  while (command < argc && std::strncmp(argv[command], "--", 2) == 0) {
+    const std::string option = argv[command];
+    if (option == "--lease" && command + 2 < argc) {
+      lease_file = argv[command + 1];
+      lease_ms = atoll(argv[command + 2]);
+      command += 3;
+    } else if (option == "--start-fd" && command + 1 < argc) {
+      start_fd = atoi(argv[command + 1]);
+      command += 2;
+    } else if (option == "--user" && command + 3 < argc) {
+      if (!ParseUser(argv[command + 1], argv[command + 2], argv[command + 3], &user)) {
+        fputs(kUsage, stderr);
+        return 2;
+      }
+      command += 4;
+    } else if (option == "--chdir" && command + 1 < argc) {
+      workdir = argv[command + 1];
+      command += 2;
+    } else if (option == "--") {
+      ++command;
+      break;
+    } else {
+      break;
+    }
+  }
+  if (command >= argc) {
+    fputs(kUsage, stderr);
+    return 2;
+  }
+  // Held: the agent records the task before it lets the command run. No go means the agent died
+  // first: no agent will ever know of this task, so it must never run.
+  if (start_fd >= 0 && !AwaitStart(start_fd)) {
+    Record(exit_file, "unstarted 0\n");
+    return 0;
+  }
+  // The child reports why it could not run the command on a close-on-exec pipe: nothing arrives
+  // once the exec succeeded.
+  int report[2];
+  if (pipe2(report, O_CLOEXEC) != 0) {
+    Record(exit_file, "failed 127 cannot make a pipe for the command\n");
+    return 127;
+  }
+  const pid_t child = fork();
+  if (child < 0) {
+    Record(exit_file, "failed 127 cannot fork the command\n");
+    return 127;
+  }
+  if (child == 0) {
+    close(report[0]);
+    const std::string why = BecomeTask(user, workdir, argv[command], argv + command);
+    (void)!write(report[1], why.data(), why.size());
+    _exit(127);
+  }
+  close(report[1]);
+  const std::string failure = ReadAll(report[0]);
+  close(report[0]);
+  if (!failure.empty()) {
+    waitpid(child, nullptr, 0);
+    Record(exit_file, "failed 127 " + failure + "\n");
+    return 127;
+  }
+  // Only the command should die of a group-wide SIGTERM; the shepherd reports it.
+  signal(SIGTERM, SIG_IGN);
+  signal(SIGINT, SIG_IGN);
+  signal(SIGHUP, SIG_IGN);
+  int status = 0;
+  const int64_t started = NowMs();
+  while (true) {
+    const pid_t done = waitpid(child, &status, lease_ms > 0 ? WNOHANG : 0);
+    if (done == child) break;
+    if (done < 0 && errno != EINTR) break;
+    if (lease_ms > 0) {
+      if (NowMs() - TouchedMs(lease_file, started) > lease_ms) {
+        Record(exit_file, "lost " + std::to_string(lease_ms) + "\n");
+        killpg(getpgrp(), SIGKILL);  // the command, its children, and this shepherd
+      }
+      snn::SleepRealMs(100);
+    }
+  }
+  if (WIFSIGNALED(status)) {
+    Record(exit_file, "signaled " + std::to_string(WTERMSIG(status)) + "\n");
+    signal(WTERMSIG(status), SIG_DFL);
+    kill(getpid(), WTERMSIG(status));
+    return 128 + WTERMSIG(status);
+  }
+  Record(exit_file, "exited " + std::to_string(WEXITSTATUS(status)) + "\n");
+  return WEXITSTATUS(status);
+}

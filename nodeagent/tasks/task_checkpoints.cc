@@ -1,0 +1,164 @@
+#include "nodeagent/tasks/task_checkpoints.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <glog/logging.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace snn {
+namespace {
+
+constexpr int kMaxEntries = 10'000;
+constexpr int kMaxDepth = 64;
+
+int64_t MtimeMs(const struct stat& st) {
+  return int64_t{st.st_mtim.tv_sec} * 1000 + st.st_mtim.tv_nsec / 1'000'000;
+}
+
+// Removes `name` under the directory `parent_fd` and all it holds, never following a link.
+void RemoveAt(int parent_fd, const char* name, int depth) {
+  if (unlinkat(parent_fd, name, 0) == 0 || errno == ENOENT) return;
+  if (depth > kMaxDepth) return;
+  const int fd = openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return;
+  DIR* dir = fdopendir(fd);
+  if (dir == nullptr) {
+    close(fd);
+    return;
+  }
+  while (const dirent* e = readdir(dir)) {
+    if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
+    RemoveAt(fd, e->d_name, depth + 1);
+  }
+  closedir(dir);  // closes fd
+  unlinkat(parent_fd, name, AT_REMOVEDIR);
+}
+
+// "job<digits>.task<digits>"
+bool IsCheckpointName(const std::string& name) {
+  size_t i = 0;
+  auto digits = [&] {
+    const size_t from = i;
+    while (i < name.size() && name[i] >= '0' && name[i] <= '9') ++i;
+    return i > from;
+  };
+  if (name.rfind("job", 0) != 0) return false;
+  i = 3;
+  if (!digits() || name.compare(i, 5, ".task") != 0) return false;
+  i += 5;
+  return digits() && i == name.size();
+}
+
+}  // namespace
+
+std::string CheckpointStore::DirFor(uint64_t job_id, uint32_t index) const {
+  return root_ + "/job" + std::to_string(job_id) + ".task" + std::to_string(index);
+}
+
+Status CheckpointStore::Prepare(uint64_t job_id, uint32_t index, const RunAs& who) const {
+  // The root: the agent's, passed through but not listed by tasks.
+  if (mkdir(root_.c_str(), 0711) != 0 && errno != EEXIST) {
+    return Internal("cannot create the checkpoint directory " + root_ + ": " +
+                    std::strerror(errno));
+  }
+  const std::string dir = DirFor(job_id, index);
+  const bool created = mkdir(dir.c_str(), 0700) == 0;
+  if (!created && errno != EEXIST) {
+    return Internal("cannot create " + dir + ": " + std::strerror(errno));
+  }
+  const int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    return FailedPrecondition(
+        dir + " is not a directory (a link or a file is in its place): " + std::strerror(errno));
+  }
+  struct stat st;
+  Status s = Status::Ok();
+  if (fstat(fd, &st) != 0) {
+    s = Internal("cannot read " + dir + ": " + std::strerror(errno));
+  } else if (created) {
+    if (who.switch_user && fchown(fd, who.uid, who.gid) != 0) {
+      s = Internal("cannot give " + dir + " to uid " + std::to_string(who.uid) + ": " +
+                   std::strerror(errno) + " (a shared checkpoint root must let root chown)");
+    }
+  } else if (st.st_uid != (who.switch_user ? who.uid : geteuid())) {
+    s = FailedPrecondition(dir + " belongs to uid " + std::to_string(st.st_uid) + ", not to uid " +
+                           std::to_string(who.uid) + " who runs the job: remove it");
+  }
+  close(fd);
+  return s;
+}
+
+v1::Checkpoint CheckpointStore::Latest(uint64_t job_id, uint32_t index) const {
+  v1::Checkpoint latest;
+  const std::string dir = DirFor(job_id, index);
+  const int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return latest;
+  DIR* d = fdopendir(fd);
+  if (d == nullptr) {
+    close(fd);
+    return latest;
+  }
+  int seen = 0;
+  while (const dirent* e = readdir(d)) {
+    if (++seen > kMaxEntries) break;
+    struct stat st;
+    if (fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
+    const int64_t mtime = MtimeMs(st);
+    if (mtime > latest.mtime_ms() || (mtime == latest.mtime_ms() && e->d_name > latest.file())) {
+      latest.set_file(e->d_name);
+      latest.set_mtime_ms(mtime);
+      latest.set_bytes(static_cast<uint64_t>(st.st_size));
+    }
+  }
+  closedir(d);
+  if (!latest.file().empty()) latest.set_dir(dir);
+  return latest;
+}
+
+void CheckpointStore::Remove(uint64_t job_id, uint32_t index) const {
+  const int root = open(root_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (root < 0) return;
+  const std::string name = "job" + std::to_string(job_id) + ".task" + std::to_string(index);
+  RemoveAt(root, name.c_str(), 0);
+  close(root);
+}
+
+void CheckpointStore::Touch(uint64_t job_id, uint32_t index, int64_t now_ms) const {
+  const timespec times[2] = {{now_ms / 1000, (now_ms % 1000) * 1'000'000},
+                             {now_ms / 1000, (now_ms % 1000) * 1'000'000}};
+  utimensat(AT_FDCWD, DirFor(job_id, index).c_str(), times, AT_SYMLINK_NOFOLLOW);
+}
+
+int CheckpointStore::Sweep(int64_t now_ms, const std::set<std::string>& in_use) const {
+  const int root = open(root_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (root < 0) return 0;
+  const int listing = dup(root);
+  DIR* d = listing >= 0 ? fdopendir(listing) : nullptr;
+  if (d == nullptr) {
+    if (listing >= 0) close(listing);
+    close(root);
+    return 0;
+  }
+  std::vector<std::string> stale;
+  while (const dirent* e = readdir(d)) {
+    const std::string name = e->d_name;
+    if (!IsCheckpointName(name) || in_use.count(root_ + "/" + name)) continue;
+    struct stat st;
+    if (fstatat(root, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    if (now_ms - MtimeMs(st) > keep_ms_) stale.push_back(name);
+  }
+  closedir(d);
+  for (const std::string& name : stale) {
+    LOG(INFO) << "removing checkpoint directory " << root_ << "/" << name
+              << ": untouched for longer than the keep time";
+    RemoveAt(root, name.c_str(), 0);
+  }
+  close(root);
+  return static_cast<int>(stale.size());
+}
+
+}  // namespace snn

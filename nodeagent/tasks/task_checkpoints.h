@@ -1,0 +1,49 @@
+// Checkpoint directories that outlive a task's attempts. Each task of a job has one,
+// ROOT/job<ID>.task<N>, named from the master's numbers only: a task requeued, preempted or
+// moved to another board or node (with ROOT on a file system the nodes share) finds the files
+// its earlier attempt wrote there as $SNN_CHECKPOINT_DIR, without knowing where that ran.
+// - Prepare creates it as the task's user's (0700), or checks that the one there is a directory
+//   of that user's and not a link.
+// - Latest finds the newest file in it, for the master to show.
+// - A task that ends with exit 0 needs it no more: Remove. Any other end keeps it (the job may
+//   run again, or its user may want what a failed run left); Sweep removes directories nobody
+//   has touched for the keep time, and Touch keeps a running task's fresh.
+// Removal never follows a link the user put in the directory (openat/unlinkat with O_NOFOLLOW).
+// Thread-compatible.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+
+#include "common/base/status.h"
+#include "nodeagent/tasks/task_sandbox.h"
+#include "proto/job.pb.h"
+
+namespace snn {
+
+class CheckpointStore {
+ public:
+  // `root` empty: checkpoints are off (no directory, no variable).
+  CheckpointStore(std::string root, int64_t keep_ms) : root_(std::move(root)), keep_ms_(keep_ms) {}
+
+  bool enabled() const { return !root_.empty(); }
+  const std::string& root() const { return root_; }
+  std::string DirFor(uint64_t job_id, uint32_t index) const;
+
+  Status Prepare(uint64_t job_id, uint32_t index, const RunAs& who) const;
+  // The newest regular file directly in the directory (of the first 10,000 entries); no file:
+  // an empty Checkpoint.
+  v1::Checkpoint Latest(uint64_t job_id, uint32_t index) const;
+  void Remove(uint64_t job_id, uint32_t index) const;
+  void Touch(uint64_t job_id, uint32_t index, int64_t now_ms) const;
+  // Removes every job<ID>.task<N> directory last changed more than the keep time before
+  // `now_ms`, except those of `in_use` (DirFor names). Returns how many it removed.
+  int Sweep(int64_t now_ms, const std::set<std::string>& in_use) const;
+
+ private:
+  std::string root_;
+  int64_t keep_ms_;
+};
+
+}  // namespace snn

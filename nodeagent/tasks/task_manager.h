@@ -1,0 +1,188 @@
+// The agent's tasks: launches them on a board (mapping cores, channels, a queue), enforces
+// their time limits, stops them on request (SIGTERM, then SIGKILL after a grace period), reaps
+// them, and keeps each ended task's status until the master acknowledges it.
+// A task has ended only when every process of its group is gone.
+// Thread contract: agent io thread only. Time comes from the injected Clock.
+#pragma once
+
+#include <sys/types.h>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/base/clock.h"
+#include "nodeagent/boards/board_allocator.h"
+#include "nodeagent/boards/board_config.h"
+#include "nodeagent/hal/board.h"
+#include "nodeagent/spikes/spike_gateway.h"
+#include "nodeagent/tasks/task_cgroups.h"
+#include "nodeagent/tasks/task_checkpoints.h"
+#include "nodeagent/tasks/task_records.h"
+#include "nodeagent/tasks/task_sandbox.h"
+#include "proto/node.pb.h"
+
+namespace snn {
+
+struct TaskManagerOptions {
+  std::string data_dir;  // task output and records go under data_dir/tasks/
+  std::string shepherd;  // the snn-shepherd binary
+  std::string node_name;
+  int64_t kill_grace_ms = 5000;
+  std::map<std::string, std::string> base_env;   // what every task inherits
+  std::map<std::string, BoardRuntime> runtimes;  // by board type: set up for its tasks
+  uint32_t gateway_burst_ms = 20;  // each task's token bucket holds this much of its budget
+  bool allow_root_tasks = false;   // run root's jobs as root (otherwise they fail to launch)
+  // Each task's cgroup (not owned; null: none). Limits for jobs that give none: MiB, processes.
+  TaskCgroups* cgroups = nullptr;
+  uint64_t default_memory_mb = 4096;
+  uint32_t default_max_processes = 4096;
+  // Each task's checkpoint directory lives under this root (empty: no checkpoints); see
+  // nodeagent/task_checkpoints.h. Directories of tasks that did not end with exit 0 are kept
+  // this long after they were last touched.
+  std::string checkpoint_root;
+  int64_t checkpoint_keep_ms = 7LL * 86400 * 1000;
+};
+
+class TaskManager {
+ public:
+  // `gateway` (not owned; may be null: tasks then get no SNN_GATEWAY) carries the tasks' spikes.
+  // `records` keeps each task's record (null: files in the data dir).
+  TaskManager(const Clock& clock, std::vector<std::unique_ptr<Board>> boards,
+              TaskManagerOptions options, SpikeGateway* gateway = nullptr,
+              std::unique_ptr<TaskRecords> records = nullptr);
+
+  // Measures every board through the HAL (throughput, latency); see Board::Fingerprint.
+  void FingerprintBoards();
+
+  // Re-attaches to the tasks a previous agent left running (or that ended meanwhile), from the
+  // records in the data dir. Call once, before the first launch.
+  void Recover();
+
+  // Starts a task; launching one that exists already answers with its status. A task that
+  // cannot be started answers TASK_LAUNCH_FAILED; a board without room, kResourceExhausted.
+  Result<v1::TaskStatus> Launch(const v1::LaunchRequest& request);
+
+  // Stops a task (its whole process group); unknown or ended tasks are not an error.
+  void Kill(const TaskKey& key, const std::string& reason);
+
+  // Reaps exited processes, enforces time limits and kill escalation, ends tasks whose
+  // process groups are gone. Call on SIGCHLD and on a timer.
+  void Poll();
+
+  // Running tasks and ended ones the master has not acknowledged.
+  std::vector<v1::TaskStatus> Snapshot() const;
+  std::vector<v1::TaskStatus> EndedUnacknowledged() const;
+  // The spike usage of running tasks whose counters moved since the last call.
+  std::vector<v1::TaskUsage> UsageChanges();
+  void Acknowledge(const std::vector<TaskKey>& keys);
+
+  // The lease the master granted: every task's shepherd stops it if the agent does not renew
+  // the lease file for this long. RenewLease() is called whenever the master answers.
+  void set_lease_ms(int64_t lease_ms) { lease_ms_ = lease_ms; }
+  void RenewLease();
+
+  // Cut off from the master past the lease: kills every task's group at once and reports the
+  // tasks lost (the master requeues them), so no task runs on beside its requeued copy.
+  void LoseAll(const std::string& reason);
+
+  // Kills every task's process group with SIGKILL; Poll then sees them go.
+  void KillAll();
+
+  // Fault injection on simulated boards; returns what happened, in words.
+  //  KILL_CORE: the core is never handed out again; a task holding it is moved to other free live
+  //    cores of the board with the same logical core IDs (new mapping file), or, if the board has
+  //    no room, stopped and reported lost so that its job is requeued elsewhere.
+  //  FAIL_BOARD: health 0; every task on the board is stopped and reported lost.
+  //  HEAL_BOARD: the board works again.
+  Result<std::string> InjectFault(const v1::SimFaultRequest& fault);
+
+  size_t active_count() const;
+  // Each running task as metrics see it: where it runs, what it holds, its spike counts now.
+  struct TaskView {
+    TaskKey key;
+    uint32_t board = 0;
+    v1::Resources resources;
+    v1::SpikeUsage usage;
+  };
+  std::vector<TaskView> RunningTasks() const;
+  std::vector<v1::BoardInfo> DescribeBoards() const;
+  void set_on_ended(std::function<void()> fn) { on_ended_ = std::move(fn); }
+
+  // Task directories are under data_dir()/tasks/.
+  const std::string& data_dir() const { return options_.data_dir; }
+
+ private:
+  struct Task {
+    TaskKey key;
+    uint32_t board = 0;
+    v1::Resources resources;
+    v1::TaskMapping mapping;
+    pid_t pid = 0;
+    int64_t start_ms = 0;
+    int64_t deadline_ms = 0;  // 0: none
+    bool stopping = false;
+    v1::TaskState stop_as = v1::TASK_KILLED;
+    std::string stop_reason;
+    int64_t kill_at_ms = 0;
+    bool main_exited = false;
+    int exit_code = 0;
+    int term_signal = 0;
+    bool ended = false;
+    v1::TaskState final_state = v1::TASK_RUNNING;
+    int64_t end_ms = 0;
+    std::string stdout_path, stderr_path;
+    bool attached = false;  // started by an earlier agent: not our child
+    std::string exit_file, record_file;
+    v1::LaunchRequest launch;
+    std::string gateway_token;
+    std::string cgroup;              // its name under the agent's task cgroups
+    v1::SpikeUsage usage;            // the last counted (final once ended)
+    v1::Checkpoint checkpoint;       // the latest the master was told of
+    int64_t checkpoint_seen_ms = 0;  // when the directory was last looked at
+  };
+
+  void BeginStop(Task& task, v1::TaskState as, const std::string& reason);
+  // Saves the stop's intent in the task's record before any signal goes out.
+  void RecordStop(const Task& task);
+  Status SaveRecord(const Task& task, const v1::LaunchRequest& req);
+  // Moves a task off a dead core; false if the board has no room for it.
+  bool Remap(Task& task);
+  void Adopt(const v1::AgentTaskRecord& record, const std::string& record_file);
+  void Finish(Task& task);
+  // Keeps running tasks' checkpoint directories fresh and sweeps stale ones, every 10 minutes.
+  void MaintainCheckpoints(int64_t now_ms);
+  // Resolves who the task runs as and gives it its directory and private files.
+  Status PrepareFiles(const Task& task, const std::string& dir, const RunAs& who);
+  // Its cgroup with the job's limits (or the node's defaults), holding `pid`.
+  Status ConfineTask(const Task& task, pid_t pid);
+  // Whether every process of the task's cgroup is gone (killing what is left).
+  bool CgroupEmpty(const Task& task);
+  // Loads the task's network on its board and opens its plane in the gateway.
+  Status OpenSpikePlane(const Task& task);
+  v1::SpikeUsage CountedUsage(const Task& task) const;
+  void TakeShepherdReport(Task& task);
+  std::string LeaseFile() const { return options_.data_dir + "/lease"; }
+  v1::TaskStatus StatusOf(const Task& task) const;
+
+  // Constant after construction.
+  const Clock& clock_;
+  const TaskManagerOptions options_;
+  CheckpointStore checkpoints_{options_.checkpoint_root, options_.checkpoint_keep_ms};
+  int64_t checkpoints_swept_ms_ = 0;
+  SpikeGateway* const gateway_;
+  const std::unique_ptr<TaskRecords> records_;
+  std::vector<std::unique_ptr<Board>> boards_;
+
+  std::vector<BoardAllocator> allocators_;  // by board index
+  std::map<TaskKey, Task> tasks_;
+  std::map<pid_t, TaskKey> by_pid_;
+  // Cgroups of launches that failed after their shepherd started: removed once empty.
+  std::vector<std::string> orphan_cgroups_;
+  int64_t lease_ms_ = 0;
+  std::function<void()> on_ended_;
+};
+
+}  // namespace snn

@@ -1,0 +1,21 @@
+// A slice of a task attempt's stdout or stderr, as `snnctl logs` asks for it through the
+// master: read from the agent's own task directory, found from the task's key (the request
+// names no path), and bounded. Thread-compatible; blocking file reads (small, local).
+#pragma once
+
+#include <string>
+
+#include "common/base/status.h"
+#include "proto/node.pb.h"
+
+namespace snn {
+
+inline constexpr uint32_t kMaxOutputSliceBytes = 1 << 20;
+
+// The directory of a task attempt under the agent's data dir.
+std::string TaskDirName(uint64_t job_id, uint32_t index, uint32_t attempt);
+
+Result<v1::TaskOutputResponse> ReadTaskOutput(const std::string& data_dir,
+                                              const v1::TaskOutputRequest& request);
+
+}  // namespace snn

@@ -1,0 +1,112 @@
+// The spike side of the task manager: measuring boards, opening each task's plane in the
+// spike gateway (its network loaded on its board), and reading back what the gateway counted.
+#include <glog/logging.h>
+#include <google/protobuf/util/message_differencer.h>
+
+#include "common/model/model.h"
+#include "nodeagent/tasks/task_manager.h"
+
+namespace snn {
+namespace {
+
+v1::SpikeUsage ToProto(const wire::UsageCounters& c, double rate_ksps) {
+  v1::SpikeUsage u;
+  u.set_injected(c.injected);
+  u.set_delivered(c.delivered);
+  u.set_delayed(c.delayed);
+  u.set_dropped(c.dropped);
+  u.set_throttled(c.throttled);
+  u.set_refused(c.refused);
+  u.set_outputs(c.outputs);
+  u.set_rate_ksps(rate_ksps);
+  return u;
+}
+
+}  // namespace
+
+void TaskManager::FingerprintBoards() {
+  for (size_t i = 0; i < boards_.size(); ++i) {
+    boards_[i]->Fingerprint();
+    const v1::BoardInfo info = boards_[i]->Describe();
+    LOG(INFO) << "board " << i << " (" << info.type() << "): capacity " << info.ksps()
+              << " KSPS, measured " << info.measured_ksps() << " KSPS, latency "
+              << info.latency_us() << " us";
+  }
+}
+
+Status TaskManager::OpenSpikePlane(const Task& task) {
+  if (gateway_ == nullptr) return Status::Ok();
+  // The network comes in the launch request (the master validated it): the agent never opens a
+  // path a user named, with its rights or on its thread.
+  const v1::TaskSpec& spec = task.launch.task();
+  if (!spec.has_network() && !spec.resources().model().empty()) {
+    return InvalidArgument("the job names model " + spec.resources().model() +
+                           " but carries no network: resubmit it with this version's snnctl");
+  }
+  v1::Model model = spec.network();
+  if (spec.has_network()) SNN_RETURN_IF_ERROR(ValidateModel(model));
+  Board& board = *boards_[task.board];
+  auto network = board.LoadNetwork(spec.has_network() ? &model : nullptr,
+                                   static_cast<uint32_t>(task.mapping.cores_size()));
+  if (!network.ok()) {
+    return Status(network.status().code(),
+                  "cannot load the network: " + network.status().message());
+  }
+  SpikePlaneConfig config;
+  config.key = task.key;
+  config.token = task.gateway_token;
+  config.ksps = task.resources.ksps();
+  config.burst_ms = options_.gateway_burst_ms;
+  config.num_cores = static_cast<uint32_t>(task.mapping.cores_size());
+  config.neurons_per_core = board.Describe().neurons_per_core();
+  gateway_->AddTask(std::move(config), std::move(network).value());
+  return Status::Ok();
+}
+
+v1::SpikeUsage TaskManager::CountedUsage(const Task& task) const {
+  if (task.ended || gateway_ == nullptr) return task.usage;
+  auto plane = gateway_->Find(task.key);
+  if (!plane) return task.usage;
+  return ToProto(plane->Usage(), plane->RateKsps(clock_.NowUs()));
+}
+
+std::vector<TaskManager::TaskView> TaskManager::RunningTasks() const {
+  std::vector<TaskView> out;
+  for (const auto& [key, task] : tasks_) {
+    if (!task.ended) out.push_back(TaskView{key, task.board, task.resources, CountedUsage(task)});
+  }
+  return out;
+}
+
+std::vector<v1::TaskUsage> TaskManager::UsageChanges() {
+  // A task's checkpoint directory is looked at this often: a readdir, not on every heartbeat.
+  constexpr int64_t kCheckpointScanMs = 2000;
+  const int64_t now_ms = clock_.NowMs();
+  std::vector<v1::TaskUsage> out;
+  for (auto& [key, task] : tasks_) {
+    if (task.ended) continue;
+    v1::SpikeUsage now = CountedUsage(task);
+    const bool counted = !google::protobuf::util::MessageDifferencer::Equals(now, task.usage);
+    bool checkpointed = false;
+    if (checkpoints_.enabled() && now_ms - task.checkpoint_seen_ms >= kCheckpointScanMs) {
+      task.checkpoint_seen_ms = now_ms;
+      v1::Checkpoint latest = checkpoints_.Latest(key.job_id, key.index);
+      if (!google::protobuf::util::MessageDifferencer::Equals(latest, task.checkpoint)) {
+        task.checkpoint = std::move(latest);
+        checkpointed = true;
+      }
+    }
+    if (!counted && !checkpointed) continue;
+    task.usage = now;
+    v1::TaskUsage u;
+    u.set_job_id(key.job_id);
+    u.set_index(key.index);
+    u.set_attempt(key.attempt);
+    *u.mutable_usage() = std::move(now);
+    if (checkpointed) *u.mutable_checkpoint() = task.checkpoint;
+    out.push_back(std::move(u));
+  }
+  return out;
+}
+
+}  // namespace snn
