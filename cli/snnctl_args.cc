@@ -2,6 +2,7 @@
 // and each checked against what its command takes (cli/command_table.h). Pure but for reading
 // the environment.
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cstdlib>
 #include <string>
@@ -43,7 +44,11 @@ Result<CliOptions> ParseCliArgs(const std::vector<std::string>& argv) {
       if (i + 1 >= argv.size()) return InvalidArgument(name + " needs a value");
       return argv[++i];
     };
-    if (arg.size() > 1 && arg[0] == '-') {
+    // "-0.49" is a negative number (tenant credit T -0.49), not an option.
+    const bool negative_number =
+        arg.size() > 1 && arg[0] == '-' &&
+        (std::isdigit(static_cast<unsigned char>(arg[1])) || arg[1] == '.');
+    if (arg.size() > 1 && arg[0] == '-' && !negative_number) {
       const CliOptionSpec* spec = FindCliOption(arg);
       given.push_back(spec != nullptr ? std::string(spec->name) : arg);
     }
@@ -155,7 +160,7 @@ Result<CliOptions> ParseCliArgs(const std::vector<std::string>& argv) {
       if (arg == "--all-tenants") o.all_tenants = true;
       if (arg == "--parsable") o.parsable = true;
       if (arg == "--wait") o.wait = true;
-    } else if (arg.size() > 1 && arg[0] == '-') {
+    } else if (arg.size() > 1 && arg[0] == '-' && !negative_number) {
       return InvalidArgument("unknown option '" + arg + "' (see snnctl --help)");
     } else {
       o.args.push_back(arg);

@@ -1,7 +1,8 @@
-// The injectable clock. Nothing else in the project reads time or sleeps: daemons and tools get
-// a SystemClock, tests a ManualClock they advance. Timers and timeouts wait on a Clock through
-// ClockTimer (common/rpc/clock_timer.h), and blocking waits (retry pauses, polls) through
-// Clock::SleepMs, so a test that advances a ManualClock fires and wakes them.
+// The injectable clock. Daemons and tools get a SystemClock, tests a ManualClock they advance.
+// Timers and timeouts wait on a Clock through ClockTimer (common/rpc/clock_timer.h), and blocking
+// waits (retry pauses, polls) through Clock::SleepMs, so a test that advances a ManualClock fires
+// and wakes them. Two exceptions are left: the HA member's threads (master/ha/) still wait on the
+// real clock, and the load tools in bench/ time themselves with std::chrono.
 // Stopwatch measures real elapsed time for work that is measured, not scheduled (benchmarks,
 // board fingerprints). All of it is safe to call from any thread.
 #pragma once

@@ -40,7 +40,7 @@ struct TaskManagerOptions {
   uint64_t default_memory_mb = 4096;
   uint32_t default_max_processes = 4096;
   // Each task's checkpoint directory lives under this root (empty: no checkpoints); see
-  // nodeagent/task_checkpoints.h. Directories of tasks that did not end with exit 0 are kept
+  // nodeagent/tasks/task_checkpoints.h. Directories of tasks that did not end with exit 0 are kept
   // this long after they were last touched.
   std::string checkpoint_root;
   int64_t checkpoint_keep_ms = 7LL * 86400 * 1000;

@@ -25,6 +25,16 @@ TEST(SnnctlArgsTest, RejectsUnknownOptionsAndBadValues) {
   EXPECT_FALSE(ParseCliArgs({"jobs", "--timeout", "0"}).ok());
 }
 
+// A negative amount is an operand, not an option (issue 34: `tenant credit T -0.49` was refused
+// as an unknown option '-0.49').
+TEST(SnnctlArgsTest, ANegativeNumberIsAnOperand) {
+  auto o = ParseCliArgs({"tenant", "credit", "lab", "-0.49", "--note", "refund"});
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  EXPECT_EQ(o->args, (std::vector<std::string>{"tenant", "credit", "lab", "-0.49"}));
+  EXPECT_TRUE(ParseCliArgs({"tenant", "credit", "lab", "-.5"}).ok());
+  EXPECT_FALSE(ParseCliArgs({"tenant", "credit", "lab", "-x"}).ok());
+}
+
 TEST(SnnctlArgsTest, UsageErrorsDoNotNeedAMaster) {
   std::ostringstream out, err;
   auto o = ParseCliArgs({"show", "abc", "--master", "127.0.0.1:1"});

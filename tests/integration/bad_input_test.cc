@@ -131,7 +131,10 @@ TEST_F(BadInputTest, SnnctlRejectsBadJobFilesAndChangesNothing) {
   ExpectRejected({"show", "42"}, "job 42 not found for tenant 'alice'");
   ExpectRejected({"cancel", "42"}, "job 42 not found");
   ExpectRejected({"cancel", "1"}, "has already ended (COMPLETED)");
-  ExpectRejected({"show", "-3"}, "unknown option");
+  // A negative number is an operand (tenant credit T -0.49), so a negative job ID is refused as
+  // one.
+  ExpectRejected({"show", "-3"}, "job ID '-3' is not a positive number");
+  ExpectRejected({"show", "1", "-x"}, "unknown option");
   EXPECT_EQ(State(), before) << "a rejected request changed the state";
 }
 
