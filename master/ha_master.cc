@@ -32,13 +32,14 @@ int RunHaMaster(MasterConfig config, std::unique_ptr<Store> local, HaMasterOptio
     LOG(ERROR) << "--ha_etcd: " << credentials.status().message();
     return 2;
   }
-  EtcdClient etcd(endpoints->hosts, std::chrono::milliseconds(2000), *credentials);
+  SystemClock clock;
+  EtcdClient etcd(endpoints->hosts, /*timeout_ms=*/2000, clock, *credentials);
   HaMember* member_ptr = nullptr;
   auto store = std::make_unique<HaStore>(
-      std::move(local), etcd, options.member.prefix,
+      std::move(local), etcd, clock, options.member.prefix,
       [&member_ptr] { return member_ptr != nullptr && member_ptr->LeaseValid(); }, EndProcess);
   HaStore& ha_store = *store;
-  HaMember member(etcd, ha_store, options.member, EndProcess);
+  HaMember member(etcd, ha_store, clock, options.member, EndProcess);
   member_ptr = &member;
   if (auto s = member.Start(); !s.ok()) {
     LOG(ERROR) << "cannot join the HA group in etcd at " << options.etcd_endpoints << ": "
@@ -46,7 +47,6 @@ int RunHaMaster(MasterConfig config, std::unique_ptr<Store> local, HaMasterOptio
     return 1;
   }
   config.standby_leader = [&member] { return member.leader_address(); };
-  SystemClock clock;
   MasterServer master(config, clock, std::move(store));
   if (auto s = master.Start(); !s.ok()) {
     LOG(ERROR) << s.message();

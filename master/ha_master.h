@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "master/ha/etcd_client.h"
 #include "master/ha/ha_member.h"
 #include "master/master_server.h"
 

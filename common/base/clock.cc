@@ -1,5 +1,6 @@
 #include "common/base/clock.h"
 
+#include <algorithm>
 #include <condition_variable>
 #include <memory>
 #include <thread>
@@ -16,6 +17,12 @@ int64_t SystemClock::NowMs() const {
 int64_t SystemClock::NowUs() const {
   return std::chrono::duration_cast<std::chrono::microseconds>(
              std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+int64_t SystemClock::MonotonicMs() const {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
 
@@ -88,6 +95,55 @@ void ManualClock::FireDue() {
     }
   }
   for (auto& fire : due) fire();
+}
+
+struct InterruptibleSleep::State {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool interrupted = false;  // guarded by mu
+};
+
+InterruptibleSleep::InterruptibleSleep(const Clock& clock)
+    : clock_(clock), state_(std::make_shared<State>()) {}
+
+InterruptibleSleep::~InterruptibleSleep() { Interrupt(); }
+
+bool InterruptibleSleep::SleepMs(int64_t ms) {
+  ManualClock* manual = clock_.manual();
+  if (manual == nullptr) {
+    std::unique_lock<std::mutex> lock(state_->mu);
+    state_->cv.wait_for(lock, std::chrono::milliseconds(std::max<int64_t>(ms, 0)),
+                        [&] { return state_->interrupted; });
+    return !state_->interrupted;
+  }
+  if (ms <= 0) return !interrupted();
+  // The wake-up may fire on this thread (time already moved past it): it is armed unlocked.
+  auto due = std::make_shared<bool>(false);  // guarded by state_->mu
+  std::shared_ptr<State> state = state_;
+  const uint64_t id = manual->CallAt(manual->NowUs() + ms * 1000, [state, due] {
+    std::lock_guard<std::mutex> lock(state->mu);
+    *due = true;
+    state->cv.notify_all();
+  });
+  std::unique_lock<std::mutex> lock(state_->mu);
+  state_->cv.wait(lock, [&] { return *due || state_->interrupted; });
+  const bool passed = !state_->interrupted;
+  lock.unlock();
+  manual->CancelCall(id);
+  return passed;
+}
+
+void InterruptibleSleep::Interrupt() {
+  {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    state_->interrupted = true;
+  }
+  state_->cv.notify_all();
+}
+
+bool InterruptibleSleep::interrupted() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return state_->interrupted;
 }
 
 std::chrono::steady_clock::time_point MonotonicNow() { return std::chrono::steady_clock::now(); }

@@ -1,10 +1,11 @@
 // The injectable clock. Daemons and tools get a SystemClock, tests a ManualClock they advance.
-// Timers and timeouts wait on a Clock through ClockTimer (common/rpc/clock_timer.h), and blocking
-// waits (retry pauses, polls) through Clock::SleepMs, so a test that advances a ManualClock fires
-// and wakes them. Two exceptions are left: the HA member's threads (master/ha/) still wait on the
-// real clock, and the load tools in bench/ time themselves with std::chrono.
+// Timers and timeouts wait on a Clock through ClockTimer (common/rpc/clock_timer.h), blocking
+// waits (retry pauses, polls) through Clock::SleepMs, and loops that pause between rounds until
+// told to stop (the HA member's threads) through InterruptibleSleep, so a test that advances a
+// ManualClock fires and wakes them all. Nothing else in the product reads or waits on time.
 // Stopwatch measures real elapsed time for work that is measured, not scheduled (benchmarks,
-// board fingerprints). All of it is safe to call from any thread.
+// board fingerprints), and RealDeadline bounds what tests and tools wait for real processes.
+// All of it is safe to call from any thread.
 #pragma once
 
 #include <atomic>
@@ -12,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 
 namespace snn {
@@ -25,6 +27,9 @@ class Clock {
   virtual int64_t NowMs() const = 0;
   // Microseconds since the Unix epoch, for rates (token buckets).
   virtual int64_t NowUs() const { return NowMs() * 1000; }
+  // Milliseconds from an arbitrary origin that never jumps (the wall clock may be set back):
+  // for deciding whether an interval has passed, such as a lease's.
+  virtual int64_t MonotonicMs() const { return NowMs(); }
   // A manual clock, whose time moves only when a test moves it (timers then wait on it);
   // null for a real clock (timers wait on the system's monotonic time).
   virtual ManualClock* manual() const { return nullptr; }
@@ -37,6 +42,7 @@ class SystemClock : public Clock {
  public:
   int64_t NowMs() const override;
   int64_t NowUs() const override;
+  int64_t MonotonicMs() const override;
   void SleepMs(int64_t ms) const override;
 };
 
@@ -69,6 +75,27 @@ class ManualClock : public Clock {
   mutable std::mutex mu_;
   std::multimap<int64_t, std::pair<uint64_t, std::function<void()>>> calls_;  // guarded by mu_
   uint64_t next_call_id_ = 1;                                                 // guarded by mu_
+};
+
+// A pause between rounds of a loop that another thread can cut short, on a clock: the loop
+// sleeps while Interrupt has not been called, and ends once it has.
+class InterruptibleSleep {
+ public:
+  explicit InterruptibleSleep(const Clock& clock);
+  ~InterruptibleSleep();
+  InterruptibleSleep(const InterruptibleSleep&) = delete;
+  InterruptibleSleep& operator=(const InterruptibleSleep&) = delete;
+
+  // Waits `ms` on the clock; true if they passed, false (at once) once Interrupt was called.
+  bool SleepMs(int64_t ms);
+  // Wakes every sleeper; every later SleepMs returns false at once.
+  void Interrupt();
+  bool interrupted() const;
+
+ private:
+  struct State;
+  const Clock& clock_;
+  std::shared_ptr<State> state_;  // shared with the wake-ups a ManualClock holds
 };
 
 // Monotonic time for measuring elapsed intervals in benchmarks and client timeouts.

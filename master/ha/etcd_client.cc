@@ -4,9 +4,17 @@
 
 #include <fstream>
 #include <sstream>
-#include <thread>
 
 namespace snn {
+
+namespace {
+
+// A gRPC deadline `ms` from now on gRPC's own monotonic clock.
+gpr_timespec DeadlineIn(int64_t ms) {
+  return gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC), gpr_time_from_millis(ms, GPR_TIMESPAN));
+}
+
+}  // namespace
 
 Result<EtcdEndpoints> ParseEtcdEndpoints(const std::string& list) {
   EtcdEndpoints out;
@@ -81,9 +89,9 @@ std::string PrefixEnd(const std::string& prefix) {
   return std::string(1, '\0');  // every key
 }
 
-EtcdClient::EtcdClient(std::vector<std::string> endpoints, std::chrono::milliseconds timeout,
+EtcdClient::EtcdClient(std::vector<std::string> endpoints, int64_t timeout_ms, const Clock& clock,
                        std::shared_ptr<grpc::ChannelCredentials> credentials)
-    : endpoints_(std::move(endpoints)), timeout_(timeout) {
+    : endpoints_(std::move(endpoints)), timeout_ms_(timeout_ms), clock_(clock) {
   if (!credentials) credentials = grpc::InsecureChannelCredentials();
   for (const auto& endpoint : endpoints_) {
     grpc::ChannelArguments args;
@@ -105,12 +113,12 @@ EtcdClient::EtcdClient(std::vector<std::string> endpoints, std::chrono::millisec
 }
 
 template <typename Call>
-Status EtcdClient::OnSomeMember(const char* what, std::chrono::milliseconds timeout, Call&& call) {
+Status EtcdClient::OnSomeMember(const char* what, int64_t timeout_ms, Call&& call) {
   std::string last;
   for (size_t attempt = 0; attempt < members_.size(); ++attempt) {
     const size_t i = current_.load() % members_.size();
     grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + timeout);
+    context.set_deadline(DeadlineIn(timeout_ms));
     const grpc::Status s = call(members_[i], &context);
     if (s.ok()) return Status::Ok();
     last = endpoints_[i] + ": " + s.error_message();
@@ -126,7 +134,7 @@ Status EtcdClient::OnSomeMember(const char* what, std::chrono::milliseconds time
 
 Result<etcdserverpb::RangeResponse> EtcdClient::Range(const etcdserverpb::RangeRequest& request) {
   etcdserverpb::RangeResponse response;
-  SNN_RETURN_IF_ERROR(OnSomeMember("range", timeout_, [&](Member& m, grpc::ClientContext* c) {
+  SNN_RETURN_IF_ERROR(OnSomeMember("range", timeout_ms_, [&](Member& m, grpc::ClientContext* c) {
     return m.kv->Range(c, request, &response);
   }));
   return response;
@@ -134,7 +142,7 @@ Result<etcdserverpb::RangeResponse> EtcdClient::Range(const etcdserverpb::RangeR
 
 Result<etcdserverpb::TxnResponse> EtcdClient::Txn(const etcdserverpb::TxnRequest& request) {
   etcdserverpb::TxnResponse response;
-  SNN_RETURN_IF_ERROR(OnSomeMember("txn", timeout_, [&](Member& m, grpc::ClientContext* c) {
+  SNN_RETURN_IF_ERROR(OnSomeMember("txn", timeout_ms_, [&](Member& m, grpc::ClientContext* c) {
     return m.kv->Txn(c, request, &response);
   }));
   return response;
@@ -142,17 +150,8 @@ Result<etcdserverpb::TxnResponse> EtcdClient::Txn(const etcdserverpb::TxnRequest
 
 Result<etcdserverpb::PutResponse> EtcdClient::Put(const etcdserverpb::PutRequest& request) {
   etcdserverpb::PutResponse response;
-  SNN_RETURN_IF_ERROR(OnSomeMember("put", timeout_, [&](Member& m, grpc::ClientContext* c) {
+  SNN_RETURN_IF_ERROR(OnSomeMember("put", timeout_ms_, [&](Member& m, grpc::ClientContext* c) {
     return m.kv->Put(c, request, &response);
-  }));
-  return response;
-}
-
-Result<etcdserverpb::DeleteRangeResponse> EtcdClient::DeleteRange(
-    const etcdserverpb::DeleteRangeRequest& request) {
-  etcdserverpb::DeleteRangeResponse response;
-  SNN_RETURN_IF_ERROR(OnSomeMember("delete", timeout_, [&](Member& m, grpc::ClientContext* c) {
-    return m.kv->DeleteRange(c, request, &response);
   }));
   return response;
 }
@@ -161,7 +160,7 @@ Status EtcdClient::Compact(int64_t revision) {
   etcdserverpb::CompactionRequest request;
   request.set_revision(revision);
   etcdserverpb::CompactionResponse response;
-  return OnSomeMember("compact", timeout_, [&](Member& m, grpc::ClientContext* c) {
+  return OnSomeMember("compact", timeout_ms_, [&](Member& m, grpc::ClientContext* c) {
     grpc::Status s = m.kv->Compact(c, request, &response);
     // Compacted already (by another member's request or an earlier leader): done.
     if (!s.ok() && s.error_message().find("compacted") != std::string::npos) return grpc::Status();
@@ -173,9 +172,10 @@ Result<int64_t> EtcdClient::GrantLease(int64_t ttl_s) {
   etcdserverpb::LeaseGrantRequest request;
   request.set_ttl(ttl_s);
   etcdserverpb::LeaseGrantResponse response;
-  SNN_RETURN_IF_ERROR(OnSomeMember("lease grant", timeout_, [&](Member& m, grpc::ClientContext* c) {
-    return m.lease->LeaseGrant(c, request, &response);
-  }));
+  SNN_RETURN_IF_ERROR(
+      OnSomeMember("lease grant", timeout_ms_, [&](Member& m, grpc::ClientContext* c) {
+        return m.lease->LeaseGrant(c, request, &response);
+      }));
   if (!response.error().empty()) return Unavailable("etcd lease grant: " + response.error());
   return response.id();
 }
@@ -184,7 +184,7 @@ Status EtcdClient::RevokeLease(int64_t lease) {
   etcdserverpb::LeaseRevokeRequest request;
   request.set_id(lease);
   etcdserverpb::LeaseRevokeResponse response;
-  return OnSomeMember("lease revoke", timeout_, [&](Member& m, grpc::ClientContext* c) {
+  return OnSomeMember("lease revoke", timeout_ms_, [&](Member& m, grpc::ClientContext* c) {
     return m.lease->LeaseRevoke(c, request, &response);
   });
 }
@@ -192,15 +192,16 @@ Status EtcdClient::RevokeLease(int64_t lease) {
 Result<int64_t> EtcdClient::KeepAliveOnce(int64_t lease) {
   etcdserverpb::LeaseKeepAliveResponse response;
   bool answered = false;
-  SNN_RETURN_IF_ERROR(OnSomeMember("keep-alive", timeout_, [&](Member& m, grpc::ClientContext* c) {
-    auto stream = m.lease->LeaseKeepAlive(c);
-    etcdserverpb::LeaseKeepAliveRequest request;
-    request.set_id(lease);
-    if (stream->Write(request) && stream->Read(&response)) answered = true;
-    stream->WritesDone();
-    const grpc::Status s = stream->Finish();
-    return answered ? grpc::Status::OK : s;
-  }));
+  SNN_RETURN_IF_ERROR(
+      OnSomeMember("keep-alive", timeout_ms_, [&](Member& m, grpc::ClientContext* c) {
+        auto stream = m.lease->LeaseKeepAlive(c);
+        etcdserverpb::LeaseKeepAliveRequest request;
+        request.set_id(lease);
+        if (stream->Write(request) && stream->Read(&response)) answered = true;
+        stream->WritesDone();
+        const grpc::Status s = stream->Finish();
+        return answered ? grpc::Status::OK : s;
+      }));
   return response.ttl();
 }
 
@@ -234,7 +235,7 @@ Result<v3electionpb::LeaderKey> EtcdClient::Campaign(const std::string& name, in
     }
     size_t expected = i;
     current_.compare_exchange_strong(expected, (i + 1) % members_.size());
-    if (attempt + 1 >= members_.size()) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    if (attempt + 1 >= members_.size()) clock_.SleepMs(200);
   }
 }
 
@@ -249,7 +250,7 @@ Result<std::optional<std::string>> EtcdClient::LeaderValue(const std::string& na
   request.set_name(name);
   v3electionpb::LeaderResponse response;
   std::optional<std::string> value;
-  Status s = OnSomeMember("leader", timeout_, [&](Member& m, grpc::ClientContext* c) {
+  Status s = OnSomeMember("leader", timeout_ms_, [&](Member& m, grpc::ClientContext* c) {
     grpc::Status g = m.election->Leader(c, request, &response);
     // "election: no leader" is an answer, not a failure.
     if (!g.ok() && g.error_message().find("no leader") != std::string::npos) return grpc::Status();
@@ -264,31 +265,41 @@ Status EtcdClient::Resign(const v3electionpb::LeaderKey& leader) {
   v3electionpb::ResignRequest request;
   *request.mutable_leader() = leader;
   v3electionpb::ResignResponse response;
-  return OnSomeMember("resign", timeout_, [&](Member& m, grpc::ClientContext* c) {
+  return OnSomeMember("resign", timeout_ms_, [&](Member& m, grpc::ClientContext* c) {
     return m.election->Resign(c, request, &response);
   });
 }
 
-bool EtcdClient::Watch::Read(etcdserverpb::WatchResponse* response) {
-  return stream_->Read(response);
-}
+namespace {
 
-Result<std::unique_ptr<EtcdClient::Watch>> EtcdClient::StartWatch(const std::string& prefix,
-                                                                  int64_t start_revision) {
+class GrpcWatch : public EtcdWatch {
+ public:
+  bool Read(etcdserverpb::WatchResponse* response) override { return stream->Read(response); }
+  void Cancel() override { context.TryCancel(); }
+
+  grpc::ClientContext context;
+  std::unique_ptr<grpc::ClientReaderWriter<etcdserverpb::WatchRequest, etcdserverpb::WatchResponse>>
+      stream;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<EtcdWatch>> EtcdClient::StartWatch(const std::string& prefix,
+                                                          int64_t start_revision) {
   const size_t i = current_.load() % members_.size();
-  auto watch = std::make_unique<Watch>();
-  watch->stream_ = members_[i].watch->Watch(&watch->context_);
+  auto watch = std::make_unique<GrpcWatch>();
+  watch->stream = members_[i].watch->Watch(&watch->context);
   etcdserverpb::WatchRequest request;
   auto* create = request.mutable_create_request();
   create->set_key(prefix);
   create->set_range_end(PrefixEnd(prefix));
   create->set_start_revision(start_revision);
-  if (!watch->stream_->Write(request)) {
+  if (!watch->stream->Write(request)) {
     size_t expected = i;
     current_.compare_exchange_strong(expected, (i + 1) % members_.size());
     return Unavailable("etcd watch: cannot reach " + endpoints_[i]);
   }
-  return watch;
+  return std::unique_ptr<EtcdWatch>(std::move(watch));
 }
 
 }  // namespace snn

@@ -1,22 +1,23 @@
-// A small client of etcd's v3 gRPC API for the master's high-availability mode: key ranges,
-// transactions, leases, watches and the election service. It holds a channel to each member it
-// is given and moves to the next one when a member is unreachable; every call has a deadline.
-// Thread contract: every method may be called from any thread (gRPC stubs are thread-safe).
+// The master's client of etcd's v3 gRPC API (the Etcd interface of etcd.h). It holds a channel to
+// each member it is given and moves to the next one when a member is unreachable; every call has a
+// deadline. Thread contract: every method may be called from any thread (gRPC stubs are
+// thread-safe).
 #pragma once
 
 #include <grpcpp/grpcpp.h>
 
 #include <atomic>
-#include <chrono>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "common/base/clock.h"
 #include "common/base/status.h"
 #include "etcd_election.grpc.pb.h"
 #include "etcd_kv.grpc.pb.h"
+#include "master/ha/etcd.h"
 
 namespace snn {
 
@@ -37,52 +38,29 @@ struct EtcdTlsFiles {
 Result<std::shared_ptr<grpc::ChannelCredentials>> EtcdCredentials(const EtcdEndpoints& endpoints,
                                                                   const EtcdTlsFiles& files);
 
-// The smallest key greater than every key starting with `prefix` (etcd's range_end for it).
-std::string PrefixEnd(const std::string& prefix);
-
-class EtcdClient {
+class EtcdClient : public Etcd {
  public:
-  EtcdClient(std::vector<std::string> endpoints, std::chrono::milliseconds timeout,
+  // Pauses between rounds of retries wait on `clock`.
+  EtcdClient(std::vector<std::string> endpoints, int64_t timeout_ms, const Clock& clock,
              std::shared_ptr<grpc::ChannelCredentials> credentials = nullptr);
 
-  Result<etcdserverpb::RangeResponse> Range(const etcdserverpb::RangeRequest& request);
-  Result<etcdserverpb::TxnResponse> Txn(const etcdserverpb::TxnRequest& request);
-  Result<etcdserverpb::PutResponse> Put(const etcdserverpb::PutRequest& request);
-  Result<etcdserverpb::DeleteRangeResponse> DeleteRange(
-      const etcdserverpb::DeleteRangeRequest& request);
+  Result<etcdserverpb::RangeResponse> Range(const etcdserverpb::RangeRequest& request) override;
+  Result<etcdserverpb::TxnResponse> Txn(const etcdserverpb::TxnRequest& request) override;
+  Result<etcdserverpb::PutResponse> Put(const etcdserverpb::PutRequest& request) override;
+  Status Compact(int64_t revision) override;
 
-  // Drops the history of every key before `revision` (what was deleted or overwritten).
-  Status Compact(int64_t revision);
+  Result<int64_t> GrantLease(int64_t ttl_s) override;
+  Status RevokeLease(int64_t lease) override;
+  Result<int64_t> KeepAliveOnce(int64_t lease) override;
 
-  // A lease of `ttl_s` seconds; its id.
-  Result<int64_t> GrantLease(int64_t ttl_s);
-  Status RevokeLease(int64_t lease);
-  // Renews `lease` once; the TTL left (0: the lease is gone).
-  Result<int64_t> KeepAliveOnce(int64_t lease);
-
-  // Blocks until this caller leads election `name` (or CancelCampaign, or an error).
   Result<v3electionpb::LeaderKey> Campaign(const std::string& name, int64_t lease,
-                                           const std::string& value);
-  void CancelCampaign();
-  // The current leader's value (its advertised address), or nullopt when none leads.
-  Result<std::optional<std::string>> LeaderValue(const std::string& name);
-  Status Resign(const v3electionpb::LeaderKey& leader);
+                                           const std::string& value) override;
+  void CancelCampaign() override;
+  Result<std::optional<std::string>> LeaderValue(const std::string& name) override;
+  Status Resign(const v3electionpb::LeaderKey& leader) override;
 
-  // A watch on every key under `prefix` from `start_revision` on. Read blocks until events come,
-  // the watch ends (compaction: compact_revision set) or Cancel is called from another thread.
-  class Watch {
-   public:
-    bool Read(etcdserverpb::WatchResponse* response);
-    void Cancel() { context_.TryCancel(); }
-
-   private:
-    friend class EtcdClient;
-    grpc::ClientContext context_;
-    std::unique_ptr<
-        grpc::ClientReaderWriter<etcdserverpb::WatchRequest, etcdserverpb::WatchResponse>>
-        stream_;
-  };
-  Result<std::unique_ptr<Watch>> StartWatch(const std::string& prefix, int64_t start_revision);
+  Result<std::unique_ptr<EtcdWatch>> StartWatch(const std::string& prefix,
+                                                int64_t start_revision) override;
 
   const std::vector<std::string>& endpoints() const { return endpoints_; }
 
@@ -96,10 +74,11 @@ class EtcdClient {
   };
   // Runs `call` on the current member, moving on to the next while members are unreachable.
   template <typename Call>
-  Status OnSomeMember(const char* what, std::chrono::milliseconds timeout, Call&& call);
+  Status OnSomeMember(const char* what, int64_t timeout_ms, Call&& call);
 
   const std::vector<std::string> endpoints_;
-  const std::chrono::milliseconds timeout_;
+  const int64_t timeout_ms_;
+  const Clock& clock_;
   std::vector<Member> members_;
   std::atomic<size_t> current_{0};
   std::mutex campaign_mu_;

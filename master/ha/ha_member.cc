@@ -18,17 +18,16 @@ Status CommitAndWait(Store& store, StoreBatch batch) {
   store.Commit(std::move(batch), [&](Status s) { done.set_value(std::move(s)); });
   return done.get_future().get();
 }
-
-int64_t SteadyMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 }  // namespace
 
-HaMember::HaMember(EtcdClient& etcd, HaStore& store, HaOptions options,
+HaMember::HaMember(Etcd& etcd, HaStore& store, const Clock& clock, HaOptions options,
                    std::function<void(const std::string&)> on_lost)
-    : etcd_(etcd), store_(store), options_(std::move(options)), on_lost_(std::move(on_lost)) {}
+    : etcd_(etcd),
+      store_(store),
+      clock_(clock),
+      options_(std::move(options)),
+      on_lost_(std::move(on_lost)),
+      pause_(clock) {}
 
 HaMember::~HaMember() { Stop(); }
 
@@ -40,7 +39,7 @@ Status HaMember::Start() {
   // A snapshot cut off before its end: the store holds part of one. The log from its start,
   // or a new snapshot, makes it whole.
   applied_ = *mark ? 0 : *applied;
-  const int64_t asked = SteadyMs();
+  const int64_t asked = clock_.MonotonicMs();
   auto lease = etcd_.GrantLease(options_.lease_ttl_s);
   if (!lease.ok()) return lease.status();
   lease_ = *lease;
@@ -59,7 +58,7 @@ Status HaMember::Start() {
 bool HaMember::LeaseValid() const {
   const int64_t ttl_ms = options_.lease_ttl_s * 1000;
   const int64_t margin_ms = std::max<int64_t>(500, ttl_ms / 5);
-  return SteadyMs() - lease_renewed_ms_.load() < ttl_ms - margin_ms;
+  return clock_.MonotonicMs() - lease_renewed_ms_.load() < ttl_ms - margin_ms;
 }
 
 std::string HaMember::leader_address() const {
@@ -67,16 +66,10 @@ std::string HaMember::leader_address() const {
   return leader_address_;
 }
 
-bool HaMember::Sleep(std::chrono::milliseconds d) {
-  std::unique_lock lock(mu_);
-  cv_.wait_for(lock, d, [&] { return stopping_.load(); });
-  return !stopping_;
-}
-
 void HaMember::KeepAliveLoop() {
-  const auto interval = std::chrono::milliseconds(options_.lease_ttl_s * 1000 / 3);
+  const int64_t interval = options_.lease_ttl_s * 1000 / 3;
   while (Sleep(interval)) {
-    const int64_t sent = SteadyMs();
+    const int64_t sent = clock_.MonotonicMs();
     auto ttl = etcd_.KeepAliveOnce(lease_);
     if (stopping_) return;
     if (ttl.ok() && *ttl > 0) {
@@ -95,7 +88,7 @@ void HaMember::KeepAliveLoop() {
 }
 
 void HaMember::GuardLoop() {
-  while (Sleep(std::chrono::milliseconds(50))) {
+  while (Sleep(50)) {
     if (!LeaseValid()) {
       on_lost_("ha: the lease was not renewed in time; etcd is out of reach");
       return;
@@ -105,12 +98,24 @@ void HaMember::GuardLoop() {
 
 void HaMember::LeaderWatchLoop() {
   do {
+    if (leading_ && !StillLeads()) {
+      on_lost_("ha: deposed: the leader key " + leader_key_.key() + " is no longer ours");
+      return;
+    }
     auto value = etcd_.LeaderValue(LeaderElectionName(options_.prefix));
-    if (value.ok()) {
+    if (value.ok() && !leading_) {
       std::lock_guard lock(mu_);
       leader_address_ = value->value_or("");
     }
-  } while (Sleep(std::chrono::milliseconds(300)));
+  } while (Sleep(300));
+}
+
+bool HaMember::StillLeads() {
+  etcdserverpb::RangeRequest request;
+  request.set_key(leader_key_.key());
+  auto key = etcd_.Range(request);
+  if (!key.ok()) return true;  // unknown: the lease guard ends a leader cut off from etcd
+  return key->kvs_size() == 1 && key->kvs(0).create_revision() == leader_key_.rev();
 }
 
 Status HaMember::Apply(LogAssembler::Batch batch) {
@@ -227,14 +232,14 @@ void HaMember::ReportApplied(bool now) {
     if (!local.ok()) return;
     applied = *local;
   }
-  const auto at = std::chrono::steady_clock::now();
-  if (!now && (applied == reported_seq_ || at - reported_at_ < std::chrono::seconds(1))) return;
+  const int64_t at = clock_.MonotonicMs();
+  if (!now && (applied == reported_seq_ || at - reported_at_ms_ < 1000)) return;
   etcdserverpb::PutRequest put;
   put.set_key(AppliedKey(options_.prefix, options_.member));
   put.set_value(std::to_string(applied));
   if (etcd_.Put(put).ok()) {
     reported_seq_ = applied;
-    reported_at_ = at;
+    reported_at_ms_ = at;
   }
 }
 
@@ -247,19 +252,19 @@ void HaMember::FollowLoop() {
         LOG(WARNING) << revision.status().message();
         if (Status s = TakeSnapshot(); !s.ok()) {
           LOG(WARNING) << "ha: copying the leader's store: " << s.message() << "; trying again";
-          Sleep(std::chrono::milliseconds(1000));
+          Sleep(1000);
         }
         assembler = LogAssembler();
         continue;
       }
       LOG(WARNING) << "ha: reading the log: " << revision.status().message();
-      Sleep(std::chrono::milliseconds(500));
+      Sleep(500);
       continue;
     }
     ReportApplied();
     auto watch = etcd_.StartWatch(LogPrefix(options_.prefix), *revision + 1);
     if (!watch.ok()) {
-      Sleep(std::chrono::milliseconds(200));
+      Sleep(200);
       continue;
     }
     {
@@ -289,7 +294,7 @@ void HaMember::FollowLoop() {
       watch_ = nullptr;
     }
     (*watch)->Cancel();
-    if (following_ && !stopping_) Sleep(std::chrono::milliseconds(50));
+    if (following_ && !stopping_) Sleep(50);
   }
 }
 
@@ -297,7 +302,7 @@ Status HaMember::Campaign() {
   auto leader = etcd_.Campaign(LeaderElectionName(options_.prefix), lease_, options_.advertise);
   if (!leader.ok()) return leader.status();
   leader_key_ = *leader;
-  const auto elected = std::chrono::steady_clock::now();
+  const int64_t elected_ms = clock_.MonotonicMs();
   {
     std::lock_guard lock(mu_);
     following_ = false;
@@ -320,15 +325,12 @@ Status HaMember::Campaign() {
   compactor_ = std::thread([this] { CompactLoop(); });
   LOG(INFO) << "ha: " << options_.member << " leads (epoch " << leader_key_.rev()
             << ", log applied to batch " << applied_.load() << " in "
-            << std::chrono::duration_cast<std::chrono::milliseconds>(
-                   std::chrono::steady_clock::now() - elected)
-                   .count()
-            << " ms)";
+            << clock_.MonotonicMs() - elected_ms << " ms)";
   return Status::Ok();
 }
 
 void HaMember::CompactLoop() {
-  while (Sleep(std::chrono::milliseconds(options_.compact_interval_ms))) {
+  while (Sleep(options_.compact_interval_ms)) {
     ReportApplied();
     etcdserverpb::RangeRequest request;
     const std::string applied_prefix = AppliedKey(options_.prefix, "");
@@ -379,7 +381,7 @@ void HaMember::Stop() {
     following_ = false;
     if (watch_ != nullptr) watch_->Cancel();
   }
-  cv_.notify_all();
+  pause_.Interrupt();
   for (auto* t : {&keepalive_, &guard_, &follower_, &leader_watch_, &compactor_}) {
     if (t->joinable()) t->join();
   }

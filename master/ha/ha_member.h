@@ -8,14 +8,13 @@
 #pragma once
 
 #include <atomic>
-#include <chrono>
-#include <condition_variable>
 #include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
 
-#include "master/ha/etcd_client.h"
+#include "common/base/clock.h"
+#include "master/ha/etcd.h"
 #include "master/ha/ha_store.h"
 #include "master/ha/replicated_log.h"
 
@@ -37,7 +36,8 @@ struct HaOptions {
 
 class HaMember {
  public:
-  HaMember(EtcdClient& etcd, HaStore& store, HaOptions options,
+  // Every pause and every lease deadline is on `clock`.
+  HaMember(Etcd& etcd, HaStore& store, const Clock& clock, HaOptions options,
            std::function<void(const std::string&)> on_lost);
   ~HaMember();
 
@@ -65,7 +65,10 @@ class HaMember {
   // call blocks: a leader cut off from etcd stops before its lease expires there.
   void GuardLoop();
   void FollowLoop();
+  // Learns who leads (a standby's redirects); a leader checks that its key is still its own, so
+  // that a deposed leader stops even when it has nothing to write.
   void LeaderWatchLoop();
+  bool StillLeads();
   void CompactLoop();
   // Applies the log from applied_+1 on; the etcd revision it read at.
   Result<int64_t> CatchUp(LogAssembler& assembler);
@@ -76,27 +79,29 @@ class HaMember {
   // Records in etcd the last batch this master's store holds (at most once a second unless
   // `now`), so the leader keeps the log from there.
   void ReportApplied(bool now = false);
-  bool Sleep(std::chrono::milliseconds d);  // false once stopping
+  bool Sleep(int64_t ms) { return pause_.SleepMs(ms); }  // false once stopping
 
-  EtcdClient& etcd_;
+  Etcd& etcd_;
   HaStore& store_;
+  const Clock& clock_;
   HaOptions options_;  // advertise: set before Campaign
   const std::function<void(const std::string&)> on_lost_;
 
   int64_t lease_ = 0;
-  std::atomic<int64_t> lease_renewed_ms_{0};  // steady clock, when the last good renewal was sent
+  std::atomic<int64_t> lease_renewed_ms_{0};  // MonotonicMs when the last good renewal was sent
   std::atomic<bool> leading_{false};
   std::atomic<bool> stopping_{false};
   std::atomic<bool> following_{false};
   std::atomic<uint64_t> applied_{0};
   v3electionpb::LeaderKey leader_key_;
 
+  InterruptibleSleep pause_;  // every loop's pause; Stop cuts them short
+
   mutable std::mutex mu_;
-  std::condition_variable cv_;
-  std::string leader_address_;          // guarded by mu_
-  EtcdClient::Watch* watch_ = nullptr;  // guarded by mu_
-  uint64_t reported_seq_ = 0;           // Start, the follower, then (leading) the compactor
-  std::chrono::steady_clock::time_point reported_at_;
+  std::string leader_address_;  // guarded by mu_
+  EtcdWatch* watch_ = nullptr;  // guarded by mu_
+  uint64_t reported_seq_ = 0;   // Start, the follower, then (leading) the compactor
+  int64_t reported_at_ms_ = 0;  // likewise; MonotonicMs
 
   std::thread keepalive_;
   std::thread guard_;

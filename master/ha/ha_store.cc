@@ -7,13 +7,20 @@
 
 namespace snn {
 
-HaStore::HaStore(std::unique_ptr<Store> local, EtcdClient& etcd, std::string prefix,
+namespace {
+
+Status NoLongerLeads() { return Unavailable("this master no longer leads"); }
+
+}  // namespace
+
+HaStore::HaStore(std::unique_ptr<Store> local, Etcd& etcd, const Clock& clock, std::string prefix,
                  std::function<bool()> lease_valid, std::function<void(const std::string&)> on_lost)
     : local_(std::move(local)),
       etcd_(etcd),
       prefix_(std::move(prefix)),
       lease_valid_(std::move(lease_valid)),
-      on_lost_(std::move(on_lost)) {}
+      on_lost_(std::move(on_lost)),
+      retry_pause_(clock) {}
 
 HaStore::~HaStore() { Close(); }
 
@@ -26,10 +33,14 @@ Status HaStore::Scan(const std::string& prefix, const std::string& from,
 
 void HaStore::Lead(HaLeadership leadership) {
   std::lock_guard lock(mu_);
+  if (closing_ || queue_) return;
   leadership_ = std::move(leadership);
   last_seq_ = leadership_.next_seq - 1;
-  leading_ = true;
-  writer_ = std::thread([this] { WriterLoop(); });
+  queue_ = std::make_unique<GroupCommitQueue>(
+      [this](StoreBatch merged, size_t, std::function<void(Status)> finish) {
+        WriteGroup(std::move(merged), std::move(finish));
+      },
+      NoLongerLeads());
 }
 
 uint64_t HaStore::last_seq() const {
@@ -38,60 +49,42 @@ uint64_t HaStore::last_seq() const {
 }
 
 void HaStore::Commit(StoreBatch batch, std::function<void(Status)> done) {
-  std::unique_lock lock(mu_);
-  if (!leading_) {
-    lock.unlock();
-    if (!batch.empty()) {
-      done(FailedPrecondition("this master is a standby: it writes nothing"));
-      return;
-    }
+  GroupCommitQueue* queue = nullptr;
+  bool closing = false;
+  {
+    std::lock_guard lock(mu_);
+    queue = queue_.get();
+    closing = closing_;
+  }
+  if (queue != nullptr) {
+    queue->Commit(std::move(batch), std::move(done));
+  } else if (closing) {
+    done(Unavailable("state store is closed"));
+  } else if (!batch.empty()) {
+    done(FailedPrecondition("this master is a standby: it writes nothing"));
+  } else {
     local_->Commit(std::move(batch), std::move(done));
-    return;
   }
-  if (closing_ || lost_) {
-    lock.unlock();
-    done(Unavailable("this master no longer leads"));
-    return;
-  }
-  queue_.push_back(Pending{std::move(batch), std::move(done)});
-  cv_.notify_one();
 }
 
-void HaStore::WriterLoop() {
-  for (;;) {
-    std::deque<Pending> group;
+void HaStore::WriteGroup(StoreBatch merged, std::function<void(Status)> finish) {
+  if (!merged.empty()) {
     uint64_t seq = 0;
     {
-      std::unique_lock lock(mu_);
-      cv_.wait(lock, [&] { return closing_ || !queue_.empty(); });
-      if (queue_.empty()) return;
-      group.swap(queue_);
+      std::lock_guard lock(mu_);
       seq = leadership_.next_seq;
     }
-    StoreBatch merged;
-    for (auto& p : group) {
-      for (auto& w : p.batch) merged.push_back(std::move(w));
+    merged.push_back(StoreWrite{kAppliedSeqKey, Hex16(seq)});
+    if (!Replicate(merged, seq)) {
+      finish(NoLongerLeads());
+      queue_->Refuse(NoLongerLeads());
+      return;
     }
-    if (!merged.empty()) {
-      merged.push_back(StoreWrite{kAppliedSeqKey, Hex16(seq)});
-      if (!Replicate(merged, seq)) {
-        for (auto& p : group) p.done(Unavailable("this master no longer leads"));
-        std::unique_lock lock(mu_);
-        lost_ = true;
-        for (auto& p : queue_) p.done(Unavailable("this master no longer leads"));
-        queue_.clear();
-        return;
-      }
-      std::lock_guard lock(mu_);
-      leadership_.next_seq = seq + 1;
-      last_seq_ = seq;
-    }
-    auto dones = std::make_shared<std::vector<std::function<void(Status)>>>();
-    for (auto& p : group) dones->push_back(std::move(p.done));
-    local_->Commit(std::move(merged), [dones](Status s) {
-      for (auto& d : *dones) d(s);
-    });
+    std::lock_guard lock(mu_);
+    leadership_.next_seq = seq + 1;
+    last_seq_ = seq;
   }
+  local_->Commit(std::move(merged), std::move(finish));
 }
 
 bool HaStore::Replicate(const StoreBatch& batch, uint64_t seq) {
@@ -124,20 +117,25 @@ bool HaStore::Replicate(const StoreBatch& batch, uint64_t seq) {
       }
       LOG(WARNING) << "replicating batch " << seq << ": " << response.status().message()
                    << "; retrying";
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      if (!retry_pause_.SleepMs(50)) {
+        on_lost_("stopping while etcd does not answer (" + response.status().message() + ")");
+        return false;
+      }
     }
   }
   return true;
 }
 
 void HaStore::Close() {
+  GroupCommitQueue* queue = nullptr;
   {
     std::lock_guard lock(mu_);
     if (closing_) return;
     closing_ = true;
+    queue = queue_.get();
   }
-  cv_.notify_all();
-  if (writer_.joinable()) writer_.join();
+  retry_pause_.Interrupt();
+  if (queue != nullptr) queue->Close();
   local_->Close();
 }
 

@@ -4,17 +4,17 @@
 // transaction guarded by the leader key's revision, then applied locally, and only then are
 // the callers told it is durable. A leader that can no longer write (deposed, or cut off from
 // etcd past its lease) calls `on_lost` and writes nothing more.
+// Group commit is the store's GroupCommitQueue (master/store/group_commit.h).
 // Thread contract: Commit from any thread; callbacks run on the local store's writer thread.
 #pragma once
 
-#include <condition_variable>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
-#include <thread>
 
-#include "master/ha/etcd_client.h"
+#include "common/base/clock.h"
+#include "master/ha/etcd.h"
+#include "master/store/group_commit.h"
 #include "master/store/store.h"
 
 namespace snn {
@@ -27,8 +27,9 @@ struct HaLeadership {
 
 class HaStore : public Store {
  public:
-  // `lease_valid` says whether this master's lease is surely still alive.
-  HaStore(std::unique_ptr<Store> local, EtcdClient& etcd, std::string prefix,
+  // `lease_valid` says whether this master's lease is surely still alive; retries of a write
+  // etcd did not answer pause on `clock`.
+  HaStore(std::unique_ptr<Store> local, Etcd& etcd, const Clock& clock, std::string prefix,
           std::function<bool()> lease_valid, std::function<void(const std::string&)> on_lost);
   ~HaStore() override;
 
@@ -49,30 +50,24 @@ class HaStore : public Store {
   size_t max_chunk_bytes = 1000 * 1000;  // below etcd's default request limit (1.5 MiB)
 
  private:
-  struct Pending {
-    StoreBatch batch;
-    std::function<void(Status)> done;
-  };
-  void WriterLoop();
+  // Replicates one group to etcd, then applies it locally (the commit queue's writer thread).
+  void WriteGroup(StoreBatch merged, std::function<void(Status)> finish);
   // Writes one batch's chunks to etcd; false once this master cannot write any more.
   bool Replicate(const StoreBatch& batch, uint64_t seq);
 
   // Constant after construction.
   std::unique_ptr<Store> local_;
-  EtcdClient& etcd_;
+  Etcd& etcd_;
   const std::string prefix_;
   const std::function<bool()> lease_valid_;
   const std::function<void(const std::string&)> on_lost_;
+  InterruptibleSleep retry_pause_;  // cut short by Close
 
   mutable std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<Pending> queue_;  // guarded by mu_
-  bool closing_ = false;       // guarded by mu_
-  bool leading_ = false;       // guarded by mu_
-  bool lost_ = false;          // guarded by mu_
-  HaLeadership leadership_;    // guarded by mu_ (next_seq: writer thread)
-  uint64_t last_seq_ = 0;      // guarded by mu_
-  std::thread writer_;
+  bool closing_ = false;                     // guarded by mu_
+  HaLeadership leadership_;                  // guarded by mu_ (next_seq: the writer thread)
+  uint64_t last_seq_ = 0;                    // guarded by mu_
+  std::unique_ptr<GroupCommitQueue> queue_;  // set once by Lead (guarded by mu_)
 };
 
 }  // namespace snn

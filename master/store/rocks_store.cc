@@ -17,9 +17,11 @@ Result<std::unique_ptr<RocksStore>> RocksStore::Open(const std::string& dir) {
   return std::unique_ptr<RocksStore>(new RocksStore(std::unique_ptr<rocksdb::DB>(raw)));
 }
 
-RocksStore::RocksStore(std::unique_ptr<rocksdb::DB> db) : db_(std::move(db)) {
-  writer_ = std::thread([this] { WriterLoop(); });
-}
+RocksStore::RocksStore(std::unique_ptr<rocksdb::DB> db)
+    : db_(std::move(db)),
+      queue_([this](StoreBatch merged, size_t callers,
+                    std::function<void(Status)> finish) { finish(WriteGroup(merged, callers)); },
+             Unavailable("state store is closed")) {}
 
 RocksStore::~RocksStore() { Close(); }
 
@@ -45,60 +47,36 @@ Status RocksStore::Scan(const std::string& prefix, const std::string& from,
 }
 
 void RocksStore::Commit(StoreBatch batch, std::function<void(Status)> done) {
-  bool closed = false;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    closed = closing_;
-    if (!closed) queue_.push_back(Pending{std::move(batch), std::move(done)});
-  }
-  if (closed) {
-    done(Unavailable("state store is closed"));
-    return;
-  }
-  cv_.notify_one();
+  queue_.Commit(std::move(batch), std::move(done));
 }
 
-void RocksStore::WriterLoop() {
+Status RocksStore::WriteGroup(const StoreBatch& merged, size_t callers) {
+  rocksdb::WriteBatch wb;
+  for (const auto& w : merged) {
+    if (w.value) {
+      wb.Put(w.key, *w.value);
+    } else {
+      wb.Delete(w.key);
+    }
+  }
+  if (wb.Count() == 0) return Status::Ok();
   rocksdb::WriteOptions sync_options;
   sync_options.sync = true;
-  while (true) {
-    std::deque<Pending> group;
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [this] { return closing_ || !queue_.empty(); });
-      if (queue_.empty()) return;  // closing and drained
-      group.swap(queue_);
-    }
-    rocksdb::WriteBatch wb;
-    for (const auto& p : group) {
-      for (const auto& w : p.batch) {
-        if (w.value) {
-          wb.Put(w.key, *w.value);
-        } else {
-          wb.Delete(w.key);
-        }
-      }
-    }
-    Status status;
-    if (wb.Count() > 0) {
-      rocksdb::Status s = db_->Write(sync_options, &wb);
-      if (!s.ok()) status = Internal("state store write failed: " + s.ToString());
-      std::lock_guard<std::mutex> lock(mu_);
-      ++syncs_;
-      batches_ += group.size();
-    }
-    for (auto& p : group) p.done(status);
-  }
+  rocksdb::Status s = db_->Write(sync_options, &wb);
+  std::lock_guard<std::mutex> lock(mu_);
+  ++syncs_;
+  batches_ += callers;
+  if (!s.ok()) return Internal("state store write failed: " + s.ToString());
+  return Status::Ok();
 }
 
 void RocksStore::Close() {
+  queue_.Close();
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (closing_ && !writer_.joinable()) return;
-    closing_ = true;
+    if (closed_) return;
+    closed_ = true;
   }
-  cv_.notify_all();
-  if (writer_.joinable()) writer_.join();
   // A clean stop leaves nothing in the write-ahead log to replay: the next start reads tables.
   if (rocksdb::Status s = db_->Flush(rocksdb::FlushOptions()); !s.ok()) {
     LOG(WARNING) << "flushing the state store at stop: " << s.ToString();

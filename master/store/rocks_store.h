@@ -1,16 +1,14 @@
-// The RocksDB Store. Group commit: one writer thread takes every batch queued while the previous
-// sync ran and writes them as one synced WriteBatch, then runs their callbacks in order.
+// The RocksDB Store. Group commit (group_commit.h): every batch queued while the previous sync ran
+// goes into one synced WriteBatch, then their callbacks run in order.
 // Thread contract: Commit from any thread; callbacks run on the writer thread.
 #pragma once
 
 #include <rocksdb/db.h>
 
-#include <condition_variable>
-#include <deque>
 #include <memory>
 #include <mutex>
-#include <thread>
 
+#include "master/store/group_commit.h"
 #include "master/store/store.h"
 
 namespace snn {
@@ -33,23 +31,17 @@ class RocksStore : public Store {
 
  private:
   explicit RocksStore(std::unique_ptr<rocksdb::DB> db);
-  void WriterLoop();
-
-  struct Pending {
-    StoreBatch batch;
-    std::function<void(Status)> done;
-  };
+  // Writes one group as a synced WriteBatch (the commit queue's writer thread).
+  Status WriteGroup(const StoreBatch& merged, size_t callers);
 
   // Constant after construction.
   std::unique_ptr<rocksdb::DB> db_;
 
   mutable std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<Pending> queue_;  // guarded by mu_
-  bool closing_ = false;       // guarded by mu_
-  uint64_t syncs_ = 0;         // guarded by mu_
-  uint64_t batches_ = 0;       // guarded by mu_
-  std::thread writer_;
+  bool closed_ = false;     // guarded by mu_
+  uint64_t syncs_ = 0;      // guarded by mu_
+  uint64_t batches_ = 0;    // guarded by mu_
+  GroupCommitQueue queue_;  // last: its writer stops before the rest goes
 };
 
 }  // namespace snn

@@ -96,5 +96,33 @@ TEST(ClockSleepTest, ASleepOnAManualClockEndsOnceTheClockIsAdvancedPastIt) {
   clock.SleepMs(0);  // nothing to wait for: returns at once
 }
 
+// An interruptible sleep ends when its time has passed (true) or when it is interrupted (false),
+// on a manual clock as on the system clock; after Interrupt every sleep ends at once.
+TEST(InterruptibleSleepTest, EndsWhenTimePassesOrWhenInterrupted) {
+  ManualClock clock;
+  InterruptibleSleep pause(clock);
+  std::atomic<int> outcome{-1};
+  std::thread timed([&] { outcome = pause.SleepMs(100) ? 1 : 0; });
+  while (clock.pending_calls() == 0) std::this_thread::yield();
+  clock.AdvanceMs(100);
+  timed.join();
+  EXPECT_EQ(outcome.load(), 1);
+
+  std::thread cut_short([&] { outcome = pause.SleepMs(100) ? 1 : 0; });
+  while (clock.pending_calls() == 0) std::this_thread::yield();
+  pause.Interrupt();
+  cut_short.join();
+  EXPECT_EQ(outcome.load(), 0);
+  EXPECT_EQ(clock.pending_calls(), 0u) << "an interrupted sleep left its wake-up armed";
+  EXPECT_FALSE(pause.SleepMs(100));
+  EXPECT_TRUE(pause.interrupted());
+
+  SystemClock real;
+  InterruptibleSleep real_pause(real);
+  std::thread stopper([&] { real_pause.Interrupt(); });
+  EXPECT_FALSE(real_pause.SleepMs(3600 * 1000));  // an hour, cut short by the other thread
+  stopper.join();
+}
+
 }  // namespace
 }  // namespace snn
