@@ -30,6 +30,7 @@
 #include <thread>
 
 #include "bench/sim_board.h"
+#include "common/base/clock.h"
 #include "common/daemon/program_flags.h"
 #include "common/rpc/connection.h"
 #include "common/rpc/rpc_client.h"
@@ -49,18 +50,13 @@ namespace {
 
 namespace asio = boost::asio;
 using snn::tcp;
-using SteadyClock = std::chrono::steady_clock;
 namespace fs = std::filesystem;
 
-double SecondsSince(SteadyClock::time_point t) {
-  return std::chrono::duration<double>(SteadyClock::now() - t).count();
+double SecondsSince(snn::MonotonicTime t) {
+  return std::chrono::duration<double>(snn::MonotonicNow() - t).count();
 }
 
-int64_t WallMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+int64_t WallMs() { return snn::SystemClock().NowMs(); }
 
 // Counters the main thread reads while the swarm's io thread runs.
 struct SwarmCounters {
@@ -252,14 +248,14 @@ snn::Status StartMaster(const std::string& dir, Master& master) {
     start = comma + 1;
   }
   master.pid = snn::testing::SpawnLogged(argv, dir + "/master.log", dir + "/master.log");
-  const auto start = SteadyClock::now();
+  const auto start = snn::MonotonicNow();
   while (SecondsSince(start) < 60) {
     int port = 0;
     if (std::ifstream in(dir + "/port"); in >> port && port > 0) {
       master.address.port = static_cast<uint16_t>(port);
       return snn::Status::Ok();
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    snn::SleepRealMs(2);
   }
   return snn::Unavailable("the master did not start; see " + dir + "/master.log");
 }
@@ -286,10 +282,10 @@ double CpuSeconds(pid_t pid) {
 }
 
 bool WaitFor(const std::function<bool()>& done, double seconds) {
-  const auto start = SteadyClock::now();
+  const auto start = snn::MonotonicNow();
   while (!done()) {
     if (SecondsSince(start) > seconds) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    snn::SleepRealMs(1);
   }
   return true;
 }
@@ -378,7 +374,7 @@ int main(int argc, char** argv) {
 
   do {
     // 1. First registration.
-    auto start = SteadyClock::now();
+    auto start = snn::MonotonicNow();
     on_swarm([&] {
       for (auto& n : nodes) n->Start();
     });
@@ -390,7 +386,7 @@ int main(int argc, char** argv) {
                 FLAGS_nodes, SecondsSince(start));
 
     // 2. Jobs started per second, end to end.
-    start = SteadyClock::now();
+    start = snn::MonotonicNow();
     const uint64_t launches_before = counters.launches;
     if (auto s = SubmitJobs(master.address, FLAGS_jobs, 16); !s.ok()) {
       fail(s.ToString());
@@ -408,11 +404,11 @@ int main(int argc, char** argv) {
                 FLAGS_jobs, submitted_s, started_s, start_rate);
 
     // 3. Master CPU at steady heartbeats.
-    std::this_thread::sleep_for(std::chrono::seconds(2));  // let the last passes and acks end
+    snn::SleepRealMs((2) * 1000);  // let the last passes and acks end
     const uint64_t beats_before = counters.heartbeats;
     const double cpu_before = CpuSeconds(master.pid);
-    start = SteadyClock::now();
-    std::this_thread::sleep_for(std::chrono::duration<double>(FLAGS_steady_seconds));
+    start = snn::MonotonicNow();
+    snn::SleepRealMs(static_cast<int64_t>(FLAGS_steady_seconds * 1000));
     const double wall = SecondsSince(start);
     const double cpu = (CpuSeconds(master.pid) - cpu_before) / wall * 100;
     std::printf("steady heartbeats: %.0f/s, master CPU %.1f%% of one core\n",
@@ -424,7 +420,7 @@ int main(int argc, char** argv) {
       fail("nodes still registered after the master stopped");
       break;
     }
-    start = SteadyClock::now();
+    start = snn::MonotonicNow();
     if (auto s = StartMaster(dir, master); !s.ok()) {
       fail(s.ToString());
       break;

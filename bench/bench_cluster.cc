@@ -10,6 +10,7 @@
 #include <functional>
 #include <thread>
 
+#include "common/base/clock.h"
 #include "proto/node.pb.h"
 #include "tests/test_util/process.h"
 
@@ -25,7 +26,7 @@ void Stop(pid_t pid) {
 bool WaitFor(const std::function<bool()>& condition, int seconds) {
   for (int i = 0; i < seconds * 100; ++i) {
     if (condition()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    snn::SleepRealMs(10);
   }
   return condition();
 }

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "bench/bench_cluster.h"
+#include "common/base/clock.h"
 #include "common/daemon/program_flags.h"
 #include "common/identity/munge.h"
 #include "common/rpc/frame.h"
@@ -31,8 +32,6 @@ DEFINE_int32(unread, 8, "connections that ask for job lists and never read the a
 DEFINE_int32(seconds, 20, "how long the flood is held");
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 int64_t RssKb(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/status");
@@ -116,7 +115,7 @@ int main(int argc, char** argv) {
   std::atomic<int> runs{0}, failed{0};
   std::thread monitor([&] {
     while (!done) {
-      const auto t0 = Clock::now();
+      const auto t0 = snn::MonotonicNow();
       const std::string out = cluster.dir() + "/snnctl.out";
       const pid_t pid = snn::testing::SpawnLogged(
           {SNNCTL_BIN, "--master", master.ToString(), "--ca-file", auth->ca_file(),
@@ -125,13 +124,13 @@ int main(int argc, char** argv) {
       int status = 0;
       waitpid(pid, &status, 0);
       const int64_t ms =
-          std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count();
+          std::chrono::duration_cast<std::chrono::milliseconds>(snn::MonotonicNow() - t0).count();
       ++runs;
       if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ++failed;
       if (ms > max_ms) max_ms = ms;
       const int64_t rss = RssKb(cluster.master_pid());
       if (rss > max_rss_kb) max_rss_kb = rss;
-      std::this_thread::sleep_for(std::chrono::milliseconds(250));
+      snn::SleepRealMs(250);
     }
   });
   const int64_t rss_before = RssKb(cluster.master_pid());
@@ -140,7 +139,7 @@ int main(int argc, char** argv) {
   std::vector<std::unique_ptr<snn::tcp::socket>> idle;
   std::vector<std::unique_ptr<snn::TlsStream>> stalled, unread;
   int refused = 0;
-  const auto flood_start = Clock::now();
+  const auto flood_start = snn::MonotonicNow();
   for (int a = 0; a < FLAGS_addresses; ++a) {
     for (int i = 0; i < FLAGS_per_address; ++i) {
       auto s = Connect(io, Address(1, a), master);
@@ -188,13 +187,13 @@ int main(int argc, char** argv) {
     }
     unread.push_back(std::move(stream));
   }
-  const double open_s = std::chrono::duration<double>(Clock::now() - flood_start).count();
+  const double open_s = std::chrono::duration<double>(snn::MonotonicNow() - flood_start).count();
   std::printf(
       "flood: %zu idle and %zu stalled-frame connections held, %d refused, from %d "
       "addresses, in %.1f s; %d unread job.list requests on %zu connections\n",
       idle.size(), stalled.size(), refused, FLAGS_addresses, open_s, unread_requests,
       unread.size());
-  std::this_thread::sleep_for(std::chrono::seconds(FLAGS_seconds));
+  snn::SleepRealMs((FLAGS_seconds)*1000);
   const int64_t rss_flood = RssKb(cluster.master_pid());
   done = true;
   monitor.join();

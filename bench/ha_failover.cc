@@ -52,7 +52,7 @@ TEST(HaFailover, KillTheLeaderAgainAndAgain) {
     ASSERT_TRUE(TestCluster::WaitUntil([&] { return !(leader = cluster.HaLeader()).empty(); }))
         << "no master answers as the leader";
     const std::string old = cluster.ha_master_address(leader);
-    const auto killed = Clock::now();
+    const auto killed = snn::MonotonicNow();
     cluster.KillHaMaster(leader);
     ASSERT_TRUE(
         TestCluster::WaitUntil([&] { return storm.FirstAckAfter(killed, old).has_value(); }, 60000))

@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+#include "common/base/clock.h"
 #include "common/base/rect_allocator.h"
 
 namespace {
@@ -32,10 +33,10 @@ double MedianPlacementUs(uint32_t side, int batches, int per_batch) {
                                : snn::CoreRequest{0, 1 + static_cast<uint32_t>(rng() % 3),
                                                   1 + static_cast<uint32_t>(rng() % 3)});
     }
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = snn::MonotonicNow();
     for (int i = 0; i < per_batch; ++i)
       placed += snn::PlaceCores(grids[i], requests[i]).has_value();
-    const auto end = std::chrono::steady_clock::now();
+    const auto end = snn::MonotonicNow();
     batch_us.push_back(std::chrono::duration<double, std::micro>(end - start).count() / per_batch);
   }
   std::sort(batch_us.begin(), batch_us.end());

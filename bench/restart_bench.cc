@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "bench/sim_board.h"
+#include "common/base/clock.h"
 #include "common/daemon/program_flags.h"
 #include "common/rpc/rpc_client.h"
 #include "master/jobs/job_archive.h"
@@ -35,7 +36,6 @@ DEFINE_int32(runs, 3, "restarts measured");
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
 namespace fs = std::filesystem;
 
 snn::v1::JobRecord MakeJob(uint64_t id, snn::v1::JobState state, int64_t now_ms) {
@@ -106,9 +106,7 @@ snn::Status Generate(const std::string& dir) {
   if (!store.ok()) return store.status();
   snn::Journal journal(**store, [](std::function<void()> fn) { fn(); });
   snn::JobArchive archive(**store);
-  const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                             std::chrono::system_clock::now().time_since_epoch())
-                             .count();
+  const int64_t now_ms = snn::SystemClock().NowMs();
   for (uint32_t n = 0; n < FLAGS_nodes; ++n) {
     snn::v1::NodeRecord node;
     node.set_name("node-" + std::to_string(n));
@@ -157,14 +155,14 @@ int main(int argc, char** argv) {
   if (!fs::exists(marker)) {
     fs::remove_all(FLAGS_store);
     fs::create_directories(FLAGS_store + "/master");
-    const auto start = Clock::now();
+    const auto start = snn::MonotonicNow();
     if (auto s = Generate(FLAGS_store + "/master/state"); !s.ok()) {
       std::cerr << "restart_bench: " << s.ToString() << "\n";
       return 1;
     }
     std::ofstream(marker) << "done\n";
     std::cerr << "generated the store in "
-              << std::chrono::duration<double>(Clock::now() - start).count() << " s\n";
+              << std::chrono::duration<double>(snn::MonotonicNow() - start).count() << " s\n";
   }
   std::vector<double> times_ms;
   std::vector<long> rss_kib;
@@ -173,16 +171,16 @@ int main(int argc, char** argv) {
     fs::remove_all(dir);
     fs::create_directories(dir);
     fs::copy(FLAGS_store + "/master", dir + "/master", fs::copy_options::recursive);
-    const auto start = Clock::now();
+    const auto start = snn::MonotonicNow();
     const pid_t pid = snn::testing::SpawnLogged(
         {SNN_MASTER_BIN, "--auth=none", "--listen=127.0.0.1:0", "--data_dir=" + dir + "/master",
          "--port_file=" + dir + "/port", "--minloglevel=1", "--metrics_listen="},
         dir + "/master.log", dir + "/master.log");
     bool answered = false;
-    while (Clock::now() - start < std::chrono::seconds(120)) {
+    while (snn::MonotonicNow() - start < std::chrono::seconds(120)) {
       int port = 0;
       if (std::ifstream in(dir + "/port"); !(in >> port) || port == 0) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        snn::SleepRealMs(1);
         continue;
       }
       snn::RpcClient client(std::chrono::milliseconds(2000));
@@ -190,7 +188,7 @@ int main(int argc, char** argv) {
       cred.set_user("bench");
       client.set_credential(cred);
       if (!client.Connect(snn::HostPort{"127.0.0.1", static_cast<uint16_t>(port)}).ok()) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        snn::SleepRealMs(1);
         continue;
       }
       snn::v1::ListJobsRequest req;
@@ -201,7 +199,8 @@ int main(int argc, char** argv) {
         break;
       }
     }
-    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    const double ms =
+        std::chrono::duration<double, std::milli>(snn::MonotonicNow() - start).count();
     const long rss = RssKiB(pid);
     kill(pid, SIGTERM);
     waitpid(pid, nullptr, 0);

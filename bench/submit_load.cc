@@ -29,6 +29,7 @@
 #include <thread>
 
 #include "bench/bench_cluster.h"
+#include "common/base/clock.h"
 #include "common/daemon/program_flags.h"
 #include "common/identity/munge.h"
 #include "common/rpc/address.h"
@@ -193,17 +194,16 @@ int main(int argc, char** argv) {
     load.connections.push_back(c);
     load.Next(c);
   }
-  using Steady = std::chrono::steady_clock;
   auto ms = [](double seconds) {
     return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
   };
   snn::asio::steady_timer timer(load.io);
-  auto start = Steady::now();
+  auto start = snn::MonotonicNow();
   auto window_start = start;
   uint64_t window_acknowledged = 0;
   std::vector<double> windows;
   std::function<void()> next_window = [&] {
-    const auto now = Steady::now();
+    const auto now = snn::MonotonicNow();
     const double seconds = std::chrono::duration<double>(now - window_start).count();
     const double rate = (load.acknowledged - window_acknowledged) / seconds;
     windows.push_back(rate);
@@ -225,24 +225,24 @@ int main(int argc, char** argv) {
     timer.expires_after(ms(FLAGS_warmup_seconds));
     timer.async_wait([&](const boost::system::error_code&) {
       load.counting = true;
-      start = window_start = Steady::now();
+      start = window_start = snn::MonotonicNow();
       timer.expires_after(ms(std::min(FLAGS_window_seconds, FLAGS_seconds)));
       timer.async_wait([&](const boost::system::error_code&) { next_window(); });
     });
   };
-  const auto preload_start = Steady::now();
+  const auto preload_start = snn::MonotonicNow();
   if (FLAGS_preload == 0) {
     warm_up();
   } else {
     load.on_preloaded = [&] {
       std::printf("preloaded %llu jobs in %.1f s\n", static_cast<unsigned long long>(FLAGS_preload),
-                  std::chrono::duration<double>(Steady::now() - preload_start).count());
+                  std::chrono::duration<double>(snn::MonotonicNow() - preload_start).count());
       std::fflush(stdout);
       warm_up();
     };
   }
   load.io.run();
-  const double elapsed = std::chrono::duration<double>(Steady::now() - start).count();
+  const double elapsed = std::chrono::duration<double>(snn::MonotonicNow() - start).count();
   std::printf(
       "auth: %s%s\n", FLAGS_auth.c_str(),
       FLAGS_fresh_credentials && FLAGS_auth == "munge" ? " (a new credential per request)" : "");

@@ -154,4 +154,22 @@ double Stopwatch::Seconds() const {
 
 void SleepRealMs(int64_t ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
 
+RealDeadline::RealDeadline(int64_t ms) : at_(MonotonicNow() + std::chrono::milliseconds(ms)) {}
+
+bool RealDeadline::passed() const { return MonotonicNow() >= at_; }
+
+int64_t RealDeadline::left_ms() const {
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(at_ - MonotonicNow());
+  return std::max<int64_t>(0, left.count());
+}
+
+bool PollUntil(const std::function<bool()>& condition, int64_t timeout_ms, int64_t poll_ms) {
+  const RealDeadline deadline(timeout_ms);
+  while (!deadline.passed()) {
+    if (condition()) return true;
+    SleepRealMs(poll_ms);
+  }
+  return condition();
+}
+
 }  // namespace snn

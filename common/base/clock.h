@@ -99,7 +99,8 @@ class InterruptibleSleep {
 };
 
 // Monotonic time for measuring elapsed intervals in benchmarks and client timeouts.
-std::chrono::steady_clock::time_point MonotonicNow();
+using MonotonicTime = std::chrono::steady_clock::time_point;
+MonotonicTime MonotonicNow();
 
 // Real elapsed time, for measuring how long work takes (never for deciding when things happen).
 class Stopwatch {
@@ -115,5 +116,20 @@ class Stopwatch {
 // Blocks the calling thread for real time: only for programs whose job is to wait in real time
 // (the shepherd's lease check, load tools); daemons and tests wait on ClockTimer or conditions.
 void SleepRealMs(int64_t ms);
+
+// A moment `ms` of real time ahead: how long a test or a tool waits for real processes.
+class RealDeadline {
+ public:
+  explicit RealDeadline(int64_t ms);
+  bool passed() const;
+  int64_t left_ms() const;  // 0 once passed
+
+ private:
+  std::chrono::steady_clock::time_point at_;
+};
+
+// Checks `condition` every `poll_ms` of real time until it holds (true) or `timeout_ms` have
+// passed (false, after one last check): tests and tools waiting on real processes.
+bool PollUntil(const std::function<bool()>& condition, int64_t timeout_ms, int64_t poll_ms = 5);
 
 }  // namespace snn

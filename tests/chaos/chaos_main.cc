@@ -22,6 +22,7 @@
 #include <sstream>
 #include <thread>
 
+#include "common/base/clock.h"
 #include "common/daemon/program_flags.h"
 #include "common/rpc/rpc_client.h"
 #include "proto/job.pb.h"
@@ -41,7 +42,6 @@ DEFINE_int32(stress, 0,
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using snn::testing::SpawnLogged;
 
 struct Daemon {
@@ -64,8 +64,8 @@ std::string ReadFile(const std::string& path) {
   return ss.str();
 }
 
-double Since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
+double Since(snn::MonotonicTime t0) {
+  return std::chrono::duration<double>(snn::MonotonicNow() - t0).count();
 }
 
 struct Chaos {
@@ -112,10 +112,10 @@ struct Chaos {
   }
 
   bool WaitFor(const std::function<bool()>& condition, double seconds) {
-    const auto t0 = Clock::now();
+    const auto t0 = snn::MonotonicNow();
     while (Since(t0) < seconds) {
       if (condition()) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      snn::SleepRealMs(100);
     }
     return false;
   }
@@ -216,7 +216,7 @@ int main(int argc, char** argv) {
     int which;  // -1: master
   };
   std::vector<Restart> restarts;
-  const auto t0 = Clock::now();
+  const auto t0 = snn::MonotonicNow();
   double next_fault = FLAGS_fault_every_ms / 1000.0;
   std::uniform_real_distribution<double> unit(0, 1);
   while (Since(t0) < FLAGS_seconds) {
@@ -268,7 +268,7 @@ int main(int argc, char** argv) {
       }
       kills.push_back(line);
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(FLAGS_submit_every_ms));
+    snn::SleepRealMs(FLAGS_submit_every_ms);
   }
   for (const Restart& r : restarts) (r.which < 0 ? c.master : c.agents[r.which]).Start();
 

@@ -15,6 +15,7 @@
 #include <sstream>
 #include <thread>
 
+#include "common/base/clock.h"
 #include "tests/test_util/etcd_cluster.h"
 #include "tests/test_util/process.h"
 
@@ -57,15 +58,15 @@ void Daemon::Signal(int sig) {
 
 bool Daemon::WaitExit(int timeout_ms) {
   if (reaped_) return true;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  const RealDeadline deadline(timeout_ms);
   while (true) {
     int status = 0;
     if (waitpid(pid_, &status, WNOHANG) == pid_) {
       reaped_ = true;
       return true;
     }
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    if (deadline.passed()) return false;
+    SleepRealMs(5);
   }
 }
 
@@ -293,12 +294,7 @@ int TestCluster::NodesUp() {
 }
 
 bool TestCluster::WaitUntil(const std::function<bool()>& condition, int timeout_ms) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (condition()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return condition();
+  return PollUntil(condition, timeout_ms, /*poll_ms=*/20);
 }
 
 bool TestCluster::WaitForState(uint64_t tenant_job_id, v1::JobState state, int timeout_ms) {
@@ -328,12 +324,12 @@ CliRun TestCluster::Run(const std::vector<std::string>& argv) {
   static int run = 0;
   const std::string out = dir_ + "/snnctl." + std::to_string(++run) + ".out";
   const std::string err = dir_ + "/snnctl." + std::to_string(run) + ".err";
-  const auto start = std::chrono::steady_clock::now();
+  const Stopwatch took;
   CliRun result;
   const pid_t pid = Spawn(argv, out, err);
   int status = 0;
   waitpid(pid, &status, 0);
-  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.seconds = took.Seconds();
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   result.out = ReadFile(out);
   result.err = ReadFile(err);

@@ -15,6 +15,7 @@
 #include <set>
 #include <thread>
 
+#include "common/base/clock.h"
 #include "nodeagent/tasks/launcher.h"
 #include "tests/integration/cluster.h"
 #include "tests/integration/submit_storm.h"
@@ -35,7 +36,7 @@ uint64_t FirstLoggedBatch(const EtcdCluster& etcd) {
   return std::stoull(key.substr(std::string("/snn-test/log/").size(), 16), nullptr, 16);
 }
 
-double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+double Seconds(snn::MonotonicTime::duration d) { return std::chrono::duration<double>(d).count(); }
 
 TEST(HaTest, ALeaderKilledDuringASubmitStormIsReplacedWithNothingLostOrRestarted) {
   if (!EtcdCluster::Available()) GTEST_SKIP() << "etcd is not installed (etcd-server)";
@@ -58,7 +59,7 @@ TEST(HaTest, ALeaderKilledDuringASubmitStormIsReplacedWithNothingLostOrRestarted
   SubmitStorm storm("storm-a", [&] { return cluster.Client(); });
   ASSERT_TRUE(TestCluster::WaitUntil([&] { return storm.count() >= 50; }));
   const std::string old = cluster.ha_master_address("m1");
-  const auto killed = Clock::now();
+  const auto killed = snn::MonotonicNow();
   cluster.KillHaMaster("m1");
   ASSERT_TRUE(
       TestCluster::WaitUntil([&] { return storm.FirstAckAfter(killed, old).has_value(); }, 30000))
@@ -220,7 +221,7 @@ TEST(HaTest, ALeaderCutOffFromEtcdStopsAcknowledgingBeforeItsSuccessorIsElected)
       });
   ASSERT_TRUE(TestCluster::WaitUntil([&] { return storm.count() >= 50; }));
   net.Cut();
-  const auto cut = Clock::now();
+  const auto cut = snn::MonotonicNow();
 
   // m2, asked directly, until it answers as the leader.
   auto m2 = std::make_unique<RpcClient>(std::chrono::milliseconds(2000));
@@ -229,19 +230,19 @@ TEST(HaTest, ALeaderCutOffFromEtcdStopsAcknowledgingBeforeItsSuccessorIsElected)
   v1::Credential cred;
   cred.set_tenant("alice");
   m2->set_credential(cred);
-  Clock::time_point elected;
+  snn::MonotonicTime elected;
   ASSERT_TRUE(TestCluster::WaitUntil(
       [&] {
         if (!m2->Call(rpc::kPoolStatus, v1::PoolStatusRequest()).ok() ||
             m2->target() != cluster.ha_master_address("m2")) {
           return false;
         }
-        elected = Clock::now();
+        elected = snn::MonotonicNow();
         return true;
       },
       30000))
       << "m2 never took over";
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  snn::SleepRealMs(500);
   storm.Stop();
   const auto last = storm.last_ack();
   std::cout << "last acknowledgement by the cut-off leader " << Seconds(last - cut)

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "common/base/clock.h"
 #include "tests/integration/cluster.h"
 
 namespace snn::testing {
@@ -46,12 +47,9 @@ class FakeNotifySocket {
 
   // Waits up to `timeout_ms` for a message containing `text`; returns it, or "".
   std::string WaitFor(const std::string& text, int timeout_ms) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-    while (std::chrono::steady_clock::now() < deadline) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                            deadline - std::chrono::steady_clock::now())
-                            .count();
-      std::string m = Receive(static_cast<int>(std::max<int64_t>(1, left)));
+    const RealDeadline deadline(timeout_ms);
+    while (!deadline.passed()) {
+      std::string m = Receive(static_cast<int>(std::max<int64_t>(1, deadline.left_ms())));
       if (m.find(text) != std::string::npos) return m;
     }
     return "";
@@ -60,12 +58,9 @@ class FakeNotifySocket {
   // Counts watchdog pings over `ms`.
   int PingsWithin(int ms) {
     int pings = 0;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
-    while (std::chrono::steady_clock::now() < deadline) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                            deadline - std::chrono::steady_clock::now())
-                            .count();
-      if (Receive(static_cast<int>(std::max<int64_t>(1, left))).find("WATCHDOG=1") !=
+    const RealDeadline deadline(ms);
+    while (!deadline.passed()) {
+      if (Receive(static_cast<int>(std::max<int64_t>(1, deadline.left_ms()))).find("WATCHDOG=1") !=
           std::string::npos) {
         ++pings;
       }

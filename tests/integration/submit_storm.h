@@ -16,11 +16,10 @@
 #include <string>
 #include <thread>
 
+#include "common/base/clock.h"
 #include "tests/integration/cluster.h"
 
 namespace snn::testing {
-
-using Clock = std::chrono::steady_clock;
 
 // Jobs that stay pending (they wait for job 1, which runs until cancelled).
 inline v1::JobSpec StormJob(const std::string& name) {
@@ -45,7 +44,7 @@ class SubmitStorm {
     if (thread_.joinable()) thread_.join();
   }
   // name -> when it was acknowledged
-  std::map<std::string, Clock::time_point> acked() {
+  std::map<std::string, snn::MonotonicTime> acked() {
     std::lock_guard lock(mu_);
     return acked_;
   }
@@ -53,16 +52,16 @@ class SubmitStorm {
     std::lock_guard lock(mu_);
     return acked_.size();
   }
-  Clock::time_point last_ack() {
+  snn::MonotonicTime last_ack() {
     std::lock_guard lock(mu_);
     return last_;
   }
   // The first acknowledgement after `t` by a master other than `not_by` (HOST:PORT; one in
   // flight from a master killed at `t` does not count). nullopt: none yet.
-  std::optional<Clock::time_point> FirstAckAfter(Clock::time_point t,
-                                                 const std::string& not_by = "") {
+  std::optional<snn::MonotonicTime> FirstAckAfter(snn::MonotonicTime t,
+                                                  const std::string& not_by = "") {
     std::lock_guard lock(mu_);
-    std::optional<Clock::time_point> first;
+    std::optional<snn::MonotonicTime> first;
     for (const auto& [name, at] : acked_) {
       if (at > t && by_[name] != not_by && (!first || at < *first)) first = at;
     }
@@ -76,7 +75,7 @@ class SubmitStorm {
     for (int n = 0; !stop_; ++n) {
       if (!client) client = connect_();
       if (!client) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        snn::SleepRealMs(20);
         continue;
       }
       v1::SubmitRequest req;
@@ -87,7 +86,7 @@ class SubmitStorm {
         continue;
       }
       std::lock_guard lock(mu_);
-      last_ = Clock::now();
+      last_ = snn::MonotonicNow();
       acked_[req.spec().name()] = last_;
       by_[req.spec().name()] = client->target();
     }
@@ -98,15 +97,15 @@ class SubmitStorm {
   std::function<void()> on_thread_;
   std::atomic<bool> stop_{false};
   std::mutex mu_;
-  std::map<std::string, Clock::time_point> acked_;  // guarded by mu_
-  std::map<std::string, std::string> by_;           // the master that acknowledged; mu_
-  Clock::time_point last_;                          // guarded by mu_
+  std::map<std::string, snn::MonotonicTime> acked_;  // guarded by mu_
+  std::map<std::string, std::string> by_;            // the master that acknowledged; mu_
+  snn::MonotonicTime last_;                          // guarded by mu_
   std::thread thread_;
 };
 
 // Every acknowledged job is in the master's list exactly once.
 inline void ExpectEveryAckedJobOnce(TestCluster& cluster,
-                                    const std::map<std::string, Clock::time_point>& acked) {
+                                    const std::map<std::string, snn::MonotonicTime>& acked) {
   auto all = cluster.ListAll();
   ASSERT_TRUE(all.ok()) << all.status().ToString();
   std::map<std::string, int> seen;

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <thread>
 
+#include "common/base/clock.h"
 #include "nodeagent/hal/sim_board.h"
 #include "nodeagent/tasks/launcher.h"
 #include "nodeagent/tasks/task_manager.h"
@@ -90,11 +91,11 @@ class LaunchCrashTest : public ::testing::Test {
 
   // Waits (on the condition, up to 10 s) for the orphaned shepherd to be gone.
   bool Gone(pid_t pid) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (std::chrono::steady_clock::now() < deadline) {
+    const snn::RealDeadline deadline(10000);
+    while (!deadline.passed()) {
       waitpid(pid, nullptr, WNOHANG);  // ours to reap if this process is a subreaper
       if (!ProcessAlive(pid)) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      snn::SleepRealMs(5);
     }
     return false;
   }
@@ -122,10 +123,10 @@ TEST_F(LaunchCrashTest, AnAgentThatDiesBeforeSavingTheRecordLeavesNothingRunning
   ASSERT_TRUE(status.ok()) << status.status().ToString();
   EXPECT_EQ(status->state(), v1::TASK_RUNNING);
   next->KillAll();
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (next->active_count() > 0 && std::chrono::steady_clock::now() < deadline) {
+  const snn::RealDeadline deadline(10000);
+  while (next->active_count() > 0 && !deadline.passed()) {
     next->Poll();  // reaps its own child
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    snn::SleepRealMs(5);
   }
   EXPECT_EQ(next->active_count(), 0u);
 }

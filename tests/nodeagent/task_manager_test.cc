@@ -11,6 +11,7 @@
 #include <sstream>
 #include <thread>
 
+#include "common/base/clock.h"
 #include "common/rpc/asio.h"
 #include "nodeagent/hal/sim_board.h"
 #include "nodeagent/tasks/launcher.h"
@@ -55,11 +56,11 @@ class TaskManagerTest : public ::testing::Test {
 
   // Polls until `done` holds; real processes take real (short) time to exit.
   bool PollUntil(const std::function<bool()>& done) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (std::chrono::steady_clock::now() < deadline) {
+    const snn::RealDeadline deadline(10000);
+    while (!deadline.passed()) {
       tasks_->Poll();
       if (done()) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      snn::SleepRealMs(5);
     }
     return false;
   }

@@ -11,6 +11,7 @@
 #include <random>
 #include <thread>
 
+#include "common/base/clock.h"
 #include "common/base/file_util.h"
 #include "common/identity/munge.h"
 #include "common/identity/pki.h"
@@ -66,7 +67,7 @@ AuthKit::AuthKit(std::string dir) : dir_(std::move(dir)) {
   }
   for (int i = 0; i < 500; ++i) {  // munged is ready once it answers
     if (MungeEncode(munge_socket()).ok()) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    snn::SleepRealMs(10);
   }
   status_ = Unavailable("munged did not answer on " + munge_socket());
 }

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <thread>
 
+#include "common/base/clock.h"
 #include "tests/test_util/process.h"
 
 namespace snn::testing {
@@ -146,15 +147,15 @@ Status EtcdCluster::Start() {
     if (pid < 0) return Internal("cannot start " + std::string(kEtcd));
     pids_.push_back(pid);
   }
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (std::chrono::steady_clock::now() < deadline) {
+  const snn::RealDeadline deadline(30000);
+  while (!deadline.passed()) {
     std::vector<std::string> put = {kEtcdctl, "--endpoints=" + endpoints(), "--command-timeout=2s"};
     for (const auto& f : EtcdctlTls()) put.push_back(f);
     put.insert(put.end(), {"put", "/snn-test/ready", "1"});
     if (RunQuiet(put, dir_ + "/etcd/etcdctl.log") == 0) {
       return Status::Ok();
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    snn::SleepRealMs(100);
   }
   return Unavailable("etcd did not answer within 30 s; see " + dir_ + "/etcd/*.log");
 }

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <thread>
 
+#include "common/base/clock.h"
+
 namespace snn::testing {
 namespace {
 
@@ -39,9 +41,9 @@ TEST(SpawnLoggedTest, WhatATestStartsDiesWhenTheTestIsKilled) {
   EXPECT_FALSE(Gone(daemon));
   kill(test, SIGKILL);
   waitpid(test, nullptr, 0);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (!Gone(daemon) && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  const snn::RealDeadline deadline(30000);
+  while (!Gone(daemon) && !deadline.passed()) {
+    snn::SleepRealMs(10);
   }
   const bool gone = Gone(daemon);
   if (!gone) kill(daemon, SIGKILL);  // leave nothing behind either way
