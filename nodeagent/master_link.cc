@@ -9,6 +9,24 @@ namespace {
 
 TaskKey KeyOf(const v1::TaskStatus& s) { return TaskKey{s.job_id(), s.index(), s.attempt()}; }
 
+// What an injected fault did to board `where` (node/board), in words.
+std::string FaultWords(const v1::SimFaultRequest& fault, const std::string& where) {
+  switch (fault.kind()) {
+    case v1::SimFaultRequest::KILL_CORE:
+      return "core " + std::to_string(fault.x()) + "," + std::to_string(fault.y()) + " of " +
+             where + " is dead";
+    case v1::SimFaultRequest::FAIL_BOARD:
+      return "board " + where + " failed";
+    case v1::SimFaultRequest::HEAL_BOARD:
+      return "board " + where + " works again";
+    case v1::SimFaultRequest::SLOW_BOARD:
+      return "board " + where + " now runs at " + std::to_string(fault.speed_percent()) +
+             "% of its capacity";
+    default:
+      return "board " + where + ": fault " + std::to_string(fault.kind());
+  }
+}
+
 }  // namespace
 
 MasterLink::MasterLink(asio::io_context& io, const Clock& clock, TaskManager& tasks,
@@ -39,15 +57,22 @@ MasterLink::MasterLink(asio::io_context& io, const Clock& clock, TaskManager& ta
   });
   router_.Add(rpc::kAgentSimFault, [this](const CallContext&, v1::SimFaultRequest req,
                                           Responder<v1::SimFaultResponse> r) {
-    auto outcome = tasks_.InjectFault(req);
-    if (!outcome.ok()) return r.Fail(outcome.status());
+    Board* board = tasks_.board(req.board());
+    if (board == nullptr) {
+      return r.Fail(InvalidArgument("node " + options_.node_name + " has no board " +
+                                    std::to_string(req.board())));
+    }
+    if (Status s = board->InjectFault(req); !s.ok()) return r.Fail(s);
+    const std::string outcome =
+        FaultWords(req, options_.node_name + "/" + std::to_string(req.board())) +
+        tasks_.ReconcileBoard(req.board());
     // Re-register first: the master must learn the board's new state and the tasks' new
     // mappings before it hears that a task on the board was lost, or it would place the
     // requeued job on the board it still believes whole. Only then report the ends.
     if (session_ && registered_) SendRegister();
     tasks_.Poll();
     v1::SimFaultResponse resp;
-    resp.set_outcome(*outcome);
+    resp.set_outcome(outcome);
     r.Ok(resp);
   });
 }

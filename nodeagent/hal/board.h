@@ -43,16 +43,11 @@ class Board {
   // (measured_ksps, latency_us) beside the configured capacity.
   virtual void Fingerprint() {}
 
-  // Fault injection: makes core (x, y) fail, or the whole board fail (or work again). Only
-  // simulated boards support it.
-  virtual Status KillCore(uint32_t x, uint32_t y) {
-    return FailedPrecondition("this board's backend cannot inject faults");
-  }
-  virtual Status SetFailed(bool failed) {
-    return FailedPrecondition("this board's backend cannot inject faults");
-  }
-  virtual Status SetSpeedPercent(uint32_t percent) {
-    return FailedPrecondition("this board's backend cannot inject faults");
+  // Fault injection (`snnctl node fault`): a core dies, the board fails, slows or works again.
+  // Only simulated boards support it; the agent then brings its tasks in line with Describe().
+  virtual Status InjectFault(const v1::SimFaultRequest& fault) {
+    return FailedPrecondition("faults can be injected only on simulated boards (type " +
+                              Describe().type() + " is not)");
   }
 };
 

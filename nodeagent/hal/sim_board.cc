@@ -172,9 +172,22 @@ Status SimBoard::SetSpeedPercent(uint32_t percent) {
   return Status::Ok();
 }
 
-Status SimBoard::SetFailed(bool failed) {
-  failed_ = failed;
-  return Status::Ok();
+Status SimBoard::InjectFault(const v1::SimFaultRequest& fault) {
+  switch (fault.kind()) {
+    case v1::SimFaultRequest::KILL_CORE:
+      return KillCore(fault.x(), fault.y());
+    case v1::SimFaultRequest::FAIL_BOARD:
+      failed_ = true;
+      return Status::Ok();
+    case v1::SimFaultRequest::HEAL_BOARD:
+      failed_ = false;
+      speed_percent_ = 100;
+      return Status::Ok();
+    case v1::SimFaultRequest::SLOW_BOARD:
+      return SetSpeedPercent(fault.speed_percent());
+    default:
+      return InvalidArgument("unknown fault kind " + std::to_string(fault.kind()));
+  }
 }
 
 }  // namespace snn

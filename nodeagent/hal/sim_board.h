@@ -26,16 +26,17 @@ class SimBoard : public Board {
   // Runs a calibration network flat out: the spikes a second this host simulates (the board
   // reports the smaller of that and its capacity), and one hop's latency.
   void Fingerprint() override;
-  Status KillCore(uint32_t x, uint32_t y) override;
-  Status SetFailed(bool failed) override;
-  // The simulator models a slow board: its measured throughput is this share of its capacity.
-  Status SetSpeedPercent(uint32_t percent) override;
+  // KILL_CORE, FAIL_BOARD, HEAL_BOARD (works again at full speed), SLOW_BOARD (the simulator
+  // models a slow board: its measured throughput is that share of its capacity).
+  Status InjectFault(const v1::SimFaultRequest& fault) override;
 
   // Which task owns (x, y), for tests; nullptr if none.
   const TaskKey* Owner(uint32_t x, uint32_t y) const;
 
  private:
   size_t Cell(uint32_t x, uint32_t y) const { return size_t{y} * info_.width() + x; }
+  Status KillCore(uint32_t x, uint32_t y);
+  Status SetSpeedPercent(uint32_t percent);
 
   v1::BoardInfo info_;
   std::vector<bool> dead_;  // by cell

@@ -39,7 +39,12 @@ TaskManager::TaskManager(const Clock& clock, std::vector<std::unique_ptr<Board>>
       gateway_(gateway),
       records_(records ? std::move(records) : std::make_unique<FileTaskRecords>()),
       boards_(std::move(boards)) {
-  for (const auto& b : boards_) allocators_.emplace_back(b->Describe());
+  for (const auto& b : boards_) {
+    const v1::BoardInfo info = b->Describe();
+    allocators_.emplace_back(info);
+    auto& dead = dead_seen_.emplace_back();
+    for (const auto& c : info.dead_cores()) dead.insert({c.x(), c.y()});
+  }
 }
 
 std::vector<v1::BoardInfo> TaskManager::DescribeBoards() const {
@@ -73,15 +78,15 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
   policy.node_name = options_.node_name;
   auto who = ResolveRunAs(req, policy);
   Task task;
-  task.cgroup = name;
-  task.key = key;
-  task.board = req.board();
-  task.resources = req.task().resources();
+  task.launch.cgroup = name;
+  task.launch.key = key;
+  task.launch.board = req.board();
+  task.launch.resources = req.task().resources();
   task.mapping = *mapping;
-  task.start_ms = clock_.NowMs();
-  task.record_file = dir + "/task.pb";
-  task.launch = req;
-  task.gateway_token = NewGatewayToken();
+  task.launch.start_ms = clock_.NowMs();
+  task.launch.record_file = dir + "/task.pb";
+  task.launch.request = req;
+  task.launch.gateway_token = NewGatewayToken();
   Status written = who.ok() ? PrepareFiles(task, dir, *who) : who.status();
   if (written.ok() && checkpoints_.enabled()) {
     written = checkpoints_.Prepare(req.job_id(), req.index(), *who);
@@ -112,9 +117,9 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
   spec.lease_file = LeaseFile();
   spec.lease_ms = lease_ms_;
   spec.hold_start = true;  // runs once its record is saved: see Release below
-  task.stdout_path = spec.stdout_path;
-  task.stderr_path = spec.stderr_path;
-  task.exit_file = spec.exit_file;
+  task.launch.stdout_path = spec.stdout_path;
+  task.launch.stderr_path = spec.stderr_path;
+  task.launch.exit_file = spec.exit_file;
   std::error_code stale;
   std::filesystem::remove(spec.exit_file, stale);
   Status plane = written.ok() ? OpenSpikePlane(task) : written;
@@ -122,25 +127,26 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
   Status started = spawned.ok() ? Status::Ok() : spawned.status();
   v1::TaskState failed_as = v1::TASK_LAUNCH_FAILED;
   if (spawned.ok()) {
-    task.pid = spawned->pid();
-    if (req.time_limit_ms() > 0) task.deadline_ms = task.start_ms + req.time_limit_ms();
+    task.process.pid = spawned->pid();
+    if (req.time_limit_ms() > 0)
+      task.launch.deadline_ms = task.launch.start_ms + req.time_limit_ms();
     // Confined while held: whatever the command starts is in the task's cgroup.
-    started = ConfineTask(task, task.pid);
+    started = ConfineTask(task, task.process.pid);
     // The record first, then the command: an agent that dies in between leaves a record the
     // next agent re-attaches to (its shepherd reports the task unstarted), never a task that
     // runs unknown to every agent beside the copy the master starts again.
     if (started.ok()) started = SaveRecord(task, req);
     if (started.ok()) started = spawned->Release();
     if (!started.ok()) {
-      failed_as = v1::TASK_LOST;       // the node's fault, not the job's: run it elsewhere
-      SignalGroup(task.pid, SIGKILL);  // held: the command never ran
-      records_->Remove(task.record_file);
+      failed_as = v1::TASK_LOST;               // the node's fault, not the job's: run it elsewhere
+      SignalGroup(task.process.pid, SIGKILL);  // held: the command never ran
+      records_->Remove(task.launch.record_file);
     }
   }
   if (!started.ok()) {
-    if (options_.cgroups != nullptr && task.pid > 0) {
-      options_.cgroups->KillAll(task.cgroup);
-      orphan_cgroups_.push_back(task.cgroup);  // Poll removes it once its processes are gone
+    if (options_.cgroups != nullptr && task.process.pid > 0) {
+      options_.cgroups->KillAll(task.launch.cgroup);
+      orphan_cgroups_.push_back(task.launch.cgroup);  // Poll removes it once its processes are gone
     }
     if (gateway_ != nullptr) gateway_->RemoveTask(key);
     allocators_[req.board()].Free(key);
@@ -148,25 +154,26 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
     v1::TaskStatus failed = StatusOf(task);
     failed.set_state(failed_as);
     failed.set_detail(started.message());
-    failed.set_end_ms(task.start_ms);
+    failed.set_end_ms(task.launch.start_ms);
     LOG(WARNING) << "job " << req.job_id() << " task " << req.index()
                  << " failed to start: " << started.message();
     return failed;  // a shepherd killed unreleased is reaped by Poll as no task's
   }
-  by_pid_[task.pid] = key;
+  by_pid_[task.process.pid] = key;
   LOG(INFO) << "started job " << req.job_id() << " task " << req.index() << " attempt "
-            << req.attempt() << " as pid " << task.pid << " on board " << req.board();
+            << req.attempt() << " as pid " << task.process.pid << " on board " << req.board();
   auto& stored = tasks_[key] = std::move(task);
   return StatusOf(stored);
 }
 
 Status TaskManager::PrepareFiles(const Task& task, const std::string& dir, const RunAs& who) {
   SNN_RETURN_IF_ERROR(PrepareTaskDir(dir, who));
-  const v1::LaunchRequest& req = task.launch;
+  const v1::LaunchRequest& req = task.launch.request;
   SNN_RETURN_IF_ERROR(WriteMappingFile(task.mapping, boards_[req.board()]->Describe()));
   SNN_RETURN_IF_ERROR(GiveFile(task.mapping.mapping_file(), who, 0400));
   if (gateway_ != nullptr) {
-    SNN_RETURN_IF_ERROR(WritePrivateFile(dir + "/gateway_token", task.gateway_token, who, 0400));
+    SNN_RETURN_IF_ERROR(
+        WritePrivateFile(dir + "/gateway_token", task.launch.gateway_token, who, 0400));
   }
   if (req.task().has_network()) {
     std::string json;
@@ -183,38 +190,38 @@ Status TaskManager::PrepareFiles(const Task& task, const std::string& dir, const
 
 Status TaskManager::ConfineTask(const Task& task, pid_t pid) {
   if (options_.cgroups == nullptr) return Status::Ok();
-  const v1::TaskSpec& spec = task.launch.task();
+  const v1::TaskSpec& spec = task.launch.request.task();
   CgroupLimits limits;
   limits.memory_bytes = (spec.memory_mb() ? spec.memory_mb() : options_.default_memory_mb) << 20;
   limits.max_pids = spec.max_processes() ? spec.max_processes() : options_.default_max_processes;
-  SNN_RETURN_IF_ERROR(options_.cgroups->Create(task.cgroup, limits));
-  return options_.cgroups->AddProcess(task.cgroup, pid);
+  SNN_RETURN_IF_ERROR(options_.cgroups->Create(task.launch.cgroup, limits));
+  return options_.cgroups->AddProcess(task.launch.cgroup, pid);
 }
 
 bool TaskManager::CgroupEmpty(const Task& task) {
   if (options_.cgroups == nullptr) return true;
-  return options_.cgroups->KillAll(task.cgroup);
+  return options_.cgroups->KillAll(task.launch.cgroup);
 }
 
 Status TaskManager::SaveRecord(const Task& task, const v1::LaunchRequest& req) {
   v1::AgentTaskRecord record;
   *record.mutable_request() = req;
   *record.mutable_mapping() = task.mapping;
-  record.set_pid(static_cast<uint32_t>(task.pid));
+  record.set_pid(static_cast<uint32_t>(task.process.pid));
   uint64_t start_time = 0;
-  ProcessAlive(task.pid, &start_time);
+  ProcessAlive(task.process.pid, &start_time);
   record.set_proc_start_time(start_time);
-  record.set_start_ms(task.start_ms);
-  record.set_deadline_ms(task.deadline_ms);
-  record.set_exit_file(task.exit_file);
-  record.set_stdout_path(task.stdout_path);
-  record.set_stderr_path(task.stderr_path);
-  record.set_gateway_token(task.gateway_token);
-  if (task.stopping) {
-    record.set_stop_as(task.stop_as);
-    record.set_stop_reason(task.stop_reason);
+  record.set_start_ms(task.launch.start_ms);
+  record.set_deadline_ms(task.launch.deadline_ms);
+  record.set_exit_file(task.launch.exit_file);
+  record.set_stdout_path(task.launch.stdout_path);
+  record.set_stderr_path(task.launch.stderr_path);
+  record.set_gateway_token(task.launch.gateway_token);
+  if (task.stop) {
+    record.set_stop_as(task.stop->as);
+    record.set_stop_reason(task.stop->reason);
   }
-  return records_->Save(task.record_file, record);
+  return records_->Save(task.launch.record_file, record);
 }
 
 void TaskManager::Recover() {
@@ -230,31 +237,30 @@ void TaskManager::Adopt(const v1::AgentTaskRecord& record, const std::string& re
   const v1::LaunchRequest& req = record.request();
   const TaskKey key{req.job_id(), req.index(), req.attempt()};
   Task task;
-  task.key = key;
-  task.board = req.board();
-  task.resources = req.task().resources();
+  task.launch.key = key;
+  task.launch.board = req.board();
+  task.launch.resources = req.task().resources();
   task.mapping = record.mapping();
-  task.pid = static_cast<pid_t>(record.pid());
-  task.start_ms = record.start_ms();
-  task.deadline_ms = record.deadline_ms();
-  task.stdout_path = record.stdout_path();
-  task.stderr_path = record.stderr_path();
-  task.exit_file = record.exit_file();
-  task.record_file = record_file;
-  task.launch = req;
-  task.gateway_token = record.gateway_token();
-  task.cgroup = std::filesystem::path(record_file).parent_path().filename().string();
-  task.attached = true;
+  task.process.pid = static_cast<pid_t>(record.pid());
+  task.launch.start_ms = record.start_ms();
+  task.launch.deadline_ms = record.deadline_ms();
+  task.launch.stdout_path = record.stdout_path();
+  task.launch.stderr_path = record.stderr_path();
+  task.launch.exit_file = record.exit_file();
+  task.launch.record_file = record_file;
+  task.launch.request = req;
+  task.launch.gateway_token = record.gateway_token();
+  task.launch.cgroup = std::filesystem::path(record_file).parent_path().filename().string();
+  task.launch.attached = true;
   if (record.stop_as() != v1::TASK_STATE_UNSPECIFIED) {  // an earlier agent was stopping it
-    task.stopping = true;
-    task.stop_as = record.stop_as();
-    task.stop_reason = record.stop_reason();
-    task.kill_at_ms = clock_.NowMs();  // its grace is over: SIGKILL at the next poll
+    // Its grace is over: SIGKILL at the next poll.
+    SetStop(task, TaskStop{record.stop_as(), record.stop_reason(), clock_.NowMs()});
   }
   uint64_t start_time = 0;
-  const bool alive = ProcessAlive(task.pid, &start_time) && start_time == record.proc_start_time();
+  const bool alive =
+      ProcessAlive(task.process.pid, &start_time) && start_time == record.proc_start_time();
   if (req.board() < boards_.size()) {
-    Status s = allocators_[req.board()].Claim(key, task.resources, task.mapping);
+    Status s = allocators_[req.board()].Claim(key, task.launch.resources, task.mapping);
     if (s.ok()) {
       std::vector<v1::CoreXY> cores(task.mapping.cores().begin(), task.mapping.cores().end());
       (void)boards_[req.board()]->Configure(key, cores);
@@ -263,13 +269,13 @@ void TaskManager::Adopt(const v1::AgentTaskRecord& record, const std::string& re
     }
   }
   if (!alive) {  // it ended while no agent watched: the shepherd's file says how
-    task.main_exited = true;
+    task.process.exited = true;
     TakeShepherdReport(task);
   } else if (Status s = OpenSpikePlane(task); !s.ok()) {
     // The task keeps running; only its spike plane is gone.
     LOG(ERROR) << "job " << key.job_id << " task " << key.index << ": " << s.message();
   }
-  LOG(INFO) << "job " << key.job_id << " task " << key.index << " (pid " << task.pid << ") "
+  LOG(INFO) << "job " << key.job_id << " task " << key.index << " (pid " << task.process.pid << ") "
             << (alive ? "still runs: re-attached" : "ended while the agent was away");
   tasks_[key] = std::move(task);
 }
@@ -283,46 +289,44 @@ void TaskManager::RenewLease() {
 }
 
 void TaskManager::TakeShepherdReport(Task& task) {
-  const ShepherdReport report = ReadExitFile(task.exit_file);
-  task.exit_code = report.exit_code;
-  task.term_signal = report.known ? report.term_signal : SIGKILL;
+  const ShepherdReport report = ReadExitFile(task.launch.exit_file);
+  task.process.exit_code = report.exit_code;
+  task.process.term_signal = report.known ? report.term_signal : SIGKILL;
   if (report.lost) {
-    task.stopping = true;
-    task.stop_as = v1::TASK_LOST;
-    task.stop_reason = "its shepherd stopped it: the agent's lease on the master ran out";
+    SetStop(task, TaskStop{v1::TASK_LOST,
+                           "its shepherd stopped it: the agent's lease on the master ran out"});
   } else if (report.failed) {
-    task.stopping = true;
-    task.stop_as = v1::TASK_LAUNCH_FAILED;
-    task.stop_reason = report.detail;
-    task.term_signal = 0;
+    SetStop(task, TaskStop{v1::TASK_LAUNCH_FAILED, report.detail});
+    task.process.term_signal = 0;
   } else if (report.unstarted) {
-    task.stopping = true;
-    task.stop_as = v1::TASK_LOST;
-    task.stop_reason = "the agent stopped before the task could start";
-    task.term_signal = 0;
+    SetStop(task, TaskStop{v1::TASK_LOST, "the agent stopped before the task could start"});
+    task.process.term_signal = 0;
   }
 }
 
 void TaskManager::Kill(const TaskKey& key, const std::string& reason) {
   auto it = tasks_.find(key);
-  if (it == tasks_.end() || it->second.ended || it->second.stopping) return;
+  if (it == tasks_.end() || it->second.ended() || it->second.stopping()) return;
   BeginStop(it->second, v1::TASK_KILLED, reason);
 }
 
 void TaskManager::BeginStop(Task& task, v1::TaskState as, const std::string& reason) {
-  LOG(INFO) << "stopping job " << task.key.job_id << " task " << task.key.index << ": " << reason;
-  task.stopping = true;
-  task.stop_as = as;
-  task.stop_reason = reason;
-  task.kill_at_ms = clock_.NowMs() + options_.kill_grace_ms;
+  LOG(INFO) << "stopping job " << task.launch.key.job_id << " task " << task.launch.key.index
+            << ": " << reason;
+  SetStop(task, TaskStop{as, reason, clock_.NowMs() + options_.kill_grace_ms});
   RecordStop(task);
-  SignalGroup(task.pid, SIGTERM);
-  SignalGroup(task.pid, SIGCONT);
+  SignalGroup(task.process.pid, SIGTERM);
+  SignalGroup(task.process.pid, SIGCONT);
+}
+
+void TaskManager::SetStop(Task& task, TaskStop stop) {
+  task.stop = std::move(stop);
+  if (!task.ended()) task.phase = TaskPhase::kStopping;
 }
 
 void TaskManager::RecordStop(const Task& task) {
-  if (task.record_file.empty() || task.pid <= 0) return;
-  if (Status s = SaveRecord(task, task.launch); !s.ok()) LOG(ERROR) << s.message();
+  if (task.launch.record_file.empty() || task.process.pid <= 0) return;
+  if (Status s = SaveRecord(task, task.launch.request); !s.ok()) LOG(ERROR) << s.message();
 }
 
 void TaskManager::Poll() {
@@ -331,14 +335,14 @@ void TaskManager::Poll() {
     if (it == by_pid_.end()) continue;  // an adopted orphan of some task: just reaped
     Task& task = tasks_[it->second];
     by_pid_.erase(it);
-    task.main_exited = true;
-    task.exit_code = child.exit_code;
-    task.term_signal = child.term_signal;
-    if (!task.stopping) {
-      const ShepherdReport report = ReadExitFile(task.exit_file);
+    task.process.exited = true;
+    task.process.exit_code = child.exit_code;
+    task.process.term_signal = child.term_signal;
+    if (!task.stopping()) {
+      const ShepherdReport report = ReadExitFile(task.launch.exit_file);
       if (report.lost || report.failed) TakeShepherdReport(task);
     }
-    SignalGroup(task.pid, SIGKILL);  // the task ends with its leader: no stragglers
+    SignalGroup(task.process.pid, SIGKILL);  // the task ends with its leader: no stragglers
   }
   if (options_.cgroups != nullptr) {
     std::erase_if(orphan_cgroups_, [&](const std::string& name) {
@@ -347,23 +351,23 @@ void TaskManager::Poll() {
   }
   const int64_t now = clock_.NowMs();
   for (auto& [key, task] : tasks_) {
-    if (task.ended) continue;
-    if (task.attached && !task.main_exited && !ProcessAlive(task.pid)) {
+    if (task.ended()) continue;
+    if (task.launch.attached && !task.process.exited && !ProcessAlive(task.process.pid)) {
       // Not our child: its end shows as the shepherd's absence, its status in the shepherd's file.
-      task.main_exited = true;
+      task.process.exited = true;
       TakeShepherdReport(task);
-      SignalGroup(task.pid, SIGKILL);
+      SignalGroup(task.process.pid, SIGKILL);
     }
-    if (!task.main_exited) {
-      if (!task.stopping && task.deadline_ms > 0 && now >= task.deadline_ms) {
+    if (!task.process.exited) {
+      if (!task.stopping() && task.launch.deadline_ms > 0 && now >= task.launch.deadline_ms) {
         BeginStop(task, v1::TASK_TIMED_OUT, "time limit reached");
-      } else if (task.stopping && now >= task.kill_at_ms) {
-        SignalGroup(task.pid, SIGKILL);
+      } else if (task.stopping() && now >= task.stop->kill_at_ms) {
+        SignalGroup(task.process.pid, SIGKILL);
       }
       continue;
     }
-    if (task.attached ? GroupAlive(task.pid) : GroupExists(task.pid)) {
-      SignalGroup(task.pid, SIGKILL);
+    if (task.launch.attached ? GroupAlive(task.process.pid) : GroupExists(task.process.pid)) {
+      SignalGroup(task.process.pid, SIGKILL);
       continue;
     }
     if (!CgroupEmpty(task)) continue;  // processes that left the group die with the task too
@@ -378,7 +382,7 @@ void TaskManager::MaintainCheckpoints(int64_t now_ms) {
   checkpoints_swept_ms_ = now_ms;
   std::set<std::string> in_use;
   for (const auto& [key, task] : tasks_) {
-    if (task.ended) continue;
+    if (task.ended()) continue;
     checkpoints_.Touch(key.job_id, key.index, now_ms);  // on a shared root, other nodes sweep
     in_use.insert(checkpoints_.DirFor(key.job_id, key.index));
   }
@@ -387,62 +391,65 @@ void TaskManager::MaintainCheckpoints(int64_t now_ms) {
 
 void TaskManager::Finish(Task& task) {
   if (options_.cgroups != nullptr) {
-    if (!task.stopping && task.term_signal == SIGKILL && options_.cgroups->OomKilled(task.cgroup)) {
-      task.stopping = true;  // ended on its own, with a reason
-      task.stop_as = v1::TASK_EXITED;
-      const uint64_t mb = task.launch.task().memory_mb() ? task.launch.task().memory_mb()
-                                                         : options_.default_memory_mb;
-      task.stop_reason = "out of memory: the kernel killed it at its limit of " +
-                         std::to_string(mb) + " MiB (task.memory_mb)";
+    if (!task.stop && task.process.term_signal == SIGKILL &&
+        options_.cgroups->OomKilled(task.launch.cgroup)) {
+      const v1::TaskSpec& spec = task.launch.request.task();
+      const uint64_t mb = spec.memory_mb() ? spec.memory_mb() : options_.default_memory_mb;
+      // It ended on its own (not stopped by us), with a reason.
+      SetStop(task,
+              TaskStop{v1::TASK_EXITED, "out of memory: the kernel killed it at its limit of " +
+                                            std::to_string(mb) + " MiB (task.memory_mb)"});
     }
-    if (!options_.cgroups->Remove(task.cgroup)) {
-      LOG(WARNING) << "cannot remove the cgroup of job " << task.key.job_id << " task "
-                   << task.key.index;
+    if (!options_.cgroups->Remove(task.launch.cgroup)) {
+      LOG(WARNING) << "cannot remove the cgroup of job " << task.launch.key.job_id << " task "
+                   << task.launch.key.index;
     }
   }
   task.usage = CountedUsage(task);  // the final counts, before the plane closes
   task.usage.set_rate_ksps(0);
-  task.ended = true;
+  task.phase = TaskPhase::kEnded;
   task.end_ms = clock_.NowMs();
-  task.final_state = task.stopping ? task.stop_as : v1::TASK_EXITED;
+  task.final_state = task.stop ? task.stop->as : v1::TASK_EXITED;
   if (checkpoints_.enabled()) {
-    if (task.final_state == v1::TASK_EXITED && task.exit_code == 0 && task.term_signal == 0) {
-      checkpoints_.Remove(task.key.job_id, task.key.index);  // done: no attempt will need it
+    if (task.final_state == v1::TASK_EXITED && task.process.exit_code == 0 &&
+        task.process.term_signal == 0) {
+      checkpoints_.Remove(task.launch.key.job_id,
+                          task.launch.key.index);  // done: no attempt will need it
       task.checkpoint = v1::Checkpoint();
     } else {
-      task.checkpoint = checkpoints_.Latest(task.key.job_id, task.key.index);
+      task.checkpoint = checkpoints_.Latest(task.launch.key.job_id, task.launch.key.index);
     }
   }
-  if (gateway_ != nullptr) gateway_->RemoveTask(task.key);
-  allocators_[task.board].Free(task.key);
-  boards_[task.board]->Release(task.key);
-  LOG(INFO) << "job " << task.key.job_id << " task " << task.key.index
-            << " ended: " << v1::TaskState_Name(task.final_state) << " code " << task.exit_code
-            << " signal " << task.term_signal;
+  if (gateway_ != nullptr) gateway_->RemoveTask(task.launch.key);
+  allocators_[task.launch.board].Free(task.launch.key);
+  boards_[task.launch.board]->Release(task.launch.key);
+  LOG(INFO) << "job " << task.launch.key.job_id << " task " << task.launch.key.index
+            << " ended: " << v1::TaskState_Name(task.final_state) << " code "
+            << task.process.exit_code << " signal " << task.process.term_signal;
   if (on_ended_) on_ended_();
 }
 
 v1::TaskStatus TaskManager::StatusOf(const Task& task) const {
   v1::TaskStatus s;
-  s.set_job_id(task.key.job_id);
-  s.set_index(task.key.index);
-  s.set_attempt(task.key.attempt);
-  s.set_board(task.board);
-  s.set_pid(static_cast<uint32_t>(task.pid));
+  s.set_job_id(task.launch.key.job_id);
+  s.set_index(task.launch.key.index);
+  s.set_attempt(task.launch.key.attempt);
+  s.set_board(task.launch.board);
+  s.set_pid(static_cast<uint32_t>(task.process.pid));
   *s.mutable_mapping() = task.mapping;
-  s.set_start_ms(task.start_ms);
-  s.set_stdout_path(task.stdout_path);
-  s.set_stderr_path(task.stderr_path);
+  s.set_start_ms(task.launch.start_ms);
+  s.set_stdout_path(task.launch.stdout_path);
+  s.set_stderr_path(task.launch.stderr_path);
   *s.mutable_usage() = CountedUsage(task);
-  if (!task.ended) {
+  if (!task.ended()) {
     s.set_state(v1::TASK_RUNNING);
     return s;
   }
   s.set_state(task.final_state);
-  s.set_exit_code(task.exit_code);
-  s.set_term_signal(task.term_signal);
+  s.set_exit_code(task.process.exit_code);
+  s.set_term_signal(task.process.term_signal);
   s.set_end_ms(task.end_ms);
-  if (task.stopping) s.set_detail(task.stop_reason);
+  if (task.stop) s.set_detail(task.stop->reason);
   // Its last word on the directory: the newest file, or none left (removed after exit 0).
   if (checkpoints_.enabled()) *s.mutable_checkpoint() = task.checkpoint;
   return s;
@@ -457,7 +464,7 @@ std::vector<v1::TaskStatus> TaskManager::Snapshot() const {
 std::vector<v1::TaskStatus> TaskManager::EndedUnacknowledged() const {
   std::vector<v1::TaskStatus> out;
   for (const auto& [key, task] : tasks_) {
-    if (task.ended) out.push_back(StatusOf(task));
+    if (task.ended()) out.push_back(StatusOf(task));
   }
   return out;
 }
@@ -465,114 +472,112 @@ std::vector<v1::TaskStatus> TaskManager::EndedUnacknowledged() const {
 void TaskManager::Acknowledge(const std::vector<TaskKey>& keys) {
   for (const TaskKey& key : keys) {
     auto it = tasks_.find(key);
-    if (it == tasks_.end() || !it->second.ended) continue;
-    records_->Remove(it->second.record_file);  // the master has it now
+    if (it == tasks_.end() || !it->second.ended()) continue;
+    records_->Remove(it->second.launch.record_file);  // the master has it now
     tasks_.erase(it);
   }
 }
 
-Result<std::string> TaskManager::InjectFault(const v1::SimFaultRequest& fault) {
-  const uint32_t board = fault.board();
-  if (board >= boards_.size()) {
-    return InvalidArgument("node " + options_.node_name + " has no board " + std::to_string(board));
+Board* TaskManager::board(uint32_t index) {
+  return index < boards_.size() ? boards_[index].get() : nullptr;
+}
+
+std::string TaskManager::ReconcileBoard(uint32_t index) {
+  if (index >= boards_.size()) return "";
+  const v1::BoardInfo info = boards_[index]->Describe();
+  const std::string where = options_.node_name + "/" + std::to_string(index);
+  std::vector<v1::CoreXY> died;
+  for (const auto& c : info.dead_cores()) {
+    if (dead_seen_[index].insert({c.x(), c.y()}).second) {
+      allocators_[index].MarkDead(c.x(), c.y());
+      died.push_back(c);
+    }
   }
-  const std::string where = options_.node_name + "/" + std::to_string(board);
-  if (fault.kind() == v1::SimFaultRequest::HEAL_BOARD) {
-    SNN_RETURN_IF_ERROR(boards_[board]->SetFailed(false));
-    SNN_RETURN_IF_ERROR(boards_[board]->SetSpeedPercent(100));
-    return "board " + where + " works again";
-  }
-  if (fault.kind() == v1::SimFaultRequest::SLOW_BOARD) {
-    SNN_RETURN_IF_ERROR(boards_[board]->SetSpeedPercent(fault.speed_percent()));
-    return "board " + where + " now runs at " + std::to_string(fault.speed_percent()) +
-           "% of its capacity";
-  }
-  if (fault.kind() == v1::SimFaultRequest::FAIL_BOARD) {
-    SNN_RETURN_IF_ERROR(boards_[board]->SetFailed(true));
+  if (info.health() == 0) {  // a failed board runs nothing
     int stopped = 0;
     for (auto& [key, task] : tasks_) {
-      if (task.board != board || task.ended) continue;
-      BeginStop(task, v1::TASK_LOST, "board " + where + " failed");
-      SignalGroup(task.pid, SIGKILL);
+      if (task.launch.board != index || task.ended()) continue;
+      Lose(task, "board " + where + " failed");
       ++stopped;
     }
     LOG(WARNING) << "board " << where << " failed; " << stopped << " tasks stopped";
-    return "board " + where + " failed; " + std::to_string(stopped) + " tasks on it stopped";
+    return "; " + std::to_string(stopped) + " tasks on it stopped";
   }
-  const uint32_t x = fault.x(), y = fault.y();
-  SNN_RETURN_IF_ERROR(boards_[board]->KillCore(x, y));
-  allocators_[board].MarkDead(x, y);
-  std::string outcome =
-      "core " + std::to_string(x) + "," + std::to_string(y) + " of " + where + " is dead";
-  LOG(WARNING) << outcome;
-  for (auto& [key, task] : tasks_) {
-    const auto& r = task.mapping.rect();
-    if (task.board != board || task.ended || task.stopping || x < r.x() || x >= r.x() + r.width() ||
-        y < r.y() || y >= r.y() + r.height()) {
-      continue;
-    }
-    const std::string which =
-        "job " + std::to_string(key.job_id) + " task " + std::to_string(key.index);
-    if (Remap(task)) {
-      const auto& n = task.mapping.rect();
-      outcome += "; " + which + " moved to " + std::to_string(n.width()) + "x" +
-                 std::to_string(n.height()) + "@" + std::to_string(n.x()) + "," +
-                 std::to_string(n.y()) + " with the same logical cores";
-    } else {
-      BeginStop(task, v1::TASK_LOST,
-                "core " + std::to_string(x) + "," + std::to_string(y) + " died under it and " +
-                    where + " has no room to move it");
-      SignalGroup(task.pid, SIGKILL);
-      outcome += "; no room to move " + which + ": stopped, its job will be requeued";
+  std::string outcome;
+  for (const v1::CoreXY& dead : died) {
+    const uint32_t x = dead.x(), y = dead.y();
+    LOG(WARNING) << "core " << x << "," << y << " of " << where << " is dead";
+    for (auto& [key, task] : tasks_) {
+      const auto& r = task.mapping.rect();
+      if (task.launch.board != index || task.ended() || task.stopping() || x < r.x() ||
+          x >= r.x() + r.width() || y < r.y() || y >= r.y() + r.height()) {
+        continue;
+      }
+      const std::string which =
+          "job " + std::to_string(key.job_id) + " task " + std::to_string(key.index);
+      if (Remap(task)) {
+        const auto& n = task.mapping.rect();
+        outcome += "; " + which + " moved to " + std::to_string(n.width()) + "x" +
+                   std::to_string(n.height()) + "@" + std::to_string(n.x()) + "," +
+                   std::to_string(n.y()) + " with the same logical cores";
+      } else {
+        Lose(task, "core " + std::to_string(x) + "," + std::to_string(y) + " died under it and " +
+                       where + " has no room to move it");
+        outcome += "; no room to move " + which + ": stopped, its job will be requeued";
+      }
     }
   }
   return outcome;
 }
 
 bool TaskManager::Remap(Task& task) {
-  BoardAllocator& alloc = allocators_[task.board];
-  alloc.Free(task.key);
-  boards_[task.board]->Release(task.key);
+  BoardAllocator& alloc = allocators_[task.launch.board];
+  alloc.Free(task.launch.key);
+  boards_[task.launch.board]->Release(task.launch.key);
   const std::string mapping_file = task.mapping.mapping_file();
-  auto mapping = alloc.Allocate(task.key, task.resources);
+  auto mapping = alloc.Allocate(task.launch.key, task.launch.resources);
   if (!mapping.ok()) return false;
   mapping->set_mapping_file(mapping_file);
   std::vector<v1::CoreXY> cores(mapping->cores().begin(), mapping->cores().end());
-  (void)boards_[task.board]->Configure(task.key, cores);
+  (void)boards_[task.launch.board]->Configure(task.launch.key, cores);
   task.mapping = *mapping;
   // Logical core i is still logical core i; the task finds where it now lives in its file.
-  if (Status s = WriteMappingFile(task.mapping, boards_[task.board]->Describe()); !s.ok()) {
+  if (Status s = WriteMappingFile(task.mapping, boards_[task.launch.board]->Describe()); !s.ok()) {
     LOG(ERROR) << s.message();
   }
-  if (Status s = SaveRecord(task, task.launch); !s.ok()) LOG(ERROR) << s.message();
-  LOG(INFO) << "job " << task.key.job_id << " task " << task.key.index << " moved off a dead core";
+  if (Status s = SaveRecord(task, task.launch.request); !s.ok()) LOG(ERROR) << s.message();
+  LOG(INFO) << "job " << task.launch.key.job_id << " task " << task.launch.key.index
+            << " moved off a dead core";
   return true;
 }
 
 size_t TaskManager::active_count() const {
   size_t n = 0;
-  for (const auto& [key, task] : tasks_) n += task.ended ? 0 : 1;
+  for (const auto& [key, task] : tasks_) n += task.ended() ? 0 : 1;
   return n;
+}
+
+void TaskManager::Lose(Task& task, const std::string& reason) {
+  if (!task.stopping()) BeginStop(task, v1::TASK_LOST, reason);
+  if (task.stop->as != v1::TASK_LOST) {
+    task.stop->as = v1::TASK_LOST;
+    task.stop->reason = reason;
+    RecordStop(task);
+  }
+  SignalGroup(task.process.pid, SIGKILL);
 }
 
 void TaskManager::LoseAll(const std::string& reason) {
   for (auto& [key, task] : tasks_) {
-    if (task.ended) continue;
-    if (!task.stopping) BeginStop(task, v1::TASK_LOST, reason);
-    if (task.stop_as != v1::TASK_LOST) {
-      task.stop_as = v1::TASK_LOST;
-      task.stop_reason = reason;
-      RecordStop(task);
-    }
-    SignalGroup(task.pid, SIGKILL);
+    if (!task.ended()) Lose(task, reason);
   }
 }
 
 void TaskManager::KillAll() {
   for (auto& [key, task] : tasks_) {
-    if (task.ended) continue;
-    if (!task.stopping) BeginStop(task, v1::TASK_KILLED, "the agent is stopping");
-    SignalGroup(task.pid, SIGKILL);
+    if (task.ended()) continue;
+    if (!task.stopping()) BeginStop(task, v1::TASK_KILLED, "the agent is stopping");
+    SignalGroup(task.process.pid, SIGKILL);
   }
 }
 

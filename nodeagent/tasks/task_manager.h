@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "nodeagent/boards/board_config.h"
 #include "nodeagent/hal/board.h"
 #include "nodeagent/spikes/spike_gateway.h"
+#include "nodeagent/tasks/task.h"
 #include "nodeagent/tasks/task_cgroups.h"
 #include "nodeagent/tasks/task_checkpoints.h"
 #include "nodeagent/tasks/task_records.h"
@@ -91,13 +93,14 @@ class TaskManager {
   // Kills every task's process group with SIGKILL; Poll then sees them go.
   void KillAll();
 
-  // Fault injection on simulated boards; returns what happened, in words.
-  //  KILL_CORE: the core is never handed out again; a task holding it is moved to other free live
-  //    cores of the board with the same logical core IDs (new mapping file), or, if the board has
-  //    no room, stopped and reported lost so that its job is requeued elsewhere.
-  //  FAIL_BOARD: health 0; every task on the board is stopped and reported lost.
-  //  HEAL_BOARD: the board works again.
-  Result<std::string> InjectFault(const v1::SimFaultRequest& fault);
+  // Board `index` (null if there is none): fault injection goes to it directly.
+  Board* board(uint32_t index);
+  // Brings the tasks on board `index` in line with what the board reports now (after a fault,
+  // injected or found): a core that died is never handed out again, and a task holding it moves
+  // to other free live cores with the same logical core IDs (new mapping file) or, when the
+  // board has no room, is stopped and reported lost so that its job is requeued; on a failed
+  // board (health 0) every task is stopped and reported lost. What happened, in words.
+  std::string ReconcileBoard(uint32_t index);
 
   size_t active_count() const;
   // Each running task as metrics see it: where it runs, what it holds, its spike counts now.
@@ -115,36 +118,11 @@ class TaskManager {
   const std::string& data_dir() const { return options_.data_dir; }
 
  private:
-  struct Task {
-    TaskKey key;
-    uint32_t board = 0;
-    v1::Resources resources;
-    v1::TaskMapping mapping;
-    pid_t pid = 0;
-    int64_t start_ms = 0;
-    int64_t deadline_ms = 0;  // 0: none
-    bool stopping = false;
-    v1::TaskState stop_as = v1::TASK_KILLED;
-    std::string stop_reason;
-    int64_t kill_at_ms = 0;
-    bool main_exited = false;
-    int exit_code = 0;
-    int term_signal = 0;
-    bool ended = false;
-    v1::TaskState final_state = v1::TASK_RUNNING;
-    int64_t end_ms = 0;
-    std::string stdout_path, stderr_path;
-    bool attached = false;  // started by an earlier agent: not our child
-    std::string exit_file, record_file;
-    v1::LaunchRequest launch;
-    std::string gateway_token;
-    std::string cgroup;              // its name under the agent's task cgroups
-    v1::SpikeUsage usage;            // the last counted (final once ended)
-    v1::Checkpoint checkpoint;       // the latest the master was told of
-    int64_t checkpoint_seen_ms = 0;  // when the directory was last looked at
-  };
-
   void BeginStop(Task& task, v1::TaskState as, const std::string& reason);
+  // Stops the task at once (SIGKILL) and reports it lost: the node's fault, not the job's.
+  void Lose(Task& task, const std::string& reason);
+  // Records why the task stops (or ended other than on its own); no signal goes out.
+  static void SetStop(Task& task, TaskStop stop);
   // Saves the stop's intent in the task's record before any signal goes out.
   void RecordStop(const Task& task);
   Status SaveRecord(const Task& task, const v1::LaunchRequest& req);
@@ -176,7 +154,8 @@ class TaskManager {
   const std::unique_ptr<TaskRecords> records_;
   std::vector<std::unique_ptr<Board>> boards_;
 
-  std::vector<BoardAllocator> allocators_;  // by board index
+  std::vector<BoardAllocator> allocators_;                          // by board index
+  std::vector<std::set<std::pair<uint32_t, uint32_t>>> dead_seen_;  // by board: cores known dead
   std::map<TaskKey, Task> tasks_;
   std::map<pid_t, TaskKey> by_pid_;
   // Cgroups of launches that failed after their shepherd started: removed once empty.

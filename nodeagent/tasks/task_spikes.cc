@@ -38,14 +38,14 @@ Status TaskManager::OpenSpikePlane(const Task& task) {
   if (gateway_ == nullptr) return Status::Ok();
   // The network comes in the launch request (the master validated it): the agent never opens a
   // path a user named, with its rights or on its thread.
-  const v1::TaskSpec& spec = task.launch.task();
+  const v1::TaskSpec& spec = task.launch.request.task();
   if (!spec.has_network() && !spec.resources().model().empty()) {
     return InvalidArgument("the job names model " + spec.resources().model() +
                            " but carries no network: resubmit it with this version's snnctl");
   }
   v1::Model model = spec.network();
   if (spec.has_network()) SNN_RETURN_IF_ERROR(ValidateModel(model));
-  Board& board = *boards_[task.board];
+  Board& board = *boards_[task.launch.board];
   auto network = board.LoadNetwork(spec.has_network() ? &model : nullptr,
                                    static_cast<uint32_t>(task.mapping.cores_size()));
   if (!network.ok()) {
@@ -53,9 +53,9 @@ Status TaskManager::OpenSpikePlane(const Task& task) {
                   "cannot load the network: " + network.status().message());
   }
   SpikePlaneConfig config;
-  config.key = task.key;
-  config.token = task.gateway_token;
-  config.ksps = task.resources.ksps();
+  config.key = task.launch.key;
+  config.token = task.launch.gateway_token;
+  config.ksps = task.launch.resources.ksps();
   config.burst_ms = options_.gateway_burst_ms;
   config.num_cores = static_cast<uint32_t>(task.mapping.cores_size());
   config.neurons_per_core = board.Describe().neurons_per_core();
@@ -64,8 +64,8 @@ Status TaskManager::OpenSpikePlane(const Task& task) {
 }
 
 v1::SpikeUsage TaskManager::CountedUsage(const Task& task) const {
-  if (task.ended || gateway_ == nullptr) return task.usage;
-  auto plane = gateway_->Find(task.key);
+  if (task.ended() || gateway_ == nullptr) return task.usage;
+  auto plane = gateway_->Find(task.launch.key);
   if (!plane) return task.usage;
   return ToProto(plane->Usage(), plane->RateKsps(clock_.NowUs()));
 }
@@ -73,7 +73,8 @@ v1::SpikeUsage TaskManager::CountedUsage(const Task& task) const {
 std::vector<TaskManager::TaskView> TaskManager::RunningTasks() const {
   std::vector<TaskView> out;
   for (const auto& [key, task] : tasks_) {
-    if (!task.ended) out.push_back(TaskView{key, task.board, task.resources, CountedUsage(task)});
+    if (!task.ended())
+      out.push_back(TaskView{key, task.launch.board, task.launch.resources, CountedUsage(task)});
   }
   return out;
 }
@@ -84,7 +85,7 @@ std::vector<v1::TaskUsage> TaskManager::UsageChanges() {
   const int64_t now_ms = clock_.NowMs();
   std::vector<v1::TaskUsage> out;
   for (auto& [key, task] : tasks_) {
-    if (task.ended) continue;
+    if (task.ended()) continue;
     v1::SpikeUsage now = CountedUsage(task);
     const bool counted = !google::protobuf::util::MessageDifferencer::Equals(now, task.usage);
     bool checkpointed = false;
