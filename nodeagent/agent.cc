@@ -24,7 +24,7 @@ Agent::Agent(AgentConfig config, const Clock& clock, std::vector<std::unique_ptr
 
 Status Agent::Start() {
   if (gateway_) SNN_RETURN_IF_ERROR(gateway_->Start());
-  if (config_.fingerprint_boards) tasks_.FingerprintBoards();
+  if (config_.fingerprint_boards) tasks_.boards().Fingerprint();
   tasks_.Recover();
   if (config_.handle_signals) {
     stop_signals_.add(SIGTERM);

@@ -56,7 +56,7 @@ std::vector<prometheus::MetricFamily> AgentMetrics(const TaskManager& tasks, boo
   auto cores = GaugeFamily("snn_agent_board_cores", "Board cores: live, and held by tasks");
   auto ksps = GaugeFamily("snn_agent_board_ksps",
                           "Board spike rate in KSPS: capacity, measured, and budgeted to tasks");
-  for (const auto& board : tasks.DescribeBoards()) {
+  for (const auto& board : tasks.boards().Describe()) {
     const std::string index = std::to_string(board.index());
     const BoardUse& u = board_use[board.index()];
     AddSample(health, board.health(), {{"board", index}, {"type", board.type()}});

@@ -57,7 +57,7 @@ MasterLink::MasterLink(asio::io_context& io, const Clock& clock, TaskManager& ta
   });
   router_.Add(rpc::kAgentSimFault, [this](const CallContext&, v1::SimFaultRequest req,
                                           Responder<v1::SimFaultResponse> r) {
-    Board* board = tasks_.board(req.board());
+    Board* board = tasks_.boards().board(req.board());
     if (board == nullptr) {
       return r.Fail(InvalidArgument("node " + options_.node_name + " has no board " +
                                     std::to_string(req.board())));
@@ -291,7 +291,7 @@ void MasterLink::SendRegister() {
     if (link.to_node().empty()) link.set_to_node(options_.node_name);
     *node->add_links() = std::move(link);
   }
-  for (const auto& b : tasks_.DescribeBoards()) *node->add_boards() = b;
+  for (const auto& b : tasks_.boards().Describe()) *node->add_boards() = b;
   std::vector<TaskKey> ended;
   for (const auto& s : tasks_.Snapshot()) {
     *req.add_tasks() = s;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "nodeagent/hal/board.h"
 #include "proto/node.pb.h"
@@ -58,6 +59,11 @@ struct Task {
   v1::Checkpoint checkpoint;                     // the latest the master was told of
   int64_t checkpoint_seen_ms = 0;                // when the directory was last looked at
 
+  // Records why the task stops (or ended other than on its own); no signal goes out.
+  void SetStop(TaskStop why) {
+    stop = std::move(why);
+    if (phase != TaskPhase::kEnded) phase = TaskPhase::kStopping;
+  }
   bool stopping() const { return phase == TaskPhase::kStopping; }
   bool ended() const { return phase == TaskPhase::kEnded; }
   const TaskKey& key() const { return launch.key; }

@@ -38,20 +38,7 @@ TaskManager::TaskManager(const Clock& clock, std::vector<std::unique_ptr<Board>>
       options_(std::move(options)),
       gateway_(gateway),
       records_(records ? std::move(records) : std::make_unique<FileTaskRecords>()),
-      boards_(std::move(boards)) {
-  for (const auto& b : boards_) {
-    const v1::BoardInfo info = b->Describe();
-    allocators_.emplace_back(info);
-    auto& dead = dead_seen_.emplace_back();
-    for (const auto& c : info.dead_cores()) dead.insert({c.x(), c.y()});
-  }
-}
-
-std::vector<v1::BoardInfo> TaskManager::DescribeBoards() const {
-  std::vector<v1::BoardInfo> out;
-  for (const auto& b : boards_) out.push_back(b->Describe());
-  return out;
-}
+      boards_(std::move(boards)) {}
 
 Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
   const TaskKey key{req.job_id(), req.index(), req.attempt()};
@@ -60,19 +47,14 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
     return InvalidArgument("node " + options_.node_name + " has no board " +
                            std::to_string(req.board()));
   }
-  auto mapping = allocators_[req.board()].Allocate(key, req.task().resources(),
-                                                   req.has_hint() ? &req.hint() : nullptr);
+  auto mapping = boards_.Place(req.board(), key, req.task().resources(),
+                               req.has_hint() ? &req.hint() : nullptr);
   if (!mapping.ok()) return mapping.status();
-  std::vector<v1::CoreXY> cores(mapping->cores().begin(), mapping->cores().end());
-  if (Status s = boards_[req.board()]->Configure(key, cores); !s.ok()) {
-    allocators_[req.board()].Free(key);
-    return Status(Code::kResourceExhausted, "board refused the cores: " + s.message());
-  }
 
   const std::string name = TaskDirName(req.job_id(), req.index(), req.attempt());
   const std::string dir = options_.data_dir + "/tasks/" + name;
   mapping->set_mapping_file(dir + "/mapping.json");
-  const v1::BoardInfo board_info = boards_[req.board()]->Describe();
+  const v1::BoardInfo board_info = boards_.board(req.board())->Describe();
   RunAsPolicy policy;
   policy.allow_root = options_.allow_root_tasks;
   policy.node_name = options_.node_name;
@@ -114,7 +96,7 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
   spec.stderr_path = dir + "/stderr";
   spec.shepherd = options_.shepherd;
   spec.exit_file = dir + "/exit_status";
-  spec.lease_file = LeaseFile();
+  spec.lease_file = lease_file_;
   spec.lease_ms = lease_ms_;
   spec.hold_start = true;  // runs once its record is saved: see Release below
   task.launch.stdout_path = spec.stdout_path;
@@ -149,8 +131,7 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
       orphan_cgroups_.push_back(task.launch.cgroup);  // Poll removes it once its processes are gone
     }
     if (gateway_ != nullptr) gateway_->RemoveTask(key);
-    allocators_[req.board()].Free(key);
-    boards_[req.board()]->Release(key);
+    boards_.Release(req.board(), key);
     v1::TaskStatus failed = StatusOf(task);
     failed.set_state(failed_as);
     failed.set_detail(started.message());
@@ -169,7 +150,7 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
 Status TaskManager::PrepareFiles(const Task& task, const std::string& dir, const RunAs& who) {
   SNN_RETURN_IF_ERROR(PrepareTaskDir(dir, who));
   const v1::LaunchRequest& req = task.launch.request;
-  SNN_RETURN_IF_ERROR(WriteMappingFile(task.mapping, boards_[req.board()]->Describe()));
+  SNN_RETURN_IF_ERROR(WriteMappingFile(task.mapping, boards_.board(req.board())->Describe()));
   SNN_RETURN_IF_ERROR(GiveFile(task.mapping.mapping_file(), who, 0400));
   if (gateway_ != nullptr) {
     SNN_RETURN_IF_ERROR(
@@ -196,11 +177,6 @@ Status TaskManager::ConfineTask(const Task& task, pid_t pid) {
   limits.max_pids = spec.max_processes() ? spec.max_processes() : options_.default_max_processes;
   SNN_RETURN_IF_ERROR(options_.cgroups->Create(task.launch.cgroup, limits));
   return options_.cgroups->AddProcess(task.launch.cgroup, pid);
-}
-
-bool TaskManager::CgroupEmpty(const Task& task) {
-  if (options_.cgroups == nullptr) return true;
-  return options_.cgroups->KillAll(task.launch.cgroup);
 }
 
 Status TaskManager::SaveRecord(const Task& task, const v1::LaunchRequest& req) {
@@ -254,19 +230,13 @@ void TaskManager::Adopt(const v1::AgentTaskRecord& record, const std::string& re
   task.launch.attached = true;
   if (record.stop_as() != v1::TASK_STATE_UNSPECIFIED) {  // an earlier agent was stopping it
     // Its grace is over: SIGKILL at the next poll.
-    SetStop(task, TaskStop{record.stop_as(), record.stop_reason(), clock_.NowMs()});
+    task.SetStop(TaskStop{record.stop_as(), record.stop_reason(), clock_.NowMs()});
   }
   uint64_t start_time = 0;
   const bool alive =
       ProcessAlive(task.process.pid, &start_time) && start_time == record.proc_start_time();
-  if (req.board() < boards_.size()) {
-    Status s = allocators_[req.board()].Claim(key, task.launch.resources, task.mapping);
-    if (s.ok()) {
-      std::vector<v1::CoreXY> cores(task.mapping.cores().begin(), task.mapping.cores().end());
-      (void)boards_[req.board()]->Configure(key, cores);
-    } else {
-      LOG(ERROR) << "job " << key.job_id << " task " << key.index << ": " << s.message();
-    }
+  if (Status s = boards_.Claim(req.board(), key, task.launch.resources, task.mapping); !s.ok()) {
+    LOG(ERROR) << "job " << key.job_id << " task " << key.index << ": " << s.message();
   }
   if (!alive) {  // it ended while no agent watched: the shepherd's file says how
     task.process.exited = true;
@@ -281,7 +251,7 @@ void TaskManager::Adopt(const v1::AgentTaskRecord& record, const std::string& re
 }
 
 void TaskManager::RenewLease() {
-  const std::string file = LeaseFile();
+  const std::string& file = lease_file_;
   const std::string tmp = file + ".tmp";
   { std::ofstream(tmp) << lease_ms_ << "\n"; }
   std::error_code ec;
@@ -293,13 +263,13 @@ void TaskManager::TakeShepherdReport(Task& task) {
   task.process.exit_code = report.exit_code;
   task.process.term_signal = report.known ? report.term_signal : SIGKILL;
   if (report.lost) {
-    SetStop(task, TaskStop{v1::TASK_LOST,
-                           "its shepherd stopped it: the agent's lease on the master ran out"});
+    task.SetStop(TaskStop{v1::TASK_LOST,
+                          "its shepherd stopped it: the agent's lease on the master ran out"});
   } else if (report.failed) {
-    SetStop(task, TaskStop{v1::TASK_LAUNCH_FAILED, report.detail});
+    task.SetStop(TaskStop{v1::TASK_LAUNCH_FAILED, report.detail});
     task.process.term_signal = 0;
   } else if (report.unstarted) {
-    SetStop(task, TaskStop{v1::TASK_LOST, "the agent stopped before the task could start"});
+    task.SetStop(TaskStop{v1::TASK_LOST, "the agent stopped before the task could start"});
     task.process.term_signal = 0;
   }
 }
@@ -313,15 +283,10 @@ void TaskManager::Kill(const TaskKey& key, const std::string& reason) {
 void TaskManager::BeginStop(Task& task, v1::TaskState as, const std::string& reason) {
   LOG(INFO) << "stopping job " << task.launch.key.job_id << " task " << task.launch.key.index
             << ": " << reason;
-  SetStop(task, TaskStop{as, reason, clock_.NowMs() + options_.kill_grace_ms});
+  task.SetStop(TaskStop{as, reason, clock_.NowMs() + options_.kill_grace_ms});
   RecordStop(task);
   SignalGroup(task.process.pid, SIGTERM);
   SignalGroup(task.process.pid, SIGCONT);
-}
-
-void TaskManager::SetStop(Task& task, TaskStop stop) {
-  task.stop = std::move(stop);
-  if (!task.ended()) task.phase = TaskPhase::kStopping;
 }
 
 void TaskManager::RecordStop(const Task& task) {
@@ -370,7 +335,8 @@ void TaskManager::Poll() {
       SignalGroup(task.process.pid, SIGKILL);
       continue;
     }
-    if (!CgroupEmpty(task)) continue;  // processes that left the group die with the task too
+    // Processes that left the group die with the task too.
+    if (options_.cgroups != nullptr && !options_.cgroups->KillAll(task.launch.cgroup)) continue;
     Finish(task);
   }
   MaintainCheckpoints(now);
@@ -396,9 +362,9 @@ void TaskManager::Finish(Task& task) {
       const v1::TaskSpec& spec = task.launch.request.task();
       const uint64_t mb = spec.memory_mb() ? spec.memory_mb() : options_.default_memory_mb;
       // It ended on its own (not stopped by us), with a reason.
-      SetStop(task,
-              TaskStop{v1::TASK_EXITED, "out of memory: the kernel killed it at its limit of " +
-                                            std::to_string(mb) + " MiB (task.memory_mb)"});
+      task.SetStop(
+          TaskStop{v1::TASK_EXITED, "out of memory: the kernel killed it at its limit of " +
+                                        std::to_string(mb) + " MiB (task.memory_mb)"});
     }
     if (!options_.cgroups->Remove(task.launch.cgroup)) {
       LOG(WARNING) << "cannot remove the cgroup of job " << task.launch.key.job_id << " task "
@@ -421,8 +387,7 @@ void TaskManager::Finish(Task& task) {
     }
   }
   if (gateway_ != nullptr) gateway_->RemoveTask(task.launch.key);
-  allocators_[task.launch.board].Free(task.launch.key);
-  boards_[task.launch.board]->Release(task.launch.key);
+  boards_.Release(task.launch.board, task.launch.key);
   LOG(INFO) << "job " << task.launch.key.job_id << " task " << task.launch.key.index
             << " ended: " << v1::TaskState_Name(task.final_state) << " code "
             << task.process.exit_code << " signal " << task.process.term_signal;
@@ -478,21 +443,12 @@ void TaskManager::Acknowledge(const std::vector<TaskKey>& keys) {
   }
 }
 
-Board* TaskManager::board(uint32_t index) {
-  return index < boards_.size() ? boards_[index].get() : nullptr;
-}
-
 std::string TaskManager::ReconcileBoard(uint32_t index) {
-  if (index >= boards_.size()) return "";
-  const v1::BoardInfo info = boards_[index]->Describe();
+  Board* board = boards_.board(index);
+  if (board == nullptr) return "";
+  const std::vector<v1::CoreXY> died = boards_.NewlyDead(index);
   const std::string where = options_.node_name + "/" + std::to_string(index);
-  std::vector<v1::CoreXY> died;
-  for (const auto& c : info.dead_cores()) {
-    if (dead_seen_[index].insert({c.x(), c.y()}).second) {
-      allocators_[index].MarkDead(c.x(), c.y());
-      died.push_back(c);
-    }
-  }
+  const v1::BoardInfo info = board->Describe();
   if (info.health() == 0) {  // a failed board runs nothing
     int stopped = 0;
     for (auto& [key, task] : tasks_) {
@@ -531,18 +487,13 @@ std::string TaskManager::ReconcileBoard(uint32_t index) {
 }
 
 bool TaskManager::Remap(Task& task) {
-  BoardAllocator& alloc = allocators_[task.launch.board];
-  alloc.Free(task.launch.key);
-  boards_[task.launch.board]->Release(task.launch.key);
-  const std::string mapping_file = task.mapping.mapping_file();
-  auto mapping = alloc.Allocate(task.launch.key, task.launch.resources);
+  const uint32_t board = task.launch.board;
+  auto mapping =
+      boards_.Move(board, task.launch.key, task.launch.resources, task.mapping.mapping_file());
   if (!mapping.ok()) return false;
-  mapping->set_mapping_file(mapping_file);
-  std::vector<v1::CoreXY> cores(mapping->cores().begin(), mapping->cores().end());
-  (void)boards_[task.launch.board]->Configure(task.launch.key, cores);
   task.mapping = *mapping;
   // Logical core i is still logical core i; the task finds where it now lives in its file.
-  if (Status s = WriteMappingFile(task.mapping, boards_[task.launch.board]->Describe()); !s.ok()) {
+  if (Status s = WriteMappingFile(task.mapping, boards_.board(board)->Describe()); !s.ok()) {
     LOG(ERROR) << s.message();
   }
   if (Status s = SaveRecord(task, task.launch.request); !s.ok()) LOG(ERROR) << s.message();

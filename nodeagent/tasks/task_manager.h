@@ -10,13 +10,12 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <set>
 #include <string>
 #include <vector>
 
 #include "common/base/clock.h"
-#include "nodeagent/boards/board_allocator.h"
 #include "nodeagent/boards/board_config.h"
+#include "nodeagent/boards/task_boards.h"
 #include "nodeagent/hal/board.h"
 #include "nodeagent/spikes/spike_gateway.h"
 #include "nodeagent/tasks/task.h"
@@ -56,9 +55,6 @@ class TaskManager {
               TaskManagerOptions options, SpikeGateway* gateway = nullptr,
               std::unique_ptr<TaskRecords> records = nullptr);
 
-  // Measures every board through the HAL (throughput, latency); see Board::Fingerprint.
-  void FingerprintBoards();
-
   // Re-attaches to the tasks a previous agent left running (or that ended meanwhile), from the
   // records in the data dir. Call once, before the first launch.
   void Recover();
@@ -93,8 +89,9 @@ class TaskManager {
   // Kills every task's process group with SIGKILL; Poll then sees them go.
   void KillAll();
 
-  // Board `index` (null if there is none): fault injection goes to it directly.
-  Board* board(uint32_t index);
+  // The node's boards (fault injection goes to a board directly; see ReconcileBoard).
+  TaskBoards& boards() { return boards_; }
+  const TaskBoards& boards() const { return boards_; }
   // Brings the tasks on board `index` in line with what the board reports now (after a fault,
   // injected or found): a core that died is never handed out again, and a task holding it moves
   // to other free live cores with the same logical core IDs (new mapping file) or, when the
@@ -111,7 +108,6 @@ class TaskManager {
     v1::SpikeUsage usage;
   };
   std::vector<TaskView> RunningTasks() const;
-  std::vector<v1::BoardInfo> DescribeBoards() const;
   void set_on_ended(std::function<void()> fn) { on_ended_ = std::move(fn); }
 
   // Task directories are under data_dir()/tasks/.
@@ -121,8 +117,6 @@ class TaskManager {
   void BeginStop(Task& task, v1::TaskState as, const std::string& reason);
   // Stops the task at once (SIGKILL) and reports it lost: the node's fault, not the job's.
   void Lose(Task& task, const std::string& reason);
-  // Records why the task stops (or ended other than on its own); no signal goes out.
-  static void SetStop(Task& task, TaskStop stop);
   // Saves the stop's intent in the task's record before any signal goes out.
   void RecordStop(const Task& task);
   Status SaveRecord(const Task& task, const v1::LaunchRequest& req);
@@ -136,26 +130,23 @@ class TaskManager {
   Status PrepareFiles(const Task& task, const std::string& dir, const RunAs& who);
   // Its cgroup with the job's limits (or the node's defaults), holding `pid`.
   Status ConfineTask(const Task& task, pid_t pid);
-  // Whether every process of the task's cgroup is gone (killing what is left).
-  bool CgroupEmpty(const Task& task);
   // Loads the task's network on its board and opens its plane in the gateway.
   Status OpenSpikePlane(const Task& task);
   v1::SpikeUsage CountedUsage(const Task& task) const;
   void TakeShepherdReport(Task& task);
-  std::string LeaseFile() const { return options_.data_dir + "/lease"; }
   v1::TaskStatus StatusOf(const Task& task) const;
 
   // Constant after construction.
   const Clock& clock_;
   const TaskManagerOptions options_;
+  // Renewed while the master answers; every task's shepherd watches it.
+  const std::string lease_file_ = options_.data_dir + "/lease";
   CheckpointStore checkpoints_{options_.checkpoint_root, options_.checkpoint_keep_ms};
   int64_t checkpoints_swept_ms_ = 0;
   SpikeGateway* const gateway_;
   const std::unique_ptr<TaskRecords> records_;
-  std::vector<std::unique_ptr<Board>> boards_;
+  TaskBoards boards_;
 
-  std::vector<BoardAllocator> allocators_;                          // by board index
-  std::vector<std::set<std::pair<uint32_t, uint32_t>>> dead_seen_;  // by board: cores known dead
   std::map<TaskKey, Task> tasks_;
   std::map<pid_t, TaskKey> by_pid_;
   // Cgroups of launches that failed after their shepherd started: removed once empty.

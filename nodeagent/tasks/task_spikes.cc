@@ -24,16 +24,6 @@ v1::SpikeUsage ToProto(const wire::UsageCounters& c, double rate_ksps) {
 
 }  // namespace
 
-void TaskManager::FingerprintBoards() {
-  for (size_t i = 0; i < boards_.size(); ++i) {
-    boards_[i]->Fingerprint();
-    const v1::BoardInfo info = boards_[i]->Describe();
-    LOG(INFO) << "board " << i << " (" << info.type() << "): capacity " << info.ksps()
-              << " KSPS, measured " << info.measured_ksps() << " KSPS, latency "
-              << info.latency_us() << " us";
-  }
-}
-
 Status TaskManager::OpenSpikePlane(const Task& task) {
   if (gateway_ == nullptr) return Status::Ok();
   // The network comes in the launch request (the master validated it): the agent never opens a
@@ -45,7 +35,7 @@ Status TaskManager::OpenSpikePlane(const Task& task) {
   }
   v1::Model model = spec.network();
   if (spec.has_network()) SNN_RETURN_IF_ERROR(ValidateModel(model));
-  Board& board = *boards_[task.launch.board];
+  Board& board = *boards_.board(task.launch.board);
   auto network = board.LoadNetwork(spec.has_network() ? &model : nullptr,
                                    static_cast<uint32_t>(task.mapping.cores_size()));
   if (!network.ok()) {
