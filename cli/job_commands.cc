@@ -9,6 +9,7 @@
 #include "cli/job_columns.h"
 #include "cli/job_control_commands.h"
 #include "cli/job_file.h"
+#include "cli/model_import.h"
 #include "cli/policy_commands.h"
 #include "cli/session.h"
 #include "cli/time_arg.h"
@@ -16,7 +17,6 @@
 #include "common/base/duration.h"
 #include "common/base/job_validation.h"
 #include "common/model/model.h"
-#include "common/model/nir_model.h"
 #include "common/rpc/rpc_client.h"
 #include "proto/node.pb.h"
 #include "proto/policy.pb.h"
@@ -68,7 +68,7 @@ Result<uint32_t> NeuronsPerCore(const CliOptions& o, const std::string& board_ty
 Status ResolveModel(const CliOptions& o, v1::JobSpec& spec) {
   auto* r = spec.mutable_task()->mutable_resources();
   if (r->model().empty()) return Status::Ok();
-  auto model = LoadAnyModelFile(r->model());
+  auto model = LoadModelOfJob(r->model());
   if (!model.ok()) return model.status();
   auto npc = NeuronsPerCore(o, r->board_type(), spec.pool().empty() ? "default" : spec.pool());
   if (!npc.ok()) return npc.status();
@@ -182,7 +182,7 @@ int Estimate(const CliOptions& o, std::ostream& out, std::ostream& err) {
     return Fail(err, InvalidArgument("usage: snnctl estimate MODEL.json|MODEL.nir [--board-type T] "
                                      "[--input-rate HZ] [--neurons-per-core N]"));
   }
-  auto model = LoadAnyModelFile(o.args[1]);
+  auto model = LoadModelOfJob(o.args[1]);
   if (!model.ok()) return Fail(err, model.status());
   uint32_t npc = o.neurons_per_core;
   std::string where = std::to_string(npc) + " neurons per core";

@@ -16,12 +16,29 @@
 #include "common/base/duration.h"
 #include "common/base/job_validation.h"
 #include "common/model/model.h"
-#include "common/model/nir_model.h"
 #include "common/rpc/rpc_client.h"
 #include "proto/node.pb.h"
 #include "proto/policy.pb.h"
 
 namespace snn {
+namespace {
+
+// "node1/2", or "node1/board2" as reasons and job details print it: the node and the board.
+bool ParseBoardRef(const std::string& text, std::string& node, uint32_t& board) {
+  const size_t slash = text.rfind('/');
+  if (slash == std::string::npos || slash == 0) return false;
+  std::string index = text.substr(slash + 1);
+  if (index.rfind("board", 0) == 0) index = index.substr(5);
+  if (index.empty() || index.size() > 9 ||
+      !std::all_of(index.begin(), index.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return false;
+  }
+  node = text.substr(0, slash);
+  board = static_cast<uint32_t>(std::stoul(index));
+  return true;
+}
+
+}  // namespace
 
 int Pool(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (o.args.size() != 2 || o.args[1] != "status") {
@@ -119,15 +136,9 @@ int Drain(const CliOptions& o, std::ostream& out, std::ostream& err) {
   req.set_board(-1);
   std::string target = o.args[2];
   if (board) {
-    const size_t slash = target.rfind('/');
-    unsigned index = 0;
-    char extra = 0;
-    if (slash == std::string::npos || slash == 0 ||
-        sscanf(target.c_str() + slash + 1, "%u%c", &index, &extra) != 1) {
-      return Fail(err, usage);
-    }
+    uint32_t index = 0;
+    if (!ParseBoardRef(o.args[2], target, index)) return Fail(err, usage);
     req.set_board(static_cast<int32_t>(index));
-    target = target.substr(0, slash);
   }
   req.set_node(target);
   auto resp = Call(o, rpc::kDrain, req);
@@ -159,19 +170,16 @@ int Sim(const CliOptions& o, std::ostream& out, std::ostream& err) {
   } else {
     return Fail(err, usage);
   }
-  const std::string& where = o.args[2];
-  const size_t slash = where.rfind('/');
-  unsigned board = 0, x = 0, y = 0;
+  std::string node;
+  uint32_t board = 0;
+  unsigned x = 0, y = 0;
   char comma = 0, extra = 0;
-  if (slash == std::string::npos || slash == 0 ||
-      sscanf(where.c_str() + slash + 1, "%u%c", &board, &extra) != 1) {
-    return Fail(err, usage);
-  }
+  if (!ParseBoardRef(o.args[2], node, board)) return Fail(err, usage);
   if (req.kind() == v1::SimFaultRequest::KILL_CORE &&
       (sscanf(o.args[3].c_str(), "%u%c%u%c", &x, &comma, &y, &extra) != 3 || comma != ',')) {
     return Fail(err, usage);
   }
-  req.set_node(where.substr(0, slash));
+  req.set_node(node);
   req.set_board(board);
   req.set_x(x);
   req.set_y(y);

@@ -5,6 +5,7 @@
 
 #include "cli/format.h"
 #include "cli/session.h"
+#include "common/base/duration.h"
 #include "proto/policy.pb.h"
 
 namespace snn {
@@ -114,18 +115,20 @@ int PolicyShow(const CliOptions& o, std::ostream& out, std::ostream& err) {
   const auto& p = c.priority();
   out << "scheduler: backfill " << c.backfill() << ", backfill order " << c.backfill_order();
   if (c.backfill_order() == "shortest_first" && c.backfill_age_first_after_s() > 0) {
-    out << " (jobs waiting over " << c.backfill_age_first_after_s() << " s first)";
+    out << " (jobs waiting over " << FormatDurationUnit(c.backfill_age_first_after_s())
+        << " first)";
   }
-  out << ", preemption " << (c.preemption() ? "on" : "off") << " (grace " << c.preempt_grace_s()
-      << " s)";
+  out << ", preemption " << (c.preemption() ? "on" : "off") << " (grace "
+      << FormatDurationUnit(c.preempt_grace_s()) << ")";
   if (c.has_max_lost_requeues())
     out << ", at most " << c.max_lost_requeues() << " requeues after lost tasks";
   out << "\n";
   out << "priority weights: age " << p.age_weight() << ", fairshare " << p.fairshare_weight()
       << ", size " << p.size_weight() << (p.favor_small() ? " (favoring small)" : "") << ", queue "
       << p.queue_weight() << ", job " << p.job_weight() << ", slowdown " << p.slowdown_weight()
-      << "; full age after " << p.max_age_s() << " s; fair-share half-life "
-      << p.fairshare_half_life_s() << " s; starvation guard " << p.starve_after_s() << " s";
+      << "; full age after " << FormatDurationUnit(p.max_age_s()) << "; fair-share half-life "
+      << FormatDurationUnit(p.fairshare_half_life_s()) << "; starvation guard "
+      << FormatDurationUnit(p.starve_after_s());
   if (p.accrue_per_tenant() > 0) {
     out << "; waiting time accrues for " << p.accrue_per_tenant() << " jobs per tenant";
   }

@@ -31,7 +31,8 @@ std::vector<prometheus::MetricFamily> AgentMetrics(const TaskManager& tasks, boo
   };
   std::map<uint32_t, BoardUse> board_use;
   for (const auto& t : running) {
-    const std::string job = std::to_string(t.key.job_id);
+    // Jobs as their tenants know them (snnctl shows per-tenant numbers).
+    const std::string job = std::to_string(t.tenant_job_id);
     const std::string task = std::to_string(t.key.index);
     const std::pair<const char*, uint64_t> kinds[] = {
         {"admitted", t.usage.injected()},   {"throttled", t.usage.throttled()},
@@ -39,10 +40,11 @@ std::vector<prometheus::MetricFamily> AgentMetrics(const TaskManager& tasks, boo
         {"dropped", t.usage.dropped()},     {"refused", t.usage.refused()},
         {"output", t.usage.outputs()}};
     for (const auto& [kind, n] : kinds) {
-      AddSample(spikes, static_cast<double>(n), {{"job", job}, {"task", task}, {"kind", kind}});
+      AddSample(spikes, static_cast<double>(n),
+                {{"tenant", t.tenant}, {"job", job}, {"task", task}, {"kind", kind}});
     }
-    AddSample(rate, t.usage.rate_ksps(), {{"job", job}, {"task", task}});
-    AddSample(budget, t.resources.ksps(), {{"job", job}, {"task", task}});
+    AddSample(rate, t.usage.rate_ksps(), {{"tenant", t.tenant}, {"job", job}, {"task", task}});
+    AddSample(budget, t.resources.ksps(), {{"tenant", t.tenant}, {"job", job}, {"task", task}});
     BoardUse& b = board_use[t.board];
     b.cores += t.resources.cores();
     b.ksps += t.resources.ksps();

@@ -68,6 +68,12 @@ DEFINE_bool(allow_root_tasks, false,
 DEFINE_string(cgroups, "auto",
               "each task's cgroup, with its memory and process limits: auto (v2 if its memory and "
               "pids controllers are available, else v1, else none, with a warning), v2, v1, off");
+DEFINE_string(task_path, "/usr/local/bin:/usr/bin:/bin",
+              "the PATH every task starts with (a job's task.env may set its own); tasks never "
+              "inherit the agent's environment");
+DEFINE_uint64(task_memory_max_mb, 0,
+              "the most memory a job may ask for a task (task.memory_mb), MiB (0: this node's "
+              "physical memory)");
 DEFINE_uint64(task_memory_mb, 4096, "memory limit of a task whose job gives no task.memory_mb");
 DEFINE_uint32(task_max_processes, 4096,
               "process and thread limit of a task whose job gives no task.max_processes");
@@ -167,7 +173,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   config.tasks.checkpoint_keep_ms = static_cast<int64_t>(*keep) * 1000;
-  config.tasks.base_env = snn::CurrentEnvironment();
+  config.tasks.base_env = {{"PATH", FLAGS_task_path}};
+  config.tasks.max_memory_mb =
+      FLAGS_task_memory_max_mb > 0
+          ? FLAGS_task_memory_max_mb
+          : static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE) >> 20;
   config.tasks.shepherd = FLAGS_shepherd;
   if (config.tasks.shepherd.empty()) {
     config.tasks.shepherd =

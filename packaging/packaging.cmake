@@ -19,7 +19,7 @@ install(FILES ${CMAKE_SOURCE_DIR}/etc/systemd/snn-agent.service
 install(FILES ${CMAKE_SOURCE_DIR}/etc/snn-agent.flags ${CMAKE_SOURCE_DIR}/etc/boards.yaml
         DESTINATION /etc/snn COMPONENT agent)
 
-install(TARGETS snnctl snn-ca RUNTIME DESTINATION bin COMPONENT cli)
+install(TARGETS snnctl snn-nir-import snn-ca RUNTIME DESTINATION bin COMPONENT cli)
 install(FILES ${SNN_PKG}/snnctl/snnctl.bash-completion DESTINATION share/bash-completion/completions
         RENAME snnctl COMPONENT cli)
 install(FILES ${CMAKE_SOURCE_DIR}/README.md DESTINATION share/doc/snnctl COMPONENT cli)

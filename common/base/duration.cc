@@ -84,4 +84,12 @@ std::string FormatDurationSeconds(uint64_t seconds) {
   return buf;
 }
 
+std::string FormatDurationUnit(uint64_t seconds) {
+  if (seconds == 0) return "0s";
+  if (seconds % 86400 == 0) return std::to_string(seconds / 86400) + "d";
+  if (seconds % 3600 == 0) return std::to_string(seconds / 3600) + "h";
+  if (seconds % 60 == 0) return std::to_string(seconds / 60) + "m";
+  return std::to_string(seconds) + "s";
+}
+
 }  // namespace snn

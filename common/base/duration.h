@@ -15,4 +15,8 @@ Result<uint64_t> ParseDurationSeconds(const std::string& text);
 // 3725 -> "1:02:05", 90061 -> "1-01:01:01".
 std::string FormatDurationSeconds(uint64_t seconds);
 
+// As files write durations, in the largest unit that is exact: 50400 -> "14h", 5400 -> "90m",
+// 604800 -> "7d", 61 -> "61s", 0 -> "0s". ParseDurationSeconds reads it back.
+std::string FormatDurationUnit(uint64_t seconds);
+
 }  // namespace snn

@@ -7,6 +7,13 @@
 namespace snn {
 namespace {
 
+// `s` with each NUL shown as \0, for a message.
+std::string CEscapeNul(const std::string& s) {
+  std::string out;
+  for (char c : s) out += c == '\0' ? std::string("\\0") : std::string(1, c);
+  return out.substr(0, 128);
+}
+
 Status CheckRange(const char* field, uint64_t value, uint64_t lo, uint64_t hi) {
   if (value < lo || value > hi) {
     return InvalidArgument(std::string(field) + " is " + std::to_string(value) +
@@ -94,6 +101,19 @@ Status ValidateJobSpec(const v1::JobSpec& spec) {
   }
   const auto& task = spec.task();
   if (task.command().empty()) return InvalidArgument("task.command is required");
+  // A C string ends at its first NUL: what would run is not what was submitted.
+  const auto has_nul = [](const std::string& s) { return s.find('\0') != std::string::npos; };
+  if (has_nul(task.command())) return InvalidArgument("task.command holds a NUL character");
+  for (int i = 0; i < task.args_size(); ++i) {
+    if (has_nul(task.args(i))) {
+      return InvalidArgument("task.args[" + std::to_string(i) + "] holds a NUL character");
+    }
+  }
+  if (has_nul(task.workdir())) return InvalidArgument("task.workdir holds a NUL character");
+  if (!task.workdir().empty() && task.workdir()[0] != '/') {
+    return InvalidArgument("task.workdir must be an absolute path (it is '" +
+                           task.workdir().substr(0, 128) + "')");
+  }
   if (task.args_size() > static_cast<int>(JobLimits::kMaxArgs)) {
     return InvalidArgument("task.args has more than " + std::to_string(JobLimits::kMaxArgs) +
                            " entries");
@@ -103,8 +123,11 @@ Status ValidateJobSpec(const v1::JobSpec& spec) {
                            " entries");
   }
   for (const auto& [key, value] : task.env()) {
-    if (key.empty() || key.find('=') != std::string::npos) {
-      return InvalidArgument("task.env has a bad variable name '" + key + "'");
+    if (key.empty() || key.find('=') != std::string::npos || has_nul(key)) {
+      return InvalidArgument("task.env has a bad variable name '" + CEscapeNul(key) + "'");
+    }
+    if (has_nul(value)) {
+      return InvalidArgument("task.env." + key + " holds a NUL character");
     }
     if (key.rfind("SNN_", 0) == 0) {
       return InvalidArgument("task.env may not set " + key +

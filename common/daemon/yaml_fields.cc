@@ -12,9 +12,18 @@
 namespace snn {
 namespace {
 
-// Duplicate keys anywhere, and depth.
-Status CheckTree(const YAML::Node& node, const std::string& what, int depth) {
+// Values a document may hold once its aliases are expanded: far above any real job, policy or
+// boards file, far below what makes a walk over it take long (an alias bomb: each level refers
+// to the one below ten times).
+constexpr size_t kMaxYamlValues = 1'000'000;
+
+// Duplicate keys anywhere, depth, and the size with aliases expanded (`visited` counts).
+Status CheckTree(const YAML::Node& node, const std::string& what, int depth, size_t& visited) {
   if (depth > 32) return InvalidArgument(what + " nests deeper than 32 levels");
+  if (++visited > kMaxYamlValues) {
+    return InvalidArgument(what + " holds more than " + std::to_string(kMaxYamlValues) +
+                           " values once its aliases (*name) are expanded");
+  }
   if (node.IsMap()) {
     std::set<std::string> seen;
     for (const auto& kv : node) {
@@ -23,10 +32,12 @@ Status CheckTree(const YAML::Node& node, const std::string& what, int depth) {
         return InvalidArgument(what + " has the key '" + key + "' twice (line " +
                                std::to_string(kv.first.Mark().line + 1) + ")");
       }
-      SNN_RETURN_IF_ERROR(CheckTree(kv.second, what, depth + 1));
+      SNN_RETURN_IF_ERROR(CheckTree(kv.second, what, depth + 1, visited));
     }
   } else if (node.IsSequence()) {
-    for (const auto& item : node) SNN_RETURN_IF_ERROR(CheckTree(item, what, depth + 1));
+    for (const auto& item : node) {
+      SNN_RETURN_IF_ERROR(CheckTree(item, what, depth + 1, visited));
+    }
   }
   return Status::Ok();
 }
@@ -85,7 +96,10 @@ class DocumentCounter : public YAML::EventHandler {
 
 }  // namespace
 
-Result<YAML::Node> LoadYamlDocument(const std::string& text, const std::string& what) {
+Result<YAML::Node> LoadYamlDocument(const std::string& bytes, const std::string& what) {
+  const TextOrError decoded = DecodeUnicodeText(bytes);
+  if (!decoded.error.empty()) return InvalidArgument(what + " " + decoded.error);
+  const std::string& text = decoded.text;
   size_t bad_at = 0;
   if (!ValidUtf8(text, bad_at)) {
     return InvalidArgument(what + " is not UTF-8 text (byte " + std::to_string(bad_at) + ")");
@@ -107,7 +121,8 @@ Result<YAML::Node> LoadYamlDocument(const std::string& text, const std::string& 
                              " YAML documents; give one");
     }
     YAML::Node root = YAML::Load(text);
-    SNN_RETURN_IF_ERROR(CheckTree(root, what, 0));
+    size_t visited = 0;
+    SNN_RETURN_IF_ERROR(CheckTree(root, what, 0, visited));
     return root;
   } catch (const YAML::Exception& e) {
     return InvalidArgument(what + " is not valid YAML: " + e.msg + " (line " +

@@ -12,10 +12,11 @@
 
 namespace snn {
 
-// Parses `text` as exactly one YAML document: valid UTF-8, at most 32 levels deep, no mapping
-// with a key twice. `what` names the file in errors ("the job file"). YAML errors are returned,
-// not thrown.
-Result<YAML::Node> LoadYamlDocument(const std::string& text, const std::string& what);
+// Parses `bytes` as exactly one YAML document: UTF-8 (or UTF-16 with a byte order mark, as YAML
+// allows), at most 32 levels deep, no mapping with a key twice, at most a million values with
+// its aliases expanded. `what` names the file in errors ("the job file"). YAML errors are
+// returned, not thrown.
+Result<YAML::Node> LoadYamlDocument(const std::string& bytes, const std::string& what);
 
 // `node` must be a mapping whose keys are all in `known`.
 Status CheckKnownFields(const YAML::Node& node, const std::string& where,

@@ -1,8 +1,10 @@
 #include "common/model/model.h"
 
 #include <google/protobuf/util/json_util.h>
+#include <sys/stat.h>
 
 #include <cmath>
+#include <fstream>
 #include <map>
 #include <set>
 
@@ -79,10 +81,23 @@ Result<v1::Model> LoadModelFile(const std::string& path) {
   return model;
 }
 
+bool LooksLikeNir(const std::string& path) {
+  // Never opens a FIFO or a device, which would block or read for ever.
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  if (path.size() > 4 && path.compare(path.size() - 4, 4, ".nir") == 0) return true;
+  std::ifstream in(path, std::ios::binary);
+  char magic[8] = {};
+  in.read(magic, sizeof magic);
+  return in.gcount() == 8 && std::string(magic, 8) == std::string("\x89HDF\r\n\x1a\n", 8);
+}
+
 Status ValidateModel(v1::Model& model) {
   if (!model.has_timestep_ms()) model.set_timestep_ms(1.0);
-  if (!(model.timestep_ms() > 0 && model.timestep_ms() <= 1000)) {
-    return InvalidArgument("timestep_ms must be greater than 0 and at most 1000");
+  // A microsecond to a second: finer steps than a microsecond no board runs, and a step far
+  // below it would make a simulated second take forever.
+  if (!(model.timestep_ms() >= 0.001 && model.timestep_ms() <= 1000)) {
+    return InvalidArgument("timestep_ms must be between 0.001 (1 us) and 1000");
   }
   if (model.populations_size() == 0) return InvalidArgument("the model has no populations");
   std::map<std::string, int64_t> sizes;
@@ -193,9 +208,11 @@ ModelEstimate EstimateModel(const v1::Model& model, uint32_t neurons_per_core,
     const auto& p = model.populations(i);
     index[p.name()] = i;
     e.neurons += p.size();
-    e.cores += static_cast<uint32_t>((p.size() + npc - 1) / npc);
+    e.cores += (static_cast<uint64_t>(p.size()) + npc - 1) / npc;
   }
-  const auto shapes = CandidateShapes(e.cores, 256, 256);
+  const auto shapes = e.cores <= 256 * 256
+                          ? CandidateShapes(static_cast<uint32_t>(e.cores), 256, 256)
+                          : decltype(CandidateShapes(1, 256, 256)){};
   if (!shapes.empty()) {
     e.shape_width = shapes[0].first;
     e.shape_height = shapes[0].second;

@@ -12,6 +12,10 @@
 namespace snn {
 
 Result<v1::Model> LoadModelFile(const std::string& path);
+
+// Whether `path` is a regular file to read as NIR (common/model/nir_model.h): named *.nir, or
+// starting as an HDF5 file does, whatever its name. Needs no HDF5.
+bool LooksLikeNir(const std::string& path);
 Result<v1::Model> ParseModelJson(const std::string& json);
 
 // Fills defaults, then checks: unique names, sizes, roles, LIF parameters, projections naming
@@ -20,7 +24,7 @@ Status ValidateModel(v1::Model& model);
 
 struct ModelEstimate {
   uint64_t neurons = 0;
-  uint32_t cores = 0;  // each population on its own cores
+  uint64_t cores = 0;  // each population on its own cores (may exceed any mesh: callers check)
   uint32_t shape_width = 0, shape_height = 0;
   double spikes_per_s = 0;  // all populations, inputs included
   double synapses = 0;      // expected, for random connectivity

@@ -445,18 +445,8 @@ Result<v1::Model> LoadNirFile(const std::string& path) {
   return model;
 }
 
-bool LooksLikeHdf5(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  char magic[8] = {};
-  in.read(magic, sizeof magic);
-  return in.gcount() == 8 && std::string(magic, 8) == std::string("\x89HDF\r\n\x1a\n", 8);
-}
-
 Result<v1::Model> LoadAnyModelFile(const std::string& path) {
-  if (!IsRegularFile(path)) return LoadModelFile(path);
-  const bool nir_name = path.size() > 4 && path.compare(path.size() - 4, 4, ".nir") == 0;
-  if (nir_name || LooksLikeHdf5(path)) return LoadNirFile(path);
-  return LoadModelFile(path);
+  return LooksLikeNir(path) ? LoadNirFile(path) : LoadModelFile(path);
 }
 
 }  // namespace snn

@@ -32,9 +32,6 @@ namespace snn {
 // Reads and validates a NIR file.
 Result<v1::Model> LoadNirFile(const std::string& path);
 
-// True if the file starts as an HDF5 file does (NIR is HDF5), whatever its name.
-bool LooksLikeHdf5(const std::string& path);
-
 // A model file of either kind: NIR (HDF5) or JSON (common/model.h), told apart by content.
 Result<v1::Model> LoadAnyModelFile(const std::string& path);
 

@@ -221,7 +221,8 @@ void JobLifecycle::SettleJob(v1::JobRecord& job, const v1::TaskRecord& ended) {
                     (ended.detail().empty() ? "" : " (" + ended.detail() + ")");
           job.set_exit_code(128 + ended.term_signal());
         } else if (ended.exit_code() != 0) {
-          failure = which + " exited with code " + std::to_string(ended.exit_code());
+          failure = which + " exited with code " + std::to_string(ended.exit_code()) +
+                    (ended.detail().empty() ? "" : " (" + ended.detail() + ")");
           job.set_exit_code(ended.exit_code());
         }
         break;

@@ -95,7 +95,7 @@ bool Reserve(PoolState& pool, const SchedJob& job, int64_t now_ms) {
     if (what_if.BoardsThatMightHold(per_task) < job.replicas) continue;
     auto gang = PlaceGang(what_if, job, nullptr, &free_now);
     if (!gang) continue;
-    pool.HoldFor(job.id, end, what_if, *gang);
+    pool.HoldFor(job, end, what_if, *gang);
     return true;
   }
   return false;
@@ -132,7 +132,7 @@ bool ReserveUnits(PoolState& pool, const SchedJob& job, uint64_t need, bool text
     }
     if (available >= need) {
       pool.reserved = true;
-      pool.holder = job.id;
+      pool.holder = &job;
       pool.shadow_ms = end;
       units.extra = available - need;
       return true;

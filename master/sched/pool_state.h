@@ -37,10 +37,10 @@ struct PoolState {
   std::vector<Placed> placed;
   std::vector<const SchedJob*> preemptible;  // the running ones that are
   std::vector<const SchedJob*> elastic;      // the running ones that are
-  bool blocked = false;   // FCFS: the first job that could not start holds the rest back
-  bool reserved = false;  // EASY: one job holds a reservation
-  uint64_t holder = 0;
-  int64_t shadow_ms = 0;  // when the reservation starts
+  bool blocked = false;              // FCFS: the first job that could not start holds the rest back
+  bool reserved = false;             // EASY: one job holds a reservation
+  const SchedJob* holder = nullptr;  // the job holding the reservation (it outlives the pass)
+  int64_t shadow_ms = 0;             // when the reservation starts
   Holds holds;
   std::vector<char> unheld;                 // by board: no hold on it
   std::vector<const PendingJob*> backfill;  // later jobs, tried once the order is known
@@ -53,10 +53,16 @@ struct PoolState {
   };
   std::optional<Units> units;
 
-  // `holder` reserves what `gang` takes on `boards` (a what-if copy of these), from `start_ms`.
-  void HoldFor(uint64_t holder_id, int64_t start_ms, const PoolBoards& boards, const Gang& gang) {
+  // The job holding the reservation, as its tenant knows it: "job 18 of tenant lab-a" (the
+  // words are shared by every waiting job of the same shape, whatever its tenant).
+  std::string HolderWords() const {
+    return "job " + std::to_string(holder->tenant_job_id ? holder->tenant_job_id : holder->id) +
+           " of tenant " + holder->tenant;
+  }
+  // `job` reserves what `gang` takes on `boards` (a what-if copy of these), from `start_ms`.
+  void HoldFor(const SchedJob& job, int64_t start_ms, const PoolBoards& boards, const Gang& gang) {
     reserved = true;
-    holder = holder_id;
+    holder = &job;
     shadow_ms = start_ms;
     holds = HoldsOf(boards, gang);
     unheld.resize(holds.size());

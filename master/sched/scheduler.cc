@@ -315,7 +315,7 @@ bool Pass::TryReclaim(PoolState& pool, const SchedJob& job) {
     GiveBackExtras(extras, n + 1, job);
     for (size_t k = 0; k <= n; ++k)
       given_back_.insert({extras[k].first->id, extras[k].second->index});
-    pool.HoldFor(job.id, in_.now_ms, trial, *gang);
+    pool.HoldFor(job, in_.now_ms, trial, *gang);
     Wait(job,
          "waiting for elastic jobs to give back " + std::to_string(n + 1) +
              " extra replica(s) to start",
@@ -342,7 +342,7 @@ bool Pass::TryReclaim(PoolState& pool, const SchedJob& job) {
     GiveBackExtras(extras, extras.size(), job);
     for (const auto& [e, t] : extras) given_back_.insert({e->id, t->index});
     // Its room is held from now on: nothing else may take it while the victims stop.
-    pool.HoldFor(job.id, in_.now_ms, trial, *gang);
+    pool.HoldFor(job, in_.now_ms, trial, *gang);
     Wait(job, "preempting job(s) " + ids + " to start", in_.now_ms);
     return true;
   }
@@ -441,7 +441,7 @@ void Pass::Consider(const PendingJob& p, bool as_backfill) {
   if (pool.reserved) {
     std::string why = Explain(pool, job);
     if (long_job && policy_.explain) {
-      why += "; starting now could delay job " + std::to_string(pool.holder);
+      why += "; starting now could delay " + pool.HolderWords();
     }
     auto shared = std::make_shared<const std::string>(std::move(why));
     pool.failed[signature] = shared;
@@ -453,7 +453,7 @@ void Pass::Consider(const PendingJob& p, bool as_backfill) {
   }
   if (!policy_.backfill) {
     pool.blocked = true;
-    pool.holder = job.id;
+    pool.holder = &job;
     --open_pools_;
   }
   Wait(job, Explain(pool, job));
@@ -501,16 +501,14 @@ void Pass::ConsiderUnits(PoolState& pool, const PendingJob& p) {
   };
   if (pool.reserved) {
     if (!long_job) return wait(waiting);
-    return wait([&] {
-      return waiting() + "; starting now could delay job " + std::to_string(pool.holder);
-    });
+    return wait([&] { return waiting() + "; starting now could delay " + pool.HolderWords(); });
   }
   if (policy_.backfill && ReserveUnits(pool, job, need, policy_.textbook_easy)) {
     return wait([&] { return waiting() + "; it holds its pool's reservation"; }, pool.shadow_ms);
   }
   if (!policy_.backfill) {
     pool.blocked = true;
-    pool.holder = job.id;
+    pool.holder = &job;
     --open_pools_;
   }
   wait(waiting);

@@ -52,6 +52,7 @@ struct TaskPlacement {
 
 struct SchedJob {
   uint64_t id = 0;
+  uint64_t tenant_job_id = 0;  // the number its tenant knows it by (0: the same as id)
   std::string pool, tenant, queue;
   const v1::Resources* resources = nullptr;  // one replica's; must outlive the pass
   uint32_t replicas = 1;                     // to start with (min); running: the active tasks

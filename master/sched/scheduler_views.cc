@@ -17,6 +17,7 @@ void SchedulerViews::SetQueuePriorities(std::map<std::string, int32_t> prioritie
 
 void SchedulerViews::Fill(const v1::JobRecord& record, SchedJob& j) const {
   j.id = record.id();
+  j.tenant_job_id = record.tenant_job_id();
   j.pool = record.spec().pool();
   j.tenant = record.tenant();
   j.queue = record.spec().queue();

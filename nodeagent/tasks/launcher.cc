@@ -271,13 +271,4 @@ std::vector<ExitedChild> ReapChildren() {
 
 void BecomeChildSubreaper() { prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); }
 
-std::map<std::string, std::string> CurrentEnvironment() {
-  std::map<std::string, std::string> env;
-  for (char** e = environ; e && *e; ++e) {
-    const char* eq = std::strchr(*e, '=');
-    if (eq) env.emplace(std::string(*e, eq - *e), std::string(eq + 1));
-  }
-  return env;
-}
-
 }  // namespace snn

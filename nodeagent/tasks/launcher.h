@@ -96,7 +96,4 @@ std::vector<ExitedChild> ReapChildren();
 // Makes this process adopt its descendants' orphans, so they can be reaped here.
 void BecomeChildSubreaper();
 
-// The current process environment as a map.
-std::map<std::string, std::string> CurrentEnvironment();
-
 }  // namespace snn

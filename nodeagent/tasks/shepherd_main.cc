@@ -118,12 +118,36 @@ std::string BecomeTask(const User& user, const std::string& workdir, const char*
     }
     return "cannot enter working directory '" + workdir + "': " + strerror(errno);
   }
-  execvp(command, args);
-  if (errno == ENOENT && std::strchr(command, '/') == nullptr) {
-    return "command '" + std::string(command) + "' not found in PATH";
+  if (std::strchr(command, '/') != nullptr) {
+    execvp(command, args);
+    if (errno == ENOENT) return "command '" + std::string(command) + "' does not exist";
+    return "cannot run '" + std::string(command) + "': " + strerror(errno);
   }
-  if (errno == ENOENT) return "command '" + std::string(command) + "' does not exist";
-  return "cannot run '" + std::string(command) + "': " + strerror(errno);
+  // Searched here rather than by execvp, which reports a command found nowhere as "Permission
+  // denied" when some directory of PATH cannot be searched.
+  const char* path = getenv("PATH");
+  const std::string dirs = path != nullptr ? path : "/usr/bin:/bin";
+  std::string not_executable;
+  for (size_t from = 0; from <= dirs.size();) {
+    size_t to = dirs.find(':', from);
+    if (to == std::string::npos) to = dirs.size();
+    const std::string dir = to > from ? dirs.substr(from, to - from) : ".";
+    const std::string candidate = dir + "/" + command;
+    struct stat st;
+    if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+      if (access(candidate.c_str(), X_OK) == 0) {
+        execvp(candidate.c_str(), args);
+        return "cannot run '" + candidate + "': " + strerror(errno);
+      }
+      if (not_executable.empty()) not_executable = candidate;
+    }
+    from = to + 1;
+  }
+  if (!not_executable.empty()) {
+    return "command '" + std::string(command) + "' is " + not_executable +
+           ", which this user may not execute";
+  }
+  return "command '" + std::string(command) + "' not found in PATH (" + dirs.substr(0, 300) + ")";
 }
 
 // Waits for the agent's go on `fd`: true once it came, false if the agent closed the pipe (or

@@ -14,6 +14,14 @@
 
 namespace snn {
 
+// How logs name a task: as its tenant knows it, then the global id the agent files it under:
+// "job 3 of tenant lab-a (global 17) task 0".
+inline std::string TaskLogName(const v1::LaunchRequest& request) {
+  return "job " + std::to_string(request.tenant_job_id()) + " of tenant " + request.tenant() +
+         " (global " + std::to_string(request.job_id()) + ") task " +
+         std::to_string(request.index());
+}
+
 // Fixed once the task is started (or re-attached from the record an earlier agent left).
 struct TaskLaunch {
   TaskKey key;

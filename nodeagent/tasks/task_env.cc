@@ -27,6 +27,9 @@ std::map<std::string, std::string> TaskEnvironment(const TaskEnvContext& context
   for (auto it = env.begin(); it != env.end();) {
     it = it->first.rfind("SNN_", 0) == 0 ? env.erase(it) : std::next(it);
   }
+  if (!context.user.empty()) env["USER"] = env["LOGNAME"] = context.user;
+  if (!context.home.empty()) env["HOME"] = context.home;
+  if (!context.shell.empty()) env["SHELL"] = context.shell;
   // The board type's runtime set-up first, so that the job's own env can override it.
   const BoardRuntime* runtime = context.runtime;
   if (runtime != nullptr) {

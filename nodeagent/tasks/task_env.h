@@ -1,6 +1,9 @@
-// The environment a task starts with: what the agent passes on, the board type's runtime set-up,
-// the job's own variables, then the SNN_* variables that tell the task who and where it is (its
-// ids, board, cores, budget, mapping file and, with a gateway, how to reach it).
+// The environment a task starts with, built like Slurm's and never the agent's own: the node's
+// base (PATH, from snn-agent --task_path), the identity of the user it runs as from the password
+// database (USER, LOGNAME, HOME, SHELL), the board type's runtime set-up, the job's own variables
+// (task.env, which may override all of these), then the SNN_* variables that tell the task who
+// and where it is (its ids, board, cores, budget, mapping file and, with a gateway, how to reach
+// it).
 // Pure; thread-safe.
 #pragma once
 
@@ -14,6 +17,8 @@ namespace snn {
 
 struct TaskEnvContext {
   const std::map<std::string, std::string>* base_env = nullptr;  // SNN_* in it are dropped
+  // The user the task runs as; empty fields are left out.
+  std::string user, home, shell;
   const BoardRuntime* runtime = nullptr;  // the board type's set-up; may be null
   std::string node_name;
   std::string board_type;

@@ -70,6 +70,13 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
   task.launch.request = req;
   task.launch.gateway_token = NewGatewayToken();
   Status written = who.ok() ? PrepareFiles(task, dir, *who) : who.status();
+  if (written.ok() && options_.max_memory_mb > 0 &&
+      req.task().memory_mb() > options_.max_memory_mb) {
+    written = InvalidArgument("task.memory_mb is " + std::to_string(req.task().memory_mb()) +
+                              " MiB; node " + options_.node_name + " allows a task at most " +
+                              std::to_string(options_.max_memory_mb) +
+                              " MiB (snn-agent --task_memory_max_mb)");
+  }
   if (written.ok() && checkpoints_.enabled()) {
     written = checkpoints_.Prepare(req.job_id(), req.index(), *who);
   }
@@ -82,6 +89,11 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
   const auto runtime = options_.runtimes.find(board_info.type());
   env.runtime = runtime == options_.runtimes.end() ? nullptr : &runtime->second;
   env.node_name = options_.node_name;
+  if (who.ok()) {
+    env.user = who->user;
+    env.home = who->home;
+    env.shell = who->shell;
+  }
   env.board_type = board_info.type();
   if (gateway_ != nullptr) {
     env.gateway_socket = gateway_->socket_path();
@@ -136,13 +148,12 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
     failed.set_state(failed_as);
     failed.set_detail(started.message());
     failed.set_end_ms(task.launch.start_ms);
-    LOG(WARNING) << "job " << req.job_id() << " task " << req.index()
-                 << " failed to start: " << started.message();
+    LOG(WARNING) << TaskLogName(req) << " failed to start: " << started.message();
     return failed;  // a shepherd killed unreleased is reaped by Poll as no task's
   }
   by_pid_[task.process.pid] = key;
-  LOG(INFO) << "started job " << req.job_id() << " task " << req.index() << " attempt "
-            << req.attempt() << " as pid " << task.process.pid << " on board " << req.board();
+  LOG(INFO) << "started " << TaskLogName(req) << " attempt " << req.attempt() << " as pid "
+            << task.process.pid << " on board " << req.board();
   auto& stored = tasks_[key] = std::move(task);
   return StatusOf(stored);
 }
@@ -236,16 +247,16 @@ void TaskManager::Adopt(const v1::AgentTaskRecord& record, const std::string& re
   const bool alive =
       ProcessAlive(task.process.pid, &start_time) && start_time == record.proc_start_time();
   if (Status s = boards_.Claim(req.board(), key, task.launch.resources, task.mapping); !s.ok()) {
-    LOG(ERROR) << "job " << key.job_id << " task " << key.index << ": " << s.message();
+    LOG(ERROR) << TaskLogName(req) << ": " << s.message();
   }
   if (!alive) {  // it ended while no agent watched: the shepherd's file says how
     task.process.exited = true;
     TakeShepherdReport(task);
   } else if (Status s = OpenSpikePlane(task); !s.ok()) {
     // The task keeps running; only its spike plane is gone.
-    LOG(ERROR) << "job " << key.job_id << " task " << key.index << ": " << s.message();
+    LOG(ERROR) << TaskLogName(req) << ": " << s.message();
   }
-  LOG(INFO) << "job " << key.job_id << " task " << key.index << " (pid " << task.process.pid << ") "
+  LOG(INFO) << TaskLogName(req) << " (pid " << task.process.pid << ") "
             << (alive ? "still runs: re-attached" : "ended while the agent was away");
   tasks_[key] = std::move(task);
 }
@@ -281,8 +292,7 @@ void TaskManager::Kill(const TaskKey& key, const std::string& reason) {
 }
 
 void TaskManager::BeginStop(Task& task, v1::TaskState as, const std::string& reason) {
-  LOG(INFO) << "stopping job " << task.launch.key.job_id << " task " << task.launch.key.index
-            << ": " << reason;
+  LOG(INFO) << "stopping " << TaskLogName(task.launch.request) << ": " << reason;
   task.SetStop(TaskStop{as, reason, clock_.NowMs() + options_.kill_grace_ms});
   RecordStop(task);
   SignalGroup(task.process.pid, SIGTERM);
@@ -357,14 +367,18 @@ void TaskManager::MaintainCheckpoints(int64_t now_ms) {
 
 void TaskManager::Finish(Task& task) {
   if (options_.cgroups != nullptr) {
-    if (!task.stop && task.process.term_signal == SIGKILL &&
-        options_.cgroups->OomKilled(task.launch.cgroup)) {
+    if (!task.stop && options_.cgroups->OomKilled(task.launch.cgroup)) {
       const v1::TaskSpec& spec = task.launch.request.task();
-      const uint64_t mb = spec.memory_mb() ? spec.memory_mb() : options_.default_memory_mb;
-      // It ended on its own (not stopped by us), with a reason.
-      task.SetStop(
-          TaskStop{v1::TASK_EXITED, "out of memory: the kernel killed it at its limit of " +
-                                        std::to_string(mb) + " MiB (task.memory_mb)"});
+      const std::string limit =
+          std::to_string(spec.memory_mb() ? spec.memory_mb() : options_.default_memory_mb) +
+          " MiB (task.memory_mb)";
+      // It ended on its own (not stopped by us), with a reason: its command was killed, or one
+      // of its processes was and the command went on to exit.
+      task.SetStop(TaskStop{
+          v1::TASK_EXITED,
+          task.process.term_signal == SIGKILL
+              ? "out of memory: the kernel killed it at its limit of " + limit
+              : "out of memory: the kernel killed one of its processes at its limit of " + limit});
     }
     if (!options_.cgroups->Remove(task.launch.cgroup)) {
       LOG(WARNING) << "cannot remove the cgroup of job " << task.launch.key.job_id << " task "
@@ -388,7 +402,7 @@ void TaskManager::Finish(Task& task) {
   }
   if (gateway_ != nullptr) gateway_->RemoveTask(task.launch.key);
   boards_.Release(task.launch.board, task.launch.key);
-  LOG(INFO) << "job " << task.launch.key.job_id << " task " << task.launch.key.index
+  LOG(INFO) << TaskLogName(task.launch.request)
             << " ended: " << v1::TaskState_Name(task.final_state) << " code "
             << task.process.exit_code << " signal " << task.process.term_signal;
   if (on_ended_) on_ended_();
@@ -497,8 +511,7 @@ bool TaskManager::Remap(Task& task) {
     LOG(ERROR) << s.message();
   }
   if (Status s = SaveRecord(task, task.launch.request); !s.ok()) LOG(ERROR) << s.message();
-  LOG(INFO) << "job " << task.launch.key.job_id << " task " << task.launch.key.index
-            << " moved off a dead core";
+  LOG(INFO) << TaskLogName(task.launch.request) << " moved off a dead core";
   return true;
 }
 

@@ -32,13 +32,17 @@ struct TaskManagerOptions {
   std::string shepherd;  // the snn-shepherd binary
   std::string node_name;
   int64_t kill_grace_ms = 5000;
-  std::map<std::string, std::string> base_env;   // what every task inherits
+  // What every task starts from (snn-agent: PATH from --task_path, never its own environment);
+  // see nodeagent/tasks/task_env.h.
+  std::map<std::string, std::string> base_env;
   std::map<std::string, BoardRuntime> runtimes;  // by board type: set up for its tasks
   uint32_t gateway_burst_ms = 20;  // each task's token bucket holds this much of its budget
   bool allow_root_tasks = false;   // run root's jobs as root (otherwise they fail to launch)
   // Each task's cgroup (not owned; null: none). Limits for jobs that give none: MiB, processes.
   TaskCgroups* cgroups = nullptr;
   uint64_t default_memory_mb = 4096;
+  // The most a job may ask for (task.memory_mb), MiB; 0: no cap. snn-agent: the node's memory.
+  uint64_t max_memory_mb = 0;
   uint32_t default_max_processes = 4096;
   // Each task's checkpoint directory lives under this root (empty: no checkpoints); see
   // nodeagent/tasks/task_checkpoints.h. Directories of tasks that did not end with exit 0 are kept
@@ -103,6 +107,8 @@ class TaskManager {
   // Each running task as metrics see it: where it runs, what it holds, its spike counts now.
   struct TaskView {
     TaskKey key;
+    std::string tenant;
+    uint64_t tenant_job_id = 0;  // the job as its tenant knows it
     uint32_t board = 0;
     v1::Resources resources;
     v1::SpikeUsage usage;

@@ -32,7 +32,11 @@ Result<RunAs> ResolveRunAs(const v1::LaunchRequest& req, const RunAsPolicy& poli
   if (geteuid() != 0) {  // an unprivileged agent (a developer's): tasks run as it does
     who.uid = geteuid();
     who.gid = getegid();
-    if (const passwd* pw = getpwuid(who.uid)) who.user = pw->pw_name;
+    if (const passwd* pw = getpwuid(who.uid)) {
+      who.user = pw->pw_name;
+      who.home = pw->pw_dir;
+      who.shell = pw->pw_shell;
+    }
     return who;
   }
   const std::string job =
@@ -60,6 +64,8 @@ Result<RunAs> ResolveRunAs(const v1::LaunchRequest& req, const RunAsPolicy& poli
   who.uid = req.uid();
   who.gid = req.gid();
   who.user = found->pw_name;
+  who.home = found->pw_dir;
+  who.shell = found->pw_shell;
   who.switch_user = true;
   int n = 64;
   std::vector<gid_t> groups(n);

@@ -22,6 +22,7 @@ struct RunAs {
   gid_t gid = 0;
   std::vector<gid_t> groups;  // supplementary, from this node's group database
   std::string user;
+  std::string home, shell;   // from the password database (the task's HOME and SHELL)
   bool switch_user = false;  // false: the agent is not root and runs tasks as itself
 };
 

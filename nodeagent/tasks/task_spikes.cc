@@ -64,7 +64,8 @@ std::vector<TaskManager::TaskView> TaskManager::RunningTasks() const {
   std::vector<TaskView> out;
   for (const auto& [key, task] : tasks_) {
     if (!task.ended())
-      out.push_back(TaskView{key, task.launch.board, task.launch.resources, CountedUsage(task)});
+      out.push_back(TaskView{key, task.launch.request.tenant(), task.launch.request.tenant_job_id(),
+                             task.launch.board, task.launch.resources, CountedUsage(task)});
   }
   return out;
 }

@@ -189,6 +189,68 @@ TEST(JobFileHardeningTest, AmbiguousOrHostileFilesAreRefusedWithTheRule) {
   EXPECT_NE(three.status().message().find("YAML documents; give one"), std::string::npos);
 }
 
+// YAML allows UTF-16 with a byte order mark, and a UTF-8 one: such files read as their UTF-8
+// twin. UTF-32 and broken UTF-16 are one line saying what is wrong.
+TEST(JobFileHardeningTest, Utf16AndByteOrderMarksReadLikeUtf8) {
+  const std::string utf8 =
+      "name: caf\xc3\xa9 \xf0\x9f\xa7\xa0\ntask: {command: /bin/true, resources: "
+      "{cores: 1, ksps: 1}}\n";
+  auto plain = ParseJobYaml(utf8, "x");
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  auto with_bom = ParseJobYaml("\xEF\xBB\xBF" + utf8, "x");
+  ASSERT_TRUE(with_bom.ok()) << with_bom.status().message();
+  EXPECT_EQ(with_bom->name(), plain->name());
+  // The same text as UTF-16 code units, little and big endian (U+1F9E0 is a surrogate pair).
+  const std::u16string units =
+      u"name: caf\u00e9 \U0001F9E0\ntask: {command: /bin/true, resources: "
+      u"{cores: 1, ksps: 1}}\n";
+  for (bool little : {true, false}) {
+    std::string bytes = little ? "\xFF\xFE" : "\xFE\xFF";
+    for (char16_t u : units) {
+      const char lo = static_cast<char>(u & 0xFF), hi = static_cast<char>(u >> 8);
+      bytes += little ? std::string{lo, hi} : std::string{hi, lo};
+    }
+    auto spec = ParseJobYaml(bytes, "x");
+    ASSERT_TRUE(spec.ok()) << spec.status().message();
+    EXPECT_EQ(spec->name(), plain->name());
+    EXPECT_EQ(spec->task().command(), "/bin/true");
+    auto cut = ParseJobYaml(bytes.substr(0, bytes.size() - 1), "x");
+    ASSERT_FALSE(cut.ok());
+    EXPECT_NE(cut.status().message().find("odd length"), std::string::npos);
+  }
+  auto lone = ParseJobYaml(std::string("\xFF\xFEn\0\x00\xD8"
+                                       "a\0",
+                                       8),
+                           "x");
+  ASSERT_FALSE(lone.ok());
+  EXPECT_NE(lone.status().message().find("unpaired surrogate"), std::string::npos);
+  auto utf32 = ParseJobYaml(std::string("\xFF\xFE\0\0n\0\0\0", 8), "x");
+  ASSERT_FALSE(utf32.ok());
+  EXPECT_EQ(utf32.status().message(), "the job file is UTF-32 text; save it as UTF-8");
+}
+
+// Aliases refer to a value instead of copying it; nine levels that each refer to the one below
+// ten times stand for 10^9 values. Walking them all took minutes: the expanded size is bounded.
+TEST(JobFileHardeningTest, AnAliasBombIsRefusedNotExpanded) {
+  std::string bomb = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i <= 9; ++i) {
+    const std::string prev = "*a" + std::to_string(i - 1);
+    bomb += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
+    for (int k = 0; k < 10; ++k) bomb += (k ? ", " : "") + prev;
+    bomb += "]\n";
+  }
+  auto spec = ParseJobYaml(bomb, "x");
+  ASSERT_FALSE(spec.ok());
+  EXPECT_EQ(spec.status().message(),
+            "the job file holds more than 1000000 values once its aliases (*name) are expanded");
+  // An alias or two, as people use them, is fine.
+  auto few = ParseJobYaml(
+      "name: &n demo\ntask: {command: /bin/echo, args: [*n, *n], resources: {cores: 1, ksps: 1}}\n",
+      "x");
+  ASSERT_TRUE(few.ok()) << few.status().message();
+  EXPECT_EQ(few->task().args(1), "demo");
+}
+
 TEST(JobFileHardeningTest, TablesShowControlCharactersAsQuestionMarks) {
   const std::string table = FormatTable({{"NAME"}, {"a\nb\x1b[2J"}});
   EXPECT_EQ(table, "NAME\na?b?[2J\n");

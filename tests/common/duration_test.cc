@@ -29,5 +29,16 @@ TEST(DurationTest, Formats) {
   EXPECT_EQ(FormatDurationSeconds(0), "0:00:00");
 }
 
+TEST(DurationTest, FormatsInTheLargestExactUnitAndReadsBack) {
+  EXPECT_EQ(FormatDurationUnit(14 * 3600), "14h");
+  EXPECT_EQ(FormatDurationUnit(5400), "90m");
+  EXPECT_EQ(FormatDurationUnit(7 * 86400), "7d");
+  EXPECT_EQ(FormatDurationUnit(61), "61s");
+  EXPECT_EQ(FormatDurationUnit(0), "0s");
+  for (uint64_t s : {1ull, 59ull, 60ull, 3600ull, 3601ull, 86400ull, 90061ull}) {
+    EXPECT_EQ(*ParseDurationSeconds(FormatDurationUnit(s)), s) << s;
+  }
+}
+
 }  // namespace
 }  // namespace snn

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <vector>
+
 namespace snn {
 namespace {
 
@@ -52,6 +55,38 @@ TEST(JobValidationTest, RejectsStructuralMistakes) {
   spec = ValidSpec();
   spec.set_priority(-1);
   EXPECT_FALSE(ValidateJobSpec(spec).ok());
+}
+
+// What runs is what was submitted: a NUL would cut a C string short (the command, an argument,
+// an environment variable), and a relative working directory would depend on where the agent
+// happens to stand.
+TEST(JobValidationTest, RejectsNulCharactersAndRelativeWorkdirs) {
+  const std::string nul("a\0b", 3);
+  struct Case {
+    std::function<void(v1::TaskSpec&)> spoil;
+    std::string expect;
+  };
+  const std::vector<Case> cases = {
+      {[&](v1::TaskSpec& t) { t.set_command("/bin/echo" + nul); }, "task.command holds a NUL"},
+      {[&](v1::TaskSpec& t) {
+         t.add_args("ok");
+         t.add_args(nul);
+       },
+       "task.args[1] holds a NUL"},
+      {[&](v1::TaskSpec& t) { (*t.mutable_env())[nul] = "v"; }, "bad variable name 'a\\0b'"},
+      {[&](v1::TaskSpec& t) { (*t.mutable_env())["KEY"] = nul; }, "task.env.KEY holds a NUL"},
+      {[&](v1::TaskSpec& t) { t.set_workdir("/tmp" + nul); }, "task.workdir holds a NUL"},
+      {[&](v1::TaskSpec& t) { t.set_workdir("run/here"); }, "task.workdir must be an absolute"},
+  };
+  for (const auto& c : cases) {
+    auto spec = ValidSpec();
+    c.spoil(*spec.mutable_task());
+    const Status s = ValidateJobSpec(spec);
+    EXPECT_NE(s.message().find(c.expect), std::string::npos) << s.message();
+  }
+  auto spec = ValidSpec();
+  spec.mutable_task()->set_workdir("/home/lab/run");
+  EXPECT_TRUE(ValidateJobSpec(spec).ok());
 }
 
 }  // namespace

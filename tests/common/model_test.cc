@@ -77,7 +77,10 @@ TEST(ModelTest, NamesEveryKindOfMistake) {
           "projections": [{"from": "a", "to": "b", "delay_steps": 4000000000}]})",
        "delay_steps is 4000000000; at most 65536"},
       {R"({"timestep_ms": 1e300, "populations": [{"name": "a", "size": 1, "role": "input"}]})",
-       "timestep_ms must be greater than 0 and at most 1000"},
+       "timestep_ms must be between 0.001 (1 us) and 1000"},
+      // A step far below any board's makes a simulated second take forever.
+      {R"({"timestep_ms": 1e-300, "populations": [{"name": "a", "size": 1, "role": "input"}]})",
+       "timestep_ms must be between 0.001 (1 us) and 1000"},
       {R"({"populations": [{"name": "a", "size": 1, "role": "input", "neuron": {"refractory_ms": 1e300}}, {"name": "b", "size": 1, "role": "output"}]})",
        "refractory_ms must be between 0 and 1000000"},
   };
@@ -94,6 +97,26 @@ TEST(ModelTest, TheExampleModelLoads) {
   ASSERT_TRUE(model.ok()) << model.status().ToString();
   EXPECT_GT(EstimateModel(*model, 256, 10).spikes_per_s, 0);
   EXPECT_FALSE(LoadModelFile("/no/such/model.json").ok());
+}
+
+// A model's core count is counted in 64 bits: 50 populations of 10^8 neurons at one neuron a
+// core need 5 * 10^9 cores, which a 32-bit count wrapped to a small number that fit a board.
+TEST(ModelEstimateTest, TheCoreCountDoesNotWrap) {
+  std::string json = R"({"populations": [)";
+  for (int i = 0; i < 50; ++i) {
+    json += std::string(i ? "," : "") + R"({"name": "p)" + std::to_string(i) +
+            R"(", "size": 100000000, "role": ")" +
+            (i == 0    ? "input"
+             : i == 49 ? "output"
+                       : "hidden") +
+            R"("})";
+  }
+  json += "]}";
+  auto model = ParseModelJson(json);
+  ASSERT_TRUE(model.ok()) << model.status().message();
+  const ModelEstimate e = EstimateModel(*model, 1, 10);
+  EXPECT_EQ(e.cores, 5'000'000'000u);
+  EXPECT_EQ(e.shape_width, 0u) << "no mesh holds it: no shape";
 }
 
 }  // namespace

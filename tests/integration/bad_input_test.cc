@@ -138,6 +138,57 @@ TEST_F(BadInputTest, SnnctlRejectsBadJobFilesAndChangesNothing) {
   EXPECT_EQ(State(), before) << "a rejected request changed the state";
 }
 
+// What runs is what was submitted, and YAML as the standard has it: a NUL in a command, an
+// argument or the environment, or a relative working directory, is refused by snnctl and by the
+// master (which trusts no client); an alias bomb is one line, not minutes of work; a UTF-16 job
+// file (with its byte order mark) runs like its UTF-8 twin.
+TEST_F(BadInputTest, NulsRelativeDirsAndAliasBombsAreRefusedAndUtf16Runs) {
+  const std::string before = State();
+  ExpectRejected({"submit", WriteJob("nul.yaml",
+                                     "task: {command: \"/bin/echo\\0rm\", resources: "
+                                     "{cores: 1, ksps: 1}}\n")},
+                 "task.command holds a NUL character");
+  ExpectRejected({"submit", WriteJob("nulenv.yaml",
+                                     "task: {command: /bin/true, env: {A: \"x\\0y\"}, "
+                                     "resources: {cores: 1, ksps: 1}}\n")},
+                 "task.env.A holds a NUL character");
+  ExpectRejected({"submit", WriteJob("reldir.yaml",
+                                     "task: {command: /bin/true, workdir: run, "
+                                     "resources: {cores: 1, ksps: 1}}\n")},
+                 "task.workdir must be an absolute path");
+  std::string bomb = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i <= 9; ++i) {
+    bomb += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
+    for (int k = 0; k < 10; ++k) bomb += (k ? ", *a" : "*a") + std::to_string(i - 1);
+    bomb += "]\n";
+  }
+  ExpectRejected({"submit", WriteJob("bomb.yaml", bomb)}, "aliases (*name) are expanded");
+  // The master refuses them too, from a client that skips snnctl's checks.
+  v1::JobSpec nul = ShellJob("exit 0");
+  nul.mutable_task()->set_command(std::string("/bin/sh\0-x", 10));
+  auto refused = cluster_.Submit(nul);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().message(), "task.command holds a NUL character");
+  v1::JobSpec relative = ShellJob("exit 0");
+  relative.mutable_task()->set_workdir("tmp");
+  refused = cluster_.Submit(relative);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("task.workdir must be an absolute path"),
+            std::string::npos);
+  EXPECT_EQ(State(), before) << "a rejected request changed the state";
+
+  const std::u16string text =
+      u"name: utf16\ntask: {command: /bin/true, resources: {cores: 1, "
+      u"ksps: 1}}\n";
+  std::string utf16 = "\xFF\xFE";
+  for (char16_t u : text)
+    utf16 += std::string{static_cast<char>(u & 0xFF), static_cast<char>(u >> 8)};
+  CliRun run = cluster_.RunSnnctl({"--master", cluster_.master_address(), "--tenant", "alice",
+                                   "submit", WriteJob("utf16.yaml", utf16)});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_TRUE(cluster_.WaitForState(2, v1::COMPLETED));
+}
+
 // The agent never opens a path a job names: snnctl reads the model as its user and sends the
 // network; the master refuses a job that names a model without carrying it. Nothing of a file's
 // content is ever echoed.

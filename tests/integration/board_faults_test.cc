@@ -126,7 +126,8 @@ TEST(SlowBoardTest, ABoardFarSlowerThanItsPeersLosesHealthIsDrainedAndComesBack)
   cluster.StartAgent("node1", SmallBoards(3, 4, 1000, 4));
   ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster.NodesUp() == 1; }));
   auto ctl = [&](const std::vector<std::string>& args) { return cluster.Snnctl(args); };
-  auto slow = ctl({"sim", "slow-board", "node1/2", "20"});
+  // Boards are named as reasons print them (node1/board2) or short (node1/2).
+  auto slow = ctl({"sim", "slow-board", "node1/board2", "20"});
   ASSERT_EQ(slow.exit_code, 0) << slow.err;
   EXPECT_EQ(slow.out, "board node1/2 now runs at 20% of its capacity\n");
   auto pool = cluster.Pool();

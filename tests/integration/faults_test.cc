@@ -225,9 +225,12 @@ TEST(DrainTest, DrainedNodesAndBoardsTakeNoNewWorkAndRunningJobsFinish) {
   EXPECT_EQ(cluster.Show(2)->state(), v1::PENDING);
 
   ASSERT_EQ(ctl({"node", "resume", "node1"}).exit_code, 0);
-  ASSERT_EQ(ctl({"board", "resume", "node1/" + std::to_string(other)}).exit_code, 0);
+  // As the drain reason prints it: node1/boardN.
+  ASSERT_EQ(ctl({"board", "resume", "node1/board" + std::to_string(other)}).exit_code, 0);
   EXPECT_TRUE(cluster.WaitForState(2, v1::COMPLETED));
   EXPECT_NE(ctl({"board", "drain", "node1/7"}).err.find("has no board 7"), std::string::npos);
+  EXPECT_NE(ctl({"board", "drain", "node1/boardx"}).err.find("usage: snnctl board"),
+            std::string::npos);
   EXPECT_NE(ctl({"node", "drain", "ghost"}).err.find("no node named 'ghost'"), std::string::npos);
 }
 

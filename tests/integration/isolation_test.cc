@@ -153,6 +153,42 @@ TEST_F(IsolationTest, ATaskOfAnotherTenantCannotReachATasksTokenEnvironmentOutpu
   EXPECT_EQ(Job("lab-a", 1).state(), v1::RUNNING) << "the victim runs on, untouched";
 }
 
+// A task starts from a clean environment built like Slurm's, never the agent's: a secret in the
+// agent's environment stays there; the task has its own user's identity from the password
+// database, the node's PATH, and its job's variables.
+TEST_F(IsolationTest, ATaskStartsFromACleanEnvironmentNotTheAgents) {
+  setenv("AGENT_ONLY_SECRET", "hunter2", 1);
+  StartAgent();
+  unsetenv("AGENT_ONLY_SECRET");
+  SubmitAs("daemon", "lab-a", "envy", "env; exit 0");
+  ASSERT_TRUE(WaitForState("lab-a", 1, v1::COMPLETED)) << Job("lab-a", 1).reason();
+  const std::string env = ReadFile(Job("lab-a", 1).tasks(0).stdout_path());
+  EXPECT_EQ(env.find("hunter2"), std::string::npos) << env;
+  const passwd* pw = getpwnam("daemon");
+  ASSERT_NE(pw, nullptr);
+  for (const std::string& line :
+       {std::string("USER=daemon\n"), std::string("LOGNAME=daemon\n"),
+        "HOME=" + std::string(pw->pw_dir) + "\n", "SHELL=" + std::string(pw->pw_shell) + "\n",
+        std::string("PATH=/usr/local/bin:/usr/bin:/bin\n"),
+        std::string("API_TOKEN=s3cret-value\n")}) {
+    EXPECT_NE(("\n" + env).find("\n" + line), std::string::npos) << "no " << line << "in:\n" << env;
+  }
+}
+
+// The node's memory caps what a job may ask for: the default is not the only limit.
+TEST_F(IsolationTest, AJobAskingForMoreMemoryThanTheNodeAllowsDoesNotRun) {
+  StartAgent({"--task_memory_max_mb=512"});
+  SubmitAs("daemon", "lab-a", "greedy", "echo ran; exit 0", "  memory_mb: 100000\n");
+  ASSERT_TRUE(WaitForState("lab-a", 1, v1::FAILED));
+  EXPECT_NE(Job("lab-a", 1)
+                .reason()
+                .find("task.memory_mb is 100000 MiB; node node1 allows a task at most 512 MiB"),
+            std::string::npos)
+      << Job("lab-a", 1).reason();
+  SubmitAs("daemon", "lab-a", "modest", "exit 0", "  memory_mb: 256\n");
+  EXPECT_TRUE(WaitForState("lab-a", 2, v1::COMPLETED)) << Job("lab-a", 2).reason();
+}
+
 TEST_F(IsolationTest, RootsJobsRunOnlyWhereTheAgentAllowsIt) {
   StartAgent({"--allow_root_tasks=false"});
   ASSERT_TRUE(cluster_.Submit(ShellJob("exit 0"), "lab-a").ok());  // root, an admin
@@ -180,13 +216,24 @@ TEST_F(IsolationTest, ATaskPastItsMemoryOrProcessLimitIsStoppedWithTheReason) {
                       "64 MiB (task.memory_mb)"),
             std::string::npos)
       << Job("lab-a", 1).reason();
+  // A child killed at the limit while the command lives on: the reason says so, not only the
+  // exit code 137 the command passed on.
+  SubmitAs("daemon", "lab-a", "hungry-child",
+           "(x=$(head -c 300000000 /dev/zero | tr \"\\\\0\" a)); exit $?", "  memory_mb: 64\n");
+  ASSERT_TRUE(WaitForState("lab-a", 2, v1::FAILED));
+  EXPECT_NE(Job("lab-a", 2)
+                .reason()
+                .find("exited with code 137 (out of memory: the kernel killed one of its processes "
+                      "at its limit of 64 MiB (task.memory_mb))"),
+            std::string::npos)
+      << Job("lab-a", 2).reason();
   // Twenty background sleeps against a limit of 8 processes: the ninth fork fails.
   SubmitAs("daemon", "lab-a", "forky",
            "for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do sleep 30 & done; "
            "echo all started",
            "  max_processes: 8\n");
-  ASSERT_TRUE(WaitForState("lab-a", 2, v1::FAILED)) << Job("lab-a", 2).reason();
-  const v1::JobRecord forky = Job("lab-a", 2);
+  ASSERT_TRUE(WaitForState("lab-a", 3, v1::FAILED)) << Job("lab-a", 3).reason();
+  const v1::JobRecord forky = Job("lab-a", 3);
   EXPECT_EQ(ReadFile(forky.tasks(0).stdout_path()), "");
   EXPECT_NE(ReadFile(forky.tasks(0).stderr_path()).find("Cannot fork"), std::string::npos);
 }

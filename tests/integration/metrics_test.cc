@@ -69,6 +69,12 @@ TEST(MetricsTest, LiveScrapesOfMasterAndAgentPassPromtoolAndShowTheCluster) {
                      {"--metrics_listen=127.0.0.1:0",
                       "--metrics_port_file=" + cluster.dir() + "/node1.metrics_port"});
   ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster.NodesUp() == 1; }));
+  // Another tenant's job first, so that alice's job 1 is global job 2.
+  ASSERT_TRUE(cluster.Submit(ShellJob("exit 0"), "bob").ok());
+  ASSERT_TRUE(TestCluster::WaitUntil([&] {
+    auto bobs = cluster.Show(1, "bob");
+    return bobs.ok() && bobs->state() == v1::COMPLETED;
+  }));
   auto running = cluster.Submit(ShellJob("sleep 30", 4));
   ASSERT_TRUE(running.ok()) << running.status().ToString();
   ASSERT_TRUE(cluster.WaitForState(running->tenant_job_id(), v1::RUNNING));
@@ -81,14 +87,14 @@ TEST(MetricsTest, LiveScrapesOfMasterAndAgentPassPromtoolAndShowTheCluster) {
   std::string master;
   ASSERT_TRUE(TestCluster::WaitUntil([&] {
     master = Scrape(master_port);
-    return Has(master, "snn_job_starts_total{how=\"in_order\"} 1");
+    return Has(master, "snn_job_starts_total{how=\"in_order\"} 2");
   })) << master;
   std::string said;
   EXPECT_EQ(PromtoolCheck(cluster.dir(), "master", master, &said), 0) << said;
   EXPECT_TRUE(Has(master, "snn_jobs{state=\"running\",pool=\"default\",tenant=\"alice\"} 1"))
       << master;
-  EXPECT_TRUE(Has(master, "snn_job_submits_total 1")) << master;
-  EXPECT_TRUE(Has(master, "snn_rpc_requests_total{code=\"ok\",method=\"job.submit\"} 1")) << master;
+  EXPECT_TRUE(Has(master, "snn_job_submits_total 2")) << master;
+  EXPECT_TRUE(Has(master, "snn_rpc_requests_total{code=\"ok\",method=\"job.submit\"} 2")) << master;
   EXPECT_TRUE(Has(master, "snn_nodes{state=\"up\"} 1")) << master;
   EXPECT_TRUE(Has(master, "snn_cores{pool=\"default\",type=\"sim-v1\",use=\"used\"} 4")) << master;
   EXPECT_TRUE(Has(master, "snn_cores{pool=\"default\",type=\"sim-v1\",use=\"free\"} 28")) << master;
@@ -114,6 +120,9 @@ TEST(MetricsTest, LiveScrapesOfMasterAndAgentPassPromtoolAndShowTheCluster) {
   EXPECT_TRUE(Has(agent, "snn_agent_registered 1")) << agent;
   EXPECT_TRUE(Has(agent, "snn_agent_task_spikes_total{")) << agent;
   EXPECT_TRUE(Has(agent, "kind=\"throttled\"")) << agent;
+  // Jobs are numbered as their tenants know them, with the tenant beside the number.
+  EXPECT_TRUE(Has(agent, "snn_agent_task_budget_ksps{tenant=\"alice\",job=\"1\",task=\"0\"}"))
+      << agent;
   EXPECT_TRUE(Has(agent, "snn_agent_board_cores{board=\"0\",type=\"sim-v1\",use=\"live\"} 16"))
       << agent;
 

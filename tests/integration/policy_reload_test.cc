@@ -30,7 +30,7 @@ TEST(PolicyReloadTest, SighupReReadsThePolicyFileAndLogsWhatChanged) {
 
   std::ofstream(policy) << "queues:\n  - {name: default, priority: 0}\n"
                            "  - {name: urgent, priority: 10}\n"
-                           "priority: {accrue_per_tenant: 2}\n"
+                           "priority: {accrue_per_tenant: 2, starve_after: 14h, max_age: 2d}\n"
                            "billing: {currency: EUR, prices: {sim-v1: {core_hour: 1}}}\n";
   ASSERT_EQ(kill(cluster.master_pid(), SIGHUP), 0);
   ASSERT_TRUE(TestCluster::WaitUntil([&] {
@@ -41,6 +41,9 @@ TEST(PolicyReloadTest, SighupReReadsThePolicyFileAndLogsWhatChanged) {
   const std::string shown = cluster.Snnctl({"policy", "show"}).out;
   EXPECT_NE(shown.find("urgent"), std::string::npos);
   EXPECT_NE(shown.find("waiting time accrues for 2 jobs per tenant"), std::string::npos) << shown;
+  // Durations as the file writes them, not in seconds.
+  EXPECT_NE(shown.find("full age after 2d;"), std::string::npos) << shown;
+  EXPECT_NE(shown.find("starvation guard 14h"), std::string::npos) << shown;
   v1::JobSpec urgent = ShellJob("true");
   urgent.set_queue("urgent");
   auto submitted = cluster.Submit(urgent);

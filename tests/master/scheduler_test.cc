@@ -117,9 +117,11 @@ TEST(SchedulerTest, EasyBackfillsWhatEndsBeforeTheReservationAndNothingThatWould
   Scenario s;
   s.Running(4, 0, 30 * kMin, {{"n1", 0, Rect{0, 0, 4, 1}}});
   s.Running(4, 0, 60 * kMin, {{"n2", 0, Rect{0, 0, 4, 1}}});
-  const auto head = s.Pending(4, 60 * kMin, /*replicas=*/3).id;  // needs three boards
-  const auto long_job = s.Pending(4, 40 * kMin).id;              // would still run at minute 30
-  const auto short_job = s.Pending(4, 20 * kMin).id;             // ends before minute 30
+  SchedJob& head_job = s.Pending(4, 60 * kMin, /*replicas=*/3);  // needs three boards
+  head_job.tenant_job_id = 18;                                   // what its tenant calls it
+  const auto head = head_job.id;
+  const auto long_job = s.Pending(4, 40 * kMin).id;   // would still run at minute 30
+  const auto short_job = s.Pending(4, 20 * kMin).id;  // ends before minute 30
   const std::vector<BoardCapacity> boards = {Board("n1", 0, 4), Board("n2", 0, 4),
                                              Board("n3", 0, 4), Board("n4", 0, 4)};
   SchedulePlan plan = s.Plan(boards, SchedulerPolicy{}, /*now=*/10 * kMin);
@@ -128,8 +130,8 @@ TEST(SchedulerTest, EasyBackfillsWhatEndsBeforeTheReservationAndNothingThatWould
   EXPECT_EQ(WaitOf(plan, head)->expected_start_ms, 30 * kMin);
   EXPECT_EQ(Started(plan), std::vector<uint64_t>{short_job});
   ASSERT_NE(WaitOf(plan, long_job), nullptr);
-  EXPECT_NE(WaitOf(plan, long_job)->why().find("could delay job " + std::to_string(head)),
-            std::string::npos)
+  // Named as its tenant knows it (users see per-tenant job numbers), never by the global id.
+  EXPECT_NE(WaitOf(plan, long_job)->why().find("could delay job 18 of tenant t"), std::string::npos)
       << WaitOf(plan, long_job)->why();
   // FCFS starts nothing: the head blocks the pool.
   EXPECT_TRUE(s.Plan(boards, Fcfs(), 10 * kMin).starts.empty());

@@ -188,13 +188,43 @@ TEST_F(TaskManagerTest, LaunchFailureSaysWhyAndHoldsNothing) {
   std::map<uint64_t, v1::TaskStatus> ended;
   for (const auto& t : tasks_->EndedUnacknowledged()) ended[t.job_id()] = t;
   EXPECT_EQ(ended[4].state(), v1::TASK_LAUNCH_FAILED);
-  EXPECT_EQ(ended[4].detail(), "command 'no-such-command-anywhere' not found in PATH");
+  EXPECT_EQ(ended[4].detail().rfind("command 'no-such-command-anywhere' not found in PATH (", 0),
+            0u)
+      << ended[4].detail();
   EXPECT_EQ(ended[5].state(), v1::TASK_LAUNCH_FAILED);
   EXPECT_EQ(ended[5].detail(), "working directory '/no/such/dir' does not exist");
   // Every core is free again: a 16-core task fits.
   auto big = Request(6, "true");
   big.mutable_task()->mutable_resources()->set_cores(16);
   EXPECT_EQ(tasks_->Launch(big)->state(), v1::TASK_RUNNING);
+}
+
+// A command searched in PATH is reported as what it is: missing (not "Permission denied" because
+// some directory of PATH cannot be searched), or found but not executable by the task's user.
+TEST_F(TaskManagerTest, ACommandNotFoundOrNotExecutableIsNamedAsSuch) {
+  const std::string locked = dir_ + "/locked-bin", plain = dir_ + "/plain-bin";
+  std::filesystem::create_directories(locked);
+  std::filesystem::create_directories(plain);
+  std::ofstream(plain + "/tool") << "#!/bin/sh\necho hi\n";
+  std::filesystem::permissions(plain + "/tool", std::filesystem::perms::owner_read);
+  std::filesystem::permissions(locked, std::filesystem::perms::none);  // unsearchable
+  const std::string path = locked + ":" + plain + ":/usr/bin:/bin";
+  auto missing = Request(11, "true");
+  missing.mutable_task()->set_command("no-such-command-anywhere");
+  (*missing.mutable_task()->mutable_env())["PATH"] = path;
+  auto plain_file = Request(12, "true");
+  plain_file.mutable_task()->set_command("tool");
+  (*plain_file.mutable_task()->mutable_env())["PATH"] = path;
+  ASSERT_TRUE(tasks_->Launch(missing).ok());
+  ASSERT_TRUE(tasks_->Launch(plain_file).ok());
+  ASSERT_TRUE(PollUntil([&] { return tasks_->EndedUnacknowledged().size() == 2; }));
+  std::filesystem::permissions(locked, std::filesystem::perms::owner_all);
+  std::map<uint64_t, v1::TaskStatus> ended;
+  for (const auto& t : tasks_->EndedUnacknowledged()) ended[t.job_id()] = t;
+  EXPECT_EQ(ended[11].detail(),
+            "command 'no-such-command-anywhere' not found in PATH (" + path + ")");
+  EXPECT_EQ(ended[12].detail(),
+            "command 'tool' is " + plain + "/tool, which this user may not execute");
 }
 
 TEST_F(TaskManagerTest, LaunchIsIdempotentAndBoardsRefuseOvercommit) {

@@ -1,0 +1,73 @@
+// One process per submit, as workflow tools drive Slurm (an sbatch per job): `--workers`
+// (32) loops, each running `snnctl submit JOB.yaml` again and again for `--seconds`, against a
+// master and agent of its own (TLS and MUNGE, as users run snnctl). Where Slurm's `sbatch` is
+// installed (and a cluster answers), the same with `sbatch --wrap=true`, for comparison on the
+// same machine. Last line: `snnctl submits/s: N` (and `sbatch submits/s: M`).
+#include <gflags/gflags.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bench/bench_cluster.h"
+#include "common/base/clock.h"
+#include "common/daemon/program_flags.h"
+#include "tests/test_util/process.h"
+
+DEFINE_int32(workers, 32, "concurrent submit loops");
+DEFINE_double(seconds, 10, "measured duration");
+DEFINE_string(snnctl, SNNCTL_BIN, "the snnctl to run (another build's, to compare)");
+
+namespace {
+
+// Runs `argv` in `workers` loops for `seconds`; the successful runs per second.
+double Rate(const std::vector<std::string>& argv, const std::string& log) {
+  std::atomic<int> ok{0}, failed{0};
+  const snn::Stopwatch took;
+  std::vector<std::thread> loops;
+  for (int w = 0; w < FLAGS_workers; ++w) {
+    loops.emplace_back([&, w] {
+      const std::string out = log + "." + std::to_string(w);
+      while (took.Seconds() < FLAGS_seconds) {
+        const pid_t pid = snn::testing::SpawnLogged(argv, out, out);
+        int status = 0;
+        waitpid(pid, &status, 0);
+        (WIFEXITED(status) && WEXITSTATUS(status) == 0 ? ok : failed)++;
+      }
+    });
+  }
+  for (auto& t : loops) t.join();
+  const double seconds = took.Seconds();
+  if (failed > 0) std::fprintf(stderr, "%d runs failed (see %s.*)\n", failed.load(), log.c_str());
+  return ok / seconds;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  snn::ParseProgramFlags(&argc, &argv, "submit_per_process [--workers=32] [--seconds=10]");
+  snn::bench::BenchCluster cluster;
+  if (auto s = cluster.Start("munge"); !s.ok()) {
+    std::fprintf(stderr, "%s\n", s.ToString().c_str());
+    return 1;
+  }
+  const std::string job = cluster.dir() + "/job.yaml";
+  std::ofstream(job) << "task: {command: /bin/true, resources: {cores: 1, ksps: 1}}\n";
+  const auto* auth = cluster.auth();
+  const double snnctl =
+      Rate({FLAGS_snnctl, "--master", cluster.master().ToString(), "--ca-file", auth->ca_file(),
+            "--munge-socket", auth->munge_socket(), "submit", job},
+           cluster.dir() + "/snnctl.out");
+  std::printf("snnctl submits/s: %.0f\n", snnctl);
+  if (access("/usr/bin/sbatch", X_OK) == 0 && system("sinfo >/dev/null 2>&1") == 0) {
+    const double sbatch =
+        Rate({"/usr/bin/sbatch", "--wrap=true", "-o", "/dev/null"}, cluster.dir() + "/sbatch.out");
+    std::printf("sbatch submits/s: %.0f\n", sbatch);
+  }
+  return 0;
+}

@@ -1,0 +1,44 @@
+// snn-nir-import [--binary] FILE.nir: the model a NIR file makes (see common/model/nir_model.h),
+// as JSON on standard output, or with --binary as the protobuf that snnctl reads. snnctl runs it
+// for NIR models so that it does not load HDF5 itself; people can use it to see what a NIR
+// export becomes. Errors: one line on standard error, exit code 1.
+#include <google/protobuf/util/json_util.h>
+
+#include <cstring>
+#include <iostream>
+
+#include "common/model/nir_model.h"
+
+int main(int argc, char** argv) {
+  bool binary = false;
+  const char* path = nullptr;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--binary") == 0) {
+      binary = true;
+    } else if (path == nullptr && argv[i][0] != '-') {
+      path = argv[i];
+    } else {
+      path = nullptr;
+      break;
+    }
+  }
+  if (path == nullptr) {
+    std::cerr << "usage: snn-nir-import [--binary] FILE.nir\n";
+    return 2;
+  }
+  auto model = snn::LoadNirFile(path);
+  if (!model.ok()) {
+    std::cerr << model.status().message() << "\n";
+    return 1;
+  }
+  if (binary) {
+    return model->SerializeToOstream(&std::cout) && std::cout.flush() ? 0 : 1;
+  }
+  std::string json;
+  google::protobuf::util::JsonPrintOptions options;
+  options.add_whitespace = true;
+  options.preserve_proto_field_names = true;
+  (void)google::protobuf::util::MessageToJsonString(*model, &json, options);
+  std::cout << json;
+  return 0;
+}
