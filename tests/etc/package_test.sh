@@ -40,6 +40,7 @@ if dpkg-query -W snn-master >/dev/null 2>&1; then fail "snn-master is already in
 installed=1
 dpkg -i "$cli_deb" "$master_deb" "$agent_deb" >"$tmp/dpkg.log" 2>&1 || { cat "$tmp/dpkg.log"; fail "dpkg -i"; }
 for f in /usr/bin/snn-master /usr/bin/snn-agent /usr/bin/snn-shepherd /usr/bin/snnctl \
+         /usr/bin/snn-nir-import \
          /usr/bin/snn-ca /lib/systemd/system/snn-master.service \
          /lib/systemd/system/snn-agent.service /etc/snn/snn-master.flags /etc/snn/policy.yaml \
          /etc/snn/snn-agent.flags /etc/snn/boards.yaml; do
