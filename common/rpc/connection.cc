@@ -110,7 +110,9 @@ void Connection::OnFrame(v1::Envelope envelope) {
   if (envelope.kind() == v1::Envelope::RESPONSE) {
     auto it = pending_calls_.find(envelope.id());
     if (it == pending_calls_.end()) {
-      LOG(WARNING) << "response to unknown call " << envelope.id() << " from " << peer_;
+      // A peer may send any number: one line in a hundred, counted.
+      LOG_EVERY_N(WARNING, 100) << "response to unknown call " << envelope.id() << " from " << peer_
+                                << " (" << google::COUNTER << " so far)";
       return;
     }
     ResponseCallback done = std::move(it->second);

@@ -136,8 +136,11 @@ void Authenticator::StartDecode(const std::shared_ptr<Connection>& conn, Session
         session.identity = std::move(who);
         session.expires_s = decoded->expires_s;
       } else {
-        LOG(WARNING) << "refused a MUNGE credential from " << conn->peer() << ": "
-                     << decoded.status().message();
+        // Anyone may send one: one line in a hundred, counted, so that forged credentials
+        // cannot fill the log.
+        LOG_EVERY_N(WARNING, 100) << "refused a MUNGE credential from " << conn->peer() << ": "
+                                  << decoded.status().message() << " (" << google::COUNTER
+                                  << " so far)";
         session.refused_credential = credential;
         session.refusal = decoded.status();
       }

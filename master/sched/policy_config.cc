@@ -1,9 +1,37 @@
 #include "master/sched/policy_config.h"
 
+#include <cctype>
 #include <map>
 
 namespace snn {
 namespace {
+
+// Bounds that keep every priority sum finite and every listing small; far above any real site.
+constexpr double kMaxWeight = 1e9;
+constexpr int kMaxQueues = 256;
+constexpr int kMaxTenants = 100000;
+constexpr size_t kMaxNameBytes = 64;
+
+Status CheckWeight(double w, const std::string& what) {
+  if (!(w >= 0 && w <= kMaxWeight)) {  // NaN and infinity fail too
+    return InvalidArgument(what + " must be between 0 and 1e9");
+  }
+  return Status::Ok();
+}
+
+Status CheckName(const std::string& name, const char* kind) {
+  if (name.empty()) return InvalidArgument(std::string("a ") + kind + " has no name");
+  if (name.size() > kMaxNameBytes) {
+    return InvalidArgument(std::string(kind) + " names are at most 64 bytes");
+  }
+  for (char c : name) {
+    if (!(isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) {
+      return InvalidArgument(std::string(kind) + " '" + name.substr(0, 64) +
+                             "': names use only letters, digits, '-', '_' and '.'");
+    }
+  }
+  return Status::Ok();
+}
 
 Status CheckCaps(const google::protobuf::RepeatedPtrField<v1::PoolCap>& caps,
                  const std::string& who, const std::set<std::string>* known_pools) {
@@ -79,28 +107,38 @@ Status ValidatePolicy(const v1::SchedulingConfig& c) {
                            "'; use shortest_first or queue");
   }
   if (c.queues_size() == 0) return InvalidArgument("the policy has no queue");
+  if (c.queues_size() > kMaxQueues) {
+    return InvalidArgument("the policy has " + std::to_string(c.queues_size()) +
+                           " queues; at most " + std::to_string(kMaxQueues));
+  }
+  if (c.tenants_size() > kMaxTenants) {
+    return InvalidArgument("the policy has " + std::to_string(c.tenants_size()) +
+                           " tenants; at most " + std::to_string(kMaxTenants));
+  }
   std::set<std::string> names;
   for (const auto& q : c.queues()) {
-    if (q.name().empty()) return InvalidArgument("a queue has no name");
+    SNN_RETURN_IF_ERROR(CheckName(q.name(), "queue"));
     if (!names.insert(q.name()).second)
       return InvalidArgument("queue '" + q.name() + "' appears twice");
-    if (!(q.weight() >= 0))
-      return InvalidArgument("queue '" + q.name() + "': weight must not be negative");
+    SNN_RETURN_IF_ERROR(CheckWeight(q.weight(), "queue '" + q.name() + "': weight"));
+    if (q.priority() < -1000000 || q.priority() > 1000000) {
+      return InvalidArgument("queue '" + q.name() +
+                             "': priority must be between -1000000 and 1000000");
+    }
     SNN_RETURN_IF_ERROR(CheckCaps(q.pools(), "queue '" + q.name() + "'", nullptr));
   }
   names.clear();
   for (const auto& t : c.tenants()) {
-    if (t.name().empty()) return InvalidArgument("a tenant has no name");
+    SNN_RETURN_IF_ERROR(CheckName(t.name(), "tenant"));
     if (!names.insert(t.name()).second)
       return InvalidArgument("tenant '" + t.name() + "' appears twice");
-    if (!(t.weight() >= 0))
-      return InvalidArgument("tenant '" + t.name() + "': weight must not be negative");
+    SNN_RETURN_IF_ERROR(CheckWeight(t.weight(), "tenant '" + t.name() + "': weight"));
     SNN_RETURN_IF_ERROR(CheckCaps(t.quotas(), "tenant '" + t.name() + "'", nullptr));
   }
   const auto& p = c.priority();
-  for (double w :
-       {p.age_weight(), p.fairshare_weight(), p.size_weight(), p.queue_weight(), p.job_weight()}) {
-    if (!(w >= 0)) return InvalidArgument("priority weights must not be negative");
+  for (double w : {p.age_weight(), p.fairshare_weight(), p.size_weight(), p.queue_weight(),
+                   p.job_weight(), p.slowdown_weight()}) {
+    SNN_RETURN_IF_ERROR(CheckWeight(w, "priority weights"));
   }
   return Status::Ok();
 }

@@ -111,8 +111,11 @@ void EnrolService::Enrol(const CallContext& ctx, v1::EnrolRequest req,
   const std::string hash = HashToken(req.token());
   auto it = tokens_.find(hash);
   if (it == tokens_.end() || it->second.expires_ms() <= clock_.NowMs()) {
-    LOG(WARNING) << "refused an enrolment as node '" << req.node().substr(0, 64) << "' from "
-                 << ctx.connection->peer() << ": unknown, used or expired join token";
+    // Anyone may try: one line in a hundred, counted, so that made-up tokens cannot fill the log.
+    LOG_EVERY_N(WARNING, 100) << "refused an enrolment as node '" << req.node().substr(0, 64)
+                              << "' from " << ctx.connection->peer()
+                              << ": unknown, used or expired join token (" << google::COUNTER
+                              << " so far)";
     return r.Fail(
         Unauthenticated("the join token is unknown, used or expired; ask an admin for a new one "
                         "(snnctl node token NODE)"));

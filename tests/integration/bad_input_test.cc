@@ -290,6 +290,26 @@ TEST_F(BadInputTest, UnreachableMasterIsReportedWithinSeconds) {
   EXPECT_LT(hung.seconds, 10.0);
 }
 
+// Anyone may try a made-up join token: the master says no every time, but its log gets a line in
+// a hundred (with the count), not one per try.
+TEST_F(BadInputTest, MadeUpJoinTokensDoNotFillTheMastersLog) {
+  auto client = cluster_.Client();
+  v1::EnrolRequest enrol;
+  enrol.set_node("ghost");
+  for (int i = 0; i < 300; ++i) {
+    enrol.set_token("made-up-" + std::to_string(i));
+    auto answer = client->Call(rpc::kNodeEnrol, enrol);
+    ASSERT_FALSE(answer.ok());
+    ASSERT_EQ(answer.status().code(), Code::kUnauthenticated) << answer.status().ToString();
+  }
+  std::ifstream log(cluster_.dir() + "/master.log");
+  std::string line;
+  int lines = 0;
+  while (std::getline(log, line)) lines += line.find("refused an enrolment") != std::string::npos;
+  EXPECT_GE(lines, 1);
+  EXPECT_LE(lines, 3) << "a line per made-up token";
+}
+
 TEST_F(BadInputTest, MasterSurvivesGarbageAndKeepsServing) {
   const std::string before = State();
   EXPECT_TRUE(MasterCloses(std::string("\x7f\xff\xff\xff", 4)));  // oversized

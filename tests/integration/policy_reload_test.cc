@@ -4,6 +4,7 @@
 #include <signal.h>
 
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "tests/integration/cluster.h"
@@ -62,6 +63,43 @@ TEST(PolicyReloadTest, SighupReReadsThePolicyFileAndLogsWhatChanged) {
   std::ofstream(policy) << "queues:\n  - {name: default, priority: 0}\n";
   cluster.StartMaster({"--policy_file=" + policy});
   EXPECT_NE(cluster.Snnctl({"policy", "show"}).out.find("urgent"), std::string::npos);
+}
+
+// The master checks what an admin sends as it checks the policy file: no infinite or NaN
+// weight, no name that is not a name, no queue beyond the bound, whatever client sent it.
+TEST(PolicyReloadTest, AdminValuesAreCheckedByTheMasterNotOnlyBySnnctl) {
+  TestCluster cluster;
+  cluster.StartMaster();
+  auto client = cluster.Client();
+  const std::string before = cluster.Snnctl({"policy", "show"}).out;
+  auto refused = [&](v1::SetQueueRequest req, const std::string& expect) {
+    auto answer = client->Call(rpc::kQueueSet, req);
+    ASSERT_FALSE(answer.ok()) << req.ShortDebugString();
+    EXPECT_NE(answer.status().message().find(expect), std::string::npos)
+        << answer.status().message();
+  };
+  v1::SetQueueRequest infinite;
+  infinite.set_create(true);
+  infinite.mutable_queue()->set_name("fast");
+  infinite.mutable_queue()->set_weight(std::numeric_limits<double>::infinity());
+  refused(infinite, "queue 'fast': weight must be between 0 and 1e9");
+  v1::SetQueueRequest nan = infinite;
+  nan.mutable_queue()->set_weight(std::numeric_limits<double>::quiet_NaN());
+  refused(nan, "weight must be between 0 and 1e9");
+  v1::SetQueueRequest badname = infinite;
+  badname.mutable_queue()->set_weight(1);
+  badname.mutable_queue()->set_name("a queue; rm");
+  refused(badname, "names use only letters, digits");
+  EXPECT_EQ(cluster.Snnctl({"policy", "show"}).out, before) << "a refused change changed it";
+  // Queues up to the bound, and not one more.
+  v1::SetQueueRequest many = infinite;
+  many.mutable_queue()->set_weight(1);
+  for (int i = 1; i < 256; ++i) {  // "default" is the first
+    many.mutable_queue()->set_name("q" + std::to_string(i));
+    ASSERT_TRUE(client->Call(rpc::kQueueSet, many).ok()) << i;
+  }
+  many.mutable_queue()->set_name("one-too-many");
+  refused(many, "the policy has 257 queues; at most 256");
 }
 
 }  // namespace
