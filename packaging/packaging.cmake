@@ -14,6 +14,8 @@ install(FILES ${CMAKE_SOURCE_DIR}/etc/grafana/snn-dashboard.json
         DESTINATION share/snn-master COMPONENT master)
 
 install(TARGETS snn-agent snn-shepherd RUNTIME DESTINATION bin COMPONENT agent)
+# The example tasks the packaged example jobs run (etc/examples/relay.yaml, nir-*.yaml).
+install(TARGETS snn-example-relay snn-example-nir RUNTIME DESTINATION bin COMPONENT agent)
 install(FILES ${CMAKE_SOURCE_DIR}/etc/systemd/snn-agent.service
         DESTINATION /lib/systemd/system COMPONENT agent)
 install(FILES ${CMAKE_SOURCE_DIR}/etc/snn-agent.flags ${CMAKE_SOURCE_DIR}/etc/boards.yaml
@@ -25,6 +27,8 @@ install(FILES ${SNN_PKG}/snnctl/snnctl.bash-completion DESTINATION share/bash-co
 install(FILES ${CMAKE_SOURCE_DIR}/README.md DESTINATION share/doc/snnctl COMPONENT cli)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/docs DESTINATION share/doc/snnctl COMPONENT cli)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/etc/examples DESTINATION share/doc/snnctl COMPONENT cli)
+# The models the example jobs name (../models/ from the examples).
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/etc/models DESTINATION share/doc/snnctl COMPONENT cli)
 
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME snn)

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace snn {
 namespace {
@@ -66,9 +68,23 @@ Status ValidateJobSpec(const v1::JobSpec& spec) {
                            " are accepted");
   }
   if (const size_t bytes = spec.ByteSizeLong() - network_bytes; bytes > JobLimits::kMaxSpecBytes) {
-    return InvalidArgument("the job is " + std::to_string(bytes) +
-                           " bytes (command, args and env); at most " +
-                           std::to_string(JobLimits::kMaxSpecBytes) + " are accepted");
+    // Name what makes it big, so that the error points at the field to shrink.
+    size_t args = 0, env = 0;
+    for (const auto& a : spec.task().args()) args += a.size();
+    for (const auto& [k, v] : spec.task().env()) env += k.size() + v.size();
+    const size_t command = spec.task().command().size(), name = spec.name().size();
+    const size_t named = args + env + command + name;
+    std::vector<std::pair<size_t, std::string>> parts = {
+        {args, "task.args"},
+        {env, "task.env"},
+        {command, "task.command"},
+        {name, "name"},
+        {bytes > named ? bytes - named : 0, "the other fields"}};
+    std::sort(parts.rbegin(), parts.rend());
+    return InvalidArgument("the job is " + std::to_string(bytes) + " bytes, most of them in " +
+                           parts[0].second + " (" + std::to_string(parts[0].first) +
+                           " bytes); at most " + std::to_string(JobLimits::kMaxSpecBytes) +
+                           " are accepted");
   }
   for (unsigned char c : spec.name()) {
     if (c < 0x20 || c == 0x7f) {

@@ -67,7 +67,14 @@ Result<v1::Model> ParseModelJson(const std::string& json) {
   options.ignore_unknown_fields = false;
   auto status = google::protobuf::util::JsonStringToMessage(json, &model, options);
   if (!status.ok()) {
-    return InvalidArgument("model is not valid: " + std::string(status.message()));
+    // The parser's message may quote the file across lines, control bytes and all: its first
+    // line, printable, is the one line an error gets.
+    std::string line(status.message().substr(0, status.message().find('\n')));
+    for (char& c : line) {
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+    }
+    if (line.size() > 200) line = line.substr(0, 200) + "...";
+    return InvalidArgument("model is not valid JSON for a model: " + line);
   }
   SNN_RETURN_IF_ERROR(ValidateModel(model));
   return model;

@@ -89,5 +89,19 @@ TEST(JobValidationTest, RejectsNulCharactersAndRelativeWorkdirs) {
   EXPECT_TRUE(ValidateJobSpec(spec).ok());
 }
 
+// An oversized job's error names the field that makes it big.
+TEST(JobValidationTest, AnOversizedJobNamesTheFieldThatMakesItBig) {
+  auto spec = ValidSpec();
+  for (int i = 0; i < 700; ++i) spec.mutable_task()->add_args(std::string(1000, 'a'));
+  Status s = ValidateJobSpec(spec);
+  EXPECT_NE(s.message().find("most of them in task.args (700000 bytes)"), std::string::npos)
+      << s.message();
+  spec = ValidSpec();
+  spec.mutable_task()->mutable_resources()->set_model(std::string(600000, 'm'));
+  s = ValidateJobSpec(spec);
+  EXPECT_NE(s.message().find("most of them in the other fields"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("at most 524288 are accepted"), std::string::npos) << s.message();
+}
+
 }  // namespace
 }  // namespace snn

@@ -119,5 +119,21 @@ TEST(ModelEstimateTest, TheCoreCountDoesNotWrap) {
   EXPECT_EQ(e.shape_width, 0u) << "no mesh holds it: no shape";
 }
 
+// A file that is not JSON (or not a model's JSON) is one printable line, whatever the parser
+// quotes of it: never the file's bytes across several lines.
+TEST(ModelTest, ParseErrorsAreOnePrintableLine) {
+  for (const std::string& bad :
+       {std::string("{\"populations\": [\n  {\"name\": \"a\",\n   oops\n}"),
+        std::string("{\"populations\": \"\x1b[2J\n\n\n\"}"), std::string("\n\n{{{{\n"),
+        std::string("{\"timestep_ms\": \"fast\",\n\"populations\": []}")}) {
+    auto model = ParseModelJson(bad);
+    ASSERT_FALSE(model.ok());
+    const std::string& m = model.status().message();
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+    EXPECT_EQ(m.find('\x1b'), std::string::npos) << m;
+    EXPECT_LE(m.size(), 260u) << m;
+  }
+}
+
 }  // namespace
 }  // namespace snn

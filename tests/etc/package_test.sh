@@ -47,6 +47,16 @@ for f in /usr/bin/snn-master /usr/bin/snn-agent /usr/bin/snn-shepherd /usr/bin/s
   [ -e "$f" ] || fail "$f not installed"
 done
 getent passwd snn >/dev/null || fail "no system user snn"
+# Every packaged example job can run as shipped: its model files and its command are installed.
+for job in /usr/share/doc/snnctl/examples/*.yaml; do
+  for m in $(sed -n 's/^ *model: *\([^ #]*\).*/\1/p' "$job"); do
+    [ -e "$(dirname "$job")/$m" ] || fail "$job names model $m, which is not packaged"
+  done
+  for c in $(sed -n 's/^ *command: *\([^ #]*\).*/\1/p' "$job"); do
+    PATH=/usr/local/bin:/usr/bin:/bin command -v "$c" >/dev/null ||
+      fail "$job runs $c, which is not packaged"
+  done
+done
 out="$(systemd-analyze verify /lib/systemd/system/snn-master.service \
        /lib/systemd/system/snn-agent.service 2>&1)" || { echo "$out"; fail "systemd-analyze verify"; }
 [ -z "$out" ] || { echo "$out"; fail "systemd-analyze verify warned"; }
