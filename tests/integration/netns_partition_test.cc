@@ -19,8 +19,9 @@ TEST(NetnsPartitionTest, CutLinkMeansDownRequeueAndFencingWithoutTwoCopies) {
   if (!net.ok()) GTEST_SKIP() << "cannot create network namespaces here (needs root and iproute2)";
   TestCluster cluster;
   cluster.set_master_host(net.outer_ip());
+  // A lease long enough that the healthy node2 never misses it on a loaded machine.
   cluster.StartMaster(
-      {"--heartbeat_interval_ms=100", "--heartbeat_timeout_ms=2000", "--agent_lease_ms=800"});
+      {"--heartbeat_interval_ms=100", "--heartbeat_timeout_ms=5000", "--agent_lease_ms=2500"});
   cluster.StartAgent("node1", SmallBoards(), {}, net.Exec());
   ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster.NodesUp() == 1; }));
   ASSERT_TRUE(cluster.Submit(ShellJob("sleep 600")).ok());
@@ -30,9 +31,9 @@ TEST(NetnsPartitionTest, CutLinkMeansDownRequeueAndFencingWithoutTwoCopies) {
   ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster.NodesUp() == 2; }));
 
   net.Cut();
-  ASSERT_TRUE(TestCluster::WaitUntil([&] { return !GroupExists(first); }, 10000))
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return !GroupExists(first); }, 30000))
       << "the cut-off agent did not stop its task";
-  const pid_t second = static_cast<pid_t>(cluster.WaitForRunningTask(1, 2, 10000).pid());
+  const pid_t second = static_cast<pid_t>(cluster.WaitForRunningTask(1, 2, 30000).pid());
   ASSERT_NE(second, 0) << "the job never ran again elsewhere";
   EXPECT_EQ(cluster.Show(1)->tasks(0).node(), "node2");
   EXPECT_FALSE(GroupExists(first)) << "two copies of the task ran at once";
