@@ -65,6 +65,10 @@ DEFINE_string(checkpoint_keep, "7d",
 DEFINE_bool(allow_root_tasks, false,
             "run the tasks of jobs root submitted as root (otherwise they fail to launch); every "
             "other job's tasks run as the user who submitted it");
+DEFINE_bool(task_hide_processes, true,
+            "tasks (run as their users, by a root agent) see only their own user's processes: a "
+            "private /proc mounted with hidepid=invisible (Linux 5.8 or later); a task that "
+            "cannot have it does not run");
 DEFINE_string(cgroups, "auto",
               "each task's cgroup, with its memory and process limits: auto (v2 if its memory and "
               "pids controllers are available, else v1, else none, with a warning), v2, v1, off");
@@ -207,6 +211,7 @@ int main(int argc, char** argv) {
   }
   config.tasks.cgroups = cgroups->get();
   config.tasks.allow_root_tasks = FLAGS_allow_root_tasks;
+  config.tasks.hide_processes = FLAGS_task_hide_processes;
   config.tasks.default_memory_mb = FLAGS_task_memory_mb;
   config.tasks.default_max_processes = FLAGS_task_max_processes;
   config.stop_tasks_on_exit = FLAGS_stop_tasks_on_exit;

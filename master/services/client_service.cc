@@ -165,6 +165,8 @@ void ClientService::Logs(const CallContext& ctx, v1::JobLogsRequest req,
   }
   v1::TaskOutputRequest ask;
   ask.set_job_id(target.id());
+  ask.set_tenant(target.tenant());
+  ask.set_tenant_job_id(target.tenant_job_id());
   ask.set_index(task->index());
   ask.set_attempt(task->attempt());
   ask.set_stderr(req.stderr());

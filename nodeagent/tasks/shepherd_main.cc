@@ -15,11 +15,17 @@
 //
 // With --user UID GID GROUPS (GROUPS: comma-separated gids, or "-"), the command runs as that
 // user, for good; the shepherd stays root so that the task cannot signal it or forge its report.
+// With --hide-processes (and --user), the command gets a private /proc that shows its user's
+// processes only (procfs hidepid=invisible, in a mount namespace of its own): another user's
+// command line and environment stay out of its sight. If that cannot be done the command does
+// not run (nothing is weakened silently).
 // With --chdir DIR, the command starts in DIR. The command is looked up in PATH, and DIR entered,
 // with the user's rights. If it cannot run, the shepherd writes "failed 127 WHY".
 #include <fcntl.h>
 #include <grp.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -59,10 +65,11 @@ int64_t TouchedMs(const std::string& file, int64_t fallback) {
 
 constexpr char kUsage[] =
     "usage: snn-shepherd EXIT_FILE [--lease FILE MS] [--start-fd FD] [--user UID GID GROUPS]\n"
-    "                    [--chdir DIR] [--] COMMAND [ARGS...]\n";
+    "                    [--hide-processes] [--chdir DIR] [--] COMMAND [ARGS...]\n";
 
 struct User {
   bool set = false;
+  bool hide_processes = false;
   uid_t uid = 0;
   gid_t gid = 0;
   std::vector<gid_t> groups;
@@ -105,6 +112,20 @@ std::string ReadAll(int fd) {
 // cannot (the exec replaced it otherwise).
 std::string BecomeTask(const User& user, const std::string& workdir, const char* command,
                        char** args) {
+  if (user.hide_processes) {
+    if (unshare(CLONE_NEWNS) != 0) {
+      return std::string("cannot hide other users' processes: no mount namespace: ") +
+             strerror(errno);
+    }
+    if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+        mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=invisible") !=
+            0) {
+      return std::string(
+                 "cannot hide other users' processes: cannot mount a private /proc "
+                 "with hidepid=invisible (Linux 5.8 or later): ") +
+             strerror(errno) + " (snn-agent --task_hide_processes=false runs tasks without it)";
+    }
+  }
   if (user.set) {
     if (setgroups(user.groups.size(), user.groups.data()) != 0 || setgid(user.gid) != 0 ||
         setuid(user.uid) != 0) {
@@ -191,6 +212,9 @@ int main(int argc, char** argv) {
         return 2;
       }
       command += 4;
+    } else if (option == "--hide-processes") {
+      user.hide_processes = true;
+      ++command;
     } else if (option == "--chdir" && command + 1 < argc) {
       workdir = argv[command + 1];
       command += 2;

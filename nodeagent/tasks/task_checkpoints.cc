@@ -38,34 +38,47 @@ void RemoveAt(int parent_fd, const char* name, int depth) {
   unlinkat(parent_fd, name, AT_REMOVEDIR);
 }
 
-// "job<digits>.task<digits>"
+// "<tenant>.job<digits>.task<digits>", the tenant a name (letters, digits, '-', '_', '.'); or
+// "job<digits>.task<digits>", as agents before per-tenant names left them (swept the same way).
 bool IsCheckpointName(const std::string& name) {
-  size_t i = 0;
-  auto digits = [&] {
-    const size_t from = i;
-    while (i < name.size() && name[i] >= '0' && name[i] <= '9') ++i;
-    return i > from;
+  size_t end = name.size();
+  auto digits_before = [&] {  // moves `end` back over digits
+    const size_t to = end;
+    while (end > 0 && name[end - 1] >= '0' && name[end - 1] <= '9') --end;
+    return end < to;
   };
-  if (name.rfind("job", 0) != 0) return false;
-  i = 3;
-  if (!digits() || name.compare(i, 5, ".task") != 0) return false;
-  i += 5;
-  return digits() && i == name.size();
+  auto word_before = [&](std::string_view word) {
+    if (end < word.size() || name.compare(end - word.size(), word.size(), word) != 0) return false;
+    end -= word.size();
+    return true;
+  };
+  if (!digits_before() || !word_before(".task") || !digits_before()) return false;
+  if (end == 3 && name.compare(0, 3, "job") == 0) return true;  // the older name
+  if (!word_before(".job") || end == 0) return false;
+  for (size_t i = 0; i < end; ++i) {
+    const unsigned char c = static_cast<unsigned char>(name[i]);
+    if (!(isalnum(c) || c == '-' || c == '_' || c == '.')) return false;
+  }
+  return true;
+}
+
+std::string NameOf(const CheckpointId& id) {
+  return id.tenant + ".job" + std::to_string(id.tenant_job_id) + ".task" + std::to_string(id.index);
 }
 
 }  // namespace
 
-std::string CheckpointStore::DirFor(uint64_t job_id, uint32_t index) const {
-  return root_ + "/job" + std::to_string(job_id) + ".task" + std::to_string(index);
+std::string CheckpointStore::DirFor(const CheckpointId& id) const {
+  return root_ + "/" + NameOf(id);
 }
 
-Status CheckpointStore::Prepare(uint64_t job_id, uint32_t index, const RunAs& who) const {
+Status CheckpointStore::Prepare(const CheckpointId& id, const RunAs& who) const {
   // The root: the agent's, passed through but not listed by tasks.
   if (mkdir(root_.c_str(), 0711) != 0 && errno != EEXIST) {
     return Internal("cannot create the checkpoint directory " + root_ + ": " +
                     std::strerror(errno));
   }
-  const std::string dir = DirFor(job_id, index);
+  const std::string dir = DirFor(id);
   const bool created = mkdir(dir.c_str(), 0700) == 0;
   if (!created && errno != EEXIST) {
     return Internal("cannot create " + dir + ": " + std::strerror(errno));
@@ -92,9 +105,9 @@ Status CheckpointStore::Prepare(uint64_t job_id, uint32_t index, const RunAs& wh
   return s;
 }
 
-v1::Checkpoint CheckpointStore::Latest(uint64_t job_id, uint32_t index) const {
+v1::Checkpoint CheckpointStore::Latest(const CheckpointId& id) const {
   v1::Checkpoint latest;
-  const std::string dir = DirFor(job_id, index);
+  const std::string dir = DirFor(id);
   const int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return latest;
   DIR* d = fdopendir(fd);
@@ -119,18 +132,18 @@ v1::Checkpoint CheckpointStore::Latest(uint64_t job_id, uint32_t index) const {
   return latest;
 }
 
-void CheckpointStore::Remove(uint64_t job_id, uint32_t index) const {
+void CheckpointStore::Remove(const CheckpointId& id) const {
   const int root = open(root_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (root < 0) return;
-  const std::string name = "job" + std::to_string(job_id) + ".task" + std::to_string(index);
+  const std::string name = NameOf(id);
   RemoveAt(root, name.c_str(), 0);
   close(root);
 }
 
-void CheckpointStore::Touch(uint64_t job_id, uint32_t index, int64_t now_ms) const {
+void CheckpointStore::Touch(const CheckpointId& id, int64_t now_ms) const {
   const timespec times[2] = {{now_ms / 1000, (now_ms % 1000) * 1'000'000},
                              {now_ms / 1000, (now_ms % 1000) * 1'000'000}};
-  utimensat(AT_FDCWD, DirFor(job_id, index).c_str(), times, AT_SYMLINK_NOFOLLOW);
+  utimensat(AT_FDCWD, DirFor(id).c_str(), times, AT_SYMLINK_NOFOLLOW);
 }
 
 int CheckpointStore::Sweep(int64_t now_ms, const std::set<std::string>& in_use) const {

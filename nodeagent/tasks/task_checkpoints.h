@@ -1,5 +1,6 @@
 // Checkpoint directories that outlive a task's attempts. Each task of a job has one,
-// ROOT/job<ID>.task<N>, named from the master's numbers only: a task requeued, preempted or
+// ROOT/<tenant>.job<ID>.task<N>, named as the tenant knows the job (its per-tenant id, which is
+// never reused) and from the master's numbers only: a task requeued, preempted or
 // moved to another board or node (with ROOT on a file system the nodes share) finds the files
 // its earlier attempt wrote there as $SNN_CHECKPOINT_DIR, without knowing where that ran.
 // - Prepare creates it as the task's user's (0700), or checks that the one there is a directory
@@ -19,8 +20,20 @@
 #include "common/base/status.h"
 #include "nodeagent/tasks/task_sandbox.h"
 #include "proto/job.pb.h"
+#include "proto/node.pb.h"
 
 namespace snn {
+
+// Which task a checkpoint directory belongs to: "lab-a.job18.task0".
+struct CheckpointId {
+  std::string tenant;
+  uint64_t tenant_job_id = 0;
+  uint32_t index = 0;
+};
+
+inline CheckpointId CheckpointIdOf(const v1::LaunchRequest& req) {
+  return CheckpointId{req.tenant(), req.tenant_job_id(), req.index()};
+}
 
 class CheckpointStore {
  public:
@@ -29,15 +42,15 @@ class CheckpointStore {
 
   bool enabled() const { return !root_.empty(); }
   const std::string& root() const { return root_; }
-  std::string DirFor(uint64_t job_id, uint32_t index) const;
+  std::string DirFor(const CheckpointId& id) const;
 
-  Status Prepare(uint64_t job_id, uint32_t index, const RunAs& who) const;
+  Status Prepare(const CheckpointId& id, const RunAs& who) const;
   // The newest regular file directly in the directory (of the first 10,000 entries); no file:
   // an empty Checkpoint.
-  v1::Checkpoint Latest(uint64_t job_id, uint32_t index) const;
-  void Remove(uint64_t job_id, uint32_t index) const;
-  void Touch(uint64_t job_id, uint32_t index, int64_t now_ms) const;
-  // Removes every job<ID>.task<N> directory last changed more than the keep time before
+  v1::Checkpoint Latest(const CheckpointId& id) const;
+  void Remove(const CheckpointId& id) const;
+  void Touch(const CheckpointId& id, int64_t now_ms) const;
+  // Removes every <tenant>.job<ID>.task<N> directory last changed more than the keep time before
   // `now_ms`, except those of `in_use` (DirFor names). Returns how many it removed.
   int Sweep(int64_t now_ms, const std::set<std::string>& in_use) const;
 

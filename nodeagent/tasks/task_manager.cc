@@ -51,7 +51,8 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
                                req.has_hint() ? &req.hint() : nullptr);
   if (!mapping.ok()) return mapping.status();
 
-  const std::string name = TaskDirName(req.job_id(), req.index(), req.attempt());
+  const std::string name =
+      TaskDirName(req.tenant(), req.tenant_job_id(), req.index(), req.attempt());
   const std::string dir = options_.data_dir + "/tasks/" + name;
   mapping->set_mapping_file(dir + "/mapping.json");
   const v1::BoardInfo board_info = boards_.board(req.board())->Describe();
@@ -78,7 +79,7 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
                               " MiB (snn-agent --task_memory_max_mb)");
   }
   if (written.ok() && checkpoints_.enabled()) {
-    written = checkpoints_.Prepare(req.job_id(), req.index(), *who);
+    written = checkpoints_.Prepare(CheckpointIdOf(req), *who);
   }
 
   ProcessSpec spec;
@@ -100,10 +101,13 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
     env.gateway_token_file = dir + "/gateway_token";
   }
   if (req.task().has_network()) env.model_file = dir + "/model.json";
-  if (checkpoints_.enabled()) env.checkpoint_dir = checkpoints_.DirFor(req.job_id(), req.index());
+  if (checkpoints_.enabled()) env.checkpoint_dir = checkpoints_.DirFor(CheckpointIdOf(req));
   spec.env = TaskEnvironment(env, req, *mapping);
   spec.workdir = req.task().workdir().empty() ? dir + "/work" : req.task().workdir();
-  if (who.ok() && who->switch_user) spec.user_args = ShepherdUserArgs(*who);
+  if (who.ok() && who->switch_user) {
+    spec.user_args = ShepherdUserArgs(*who);
+    if (options_.hide_processes) spec.user_args.push_back("--hide-processes");
+  }
   spec.stdout_path = dir + "/stdout";
   spec.stderr_path = dir + "/stderr";
   spec.shepherd = options_.shepherd;
@@ -359,8 +363,9 @@ void TaskManager::MaintainCheckpoints(int64_t now_ms) {
   std::set<std::string> in_use;
   for (const auto& [key, task] : tasks_) {
     if (task.ended()) continue;
-    checkpoints_.Touch(key.job_id, key.index, now_ms);  // on a shared root, other nodes sweep
-    in_use.insert(checkpoints_.DirFor(key.job_id, key.index));
+    const CheckpointId id = CheckpointIdOf(task.launch.request);
+    checkpoints_.Touch(id, now_ms);  // on a shared root, other nodes sweep
+    in_use.insert(checkpoints_.DirFor(id));
   }
   checkpoints_.Sweep(now_ms, in_use);
 }
@@ -393,11 +398,10 @@ void TaskManager::Finish(Task& task) {
   if (checkpoints_.enabled()) {
     if (task.final_state == v1::TASK_EXITED && task.process.exit_code == 0 &&
         task.process.term_signal == 0) {
-      checkpoints_.Remove(task.launch.key.job_id,
-                          task.launch.key.index);  // done: no attempt will need it
+      checkpoints_.Remove(CheckpointIdOf(task.launch.request));  // done: no attempt needs it
       task.checkpoint = v1::Checkpoint();
     } else {
-      task.checkpoint = checkpoints_.Latest(task.launch.key.job_id, task.launch.key.index);
+      task.checkpoint = checkpoints_.Latest(CheckpointIdOf(task.launch.request));
     }
   }
   if (gateway_ != nullptr) gateway_->RemoveTask(task.launch.key);

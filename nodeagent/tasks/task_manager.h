@@ -38,6 +38,8 @@ struct TaskManagerOptions {
   std::map<std::string, BoardRuntime> runtimes;  // by board type: set up for its tasks
   uint32_t gateway_burst_ms = 20;  // each task's token bucket holds this much of its budget
   bool allow_root_tasks = false;   // run root's jobs as root (otherwise they fail to launch)
+  // Tasks that run as their users see only that user's processes (snn-shepherd --hide-processes).
+  bool hide_processes = true;
   // Each task's cgroup (not owned; null: none). Limits for jobs that give none: MiB, processes.
   TaskCgroups* cgroups = nullptr;
   uint64_t default_memory_mb = 4096;

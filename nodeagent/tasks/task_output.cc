@@ -10,17 +10,23 @@
 
 namespace snn {
 
-std::string TaskDirName(uint64_t job_id, uint32_t index, uint32_t attempt) {
-  return "job" + std::to_string(job_id) + ".task" + std::to_string(index) + ".try" +
-         std::to_string(attempt);
+std::string TaskDirName(const std::string& tenant, uint64_t tenant_job_id, uint32_t index,
+                        uint32_t attempt) {
+  return tenant + ".job" + std::to_string(tenant_job_id) + ".task" + std::to_string(index) +
+         ".try" + std::to_string(attempt);
 }
 
 Result<v1::TaskOutputResponse> ReadTaskOutput(const std::string& data_dir,
                                               const v1::TaskOutputRequest& request) {
   const std::string stream = request.stderr() ? "stderr" : "stdout";
-  const std::string path = data_dir + "/tasks/" +
-                           TaskDirName(request.job_id(), request.index(), request.attempt()) + "/" +
-                           stream;
+  if (request.tenant().empty() || request.tenant().find('/') != std::string::npos ||
+      request.tenant().front() == '.') {
+    return InvalidArgument("a task output request names no valid tenant");
+  }
+  const std::string path =
+      data_dir + "/tasks/" +
+      TaskDirName(request.tenant(), request.tenant_job_id(), request.index(), request.attempt()) +
+      "/" + stream;
   const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     if (errno == ENOENT) {

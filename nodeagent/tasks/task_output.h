@@ -12,8 +12,11 @@ namespace snn {
 
 inline constexpr uint32_t kMaxOutputSliceBytes = 1 << 20;
 
-// The directory of a task attempt under the agent's data dir.
-std::string TaskDirName(uint64_t job_id, uint32_t index, uint32_t attempt);
+// The directory of a task attempt under the agent's data dir, named as its tenant knows the
+// job: "lab-a.job18.task0.try1". Unique: a tenant's job ids are never reused, and tenant names
+// cannot hold the "/" that would leave the directory.
+std::string TaskDirName(const std::string& tenant, uint64_t tenant_job_id, uint32_t index,
+                        uint32_t attempt);
 
 Result<v1::TaskOutputResponse> ReadTaskOutput(const std::string& data_dir,
                                               const v1::TaskOutputRequest& request);

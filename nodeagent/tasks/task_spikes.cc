@@ -82,7 +82,7 @@ std::vector<v1::TaskUsage> TaskManager::UsageChanges() {
     bool checkpointed = false;
     if (checkpoints_.enabled() && now_ms - task.checkpoint_seen_ms >= kCheckpointScanMs) {
       task.checkpoint_seen_ms = now_ms;
-      v1::Checkpoint latest = checkpoints_.Latest(key.job_id, key.index);
+      v1::Checkpoint latest = checkpoints_.Latest(CheckpointIdOf(task.launch.request));
       if (!google::protobuf::util::MessageDifferencer::Equals(latest, task.checkpoint)) {
         task.checkpoint = std::move(latest);
         checkpointed = true;

@@ -47,7 +47,7 @@ TEST(CheckpointTest, APreemptedTaskResumesFromItsCheckpointOnAnotherNodesBoard) 
   ASSERT_TRUE(cluster.Submit(victim).ok());
   const v1::TaskRecord first = cluster.WaitForRunningTask(1);
   ASSERT_EQ(first.node(), "node1");
-  const std::string dir = shared + "/job" + std::to_string(cluster.Show(1)->id()) + ".task0";
+  const std::string dir = shared + "/" + cluster.Show(1)->tenant() + ".job1.task0";
 
   // The agent sees the file and the master shows it, with its time and directory.
   CliRun show;

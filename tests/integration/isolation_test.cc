@@ -2,7 +2,8 @@
 // its job, in its own cgroup with the job's memory and process limits, with files only its user
 // can read; the gateway token never sits in the environment. A task of another tenant tries
 // everything the attack used (/proc/PID/environ, the token, the agent's record, stdout,
-// signals) and gets nothing. Root's jobs run only where the agent allows it.
+// signals, another user's command line in /proc) and gets nothing. Root's jobs run only where the
+// agent allows it.
 #include <gtest/gtest.h>
 #include <pwd.h>
 #include <sys/stat.h>
@@ -128,6 +129,12 @@ TEST_F(IsolationTest, ATaskOfAnotherTenantCannotReachATasksTokenEnvironmentOutpu
            "cat /proc/" +
                pid +
                "/environ >/dev/null 2>&1 && echo ENVIRON; "
+               "grep -q sleep /proc/" +
+               pid +
+               "/cmdline 2>/dev/null && echo CMDLINE; "
+               "ls /proc | grep -qx " +
+               pid +
+               " && echo LISTED; "
                "cat " +
                dir +
                "/gateway_token >/dev/null 2>&1 && echo TOKEN; "
@@ -150,6 +157,10 @@ TEST_F(IsolationTest, ATaskOfAnotherTenantCannotReachATasksTokenEnvironmentOutpu
   ASSERT_TRUE(WaitForState("lab-b", 1, v1::COMPLETED)) << Job("lab-b", 1).reason();
   const std::string thief = ReadFile(Job("lab-b", 1).tasks(0).stdout_path());
   EXPECT_EQ(thief, std::to_string(UidOf("sys")) + "\ndone\n");
+  // Its directory is named as its tenant knows the job (lab-b's job 1 is the master's job 2).
+  EXPECT_NE(Job("lab-b", 1).tasks(0).stdout_path().find("/tasks/lab-b.job1.task0.try"),
+            std::string::npos)
+      << Job("lab-b", 1).tasks(0).stdout_path();
   EXPECT_EQ(Job("lab-a", 1).state(), v1::RUNNING) << "the victim runs on, untouched";
 }
 
