@@ -3,6 +3,7 @@
 #include <munge.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 
 namespace snn {
@@ -70,13 +71,18 @@ Status Explain(munge_err_t err, munge_ctx_t ctx, const std::string& socket) {
   return Unavailable(std::string("MUNGE failed: ") + (detail ? detail : munge_strerror(err)));
 }
 
+// What every snn credential carries, and what the master requires: a credential another service
+// made with the same key (Slurm's, or `munge` run by hand) names a uid too, but was not made for
+// snn, and is refused.
+constexpr char kPurpose[] = "snn-credential/1";
+
 }  // namespace
 
 Result<std::string> MungeEncode(const std::string& socket) {
   auto ctx = NewContext(socket);
   if (!ctx.ok()) return ctx.status();
   char* cred = nullptr;
-  const munge_err_t err = munge_encode(&cred, ctx->get(), nullptr, 0);
+  const munge_err_t err = munge_encode(&cred, ctx->get(), kPurpose, sizeof kPurpose - 1);
   if (err != EMUNGE_SUCCESS) {
     std::free(cred);
     return Explain(err, ctx->get(), socket);
@@ -99,8 +105,15 @@ Result<MungeIdentity> MungeDecode(const std::string& socket, const std::string& 
   gid_t gid = 0;
   const munge_err_t err =
       munge_decode(credential.c_str(), ctx->get(), &payload, &length, &uid, &gid);
+  const bool for_snn =
+      payload != nullptr && length == int(sizeof kPurpose - 1) &&
+      std::memcmp(payload, kPurpose, sizeof kPurpose - 1) == 0;
   std::free(payload);
   if (err != EMUNGE_SUCCESS) return Explain(err, ctx->get(), socket);
+  if (!for_snn) {
+    return Unauthenticated(
+        "the MUNGE credential was not made for snn (another service's, sharing the munge key)");
+  }
   MungeIdentity id;
   id.uid = uid;
   id.gid = gid;

@@ -3,6 +3,7 @@
 // (refused, with one line naming the right, and nothing changes) and by one with it (works).
 // The users are Debian's base system accounts, present on every Debian 12 machine.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -14,6 +15,7 @@
 #include "common/rpc/tls.h"
 #include "proto/policy.pb.h"
 #include "tests/integration/cluster.h"
+#include "tests/test_util/process.h"
 
 namespace snn::testing {
 namespace {
@@ -349,6 +351,30 @@ TEST_F(AuthorizationTest, ForgedAndReplayedCredentialsAreRefused) {
   ASSERT_TRUE(foreign.ok());
   const Status wrong_key = call_with(*foreign);
   EXPECT_EQ(wrong_key.code(), Code::kUnauthenticated) << wrong_key.ToString();
+
+  // Made with the right key, for another service (Slurm's, or `munge` by hand): not for snn.
+  for (const std::string& payload : {std::string(), std::string("slurm")}) {
+    const std::string file = cluster_.dir() + "/other-service.cred";
+    std::filesystem::remove(file);
+    std::vector<std::string> encode = {"/usr/bin/munge", "--socket", cluster_.auth().munge_socket(),
+                                       "--output", file};
+    if (payload.empty()) {
+      encode.push_back("--no-input");
+    } else {
+      encode.insert(encode.end(), {"--string", payload});
+    }
+    const pid_t munge = SpawnLogged(encode, "/dev/null", cluster_.dir() + "/munge.err");
+    ASSERT_GT(munge, 0);
+    int status = -1;
+    ASSERT_EQ(waitpid(munge, &status, 0), munge);
+    ASSERT_EQ(status, 0) << ReadFile(cluster_.dir() + "/munge.err");
+    std::string cred = ReadFile(file);
+    while (!cred.empty() && cred.back() == '\n') cred.pop_back();
+    const Status other_service = call_with(cred);
+    EXPECT_EQ(other_service.code(), Code::kUnauthenticated) << other_service.ToString();
+    EXPECT_NE(other_service.message().find("not made for snn"), std::string::npos)
+        << other_service.message();
+  }
 
   auto good = MungeEncode(cluster_.auth().munge_socket());
   ASSERT_TRUE(good.ok());
