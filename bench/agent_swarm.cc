@@ -237,7 +237,7 @@ snn::Status StartMaster(const std::string& dir, Master& master) {
                                    "--data_dir=" + dir + "/master",
                                    "--port_file=" + dir + "/port",
                                    "--max_connections=20000",
-                                   "--max_connections_per_peer=20000",
+                                   "--max_anonymous_connections_per_peer=20000",
                                    "--minloglevel=1",
                                    "--metrics_listen="};
   std::string extra = FLAGS_master_flags;

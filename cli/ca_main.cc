@@ -1,5 +1,6 @@
 // snn-ca: makes the cluster's certificate authority and the certificates it signs.
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <charconv>
 #include <filesystem>
@@ -24,7 +25,9 @@ Commands:
                      refuses to replace an existing CA without --force
   master DIR [--host H[,H...]] [--days N]
                      the master's certificate and key, DIR/master.crt and DIR/master.key
-                     (default 825 days); --host lists the addresses it is reached at
+                     (default 825 days); --host lists the names and addresses it
+                     is reached at (clients refuse it under any other; default: this
+                     host's name, localhost, 127.0.0.1 and ::1)
   node DIR NAME [--out OUTDIR] [--days N]
                      a certificate for node NAME without a join token: OUTDIR/node.pem (its
                      certificate and key, mode 0600) and a copy of ca.crt (default OUTDIR: DIR)
@@ -123,6 +126,13 @@ int main(int argc, char** argv) {
     issue.common_name = "snn-master";
     issue.role = snn::pki::kRoleMaster;
     issue.validity_s = (days ? days : 825) * 86400;
+    if (hosts.empty()) {  // clients check the name they reach the master by: name this host
+      char name[256] = {};
+      gethostname(name, sizeof name - 1);
+      hosts = std::string(name) + ",localhost,127.0.0.1,::1";
+      std::cout << "no --host: the certificate names " << hosts
+                << " (clients refuse a master reached by any other name)\n";
+    }
     size_t start = 0;
     while (start < hosts.size()) {
       size_t end = hosts.find(',', start);

@@ -71,7 +71,15 @@ DEFINE_string(tls_dir, "/etc/snn/tls",
               "the master's TLS files: ca.crt, master.crt, master.key, and ca.key to sign the "
               "certificates of nodes that enrol with a join token (made by snn-ca)");
 DEFINE_uint64(max_connections, 4096, "open connections in all; more are closed at once");
-DEFINE_uint64(max_connections_per_peer, 256, "open connections from one IP address");
+DEFINE_uint64(max_connections_per_user, 256,
+              "open connections of one user (or node) from one IP address; more are refused with "
+              "that reason, and other users of the address are not affected");
+DEFINE_uint64(max_anonymous_connections_per_peer, 64,
+              "connections from one IP address that have not yet proven who they are (TLS "
+              "handshake, first credential); one more closes the oldest of them");
+DEFINE_int64(auth_timeout_s, 60,
+             "a connection that has not proven who it is this long after it was accepted is "
+             "closed");
 DEFINE_int64(idle_timeout_s, 600,
              "a connection on which nothing is read or written this long is closed (agents "
              "heartbeat far more often)");
@@ -257,14 +265,18 @@ int main(int argc, char** argv) {
                  << ": the file descriptor limit is " << files.rlim_cur;
   }
   config.limits.max_connections = std::min<uint64_t>(FLAGS_max_connections, fd_room);
-  config.limits.max_per_peer = FLAGS_max_connections_per_peer;
+  config.limits.max_per_owner = FLAGS_max_connections_per_user;
+  config.limits.max_anonymous_per_peer = FLAGS_max_anonymous_connections_per_peer;
+  config.limits.anonymous_timeout_ms = FLAGS_auth_timeout_s * 1000;
   config.limits.idle_timeout_ms = FLAGS_idle_timeout_s * 1000;
   config.limits.frame_timeout_ms = FLAGS_frame_timeout_s * 1000;
   config.limits.handshake_timeout_ms = FLAGS_frame_timeout_s * 1000 / 3;
-  if (FLAGS_max_connections < 1 || FLAGS_max_connections_per_peer < 1 || FLAGS_idle_timeout_s < 1 ||
-      FLAGS_frame_timeout_s < 1) {
-    LOG(ERROR) << "--max_connections, --max_connections_per_peer, --idle_timeout_s and "
-                  "--frame_timeout_s must be at least 1";
+  if (FLAGS_max_connections < 1 || FLAGS_max_connections_per_user < 1 ||
+      FLAGS_max_anonymous_connections_per_peer < 1 || FLAGS_idle_timeout_s < 1 ||
+      FLAGS_frame_timeout_s < 1 || FLAGS_auth_timeout_s < 1) {
+    LOG(ERROR) << "--max_connections, --max_connections_per_user, "
+                  "--max_anonymous_connections_per_peer, --idle_timeout_s, --frame_timeout_s and "
+                  "--auth_timeout_s must be at least 1";
     return 2;
   }
   config.handle_signals = true;

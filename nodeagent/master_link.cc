@@ -204,14 +204,16 @@ void MasterLink::StartTls(tcp::socket socket) {
   }
   tls_context_ = *context;
   handshaking_ = std::make_unique<TlsStream>(std::move(socket), *tls_context_);
+  ExpectPeerHost(*handshaking_, target().host);
   TlsStream* mine = handshaking_.get();
   handshaking_->async_handshake(ssl::stream_base::client, [this, mine](
                                                               const boost::system::error_code& ec) {
     if (stopped_ || handshaking_.get() != mine) return;
     auto stream = std::move(handshaking_);
     if (ec) {
+      const std::string refusal = CertificateRefusal(*stream, target().host);
       LOG_EVERY_N(WARNING, 10) << "TLS handshake with master " << target().ToString()
-                               << " failed: " << ec.message();
+                               << " failed: " << (refusal.empty() ? ec.message() : refusal);
       return NextMaster();
     }
     if (PeerOf(*stream).role != "master") {

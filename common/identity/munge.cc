@@ -105,9 +105,8 @@ Result<MungeIdentity> MungeDecode(const std::string& socket, const std::string& 
   gid_t gid = 0;
   const munge_err_t err =
       munge_decode(credential.c_str(), ctx->get(), &payload, &length, &uid, &gid);
-  const bool for_snn =
-      payload != nullptr && length == int(sizeof kPurpose - 1) &&
-      std::memcmp(payload, kPurpose, sizeof kPurpose - 1) == 0;
+  const bool for_snn = payload != nullptr && length == int(sizeof kPurpose - 1) &&
+                       std::memcmp(payload, kPurpose, sizeof kPurpose - 1) == 0;
   std::free(payload);
   if (err != EMUNGE_SUCCESS) return Explain(err, ctx->get(), socket);
   if (!for_snn) {

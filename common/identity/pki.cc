@@ -1,5 +1,6 @@
 #include "common/identity/pki.h"
 
+#include <arpa/inet.h>
 #include <openssl/bio.h>
 #include <openssl/bn.h>
 #include <openssl/err.h>
@@ -193,9 +194,10 @@ Result<std::string> SignCsr(const KeyAndCert& ca, const std::string& csr_pem, co
   SNN_RETURN_IF_ERROR(AddExtension(c, ca_cert->get(), NID_authority_key_identifier, "keyid"));
   std::string alt;
   for (const auto& n : issue.alt_names) {
-    const bool ip = !n.empty() &&
-                    n.find_first_not_of("0123456789.:abcdefABCDEF") == std::string::npos &&
-                    (n.find('.') != std::string::npos || n.find(':') != std::string::npos);
+    in_addr ip4;
+    in6_addr ip6;
+    const bool ip =
+        inet_pton(AF_INET, n.c_str(), &ip4) == 1 || inet_pton(AF_INET6, n.c_str(), &ip6) == 1;
     alt += (alt.empty() ? "" : ",") + std::string(ip ? "IP:" : "DNS:") + n;
   }
   if (!alt.empty()) {

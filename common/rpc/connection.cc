@@ -120,6 +120,7 @@ void Connection::OnFrame(v1::Envelope envelope) {
     done(std::move(envelope));
     return;
   }
+  if (closing_) return;  // answered its last: what follows is not read
   ++unanswered_;
   if (on_request_) on_request_(shared_from_this(), std::move(envelope));
 }
@@ -162,6 +163,7 @@ void Connection::Send(std::string frame) {
 void Connection::WriteMore() {
   if (outbox_.empty() || closed_) {
     write_in_flight_ = false;
+    if (closing_ && !closed_) Close(*closing_);
     return;
   }
   write_in_flight_ = true;
@@ -191,6 +193,12 @@ void Connection::WriteMore() {
       self->WriteMore();
     });
   });
+}
+
+void Connection::CloseOnceWritten(const Status& why) {
+  if (closed_ || closing_) return;
+  closing_ = why;
+  if (!write_in_flight_ && outbox_.empty()) Close(why);
 }
 
 void Connection::Close(const Status& why) {

@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -62,6 +63,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   // Closes the socket; pending calls fail with `why`; the close handler runs once.
   void Close(const Status& why);
+  // Reads no more requests, and closes once what is queued (an answer saying why) is written.
+  void CloseOnceWritten(const Status& why);
 
   bool closed() const { return closed_; }
   // With a clock, the connection keeps when a frame last made progress (for idle and slow-read
@@ -86,6 +89,19 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Free-form label set by the owner (an agent's node name); constant once set.
   void set_label(std::string label) { label_ = std::move(label); }
   const std::string& label() const { return label_; }
+
+  // Who the connection proved it is ("uid 1000", "node node3"), for its server's per-owner limits
+  // (see common/rpc/peer_slots.h). The first call counts; later ones return Ok and change
+  // nothing. An error: the owner has too many connections; answer with it and close.
+  using OwnerHandler =
+      std::function<Status(const std::shared_ptr<Connection>&, const std::string&)>;
+  void set_owner_handler(OwnerHandler on_owner) { on_owner_ = std::move(on_owner); }
+  Status set_owner(const std::string& owner) {
+    if (!owner_.empty() || owner.empty() || closed_) return Status::Ok();
+    owner_ = owner;
+    return on_owner_ ? on_owner_(shared_from_this(), owner_) : Status::Ok();
+  }
+  const std::string& owner() const { return owner_; }
 
  private:
   Connection(tcp::socket socket, std::unique_ptr<TlsStream> tls, size_t max_frame_bytes,
@@ -128,6 +144,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   uint64_t next_call_id_ = 1;
   std::map<uint64_t, ResponseCallback> pending_calls_;
   std::string label_;
+  std::string owner_;
+  OwnerHandler on_owner_;
+  std::optional<Status> closing_;  // CloseOnceWritten's reason
 };
 
 // Converts a response envelope into the typed response or the error it carries.

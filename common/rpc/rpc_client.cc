@@ -45,6 +45,7 @@ bool RpcClient::RunUntil(const bool& done) {
 
 Status RpcClient::Connect(const HostPort& address) {
   target_ = address.ToString();
+  host_ = address.host;
   if (masters_.empty()) masters_ = {address};  // a standby's redirect is followed from here
   tcp::resolver resolver(io_);
   boost::system::error_code ec;
@@ -70,6 +71,7 @@ Status RpcClient::Connect(const HostPort& address) {
 Status RpcClient::Handshake() {
   tls_ = std::make_unique<TlsStream>(std::move(socket_), *tls_context_);
   socket_ = tcp::socket(io_);
+  ExpectPeerHost(*tls_, host_);
   bool done = false;
   boost::system::error_code result;
   tls_->async_handshake(ssl::stream_base::client, [&](const boost::system::error_code& e) {
@@ -81,7 +83,19 @@ Status RpcClient::Handshake() {
                             std::to_string(timeout_.count()) + " ms (TLS handshake)");
   }
   if (result) {
+    const std::string refusal = CertificateRefusal(*tls_, host_);
     tls_.reset();
+    if (!refusal.empty()) {
+      return Unauthenticated("TLS with the master at " + target_ + ": " + refusal);
+    }
+    if (result == asio::error::eof || result == ssl::error::stream_truncated ||
+        result == asio::error::connection_reset) {
+      // Closed by the other side before it showed a certificate: not a trust problem.
+      return Unavailable("the master at " + target_ +
+                         " closed the connection during the TLS handshake: it is shedding "
+                         "connections (too many from this address or in all; its log says which) "
+                         "or it does not speak TLS; try again");
+    }
     return Unavailable("TLS handshake with the master at " + target_ + " failed (" +
                        result.message() +
                        "); is the CA file this cluster's, and is the server an snn master?");

@@ -101,6 +101,7 @@ class RpcClient {
   std::shared_ptr<ssl::context> tls_context_;
   std::unique_ptr<TlsStream> tls_;  // over socket_'s connection once the handshake is done
   std::string target_;
+  std::string host_;               // target_'s host, as the master's certificate must name it
   std::vector<HostPort> masters_;  // with ConnectAny: every master of the group
   size_t current_ = 0;             // the one connected to
   uint64_t next_id_ = 1;

@@ -12,13 +12,16 @@ RpcServer::RpcServer(asio::io_context& io, size_t max_frame_bytes,
       on_request_(std::move(on_request)),
       on_close_(std::move(on_close)),
       tls_(std::move(tls)),
-      acceptor_(io) {}
+      acceptor_(io),
+      slots_(PeerSlotLimits{}) {}
 
 RpcServer::~RpcServer() = default;
 
 void RpcServer::set_limits(const ServerLimits& limits, const Clock* clock) {
   limits_ = limits;
   clock_ = clock;
+  slots_ = PeerSlots(PeerSlotLimits{limits.max_connections, limits.always_admit,
+                                    limits.max_anonymous_per_peer, limits.max_per_owner});
 }
 
 Status RpcServer::Listen(const HostPort& address) {
@@ -65,59 +68,77 @@ void RpcServer::Accept() {
 void RpcServer::OnAccepted(tcp::socket socket) {
   boost::system::error_code ignored;
   const std::string peer = socket.remote_endpoint(ignored).address().to_string();
-  const size_t open = connections_.size() + handshakes_.size();
-  // A peer with only a few connections (an operator's snnctl) gets in even when floods from
-  // other addresses have filled the total.
-  const bool full = open >= limits_.max_connections && per_peer_[peer] >= limits_.always_admit;
-  if (full || per_peer_[peer] >= limits_.max_per_peer) {
+  const PeerSlots::Id slot = next_slot_++;
+  const PeerSlots::Admission admission = slots_.Admit(slot, peer, NowMs());
+  if (!admission.admitted) {
     LOG_EVERY_N(WARNING, 100) << "refused a connection from " << peer << " (" << google::COUNTER
-                              << " so far): "
-                              << (open >= limits_.max_connections
-                                      ? std::to_string(open) + " connections are open"
-                                      : std::to_string(per_peer_[peer]) + " are open from it");
+                              << " so far): " << admission.refusal;
     socket.close(ignored);
-    if (per_peer_[peer] == 0) per_peer_.erase(peer);
     return;
   }
-  ++per_peer_[peer];
+  if (admission.evicted) {
+    LOG_EVERY_N(WARNING, 100) << "closed the oldest of " << limits_.max_anonymous_per_peer
+                              << " connections from " << peer
+                              << " that have not proven who they are, for a new one ("
+                              << google::COUNTER << " so far)";
+    CloseSlot(*admission.evicted,
+              Status(Code::kResourceExhausted,
+                     "too many connections from " + peer + " have not proven who they are"));
+  }
   if (!tls_) {
-    Adopt(Connection::Create(std::move(socket), max_frame_bytes_, on_request_, nullptr), peer);
+    Adopt(Connection::Create(std::move(socket), max_frame_bytes_, on_request_, nullptr), slot);
     return;
   }
   auto stream = std::make_shared<std::unique_ptr<TlsStream>>(
       std::make_unique<TlsStream>(std::move(socket), *tls_));
-  const TlsStream* key = stream->get();
-  handshakes_[key] = Handshake{stream, peer, clock_ ? clock_->NowMs() : 0};
+  handshakes_[slot] = Handshake{stream, peer, NowMs()};
   (*stream)->async_handshake(
-      ssl::stream_base::server, [this, stream, key, peer](const boost::system::error_code& hec) {
+      ssl::stream_base::server, [this, stream, slot, peer](const boost::system::error_code& hec) {
         if (stopped_) return;
-        if (handshakes_.erase(key) == 0) return;  // timed out: already closed and released
+        if (handshakes_.erase(slot) == 0) return;  // timed out or evicted: closed and released
         if (hec || !*stream) {
           LOG_EVERY_N(WARNING, 100) << "TLS handshake with " << peer << " failed ("
                                     << google::COUNTER << " so far): " << hec.message();
-          Release(peer);
+          slots_.Release(slot);
           return;
         }
-        Adopt(Connection::Create(std::move(*stream), max_frame_bytes_, on_request_, nullptr), peer);
+        Adopt(Connection::Create(std::move(*stream), max_frame_bytes_, on_request_, nullptr), slot);
       });
 }
 
-void RpcServer::Adopt(std::shared_ptr<Connection> conn, const std::string& peer) {
+void RpcServer::Adopt(std::shared_ptr<Connection> conn, PeerSlots::Id slot) {
   conn->set_clock(clock_);
-  conn->set_close_handler([this, peer](const std::shared_ptr<Connection>& c, const Status& why) {
+  conn->set_close_handler([this, slot](const std::shared_ptr<Connection>& c, const Status& why) {
     if (!why.ok() && why.code() != Code::kUnavailable) {
       LOG_EVERY_N(WARNING, 20) << "closed connection from " << c->peer() << ": " << why.ToString();
     }
-    if (connections_.erase(c) > 0) Release(peer);
+    if (connections_.erase(slot) > 0) slots_.Release(slot);
     if (on_close_) on_close_(c, why);
   });
-  connections_.insert(conn);
+  conn->set_owner_handler(
+      [this, slot](const std::shared_ptr<Connection>&, const std::string& owner) {
+        const std::string refusal = slots_.Own(slot, owner);
+        if (refusal.empty()) return Status::Ok();
+        LOG_EVERY_N(WARNING, 100) << "refused a connection: " << refusal << " (" << google::COUNTER
+                                  << " so far)";
+        return Status(Code::kResourceExhausted, refusal + "; close some and try again");
+      });
+  connections_[slot] = conn;
   conn->Start();
 }
 
-void RpcServer::Release(const std::string& peer) {
-  auto it = per_peer_.find(peer);
-  if (it != per_peer_.end() && --it->second == 0) per_peer_.erase(it);
+void RpcServer::CloseSlot(PeerSlots::Id slot, const Status& why) {
+  if (auto h = handshakes_.find(slot); h != handshakes_.end()) {
+    boost::system::error_code ignored;
+    (*h->second.stream)->next_layer().close(ignored);
+    handshakes_.erase(h);
+    return;
+  }
+  if (auto c = connections_.find(slot); c != connections_.end()) {
+    const std::shared_ptr<Connection> conn = c->second;
+    connections_.erase(c);  // released already: the close handler must not release it again
+    conn->Close(why);
+  }
 }
 
 void RpcServer::Sweep() {
@@ -132,11 +153,17 @@ void RpcServer::Sweep() {
     (*it->second.stream)->next_layer().close(ignored);
     LOG_EVERY_N(WARNING, 100) << "no TLS handshake from " << it->second.peer << " within "
                               << limits_.handshake_timeout_ms << " ms; closed";
-    Release(it->second.peer);
+    slots_.Release(it->first);
     it = handshakes_.erase(it);
   }
+  for (PeerSlots::Id slot : slots_.AnonymousSince(now - limits_.anonymous_timeout_ms)) {
+    if (!connections_.count(slot)) continue;  // still handshaking: the handshake limit applies
+    slots_.Release(slot);
+    CloseSlot(slot, DeadlineExceeded("did not prove who it is within " +
+                                     std::to_string(limits_.anonymous_timeout_ms) + " ms"));
+  }
   std::vector<std::shared_ptr<Connection>> expired;
-  for (const auto& c : connections_) {
+  for (const auto& [slot, c] : connections_) {
     const int64_t quiet = now - c->last_activity_ms();
     if ((c->in_frame() && quiet >= limits_.frame_timeout_ms) || quiet >= limits_.idle_timeout_ms) {
       expired.push_back(c);
@@ -163,9 +190,9 @@ void RpcServer::Stop() {
   for (auto& [key, h] : handshakes_) (*h.stream)->next_layer().close(ignored);
   handshakes_.clear();
   auto open = connections_;
-  for (const auto& c : open) c->Close(Unavailable("server is shutting down"));
+  for (const auto& [slot, c] : open) c->Close(Unavailable("server is shutting down"));
   connections_.clear();
-  per_peer_.clear();
+  slots_.Clear();
 }
 
 }  // namespace snn

@@ -1,8 +1,11 @@
 // Accepts TCP connections and hands each to a Connection with the given handlers; with a TLS
-// context, only once the TLS handshake is done. Bounded against floods: connections in all and
-// per peer address are capped (more are closed at once), a handshake, a frame and an idle
-// connection each have a time limit (with a clock: set_limits), accept errors (out of file
-// descriptors) back off instead of spinning, and their log lines are rate-limited.
+// context, only once the TLS handshake is done. Bounded against floods: connections in all, those
+// of one address that have not proven who they are, and those of one user or node at one address
+// are capped (see common/rpc/peer_slots.h: a flood from a shared address evicts its own oldest
+// anonymous connections rather than lock out the address's other users); a handshake, proving
+// who one is, a frame and an idle connection each have a time limit (with a clock: set_limits);
+// accept errors (out of file descriptors) back off instead of spinning; log lines are
+// rate-limited.
 // Thread contract: construct, Listen and Stop on the io_context's thread (or before it runs).
 #pragma once
 
@@ -15,18 +18,21 @@
 #include "common/rpc/address.h"
 #include "common/rpc/clock_timer.h"
 #include "common/rpc/connection.h"
+#include "common/rpc/peer_slots.h"
 
 namespace snn {
 
 struct ServerLimits {
-  size_t max_connections = 4096;  // open and handshaking, in all
-  size_t max_per_peer = 256;      // from one IP address
-  size_t always_admit = 4;        // a peer with fewer open gets in past max_connections
+  size_t max_connections = 4096;       // open and handshaking, in all
+  size_t max_per_owner = 256;          // proven as one user or node, from one IP address
+  size_t max_anonymous_per_peer = 64;  // not (yet) proven, from one IP address; more: oldest goes
+  size_t always_admit = 4;             // a peer with fewer open gets in past max_connections
   int64_t handshake_timeout_ms = 10000;
-  int64_t frame_timeout_ms = 30000;  // a frame's body must arrive within this
-  int64_t idle_timeout_ms = 600000;  // no byte read or written for this long: closed
-  int64_t accept_backoff_ms = 100;   // after a failed accept (EMFILE)
-  int64_t sweep_ms = 1000;           // how often the limits are checked
+  int64_t anonymous_timeout_ms = 60000;  // accepted this long ago and still not proven: closed
+  int64_t frame_timeout_ms = 30000;      // a frame's body must arrive within this
+  int64_t idle_timeout_ms = 600000;      // no byte read or written for this long: closed
+  int64_t accept_backoff_ms = 100;       // after a failed accept (EMFILE)
+  int64_t sweep_ms = 1000;               // how often the limits are checked
 };
 
 class RpcServer {
@@ -55,9 +61,11 @@ class RpcServer {
   };
   void Accept();
   void OnAccepted(tcp::socket socket);
-  void Adopt(std::shared_ptr<Connection> conn, const std::string& peer);
-  void Release(const std::string& peer);
+  void Adopt(std::shared_ptr<Connection> conn, PeerSlots::Id slot);
+  // Closes the handshake or connection holding `slot` (already released from slots_).
+  void CloseSlot(PeerSlots::Id slot, const Status& why);
   void Sweep();
+  int64_t NowMs() const { return clock_ ? clock_->NowMs() : 0; }
 
   // Constant after construction.
   asio::io_context& io_;
@@ -74,9 +82,10 @@ class RpcServer {
   std::unique_ptr<ClockTimer> backoff_timer_;
   uint16_t port_ = 0;
   bool stopped_ = false;
-  std::set<std::shared_ptr<Connection>> connections_;
-  std::map<const TlsStream*, Handshake> handshakes_;
-  std::map<std::string, size_t> per_peer_;  // open and handshaking, by IP address
+  std::map<PeerSlots::Id, std::shared_ptr<Connection>> connections_;
+  std::map<PeerSlots::Id, Handshake> handshakes_;
+  PeerSlots slots_;
+  PeerSlots::Id next_slot_ = 1;
 };
 
 }  // namespace snn

@@ -1,5 +1,6 @@
 #include "common/rpc/tls.h"
 
+#include <arpa/inet.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
@@ -52,6 +53,39 @@ Result<std::shared_ptr<ssl::context>> MakeClientTls(const TlsFiles& files) {
   if (!ctx.ok()) return ctx.status();
   (*ctx)->set_verify_mode(ssl::verify_peer | ssl::verify_fail_if_no_peer_cert);
   return ctx;
+}
+
+void ExpectPeerHost(TlsStream& stream, const std::string& host) {
+  X509_VERIFY_PARAM* param = SSL_get0_param(stream.native_handle());
+  in6_addr ip6;
+  in_addr ip4;
+  const bool ip =
+      inet_pton(AF_INET, host.c_str(), &ip4) == 1 || inet_pton(AF_INET6, host.c_str(), &ip6) == 1;
+  if (ip) {
+    X509_VERIFY_PARAM_set1_ip_asc(param, host.c_str());
+  } else {
+    X509_VERIFY_PARAM_set1_host(param, host.c_str(), host.size());
+  }
+}
+
+std::string CertificateRefusal(TlsStream& stream, const std::string& host) {
+  const long result = SSL_get_verify_result(stream.native_handle());
+  switch (result) {
+    case X509_V_OK:
+      return "";
+    case X509_V_ERR_HOSTNAME_MISMATCH:
+    case X509_V_ERR_IP_ADDRESS_MISMATCH:
+      return "the master's certificate does not name '" + host +
+             "', the address it was reached at (a copy of the master's key elsewhere, or a "
+             "certificate made without it: snn-ca master DIR --host lists every name and address "
+             "the master is reached by)";
+    case X509_V_ERR_CERT_HAS_EXPIRED:
+      return "the master's certificate has expired (snn-ca master DIR makes a new one)";
+    default:
+      return std::string("the master's certificate was refused: ") +
+             X509_verify_cert_error_string(result) +
+             " (is the CA file this cluster's, and is the server an snn master?)";
+  }
 }
 
 PeerCertificate PeerOf(TlsStream& stream) {

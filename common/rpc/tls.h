@@ -36,6 +36,14 @@ struct PeerCertificate {
 };
 PeerCertificate PeerOf(TlsStream& stream);
 
+// A client, before its handshake: the server's certificate must name `host` (a DNS name or an IP
+// address, as the client was told to reach it) among its alternative names, or the handshake
+// fails, as HTTPS clients do. Checked by OpenSSL along with the chain.
+void ExpectPeerHost(TlsStream& stream, const std::string& host);
+// After a failed handshake: why the server's certificate was refused, in words for the user
+// ("" when no certificate was refused, e.g. the connection was closed).
+std::string CertificateRefusal(TlsStream& stream, const std::string& host);
+
 // Runs `fn` with the stream a connection's bytes travel on: `tls` when there is one, else the
 // plain socket.
 template <typename Fn>

@@ -56,6 +56,10 @@ void Authenticator::OnRequest(const std::shared_ptr<Connection>& conn, v1::Envel
       session.expires_s = 1;
     }
     Identity who = session.identity;
+    if (!Owned(conn, envelope,
+               claim.node().empty() ? "user " + claim.user() : "node " + claim.node())) {
+      return;
+    }
     return deliver_(conn, std::move(envelope), std::move(who));
   }
   const PeerCertificate& cert = conn->peer_certificate();
@@ -63,12 +67,14 @@ void Authenticator::OnRequest(const std::shared_ptr<Connection>& conn, v1::Envel
     Identity who;
     who.kind = Identity::Kind::kNode;
     who.node = cert.name;
+    if (!Owned(conn, envelope, "node " + cert.name)) return;
     return deliver_(conn, std::move(envelope), std::move(who));
   }
   if (cert.role == "master") {  // another master of an HA group
     Identity who;
     who.kind = Identity::Kind::kMaster;
     who.node = cert.name;
+    if (!Owned(conn, envelope, "master " + cert.name)) return;
     return deliver_(conn, std::move(envelope), std::move(who));
   }
   Session& session = sessions_[conn.get()];
@@ -79,6 +85,16 @@ void Authenticator::OnRequest(const std::shared_ptr<Connection>& conn, v1::Envel
   }
   session.waiting.push_back(std::move(envelope));
   if (!session.decoding) Drain(conn, session);
+}
+
+bool Authenticator::Owned(const std::shared_ptr<Connection>& conn, const v1::Envelope& envelope,
+                          const std::string& owner) {
+  if (!conn->owner().empty()) return true;
+  const Status refused = conn->set_owner(owner);
+  if (refused.ok()) return true;
+  conn->Reply(envelope.id(), refused, nullptr);
+  conn->CloseOnceWritten(refused);
+  return false;
 }
 
 void Authenticator::Drain(const std::shared_ptr<Connection>& conn, Session& session) {
@@ -99,6 +115,7 @@ void Authenticator::Drain(const std::shared_ptr<Connection>& conn, Session& sess
                     nullptr);
         continue;
       }
+      if (!Owned(conn, envelope, "uid " + std::to_string(session.identity.uid))) return;
       deliver_(conn, std::move(envelope), session.identity);
     } else if (credential == session.refused_credential) {
       v1::Envelope envelope = std::move(next);

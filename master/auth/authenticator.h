@@ -57,6 +57,10 @@ class Authenticator {
   void StartDecode(const std::shared_ptr<Connection>& conn, Session& session,
                    const std::string& credential);
   Identity Claimed(const v1::Credential& claim) const;
+  // Tells the connection's server who holds it (for its per-owner limits); false when it was
+  // refused there: the request got the reason and the connection closes.
+  bool Owned(const std::shared_ptr<Connection>& conn, const v1::Envelope& envelope,
+             const std::string& owner);
 
   asio::io_context& io_;
   const Clock& clock_;

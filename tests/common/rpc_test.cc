@@ -1,11 +1,16 @@
 // The RPC layer end to end on loopback: typed calls, errors, and a server that survives garbage.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <thread>
 
+#include "common/identity/pki.h"
 #include "common/rpc/rpc_client.h"
 #include "common/rpc/rpc_router.h"
 #include "common/rpc/rpc_server.h"
+#include "common/rpc/tls.h"
 #include "proto/job.pb.h"
 #include "tests/test_util/raw_socket.h"
 
@@ -178,6 +183,94 @@ TEST(RpcClientTest, AClientThatLosesItsMasterReconnectsToTheConfiguredOnesOnTheN
   ASSERT_TRUE(after.ok()) << after.status().ToString();
   EXPECT_EQ(*after, "second");
   EXPECT_EQ(client.target(), second.address().ToString());
+}
+
+// A TLS master whose certificate names `hosts`, with the CA's file for clients.
+class TlsMaster {
+ public:
+  explicit TlsMaster(const std::vector<std::string>& hosts) {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("rpc_tls_test_" + std::to_string(getpid()) + "_" + std::to_string(++count_));
+    std::filesystem::create_directories(dir_);
+    auto ca = pki::NewCa("test CA", 3600);
+    auto cert = pki::IssueWithNewKey(*ca, {"snn-master", pki::kRoleMaster, 3600, hosts});
+    if (!ca.ok() || !cert.ok()) std::abort();
+    std::ofstream(dir_ / "ca.crt") << ca->cert_pem;
+    std::ofstream(dir_ / "master.crt") << cert->cert_pem;
+    std::ofstream(dir_ / "master.key") << cert->key_pem;
+    auto tls =
+        MakeServerTls({ca_file(), (dir_ / "master.crt").string(), (dir_ / "master.key").string()});
+    if (!tls.ok()) std::abort();
+    router_.Add<v1::ShowJobRequest, v1::ShowJobResponse>(
+        "whoami", Right::kUser,
+        [](const CallContext&, v1::ShowJobRequest, Responder<v1::ShowJobResponse> r) {
+          r.Ok(v1::ShowJobResponse());
+        });
+    server_ = std::make_unique<RpcServer>(
+        io_, 1024,
+        [this](const std::shared_ptr<Connection>& c, v1::Envelope e) {
+          router_.Dispatch(c, std::move(e), Identity());
+        },
+        nullptr, *tls);
+    if (!server_->Listen(HostPort{"127.0.0.1", 0}).ok()) std::abort();
+    thread_ = std::thread([this] { io_.run(); });
+  }
+  ~TlsMaster() {
+    asio::post(io_, [this] {
+      server_->Stop();
+      io_.stop();
+    });
+    thread_.join();
+    std::filesystem::remove_all(dir_);
+  }
+  std::string ca_file() const { return (dir_ / "ca.crt").string(); }
+  uint16_t port() const { return server_->port(); }
+
+ private:
+  static inline int count_ = 0;
+  std::filesystem::path dir_;
+  asio::io_context io_;
+  MethodRouter router_;
+  std::unique_ptr<RpcServer> server_;
+  std::thread thread_;
+};
+
+Status ConnectTls(const std::string& ca_file, const std::string& host, uint16_t port) {
+  RpcClient client(std::chrono::milliseconds(30000));
+  client.set_tls(*MakeClientTls({ca_file, "", ""}));
+  return client.Connect(HostPort{host, port});
+}
+
+// Clients check that the master's certificate names the host they reach it by: a copy of the
+// master's key and certificate on another host is not the master there.
+TEST(RpcClientTest, TheMastersCertificateMustNameTheHostTheClientReachedItBy) {
+  TlsMaster elsewhere({"snn-master.example.org", "10.9.9.9"});
+  const Status refused = ConnectTls(elsewhere.ca_file(), "127.0.0.1", elsewhere.port());
+  EXPECT_EQ(refused.code(), Code::kUnauthenticated) << refused.ToString();
+  EXPECT_NE(refused.message().find("does not name '127.0.0.1'"), std::string::npos)
+      << refused.message();
+  EXPECT_EQ(refused.message().find("CA file"), std::string::npos) << refused.message();
+
+  TlsMaster here({"localhost", "127.0.0.1"});
+  EXPECT_TRUE(ConnectTls(here.ca_file(), "127.0.0.1", here.port()).ok());
+  EXPECT_TRUE(ConnectTls(here.ca_file(), "localhost", here.port()).ok());
+}
+
+// A server that closes the connection during the handshake (shedding load) is not a wrong CA file.
+TEST(RpcClientTest, AHandshakeTheMasterClosesIsNotBlamedOnTheCaFile) {
+  TlsMaster master({"127.0.0.1"});  // for its CA file
+  asio::io_context io;
+  tcp::acceptor closing(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+  std::thread server([&] {
+    tcp::socket s = closing.accept();
+    s.close();
+  });
+  const Status s = ConnectTls(master.ca_file(), "127.0.0.1", closing.local_endpoint().port());
+  server.join();
+  EXPECT_EQ(s.code(), Code::kUnavailable) << s.ToString();
+  EXPECT_NE(s.message().find("closed the connection during the TLS handshake"), std::string::npos)
+      << s.message();
+  EXPECT_EQ(s.message().find("CA file"), std::string::npos) << s.message();
 }
 
 }  // namespace

@@ -95,6 +95,12 @@ pid_t TestCluster::agent_pid(const std::string& node) const {
 
 pid_t TestCluster::master_pid() const { return master_ ? master_->pid() : -1; }
 
+void TestCluster::set_master_host(const std::string& host) {
+  host_ = host;
+  const Status named = auth_->NameMasterHost(host);
+  EXPECT_TRUE(named.ok()) << named.ToString();
+}
+
 std::string TestCluster::master_address() const {
   if (ha_masters_.empty()) return host_ + ":" + std::to_string(port_);
   std::string list;
@@ -116,6 +122,8 @@ void TestCluster::StartHaMaster(const std::string& name, const std::string& etcd
     it = std::prev(ha_masters_.end());
   }
   HaMaster& m = it->second;
+  const Status named = auth_->NameMasterHost(advertise_host);
+  EXPECT_TRUE(named.ok()) << named.ToString();
   std::vector<std::string> argv = {SNN_MASTER_BIN,
                                    "--listen=" + listen_host + ":" + std::to_string(m.port),
                                    "--data_dir=" + dir_ + "/" + name,

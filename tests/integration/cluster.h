@@ -74,7 +74,8 @@ class TestCluster {
 
   const std::string& dir() const { return dir_; }
   // The address the master listens on and clients use (default 127.0.0.1); set before starting.
-  void set_master_host(const std::string& host) { host_ = host; }
+  // The address the master listens and is reached at (its certificate names it).
+  void set_master_host(const std::string& host);
   uint16_t master_port() const { return port_; }
   pid_t master_pid() const;
   pid_t agent_pid(const std::string& node) const;  // -1: not started

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -28,6 +29,20 @@ Status WritePair(const std::string& dir, const std::string& name, const pki::Key
 
 }  // namespace
 
+Status AuthKit::IssueMaster() {
+  auto master = pki::IssueWithNewKey(ca_, {"snn-master", pki::kRoleMaster, 86400, master_hosts_});
+  if (!master.ok()) return master.status();
+  return WritePair(tls_dir(), "master", *master);
+}
+
+Status AuthKit::NameMasterHost(const std::string& host) {
+  if (std::find(master_hosts_.begin(), master_hosts_.end(), host) != master_hosts_.end()) {
+    return Status::Ok();
+  }
+  master_hosts_.push_back(host);
+  return IssueMaster();
+}
+
 AuthKit::AuthKit(std::string dir) : dir_(std::move(dir)) {
   std::error_code ec;
   std::filesystem::create_directories(dir_ + "/munge", ec);
@@ -46,14 +61,9 @@ AuthKit::AuthKit(std::string dir) : dir_(std::move(dir)) {
     status_ = ca.status();
     return;
   }
-  pki::Issue issue{"snn-master", pki::kRoleMaster, 86400, {"127.0.0.1"}};
-  auto master = pki::IssueWithNewKey(*ca, issue);
-  if (!master.ok()) {
-    status_ = master.status();
-    return;
-  }
-  status_ = WritePair(tls_dir(), "ca", *ca);
-  if (status_.ok()) status_ = WritePair(tls_dir(), "master", *master);
+  ca_ = *ca;
+  status_ = WritePair(tls_dir(), "ca", ca_);
+  if (status_.ok()) status_ = IssueMaster();
   if (!status_.ok()) return;
   const std::string m = dir_ + "/munge/";
   munged_ = SpawnLogged(

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/base/status.h"
+#include "common/identity/pki.h"
 #include "common/rpc/rpc_client.h"
 
 namespace snn::testing {
@@ -29,6 +30,10 @@ class AuthKit {
   std::string munge_socket() const { return dir_ + "/munge/socket"; }
 
   std::vector<std::string> MasterFlags() const;
+  // The master's certificate names 127.0.0.1 and localhost, as clients check; a master reached
+  // at another address (in a network namespace, an HA member's advertised host) needs it named
+  // before it starts: the certificate is issued again with it.
+  Status NameMasterHost(const std::string& host);
   // Issues node `node` a certificate (in its own directory with ca.crt) and returns the flags.
   std::vector<std::string> AgentFlags(const std::string& node);
   // For snnctl: --ca-file and --munge-socket.
@@ -41,8 +46,12 @@ class AuthKit {
                                          const std::vector<std::string>& argv);
 
  private:
+  Status IssueMaster();
+
   std::string dir_;
   Status status_;
+  pki::KeyAndCert ca_;
+  std::vector<std::string> master_hosts_ = {"127.0.0.1", "localhost"};
   pid_t munged_ = -1;
 };
 
