@@ -99,6 +99,10 @@ Status BenchCluster::Start(const std::string& auth, const std::vector<std::strin
                                          "--minloglevel=1",
                                          "--metrics_listen="};
   if (auth_) {
+    const std::string boards = "boards:\n  - {type: sim-v1, mesh: 4x4, ksps: 1000, streams: 4}\n";
+    if (!WaitFor([&] { return auth_->ApproveNode(master_, "bench-node", boards).ok(); }, 20)) {
+      return Unavailable("cannot approve the node at the master; see " + log);
+    }
     for (const auto& f : auth_->AgentFlags("bench-node")) agent_argv.push_back(f);
   } else {
     agent_argv.push_back("--tls=false");

@@ -147,6 +147,19 @@ const std::vector<CliCommand>& CliCommands() {
        "a one-time join token for a new node (admin; default 15m)",
        {"--ttl", "--parsable"},
        NodeToken},
+      {"node add",
+       "NODE --boards FILE",
+       "approve what a node may declare: the boards of its boards file (at\n"
+       "most that many, each at most that mesh, KSPS and streams, of that\n"
+       "type) and, with --pools, the pools it may join (admin)",
+       {"--boards", "--pools"},
+       NodeAdd},
+      {"node revoke",
+       "NODE",
+       "revoke every certificate of a node, and any copy of one: its session\n"
+       "ends, and it must enrol again with a new join token (admin)",
+       {},
+       NodeRevoke},
       {"node wait",
        "NODE...",
        "wait until the nodes are registered and UP (default: 2m); exit 1,\n"
@@ -238,6 +251,8 @@ const std::vector<CliOptionSpec>& CliOptionSpecs() {
       {"--neurons-per-core", "", "N", "estimate: use N, without asking the master"},
       {"--input-rate", "", "HZ", "estimate, submit with a model: input firing rate (default: 10)"},
       {"--ttl", "", "DURATION", "node token: how long the token is valid (default: 15m)"},
+      {"--boards", "", "FILE", "node add: the node's boards file (as snn-agent --boards reads it)"},
+      {"--pools", "", "P1,P2", "node add: the pools the node may join (default: any)"},
       {"--within", "", "DURATION", "node wait: how long to wait (default: 2m)"},
       {"--weight", "", "W", "queue set, tenant set: the fair-share weight"},
       {"--max", "", "N", "queue set: at most N cores of --pool"},

@@ -15,6 +15,7 @@
 #include "common/base/clock.h"
 #include "common/base/duration.h"
 #include "common/base/job_validation.h"
+#include "common/daemon/board_config.h"
 #include "common/model/model.h"
 #include "common/rpc/rpc_client.h"
 #include "proto/node.pb.h"
@@ -71,6 +72,53 @@ int NodeToken(const CliOptions& o, std::ostream& out, std::ostream& err) {
         << FormatTimestamp(resp->expires_ms()) << ": snn-agent --node_name=" << o.args[2]
         << " --join_token_file=FILE (the file holding the token)\n";
   }
+  return 0;
+}
+
+int NodeAdd(const CliOptions& o, std::ostream& out, std::ostream& err) {
+  auto boards_file = o.settings.find("boards");
+  if (o.args.size() != 3 || boards_file == o.settings.end()) {
+    return Fail(err, InvalidArgument("usage: snnctl node add NODE --boards FILE [--pools P1,P2]"));
+  }
+  auto boards = LoadBoardsFile(boards_file->second);
+  if (!boards.ok()) return Fail(err, boards.status());
+  v1::NodeAddRequest req;
+  req.set_node(o.args[2]);
+  for (const auto& b : boards->boards) *req.add_boards() = b;
+  if (auto pools = o.settings.find("pools"); pools != o.settings.end()) {
+    std::string list = pools->second;
+    for (size_t from = 0; from <= list.size();) {
+      size_t to = list.find(',', from);
+      if (to == std::string::npos) to = list.size();
+      if (to > from) req.add_pools(list.substr(from, to - from));
+      from = to + 1;
+    }
+  }
+  auto resp = Call(o, rpc::kNodeAdd, req);
+  if (!resp.ok()) return Fail(err, resp.status());
+  if (o.output == "json") {
+    out << FormatJson(*resp) << "\n";
+    return 0;
+  }
+  out << "Node " << o.args[2] << " may declare " << req.boards_size() << " boards:\n";
+  for (const auto& b : resp->approval().boards()) {
+    out << "  board " << b.index() << ": " << b.type() << " " << b.width() << "x" << b.height()
+        << ", " << b.ksps() << " KSPS, " << b.streams() << " streams\n";
+  }
+  std::string pools;
+  for (const auto& p : resp->approval().pools()) pools += (pools.empty() ? "" : ", ") + p;
+  out << "  pools: " << (pools.empty() ? "any" : pools) << "\n";
+  return 0;
+}
+
+int NodeRevoke(const CliOptions& o, std::ostream& out, std::ostream& err) {
+  if (o.args.size() != 3) return Fail(err, InvalidArgument("usage: snnctl node revoke NODE"));
+  v1::NodeRevokeRequest req;
+  req.set_node(o.args[2]);
+  auto resp = Call(o, rpc::kNodeRevoke, req);
+  if (!resp.ok()) return Fail(err, resp.status());
+  out << "Revoked every certificate of node " << o.args[2]
+      << "; it enrols again with a new join token (snnctl node token " << o.args[2] << ")\n";
   return 0;
 }
 

@@ -10,6 +10,8 @@ namespace snn {
 
 int Pool(const CliOptions& o, std::ostream& out, std::ostream& err);
 int NodeToken(const CliOptions& o, std::ostream& out, std::ostream& err);
+int NodeAdd(const CliOptions& o, std::ostream& out, std::ostream& err);
+int NodeRevoke(const CliOptions& o, std::ostream& out, std::ostream& err);
 int NodeWait(const CliOptions& o, std::ostream& out, std::ostream& err);
 // `node drain|resume NODE` and `board drain|resume NODE/BOARD`.
 int Drain(const CliOptions& o, std::ostream& out, std::ostream& err);

@@ -60,7 +60,7 @@ Result<CliOptions> ParseCliArgs(const std::vector<std::string>& argv) {
       if (has_value) return InvalidArgument("jobs --priority takes no value");
       o.show_priority = true;
     } else if (arg == "--priority" || arg == "--weight" || arg == "--pool" || arg == "--max" ||
-               arg == "--limit" || arg == "--guaranteed") {
+               arg == "--limit" || arg == "--guaranteed" || arg == "--boards" || arg == "--pools") {
       auto v = take(arg);
       if (!v.ok()) return v.status();
       o.settings[arg.substr(2)] = *v;

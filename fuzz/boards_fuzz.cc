@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string>
 
-#include "nodeagent/boards/board_config.h"
+#include "common/daemon/board_config.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)snn::ParseBoardsYaml(std::string(reinterpret_cast<const char*>(data), size));

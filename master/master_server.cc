@@ -28,7 +28,12 @@ MasterServer::MasterServer(MasterConfig config, const Clock& clock, std::unique_
       agents_(nodes_, journal_, job_components_.lifecycle, clock_, config_.agents),
       admin_(nodes_, agent_channel_, journal_, [this] { RequestSchedule(); }),
       policy_(job_components_.scheduling, journal_, [this] { RequestSchedule(); }),
-      enrol_(journal_, clock_, EnrolOptions{}),
+      enrol_(journal_, clock_, EnrolOptions{}, approvals_,
+             [this](const std::string& node) {
+               if (NodeEntry* entry = nodes_.Find(node); entry && entry->session) {
+                 entry->session->Close(Unauthenticated("node " + node + " was revoked"));
+               }
+             }),
       replica_(*store_),
       billing_(*store_),
       billing_service_(billing_, job_components_.scheduling, job_components_.usage, jobs_, nodes_,
@@ -70,6 +75,12 @@ MasterServer::MasterServer(MasterConfig config, const Clock& clock, std::unique_
       cadence_(config_.schedule_cadence) {
   clients_.Register(router_);
   agents_.Register(router_);
+  if (config_.auth != "none") {
+    agents_.set_approvals(&approvals_);
+    auth_.set_node_check([this](const PeerCertificate& cert) {
+      return approvals_.CheckCertificate(cert.name, cert.generation);
+    });
+  }
   admin_.Register(router_);
   policy_.Register(router_);
   billing_service_.Register(router_);
@@ -160,6 +171,12 @@ Status MasterServer::Recover() {
   }));
   SNN_RETURN_IF_ERROR(archive_.Load());
   jobs_.ReserveIds(archive_.stats());
+  SNN_RETURN_IF_ERROR(
+      RestoreEach<v1::NodeApproval>(*store_, kApprovalKeyPrefix, "node approval",
+                                    [&](std::string_view, v1::NodeApproval approval) {
+                                      approvals_.Restore(std::move(approval));
+                                    }));
+  for (const auto& [name, entry] : nodes_.nodes()) approvals_.AdoptRegistered(entry.record);
   SNN_RETURN_IF_ERROR(RestoreEach<v1::JoinTokenRecord>(
       *store_, kTokenKeyPrefix, "join token", [&](std::string_view key, v1::JoinTokenRecord token) {
         enrol_.Restore(std::string(key.substr(sizeof(kTokenKeyPrefix) - 1)), std::move(token));

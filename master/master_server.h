@@ -98,6 +98,7 @@ class MasterServer {
   JobTable jobs_;
   JobArchive archive_;
   NodeRegistry nodes_;
+  NodeApprovals approvals_;  // what nodes may declare; their certificates' generations
   SessionAgentChannel agent_channel_;
   JobComponents job_components_;
   ClientService clients_;

@@ -11,9 +11,9 @@
 #include "common/base/clock.h"
 #include "common/base/duration.h"
 #include "common/base/file_util.h"
+#include "common/daemon/board_config.h"
 #include "common/daemon/daemon_init.h"
 #include "nodeagent/agent.h"
-#include "nodeagent/boards/board_config.h"
 #include "nodeagent/hal/sim_board.h"
 #include "nodeagent/tasks/launcher.h"
 

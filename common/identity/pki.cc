@@ -71,7 +71,7 @@ std::string KeyPem(EVP_PKEY* key) {
   return BioText(bio.get());
 }
 
-Name SubjectName(const std::string& common_name, const std::string& role) {
+Name SubjectName(const std::string& common_name, const std::string& role, uint64_t generation = 0) {
   Name name(X509_NAME_new());
   X509_NAME_add_entry_by_txt(name.get(), "O", MBSTRING_UTF8,
                              reinterpret_cast<const unsigned char*>("snn"), -1, -1, 0);
@@ -82,6 +82,11 @@ Name SubjectName(const std::string& common_name, const std::string& role) {
   X509_NAME_add_entry_by_txt(name.get(), "CN", MBSTRING_UTF8,
                              reinterpret_cast<const unsigned char*>(common_name.c_str()), -1, -1,
                              0);
+  if (generation > 0) {  // which generation of the node's certificates (snnctl node revoke)
+    const std::string g = std::to_string(generation);
+    X509_NAME_add_entry_by_NID(name.get(), NID_generationQualifier, MBSTRING_UTF8,
+                               reinterpret_cast<const unsigned char*>(g.c_str()), -1, -1, 0);
+  }
   return name;
 }
 
@@ -180,7 +185,8 @@ Result<std::string> SignCsr(const KeyAndCert& ca, const std::string& csr_pem, co
   if (public_key == nullptr || X509_REQ_verify(req.get(), public_key) != 1) {
     return SslError("the certificate request's signature does not verify");
   }
-  auto cert = NewCert(public_key, SubjectName(issue.common_name, issue.role), issue.validity_s);
+  auto cert = NewCert(public_key, SubjectName(issue.common_name, issue.role, issue.generation),
+                      issue.validity_s);
   if (!cert.ok()) return cert.status();
   X509* c = cert->get();
   X509_set_issuer_name(c, X509_get_subject_name(ca_cert->get()));

@@ -42,6 +42,7 @@ struct Issue {
   std::string role;                    // kRoleMaster or kRoleNode
   int64_t validity_s = 0;              // from now
   std::vector<std::string> alt_names;  // master: IP addresses and DNS names it answers on
+  uint64_t generation = 0;  // node: its certificates' generation at the master (0: none given)
 };
 // Signs the public key of `csr_pem` (whose own signature must verify) with the CA. The subject
 // is `issue`'s, never the request's.

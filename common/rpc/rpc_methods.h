@@ -79,6 +79,10 @@ inline constexpr RpcMethod<v1::SimFaultRequest, v1::SimFaultResponse> kSimFault{
 // --- Served by the master: nodes (enrolment, registration, reports) ---
 inline constexpr RpcMethod<v1::NodeTokenRequest, v1::NodeTokenResponse> kNodeToken{"node.token",
                                                                                    Right::kAdmin};
+inline constexpr RpcMethod<v1::NodeAddRequest, v1::NodeAddResponse> kNodeAdd{"node.add",
+                                                                             Right::kAdmin};
+inline constexpr RpcMethod<v1::NodeRevokeRequest, v1::NodeRevokeResponse> kNodeRevoke{
+    "node.revoke", Right::kAdmin};
 inline constexpr RpcMethod<v1::EnrolRequest, v1::EnrolResponse> kNodeEnrol{
     "node.enrol", Right::kEnrol};  // the handler checks the one-time join token
 inline constexpr RpcMethod<v1::RenewRequest, v1::RenewResponse> kNodeRenew{"node.renew",
@@ -105,12 +109,12 @@ inline constexpr RpcMethod<v1::SimFaultRequest, v1::SimFaultResponse> kAgentSimF
     "agent.sim_fault", Right::kMaster};
 
 // Every method the master serves, and every method an agent serves.
-inline constexpr std::array<RpcMethodInfo, 25> kMasterMethods = {
-    kJobSubmit,     kJobCancel,     kJobHold,       kJobRequeue,     kJobLogs,
-    kJobShow,       kJobList,       kPoolStatus,    kBillingInvoice, kBillingUsage,
-    kBillingReport, kBillingCredit, kPolicyGet,     kTenantMembers,  kQueueSet,
-    kTenantSet,     kDrain,         kSimFault,      kNodeToken,      kNodeEnrol,
-    kNodeRenew,     kNodeRegister,  kNodeHeartbeat, kNodeTaskStatus, kHaSnapshot,
+inline constexpr std::array<RpcMethodInfo, 27> kMasterMethods = {
+    kJobSubmit,  kJobCancel,     kJobHold,        kJobRequeue,   kJobLogs,       kJobShow,
+    kJobList,    kPoolStatus,    kBillingInvoice, kBillingUsage, kBillingReport, kBillingCredit,
+    kPolicyGet,  kTenantMembers, kQueueSet,       kTenantSet,    kDrain,         kSimFault,
+    kNodeToken,  kNodeEnrol,     kNodeRenew,      kNodeRegister, kNodeHeartbeat, kNodeTaskStatus,
+    kHaSnapshot, kNodeAdd,       kNodeRevoke,
 };
 inline constexpr std::array<RpcMethodInfo, 4> kAgentMethods = {kAgentLaunch, kAgentKill,
                                                                kAgentTaskOutput, kAgentSimFault};

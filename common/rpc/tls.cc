@@ -4,6 +4,8 @@
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
+#include <cstdlib>
+
 namespace snn {
 namespace {
 
@@ -97,6 +99,8 @@ PeerCertificate PeerOf(TlsStream& stream) {
   X509_NAME* subject = X509_get_subject_name(cert);
   peer.name = Entry(subject, NID_commonName);
   peer.role = Entry(subject, NID_organizationalUnitName);
+  const std::string generation = Entry(subject, NID_generationQualifier);
+  peer.generation = generation.empty() ? 0 : std::strtoull(generation.c_str(), nullptr, 10);
   X509_free(cert);
   return peer;
 }

@@ -31,8 +31,9 @@ Result<std::shared_ptr<ssl::context>> MakeClientTls(const TlsFiles& files);
 
 // What a verified certificate says of its holder; empty when the peer showed none.
 struct PeerCertificate {
-  std::string name;  // common name: the node's name, or the master's
-  std::string role;  // organizational unit: "master" or "node"
+  std::string name;         // common name: the node's name, or the master's
+  std::string role;         // organizational unit: "master" or "node"
+  uint64_t generation = 0;  // a node's certificate generation (see NodeApproval)
 };
 PeerCertificate PeerOf(TlsStream& stream);
 

@@ -64,6 +64,15 @@ void Authenticator::OnRequest(const std::shared_ptr<Connection>& conn, v1::Envel
   }
   const PeerCertificate& cert = conn->peer_certificate();
   if (cert.role == "node" && !cert.name.empty()) {
+    if (node_check_) {
+      if (Status refused = node_check_(cert); !refused.ok()) {
+        LOG_EVERY_N(WARNING, 100) << "refused node " << cert.name << " from " << conn->peer()
+                                  << ": " << refused.message() << " (" << google::COUNTER
+                                  << " so far)";
+        conn->Reply(envelope.id(), refused, nullptr);
+        return conn->CloseOnceWritten(refused);
+      }
+    }
     Identity who;
     who.kind = Identity::Kind::kNode;
     who.node = cert.name;

@@ -1,5 +1,6 @@
 // Turns what a connection proves into the Identity each request is dispatched with.
-// - A TLS peer with a node certificate is that node, for every request on the connection.
+// - A TLS peer with a node certificate is that node, for every request on the connection, unless
+//   the certificate was revoked (checked on every request: a revocation ends a live session).
 // - Any other request must carry a MUNGE credential. It is decoded by munged (which refuses a
 //   replayed, expired, future or forged one) on a worker thread, never on the io thread, so a
 //   decode costs the master no serving time and decodes of different connections overlap. The
@@ -37,6 +38,11 @@ class Authenticator {
                 size_t threads = 2);
   ~Authenticator();
 
+  // Checks a node's certificate beyond the CA's signature (revoked generations): Ok, or why
+  // the connection is refused.
+  using NodeCheck = std::function<Status(const PeerCertificate&)>;
+  void set_node_check(NodeCheck check) { node_check_ = std::move(check); }
+
   void OnRequest(const std::shared_ptr<Connection>& conn, v1::Envelope envelope);
   void OnClosed(const Connection* conn);
   uint64_t decodes() const { return decodes_; }
@@ -67,6 +73,7 @@ class Authenticator {
   const Mode mode_;
   Decode decode_;
   Deliver deliver_;
+  NodeCheck node_check_;
   std::unordered_map<const Connection*, Session> sessions_;  // io thread only
   uint64_t decodes_ = 0;
   asio::thread_pool workers_;  // last: joined first

@@ -100,6 +100,19 @@ void AgentService::OnRegister(const CallContext& ctx, v1::RegisterRequest req,
                                    ctx.identity.Describe()));
   }
   const std::string name = req.node().name();
+  if (approvals_ != nullptr) {
+    bool approved_now = false;
+    if (Status s = approvals_->CheckRegistration(req.node(), &approved_now); !s.ok()) {
+      LOG_EVERY_N(WARNING, 10) << "refused the registration of node " << name << " from "
+                               << ctx.connection->peer() << ": " << s.message();
+      return r.Fail(s);
+    }
+    if (approved_now) {
+      LOG(INFO) << "node " << name << ": its first registration after its join token fixes its "
+                << "approved inventory (" << req.node().boards_size() << " boards)";
+      journal_.PutApproval(*approvals_->Find(name));
+    }
+  }
   req.mutable_node()->set_registered_ms(clock_.NowMs());
   NodeEntry& entry = nodes_.Register(req.node(), ctx.connection, clock_.NowMs());
   JudgeThroughput(entry);

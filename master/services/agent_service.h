@@ -1,11 +1,13 @@
 // The RPC methods agents call on their session: master.register, master.heartbeat,
-// master.task_status. Registration records the node durably and reconciles its tasks.
+// master.task_status. Registration, once it fits what an operator approved for the node, records
+// the node durably and reconciles its tasks.
 // Thread contract: only on the master's io thread.
 #pragma once
 
 #include "common/base/clock.h"
 #include "common/rpc/rpc_router.h"
 #include "master/jobs/job_lifecycle.h"
+#include "master/nodes/node_approvals.h"
 
 namespace snn {
 
@@ -21,6 +23,9 @@ class AgentService {
                AgentServiceOptions options);
 
   void Register(MethodRouter& router);
+  // Registrations must fit the node's approved inventory (not set: any is taken; --auth=none,
+  // where anyone may claim to be any node anyway).
+  void set_approvals(NodeApprovals* approvals) { approvals_ = approvals; }
 
   // Checks a node record an agent sent: names, board sizes, capacities, dead cores.
   static Status ValidateNode(const v1::NodeRecord& node);
@@ -44,6 +49,7 @@ class AgentService {
   JobLifecycle& lifecycle_;
   const Clock& clock_;
   const AgentServiceOptions options_;
+  NodeApprovals* approvals_ = nullptr;
 };
 
 }  // namespace snn

@@ -6,6 +6,8 @@
 
 #include <cctype>
 
+#include "master/services/agent_service.h"
+
 namespace snn {
 namespace {
 
@@ -45,6 +47,8 @@ void EnrolService::Register(MethodRouter& router) {
   router.Add(rpc::kNodeToken, std::bind(&EnrolService::Token, this, _1, _2, _3));
   router.Add(rpc::kNodeEnrol, std::bind(&EnrolService::Enrol, this, _1, _2, _3));
   router.Add(rpc::kNodeRenew, std::bind(&EnrolService::Renew, this, _1, _2, _3));
+  router.Add(rpc::kNodeAdd, std::bind(&EnrolService::Add, this, _1, _2, _3));
+  router.Add(rpc::kNodeRevoke, std::bind(&EnrolService::Revoke, this, _1, _2, _3));
 }
 
 void EnrolService::Restore(const std::string& hash, v1::JoinTokenRecord token) {
@@ -60,6 +64,7 @@ Result<std::string> EnrolService::Sign(const std::string& node, const std::strin
   issue.common_name = node;
   issue.role = pki::kRoleNode;
   issue.validity_s = options_.node_cert_validity_s;
+  issue.generation = approvals_.Generation(node);
   return pki::SignCsr(*options_.ca, csr_pem, issue);
 }
 
@@ -126,12 +131,52 @@ void EnrolService::Enrol(const CallContext& ctx, v1::EnrolRequest req,
   }
   auto cert = Sign(req.node(), req.csr_pem());
   if (!cert.ok()) return r.Fail(cert.status());
+  const std::string it_created_by = it->second.created_by();
   tokens_.erase(it);
   journal_.DeleteToken(hash);  // used up, durably, before the node has its certificate
+  journal_.PutApproval(
+      approvals_.Enrolled(req.node(), "the join token of " + it_created_by, clock_.NowMs()));
   LOG(INFO) << "node " << req.node() << " enrolled from " << ctx.connection->peer();
   v1::EnrolResponse resp;
   resp.set_cert_pem(*cert);
   journal_.Commit([r, resp] { r.Ok(resp); });
+}
+
+void EnrolService::Add(const CallContext& ctx, v1::NodeAddRequest req,
+                       Responder<v1::NodeAddResponse> r) {
+  if (Status s = ValidateNodeName(req.node()); !s.ok()) return r.Fail(s);
+  v1::NodeRecord declared;  // the inventory must itself be one a node could declare
+  declared.set_name(req.node());
+  *declared.mutable_boards() = req.boards();
+  *declared.mutable_pools() = req.pools();
+  for (int i = 0; i < declared.boards_size(); ++i) declared.mutable_boards(i)->set_index(i);
+  if (declared.pools_size() == 0) declared.add_pools("any");  // pools may be left open
+  if (Status s = AgentService::ValidateNode(declared); !s.ok()) return r.Fail(s);
+  v1::NodeApproval inventory;
+  *inventory.mutable_boards() = req.boards();
+  *inventory.mutable_pools() = req.pools();
+  v1::NodeAddResponse resp;
+  *resp.mutable_approval() =
+      approvals_.Add(req.node(), inventory, ctx.identity.Describe(), clock_.NowMs());
+  journal_.PutApproval(resp.approval());
+  LOG(INFO) << ctx.identity.Describe() << " approved node " << req.node() << ": "
+            << req.boards_size() << " boards";
+  journal_.Commit([r, resp] { r.Ok(resp); });
+}
+
+void EnrolService::Revoke(const CallContext& ctx, v1::NodeRevokeRequest req,
+                          Responder<v1::NodeRevokeResponse> r) {
+  if (Status s = ValidateNodeName(req.node()); !s.ok()) return r.Fail(s);
+  v1::NodeRevokeResponse resp;
+  *resp.mutable_approval() = approvals_.Revoke(req.node(), ctx.identity.Describe(), clock_.NowMs());
+  journal_.PutApproval(resp.approval());
+  LOG(WARNING) << ctx.identity.Describe() << " revoked every certificate of node " << req.node()
+               << " (generation " << resp.approval().generation() << " on)";
+  const std::string node = req.node();
+  journal_.Commit([this, r, resp, node] {
+    on_revoked_(node);
+    r.Ok(resp);
+  });
 }
 
 void EnrolService::Renew(const CallContext& ctx, v1::RenewRequest req,

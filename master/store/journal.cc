@@ -52,6 +52,10 @@ void Journal::PutToken(const std::string& hash, const v1::JoinTokenRecord& token
   batch_.push_back(StoreWrite{kTokenKeyPrefix + hash, token.SerializeAsString()});
 }
 
+void Journal::PutApproval(const v1::NodeApproval& approval) {
+  batch_.push_back(StoreWrite{kApprovalKeyPrefix + approval.node(), approval.SerializeAsString()});
+}
+
 void Journal::DeleteToken(const std::string& hash) {
   batch_.push_back(StoreWrite{kTokenKeyPrefix + hash, std::nullopt});
 }

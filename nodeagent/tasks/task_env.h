@@ -10,7 +10,7 @@
 #include <map>
 #include <string>
 
-#include "nodeagent/boards/board_config.h"
+#include "common/daemon/board_config.h"
 #include "proto/node.pb.h"
 
 namespace snn {

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "common/base/clock.h"
-#include "nodeagent/boards/board_config.h"
+#include "common/daemon/board_config.h"
 #include "nodeagent/boards/task_boards.h"
 #include "nodeagent/hal/board.h"
 #include "nodeagent/spikes/spike_gateway.h"

@@ -186,6 +186,16 @@ int main(int argc, char** argv) {
   for (int i = 1; i <= FLAGS_agents; ++i) {
     Daemon a;
     const std::string node = "node" + std::to_string(i);
+    if (!c.WaitFor(
+            [&] {
+              return c.auth
+                  ->ApproveNode({"127.0.0.1", c.port}, node, ReadFile(c.dir + "/boards.yaml"))
+                  .ok();
+            },
+            20)) {
+      fprintf(stderr, "cannot approve node %s at the master\n", node.c_str());
+      return 2;
+    }
     a.argv = {SNN_AGENT_BIN,
               "--master=127.0.0.1:" + std::to_string(c.port),
               "--node_name=" + node,

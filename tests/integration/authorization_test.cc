@@ -282,6 +282,34 @@ TEST_F(AuthorizationTest, ImpostorNodesAreRefused) {
   as_node2.mutable_node()->mutable_boards(0)->set_height(4);
   as_node2.mutable_node()->mutable_boards(0)->set_ksps(1000);
   as_node2.mutable_node()->mutable_boards(0)->set_streams(4);
+  // What a node may declare is what an operator approved (issue 34: any holder of a node
+  // certificate declared a 256x256 board of 10^9 KSPS and was sent other tenants' jobs).
+  auto unapproved = node2.Call(rpc::kNodeRegister, as_node2);
+  EXPECT_EQ(unapproved.status().code(), Code::kPermissionDenied) << unapproved.status().ToString();
+  EXPECT_NE(unapproved.status().message().find("node node2 has no approved inventory: approve "
+                                               "what it may declare with snnctl node add node2"),
+            std::string::npos)
+      << unapproved.status().message();
+  v1::NodeAddRequest approve;
+  approve.set_node("node2");
+  *approve.mutable_boards() = as_node2.node().boards();
+  ASSERT_TRUE(cluster_.Client("root")->Call(rpc::kNodeAdd, approve).ok());
+  v1::RegisterRequest inflated = as_node2;
+  inflated.mutable_node()->mutable_boards(0)->set_width(256);
+  inflated.mutable_node()->mutable_boards(0)->set_height(256);
+  inflated.mutable_node()->mutable_boards(0)->set_ksps(1000000000);
+  auto too_big = node2.Call(rpc::kNodeRegister, inflated);
+  EXPECT_EQ(too_big.status().code(), Code::kPermissionDenied) << too_big.status().ToString();
+  EXPECT_NE(too_big.status().message().find("board 0 declares a 256x256 mesh; 4x4 was approved"),
+            std::string::npos)
+      << too_big.status().message();
+  inflated = as_node2;
+  *inflated.mutable_node()->add_boards() = as_node2.node().boards(0);
+  inflated.mutable_node()->mutable_boards(1)->set_index(1);
+  too_big = node2.Call(rpc::kNodeRegister, inflated);
+  EXPECT_NE(too_big.status().message().find("declares 2 boards; at most 1 approved"),
+            std::string::npos)
+      << too_big.status().message();
   ASSERT_TRUE(node2.Call(rpc::kNodeRegister, as_node2).ok());
   EXPECT_TRUE(node2.Call(rpc::kNodeTaskStatus, finished).ok());
   heartbeat.set_node("node2");
@@ -432,6 +460,82 @@ TEST_F(AuthorizationTest, NodesEnrolWithOneTimeTokens) {
   EXPECT_EQ(misnamed.status().code(), Code::kPermissionDenied) << misnamed.status().ToString();
   // An enrolled node's certificate does not let it pose as the master to clients.
   EXPECT_EQ(info->role, "node");
+}
+
+// A node enrolled with a join token alone may declare what it declared at its first
+// registration, no more. `snnctl node revoke` shuts out every certificate of the node, copies
+// included, live sessions too, until it enrols again with a new token (issue 34: a copy of a
+// node's certificate renewed itself elsewhere, and nothing could be revoked).
+TEST_F(AuthorizationTest, ARevokedNodeIsShutOutCopiesIncludedUntilItEnrolsAgain) {
+  cluster_.set_approve_agents(false);  // the join token is the only approval
+  const std::string tls = cluster_.dir() + "/node7.own-tls";
+  std::filesystem::create_directories(tls);
+  std::filesystem::copy_file(cluster_.auth().ca_file(), tls + "/ca.crt");
+  auto enrol_with_new_token = [&] {
+    CliRun token = cluster_.Snnctl({"node", "token", "node7", "--parsable"});
+    ASSERT_EQ(token.exit_code, 0) << token.err;
+    std::ofstream(cluster_.dir() + "/node7.token") << token.out;
+    std::filesystem::remove(tls + "/node.pem");
+    cluster_.StartAgent(
+        "node7", SmallBoards(1, 4, 1000, 4),
+        {"--tls_dir=" + tls, "--join_token_file=" + cluster_.dir() + "/node7.token"});
+    ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster_.NodesUp() == 2; }));
+  };
+  enrol_with_new_token();
+
+  // A thief with a copy of node7's certificate and key.
+  std::filesystem::copy_file(tls + "/node.pem", cluster_.dir() + "/stolen.pem");
+  auto thief = [&] {
+    auto c = std::make_unique<RpcClient>(std::chrono::milliseconds(5000));
+    const std::string pem = cluster_.dir() + "/stolen.pem";
+    c->set_tls(*MakeClientTls({cluster_.auth().ca_file(), pem, pem}));
+    EXPECT_TRUE(c->Connect(HostPort{"127.0.0.1", cluster_.master_port()}).ok());
+    return c;
+  };
+  v1::RegisterRequest bigger;
+  bigger.mutable_node()->set_name("node7");
+  bigger.mutable_node()->add_pools("default");
+  v1::BoardInfo* board = bigger.mutable_node()->add_boards();
+  board->set_type("sim-v1");
+  board->set_width(64);
+  board->set_height(64);
+  board->set_neurons_per_core(256);
+  board->set_ksps(1000000);
+  board->set_streams(64);
+  auto refused = thief()->Call(rpc::kNodeRegister, bigger);
+  EXPECT_EQ(refused.status().code(), Code::kPermissionDenied) << refused.status().ToString();
+  EXPECT_NE(refused.status().message().find("board 0 declares a 64x64 mesh; 4x4 was approved"),
+            std::string::npos)
+      << refused.status().message();
+
+  // Revoked: the live session ends, the copy is refused, renewing is refused.
+  CliRun plain = cluster_.RunSnnctlAs("daemon", {"node", "revoke", "node7"});
+  EXPECT_NE(plain.exit_code, 0) << "a user may not revoke nodes";
+  CliRun revoke = cluster_.Snnctl({"node", "revoke", "node7"});
+  ASSERT_EQ(revoke.exit_code, 0) << revoke.err;
+  EXPECT_NE(revoke.out.find("Revoked every certificate of node node7"), std::string::npos);
+  EXPECT_TRUE(TestCluster::WaitUntil([&] { return cluster_.NodesUp() == 1; }));
+  v1::HeartbeatRequest heartbeat;
+  heartbeat.set_node("node7");
+  auto copy = thief()->Call(rpc::kNodeHeartbeat, heartbeat);
+  EXPECT_EQ(copy.status().code(), Code::kUnauthenticated) << copy.status().ToString();
+  EXPECT_NE(copy.status().message().find("the certificate of node node7 was revoked"),
+            std::string::npos)
+      << copy.status().message();
+  auto key = pki::NewPrivateKey();
+  v1::RenewRequest renew;
+  renew.set_csr_pem(*pki::NewCsr(*key, "node7"));
+  EXPECT_EQ(thief()->Call(rpc::kNodeRenew, renew).status().code(), Code::kUnauthenticated);
+
+  // A new token: the node enrols again, in the next generation; the old copy stays refused,
+  // also after the master restarts.
+  cluster_.StopAgent("node7");
+  enrol_with_new_token();
+  EXPECT_EQ(thief()->Call(rpc::kNodeHeartbeat, heartbeat).status().code(), Code::kUnauthenticated);
+  cluster_.StopMaster();
+  cluster_.StartMaster({"--policy_file=" + cluster_.dir() + "/policy.yaml"});
+  EXPECT_TRUE(TestCluster::WaitUntil([&] { return cluster_.NodesUp() == 2; }));
+  EXPECT_EQ(thief()->Call(rpc::kNodeHeartbeat, heartbeat).status().code(), Code::kUnauthenticated);
 }
 
 // A node renews its certificate before it expires, over its own session, and stays UP; the new

@@ -229,6 +229,7 @@ void TestCluster::StartAgent(const std::string& node, const std::string& boards_
                              const std::vector<std::string>& prefix) {
   const std::string boards = dir_ + "/" + node + ".boards.yaml";
   std::ofstream(boards) << boards_yaml;
+  if (approve_agents_) ApproveNode(node, boards_yaml);
   std::vector<std::string> argv = {SNN_AGENT_BIN, "--master=" + master_address(),
                                    "--node_name=" + node, "--boards_file=" + boards,
                                    "--data_dir=" + dir_ + "/" + node, "--kill_grace_ms=500",
@@ -241,6 +242,14 @@ void TestCluster::StartAgent(const std::string& node, const std::string& boards_
   argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
   argv.insert(argv.begin(), prefix.begin(), prefix.end());
   agents_[node] = std::make_unique<Daemon>(argv, dir_ + "/" + node + ".log");
+}
+
+void TestCluster::ApproveNode(const std::string& node, const std::string& boards_yaml) {
+  if (port_ == 0 && ha_masters_.empty()) return;  // no master of ours: a test's fake one
+  auto req = AuthKit::NodeAddRequestFor(node, boards_yaml);
+  if (!req.ok()) return;  // a test of a bad boards file: the agent refuses to start anyway
+  const Status approved = Client("root")->Call(rpc::kNodeAdd, *req).status();
+  EXPECT_TRUE(approved.ok()) << "approving node " << node << ": " << approved.ToString();
 }
 
 void TestCluster::StopAgent(const std::string& node) { agents_.erase(node); }

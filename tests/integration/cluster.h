@@ -53,6 +53,11 @@ class TestCluster {
   void StartAgent(const std::string& node, const std::string& boards_yaml,
                   const std::vector<std::string>& extra_flags = {},
                   const std::vector<std::string>& prefix = {});
+  // As an admin would before the node first registers (snnctl node add NODE --boards FILE):
+  // approves what it may declare. StartAgent does it with the agent's boards.
+  void ApproveNode(const std::string& node, const std::string& boards_yaml);
+  // Off: StartAgent approves nothing (a test of join-token approval).
+  void set_approve_agents(bool approve) { approve_agents_ = approve; }
   void StopAgent(const std::string& node);
   void SignalAgent(const std::string& node, int sig);
 
@@ -110,6 +115,7 @@ class TestCluster {
   CliRun Run(const std::vector<std::string>& argv);  // output in files under dir()
 
   std::string dir_;
+  bool approve_agents_ = true;
   std::unique_ptr<AuthKit> auth_;
   std::string host_ = "127.0.0.1";
   uint16_t port_ = 0;

@@ -49,7 +49,8 @@ TEST(MethodRightsTest, EveryMethodDeclaresTheReviewedRight) {
       {"master.heartbeat", Right::kNode}, {"master.task_status", Right::kNode},
       {"ha.snapshot", Right::kMaster},    {"billing.usage", Right::kUser},
       {"billing.report", Right::kUser},   {"job.requeue", Right::kUser},
-      {"job.logs", Right::kUser},
+      {"job.logs", Right::kUser},         {"node.add", Right::kAdmin},
+      {"node.revoke", Right::kAdmin},
   };
   const auto methods = master.router().Methods();
   EXPECT_EQ(methods.size(), expected.size());

@@ -1,4 +1,4 @@
-#include "nodeagent/boards/board_config.h"
+#include "common/daemon/board_config.h"
 
 #include <gtest/gtest.h>
 

@@ -14,6 +14,7 @@
 
 #include "common/base/clock.h"
 #include "common/base/file_util.h"
+#include "common/daemon/board_config.h"
 #include "common/identity/munge.h"
 #include "common/identity/pki.h"
 #include "common/rpc/tls.h"
@@ -33,6 +34,26 @@ Status AuthKit::IssueMaster() {
   auto master = pki::IssueWithNewKey(ca_, {"snn-master", pki::kRoleMaster, 86400, master_hosts_});
   if (!master.ok()) return master.status();
   return WritePair(tls_dir(), "master", *master);
+}
+
+Status AuthKit::ApproveNode(const HostPort& master, const std::string& node,
+                            const std::string& boards_yaml) const {
+  auto req = NodeAddRequestFor(node, boards_yaml);
+  if (!req.ok()) return req.status();
+  RpcClient admin(std::chrono::milliseconds(5000));
+  SetUp(admin);
+  SNN_RETURN_IF_ERROR(admin.Connect(master));
+  return admin.Call(rpc::kNodeAdd, *req).status();
+}
+
+Result<v1::NodeAddRequest> AuthKit::NodeAddRequestFor(const std::string& node,
+                                                      const std::string& boards_yaml) {
+  auto boards = ParseBoardsYaml(boards_yaml);
+  if (!boards.ok()) return boards.status();
+  v1::NodeAddRequest req;
+  req.set_node(node);
+  for (const auto& b : boards->boards) *req.add_boards() = b;
+  return req;
 }
 
 Status AuthKit::NameMasterHost(const std::string& host) {

@@ -36,6 +36,12 @@ class AuthKit {
   Status NameMasterHost(const std::string& host);
   // Issues node `node` a certificate (in its own directory with ca.crt) and returns the flags.
   std::vector<std::string> AgentFlags(const std::string& node);
+  // As an admin approves a node before it first registers (snnctl node add NODE --boards FILE):
+  // what `boards_yaml` (a boards file) declares, at the master at `master`.
+  Status ApproveNode(const HostPort& master, const std::string& node,
+                     const std::string& boards_yaml) const;
+  static Result<v1::NodeAddRequest> NodeAddRequestFor(const std::string& node,
+                                                      const std::string& boards_yaml);
   // For snnctl: --ca-file and --munge-socket.
   std::vector<std::string> SnnctlFlags() const;
   // TLS to the master and a MUNGE credential on every request.
