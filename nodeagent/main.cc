@@ -65,6 +65,10 @@ DEFINE_string(checkpoint_keep, "7d",
 DEFINE_bool(allow_root_tasks, false,
             "run the tasks of jobs root submitted as root (otherwise they fail to launch); every "
             "other job's tasks run as the user who submitted it");
+DEFINE_uint64(sim_board_memory_mb, 512,
+              "simulated boards: the memory the simulator (in the agent) may hold for all the "
+              "networks on one board; each task gets its cores' share, and a network needing more "
+              "is refused with that reason");
 DEFINE_bool(task_hide_processes, true,
             "tasks (run as their users, by a root agent) see only their own user's processes: a "
             "private /proc mounted with hidepid=invisible (Linux 5.8 or later); a task that "
@@ -118,9 +122,14 @@ int main(int argc, char** argv) {
     return 1;
   }
 
+  if (FLAGS_sim_board_memory_mb < 1 || FLAGS_sim_board_memory_mb > (uint64_t{1} << 30)) {
+    LOG(ERROR) << "--sim_board_memory_mb must be 1 to 2^30";
+    return 2;
+  }
   std::vector<std::unique_ptr<snn::Board>> boards;
   for (const auto& info : boards_file->boards) {
-    boards.push_back(std::make_unique<snn::SimBoard>(info));
+    boards.push_back(
+        std::make_unique<snn::SimBoard>(info, uint64_t{FLAGS_sim_board_memory_mb} << 20));
   }
   snn::AgentConfig config;
   config.link.masters = *master;

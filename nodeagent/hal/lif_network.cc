@@ -135,7 +135,8 @@ Status LifNetwork::Connect(const v1::Model& model) {
                            std::to_string(static_cast<uint64_t>(bytes / (1 << 20))) +
                            " MiB (neurons, synapses and " + std::to_string(max_delay) +
                            " steps of delay); the simulator holds at most " +
-                           std::to_string(limits_.max_state_bytes >> 20) + " MiB");
+                           std::to_string(limits_.max_state_bytes >> 20) + " MiB" +
+                           (limits_.memory_share.empty() ? "" : " (" + limits_.memory_share + ")"));
   }
   // Two passes over the same (seeded) connections: count per source, then fill.
   synapse_begin_.assign(neurons_.size() + 1, 0);

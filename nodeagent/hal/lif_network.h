@@ -11,6 +11,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "common/base/status.h"
@@ -30,6 +31,7 @@ struct SimNetworkLimits {
   // All the simulator's state for one network (neurons, synapses, the delay ring): a model
   // needing more is refused before anything is allocated.
   uint64_t max_state_bytes = uint64_t{1} << 30;
+  std::string memory_share;  // where max_state_bytes comes from, for the refusal's words
 };
 
 class LifNetwork : public SpikeNetwork {

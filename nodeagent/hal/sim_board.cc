@@ -8,8 +8,9 @@
 
 namespace snn {
 
-SimBoard::SimBoard(v1::BoardInfo info)
+SimBoard::SimBoard(v1::BoardInfo info, uint64_t network_memory_bytes)
     : info_(std::move(info)),
+      network_memory_bytes_(network_memory_bytes),
       dead_(size_t{info_.width()} * info_.height(), false),
       owner_(size_t{info_.width()} * info_.height()) {
   for (const auto& c : info_.dead_cores()) {
@@ -90,6 +91,14 @@ Result<std::unique_ptr<SpikeNetwork>> SimBoard::LoadNetwork(const v1::Model* mod
   const double per_step =
       static_cast<double>(info_.ksps()) * speed_percent_ / 100 * model->timestep_ms();
   limits.spikes_per_step = std::max<uint64_t>(1, static_cast<uint64_t>(per_step));
+  const uint64_t board_cores = std::max<uint64_t>(1, uint64_t{info_.width()} * info_.height());
+  limits.max_state_bytes =
+      std::min<uint64_t>(limits.max_state_bytes, network_memory_bytes_ / board_cores *
+                                                     std::min<uint64_t>(num_cores, board_cores));
+  limits.memory_share = "this task's share, " + std::to_string(num_cores) + " of the board's " +
+                        std::to_string(board_cores) + " cores, of its " +
+                        std::to_string(network_memory_bytes_ >> 20) +
+                        " MiB (snn-agent --sim_board_memory_mb)";
   auto net = LifNetwork::Build(*model, limits);
   if (!net.ok()) return net.status();
   return std::unique_ptr<SpikeNetwork>(std::move(*net));

@@ -13,14 +13,19 @@ namespace snn {
 
 class SimBoard : public Board {
  public:
-  explicit SimBoard(v1::BoardInfo info);
+  // `network_memory_bytes`: what the simulator may hold for all the networks on this board at
+  // once; each task gets its cores' share of it (so a node holds at most its boards' sum,
+  // however its cores are divided among tasks).
+  static constexpr uint64_t kDefaultNetworkMemoryBytes = uint64_t{512} << 20;
+  explicit SimBoard(v1::BoardInfo info, uint64_t network_memory_bytes = kDefaultNetworkMemoryBytes);
 
   // Health falls by 10 for each core that died at run time, and is 0 while the board is failed.
   v1::BoardInfo Describe() const override;
   Status Configure(const TaskKey& task, const std::vector<v1::CoreXY>& cores) override;
   void Release(const TaskKey& task) override;
   // A LifNetwork for a model (or a SinkNetwork), processing at most the board's KSPS (at its
-  // current speed) times the model's timestep in spikes a step.
+  // current speed) times the model's timestep in spikes a step, and holding at most the task's
+  // cores' share of the board's network memory.
   Result<std::unique_ptr<SpikeNetwork>> LoadNetwork(const v1::Model* model,
                                                     uint32_t num_cores) override;
   // Runs a calibration network flat out: the spikes a second this host simulates (the board
@@ -44,6 +49,7 @@ class SimBoard : public Board {
   bool failed_ = false;
   uint32_t speed_percent_ = 100;
   uint64_t host_ksps_ = 0;  // from Fingerprint; 0: not measured
+  uint64_t network_memory_bytes_;
   uint32_t latency_us_ = 0;
   std::vector<std::optional<TaskKey>> owner_;  // by cell
   std::map<TaskKey, std::vector<size_t>> owners_;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "common/model/model.h"
+#include "nodeagent/hal/sim_board.h"
 
 namespace snn {
 namespace {
@@ -146,6 +147,29 @@ TEST(LifNetworkTest, RefusesANetworkWhoseDelayRingWouldNotFit) {
   EXPECT_NE(net.status().message().find("steps of delay"), std::string::npos)
       << net.status().message();
   EXPECT_TRUE(LifNetwork::Build(Chain(1000, 64), Limits(4, 1000)).ok());
+}
+
+// The simulator's memory is bounded per board, not per network: a task gets its cores' share of
+// the board's budget, so many small tasks cannot together make the agent hold more than that
+// (issue 34: networks grew the agent by 1-2 GiB outside every task's cgroup).
+TEST(SimBoardTest, ANetworkHoldsAtMostItsCoresShareOfTheBoardsMemory) {
+  v1::BoardInfo info;
+  info.set_type("sim-v1");
+  info.set_width(8);
+  info.set_height(8);
+  info.set_neurons_per_core(1000);
+  info.set_ksps(1000);
+  info.set_streams(4);
+  SimBoard board(info, uint64_t{32} << 20);  // half a MiB per core
+  const v1::Model model = Chain(2000, 256);  // about 6 MiB, on 6 cores at least
+  auto small = board.LoadNetwork(&model, 6);
+  ASSERT_FALSE(small.ok());
+  EXPECT_NE(small.status().message().find("the simulator holds at most 3 MiB (this task's share, "
+                                          "6 of the board's 64 cores, of its 32 MiB (snn-agent "
+                                          "--sim_board_memory_mb))"),
+            std::string::npos)
+      << small.status().message();
+  EXPECT_TRUE(board.LoadNetwork(&model, 16).ok()) << "16 cores' share, 8 MiB, holds it";
 }
 
 }  // namespace
