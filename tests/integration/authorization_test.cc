@@ -508,6 +508,24 @@ TEST_F(AuthorizationTest, ARevokedNodeIsShutOutCopiesIncludedUntilItEnrolsAgain)
             std::string::npos)
       << refused.status().message();
 
+  // An admin approves a bigger inventory with snnctl, from the node's boards file; a user may not.
+  std::ofstream(cluster_.dir() + "/node7.boards.yaml")
+      << "boards:\n  - {type: sim-v1, mesh: 64x64, ksps: 1000000, streams: 64}\n";
+  CliRun add_as_user = cluster_.RunSnnctlAs(
+      "daemon", {"node", "add", "node7", "--boards", cluster_.dir() + "/node7.boards.yaml"});
+  EXPECT_NE(add_as_user.exit_code, 0) << add_as_user.out;
+  CliRun add = cluster_.Snnctl({"node", "add", "node7", "--boards",
+                                cluster_.dir() + "/node7.boards.yaml", "--pools", "default"});
+  ASSERT_EQ(add.exit_code, 0) << add.err;
+  EXPECT_NE(add.out.find("Node node7 may declare 1 boards:\n  board 0: sim-v1 64x64, 1000000 "
+                         "KSPS, 64 streams\n  pools: default\n"),
+            std::string::npos)
+      << add.out;
+  CliRun bad = cluster_.Snnctl({"node", "add", "node7", "--boards", "/nonexistent.yaml"});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
+  EXPECT_TRUE(thief()->Call(rpc::kNodeRegister, bigger).ok()) << "now approved";
+
   // Revoked: the live session ends, the copy is refused, renewing is refused.
   CliRun plain = cluster_.RunSnnctlAs("daemon", {"node", "revoke", "node7"});
   EXPECT_NE(plain.exit_code, 0) << "a user may not revoke nodes";
