@@ -1,4 +1,5 @@
 // snnctl: the user and admin command line of the SNN cluster resource manager.
+#include <openssl/crypto.h>
 #include <pwd.h>
 #include <unistd.h>
 
@@ -8,6 +9,9 @@
 #include "cli/snnctl.h"
 
 int main(int argc, char** argv) {
+  // One short process per command: OpenSSL's clean-up at exit only frees memory the exit frees
+  // anyway, and costs as much as a handshake.
+  OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, nullptr);
   std::vector<std::string> args(argv + 1, argv + argc);
   auto options = snn::ParseCliArgs(args);
   if (!options.ok()) {
