@@ -39,6 +39,7 @@ int RunHaMaster(MasterConfig config, std::unique_ptr<Store> local, HaMasterOptio
       std::move(local), etcd, clock, options.member.prefix,
       [&member_ptr] { return member_ptr != nullptr && member_ptr->LeaseValid(); }, EndProcess);
   HaStore& ha_store = *store;
+  ha_store.max_in_flight = options.max_in_flight;
   HaMember member(etcd, ha_store, clock, options.member, EndProcess);
   member_ptr = &member;
   if (auto s = member.Start(); !s.ok()) {

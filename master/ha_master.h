@@ -15,6 +15,7 @@ struct HaMasterOptions {
   std::string etcd_endpoints;  // "a:2379,b:2379,c:2379" (or https://a:2379,...)
   EtcdTlsFiles etcd_tls;
   HaOptions member;
+  size_t max_in_flight = 1;  // HaStore::max_in_flight
 };
 
 int RunHaMaster(MasterConfig config, std::unique_ptr<Store> local, HaMasterOptions options);

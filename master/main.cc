@@ -109,6 +109,10 @@ DEFINE_int64(ha_lease_s, 5,
 DEFINE_uint64(ha_log_batches, 50000,
               "HA: batches the leader keeps in etcd for a standby that is away; one that falls "
               "further behind copies the leader's store (a snapshot) when it comes back");
+DEFINE_uint32(ha_max_in_flight, 1,
+              "HA: groups of writes in etcd transactions at once (1 to 64), acknowledged in "
+              "order. More helps when etcd's members are on other hosts (each round waits on the "
+              "network); 1 is fastest when they share this host's CPUs (docs/benchmarks.md)");
 DEFINE_int64(node_cert_validity_s, 30 * 86400,
              "lifetime of the certificates the master signs for nodes; agents renew them when "
              "two thirds have passed");
@@ -152,6 +156,11 @@ int RunHa(snn::MasterConfig config, std::unique_ptr<snn::Store> store) {
     return 2;
   }
   ha.member.max_log_batches = FLAGS_ha_log_batches;
+  if (FLAGS_ha_max_in_flight < 1 || FLAGS_ha_max_in_flight > 64) {
+    LOG(ERROR) << "--ha_max_in_flight must be between 1 and 64";
+    return 2;
+  }
+  ha.max_in_flight = FLAGS_ha_max_in_flight;
   if (FLAGS_ha_prefix.empty() || FLAGS_ha_prefix.back() != '/') {
     LOG(ERROR) << "--ha_prefix must end with '/'";
     return 2;

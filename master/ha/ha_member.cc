@@ -119,17 +119,55 @@ bool HaMember::StillLeads() {
 }
 
 Status HaMember::Apply(LogAssembler::Batch batch) {
-  const uint64_t applied = applied_.load();
-  if (batch.seq <= applied) return Status::Ok();  // seen already (a retried write)
-  if (batch.seq != applied + 1) {
-    return FailedPrecondition("ha: this master has applied batch " + std::to_string(applied) +
-                              " but the log goes on at " + std::to_string(batch.seq) +
-                              "; the batches between were compacted away");
+  if (batch.seq <= applied_.load()) return Status::Ok();  // seen already (a retried write)
+  // A later leader's batch: what an earlier one left beyond a gap is no longer in the log.
+  std::erase_if(early_, [&](const auto& kept) { return kept.second.epoch < batch.epoch; });
+  if (batch.seq != applied_.load() + 1) {
+    // The leader has batches in flight; those before this one land soon.
+    constexpr size_t kMaxEarly = 4096;
+    if (early_.size() >= kMaxEarly) {
+      return Unavailable("ha: " + std::to_string(early_.size()) + " batches wait for batch " +
+                         std::to_string(applied_.load() + 1) + ", which does not come");
+    }
+    early_.insert_or_assign(batch.seq, std::move(batch));
+    return Status::Ok();
   }
-  store_.local().Commit(std::move(batch.writes), [](Status s) {
-    if (!s.ok()) LOG(FATAL) << "ha: cannot apply a replicated batch: " << s.ToString();
-  });
-  applied_ = batch.seq;
+  for (;;) {
+    const uint64_t seq = batch.seq;
+    store_.local().Commit(std::move(batch.writes), [](Status s) {
+      if (!s.ok()) LOG(FATAL) << "ha: cannot apply a replicated batch: " << s.ToString();
+    });
+    applied_ = seq;
+    auto next = early_.find(seq + 1);
+    if (next == early_.end()) break;
+    batch = std::move(next->second);
+    early_.erase(next);
+  }
+  std::erase_if(early_, [&](const auto& kept) { return kept.first <= applied_.load(); });
+  return Status::Ok();
+}
+
+Status HaMember::DropLogTail() {
+  etcdserverpb::TxnRequest txn;
+  auto* fence = txn.add_compare();
+  fence->set_key(leader_key_.key());
+  fence->set_target(etcdserverpb::Compare::CREATE);
+  fence->set_result(etcdserverpb::Compare::EQUAL);
+  fence->set_create_revision(leader_key_.rev());
+  auto* erase = txn.add_success()->mutable_request_delete_range();
+  erase->set_key(LogSeqKey(options_.prefix, applied_.load() + 1));
+  erase->set_range_end(PrefixEnd(LogPrefix(options_.prefix)));
+  auto done = etcd_.Txn(txn);
+  if (!done.ok()) return done.status();
+  if (!done->succeeded()) return Unavailable("deposed before leading: the leader key is gone");
+  const int64_t dropped =
+      done->responses().empty() ? 0 : done->responses(0).response_delete_range().deleted();
+  if (dropped > 0) {
+    LOG(WARNING) << "ha: dropped " << dropped << " chunks of the log past batch " << applied_.load()
+                 << ": written beyond a gap by the previous leader, never "
+                 << "acknowledged";
+  }
+  early_.clear();
   return Status::Ok();
 }
 
@@ -159,6 +197,7 @@ Status HaMember::TakeSnapshot() {
   SNN_RETURN_IF_ERROR(CommitAndWait(
       local, {StoreWrite{kSnapshotMarkKey, "1"}, StoreWrite{kAppliedSeqKey, std::nullopt}}));
   applied_ = 0;
+  early_.clear();
   // Empty the store (but for the mark).
   std::string from;
   for (;;) {
@@ -200,18 +239,30 @@ Status HaMember::TakeSnapshot() {
 }
 
 Result<int64_t> HaMember::CatchUp(LogAssembler& assembler) {
+  // Where the log starts, and the revision every page is read at.
+  etcdserverpb::RangeRequest floor_request;
+  floor_request.set_key(LogFloorKey(options_.prefix));
+  auto floor = etcd_.Range(floor_request);
+  if (!floor.ok()) return floor.status();
+  const int64_t revision = floor->header().revision();
+  if (floor->kvs_size() == 1) {
+    const uint64_t first = std::strtoull(floor->kvs(0).value().c_str(), nullptr, 16);
+    if (applied_.load() + 1 < first) {
+      return FailedPrecondition("ha: this master has applied batch " +
+                                std::to_string(applied_.load()) + " but the log starts at " +
+                                std::to_string(first) +
+                                "; the batches between were compacted "
+                                "away");
+    }
+  }
   etcdserverpb::RangeRequest request;
   request.set_key(LogSeqKey(options_.prefix, applied_.load() + 1));
   request.set_range_end(PrefixEnd(LogPrefix(options_.prefix)));
   request.set_limit(256);
-  int64_t revision = 0;
+  request.set_revision(revision);
   for (;;) {
     auto page = etcd_.Range(request);
     if (!page.ok()) return page.status();
-    if (revision == 0) {
-      revision = page->header().revision();
-      request.set_revision(revision);  // every page from the same snapshot
-    }
     for (const auto& kv : page->kvs()) {
       auto batch = assembler.Feed(kv.value());
       if (!batch.ok()) return batch.status();
@@ -313,6 +364,7 @@ Status HaMember::Campaign() {
   LogAssembler assembler;
   auto revision = CatchUp(assembler);
   if (!revision.ok()) return revision.status();
+  SNN_RETURN_IF_ERROR(DropLogTail());
   // Whole now (the log from its start was applied over an unfinished snapshot, if any).
   SNN_RETURN_IF_ERROR(CommitAndWait(store_.local(), {StoreWrite{kSnapshotMarkKey, std::nullopt}}));
   store_.Lead(HaLeadership{leader_key_.key(), leader_key_.rev(), applied_.load() + 1});
@@ -330,6 +382,7 @@ Status HaMember::Campaign() {
 }
 
 void HaMember::CompactLoop() {
+  uint64_t floor_marked = 0;
   while (Sleep(options_.compact_interval_ms)) {
     ReportApplied();
     etcdserverpb::RangeRequest request;
@@ -349,7 +402,7 @@ void HaMember::CompactLoop() {
     if (last > options_.max_log_batches) {
       floor = std::max<uint64_t>(floor, last - options_.max_log_batches);
     }
-    if (floor == 0) continue;
+    if (floor <= floor_marked) continue;
     etcdserverpb::TxnRequest txn;
     auto* fence = txn.add_compare();
     fence->set_key(leader_key_.key());
@@ -359,7 +412,11 @@ void HaMember::CompactLoop() {
     auto* erase = txn.add_success()->mutable_request_delete_range();
     erase->set_key(LogPrefix(options_.prefix));
     erase->set_range_end(LogSeqKey(options_.prefix, floor));  // keeps batch `floor` and later
+    auto* mark = txn.add_success()->mutable_request_put();
+    mark->set_key(LogFloorKey(options_.prefix));
+    mark->set_value(Hex16(floor));
     auto done = etcd_.Txn(txn);
+    if (done.ok() && done->succeeded()) floor_marked = floor;
     if (done.ok() && done->succeeded() && !done->responses().empty() &&
         done->responses(0).response_delete_range().deleted() > 0) {
       // etcd keeps every revision until compacted: drop the history of the deleted batches

@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -70,9 +71,15 @@ class HaMember {
   void LeaderWatchLoop();
   bool StillLeads();
   void CompactLoop();
-  // Applies the log from applied_+1 on; the etcd revision it read at.
+  // Applies the log from applied_+1 on; the etcd revision it read at. FailedPrecondition: the
+  // log was compacted past this master's position.
   Result<int64_t> CatchUp(LogAssembler& assembler);
+  // Applies `batch` if it is the next one, else keeps it until the batches before it come
+  // (the leader writes several at once); drops what a deposed leader left beyond a gap.
   Status Apply(LogAssembler::Batch batch);
+  // A new leader's first write: deletes whatever the log holds past what it applied (batches
+  // beyond a gap, never acknowledged), fenced by its leader key.
+  Status DropLogTail();
   // Replaces this master's store with a copy of the leader's (ha.snapshot), marked incomplete
   // until the last page is in; then the log is applied from the copy's position on.
   Status TakeSnapshot();
@@ -93,6 +100,8 @@ class HaMember {
   std::atomic<bool> stopping_{false};
   std::atomic<bool> following_{false};
   std::atomic<uint64_t> applied_{0};
+  // Batches that came before one they follow (the follower, then Campaign).
+  std::map<uint64_t, LogAssembler::Batch> early_;
   v3electionpb::LeaderKey leader_key_;
 
   InterruptibleSleep pause_;  // every loop's pause; Stop cuts them short

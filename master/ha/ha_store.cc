@@ -36,6 +36,22 @@ void HaStore::Lead(HaLeadership leadership) {
   if (closing_ || queue_) return;
   leadership_ = std::move(leadership);
   last_seq_ = leadership_.next_seq - 1;
+  pipeline_ = std::make_unique<ReplicationPipeline>(
+      max_in_flight,
+      [this](uint64_t seq, const ReplicationPipeline::Chunks& chunks) {
+        if (Replicate(seq, chunks)) return true;
+        std::lock_guard lock(mu_);
+        if (queue_) queue_->Refuse(NoLongerLeads());
+        return false;
+      },
+      [this](uint64_t seq, StoreBatch batch, std::function<void(Status)> finish) {
+        if (seq != 0) {
+          std::lock_guard lock(mu_);
+          last_seq_ = seq;
+        }
+        local_->Commit(std::move(batch), std::move(finish));
+      },
+      NoLongerLeads());
   queue_ = std::make_unique<GroupCommitQueue>(
       [this](StoreBatch merged, size_t, std::function<void(Status)> finish) {
         WriteGroup(std::move(merged), std::move(finish));
@@ -68,32 +84,29 @@ void HaStore::Commit(StoreBatch batch, std::function<void(Status)> done) {
 }
 
 void HaStore::WriteGroup(StoreBatch merged, std::function<void(Status)> finish) {
-  if (!merged.empty()) {
-    uint64_t seq = 0;
-    {
-      std::lock_guard lock(mu_);
-      seq = leadership_.next_seq;
-    }
-    merged.push_back(StoreWrite{kAppliedSeqKey, Hex16(seq)});
-    if (!Replicate(merged, seq)) {
-      finish(NoLongerLeads());
-      queue_->Refuse(NoLongerLeads());
-      return;
-    }
-    std::lock_guard lock(mu_);
-    leadership_.next_seq = seq + 1;
-    last_seq_ = seq;
+  if (merged.empty()) {  // a barrier: answered in its turn, after every group before it
+    pipeline_->Submit(0, {}, {}, std::move(finish));
+    return;
   }
-  local_->Commit(std::move(merged), std::move(finish));
+  uint64_t seq = 0;
+  int64_t epoch = 0;
+  {
+    std::lock_guard lock(mu_);
+    seq = leadership_.next_seq++;
+    epoch = leadership_.revision;
+  }
+  merged.push_back(StoreWrite{kAppliedSeqKey, Hex16(seq)});
+  auto chunks = EncodeBatch(prefix_, merged, seq, epoch, max_chunk_bytes);
+  pipeline_->Submit(seq, std::move(merged), std::move(chunks), std::move(finish));
 }
 
-bool HaStore::Replicate(const StoreBatch& batch, uint64_t seq) {
+bool HaStore::Replicate(uint64_t seq, const ReplicationPipeline::Chunks& chunks) {
   HaLeadership lead;
   {
     std::lock_guard lock(mu_);
     lead = leadership_;
   }
-  for (auto& [key, value] : EncodeBatch(prefix_, batch, seq, lead.revision, max_chunk_bytes)) {
+  for (const auto& [key, value] : chunks) {
     etcdserverpb::TxnRequest txn;
     auto* fence = txn.add_compare();
     fence->set_key(lead.key);
@@ -128,14 +141,17 @@ bool HaStore::Replicate(const StoreBatch& batch, uint64_t seq) {
 
 void HaStore::Close() {
   GroupCommitQueue* queue = nullptr;
+  ReplicationPipeline* pipeline = nullptr;
   {
     std::lock_guard lock(mu_);
     if (closing_) return;
     closing_ = true;
     queue = queue_.get();
+    pipeline = pipeline_.get();
   }
   retry_pause_.Interrupt();
   if (queue != nullptr) queue->Close();
+  if (pipeline != nullptr) pipeline->Close();
   local_->Close();
 }
 

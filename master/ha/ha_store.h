@@ -2,8 +2,9 @@
 // to it; a standby's follower writes to it the batches the leader replicated. Once this master
 // leads (Lead), every group of committed batches is first written to etcd's log in a
 // transaction guarded by the leader key's revision, then applied locally, and only then are
-// the callers told it is durable. A leader that can no longer write (deposed, or cut off from
-// etcd past its lease) calls `on_lost` and writes nothing more.
+// the callers told it is durable. Up to `max_in_flight` groups are in etcd transactions at once
+// (ReplicationPipeline), acknowledged in order. A leader that can no longer write (deposed, or
+// cut off from etcd past its lease) calls `on_lost` and writes nothing more.
 // Group commit is the store's GroupCommitQueue (master/store/group_commit.h).
 // Thread contract: Commit from any thread; callbacks run on the local store's writer thread.
 #pragma once
@@ -14,6 +15,7 @@
 
 #include "common/base/clock.h"
 #include "master/ha/etcd.h"
+#include "master/ha/replication_pipeline.h"
 #include "master/store/group_commit.h"
 #include "master/store/store.h"
 
@@ -48,12 +50,17 @@ class HaStore : public Store {
   uint64_t last_seq() const;
 
   size_t max_chunk_bytes = 1000 * 1000;  // below etcd's default request limit (1.5 MiB)
+  // Groups in etcd transactions at once (set before Lead): each waits an etcd round (a raft
+  // commit, fsyncs on a majority). More than one overlaps rounds that wait on the network; on
+  // a host whose CPUs etcd shares, smaller groups only cost etcd more work per write.
+  size_t max_in_flight = 1;
 
  private:
-  // Replicates one group to etcd, then applies it locally (the commit queue's writer thread).
+  // Numbers one group and hands it to the pipeline (the commit queue's writer thread).
   void WriteGroup(StoreBatch merged, std::function<void(Status)> finish);
-  // Writes one batch's chunks to etcd; false once this master cannot write any more.
-  bool Replicate(const StoreBatch& batch, uint64_t seq);
+  // Writes one batch's chunks to etcd; false once this master cannot write any more (the
+  // pipeline's threads).
+  bool Replicate(uint64_t seq, const ReplicationPipeline::Chunks& chunks);
 
   // Constant after construction.
   std::unique_ptr<Store> local_;
@@ -64,10 +71,11 @@ class HaStore : public Store {
   InterruptibleSleep retry_pause_;  // cut short by Close
 
   mutable std::mutex mu_;
-  bool closing_ = false;                     // guarded by mu_
-  HaLeadership leadership_;                  // guarded by mu_ (next_seq: the writer thread)
-  uint64_t last_seq_ = 0;                    // guarded by mu_
-  std::unique_ptr<GroupCommitQueue> queue_;  // set once by Lead (guarded by mu_)
+  bool closing_ = false;                           // guarded by mu_
+  HaLeadership leadership_;                        // guarded by mu_ (next_seq: the writer thread)
+  uint64_t last_seq_ = 0;                          // guarded by mu_
+  std::unique_ptr<ReplicationPipeline> pipeline_;  // set once by Lead (guarded by mu_)
+  std::unique_ptr<GroupCommitQueue> queue_;        // likewise; feeds pipeline_
 };
 
 }  // namespace snn

@@ -22,6 +22,8 @@ std::string AppliedKey(const std::string& prefix, const std::string& member) {
   return prefix + "applied/" + member;
 }
 
+std::string LogFloorKey(const std::string& prefix) { return prefix + "log_floor"; }
+
 std::string LeaderElectionName(const std::string& prefix) { return prefix + "leader"; }
 
 std::vector<std::pair<std::string, std::string>> EncodeBatch(const std::string& prefix,
@@ -82,6 +84,7 @@ Result<std::optional<LogAssembler::Batch>> LogAssembler::Feed(const std::string&
   data_.clear();
   Batch batch;
   batch.seq = seq_;
+  batch.epoch = epoch_;
   batch.writes.reserve(message.writes_size());
   for (auto& w : *message.mutable_writes()) {
     if (w.erase()) {

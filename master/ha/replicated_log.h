@@ -3,6 +3,9 @@
 //   <prefix>leader                       the election (etcd's election API)
 //   <prefix>log/<seq>/<epoch>/<part>     chunks of batch number <seq> (16 hex digits each)
 //   <prefix>applied/<member>             the last batch that member applied (for compaction)
+//   <prefix>log_floor                    the first batch the log still holds (16 hex digits)
+// The leader has several batches in flight at once, so they may land out of order (N+1 before
+// N): followers wait for the gap to fill, and a new leader drops whatever follows a gap.
 // Every master keeps the number of the last batch it applied in its own store
 // (master/store/replica_position.h).
 #pragma once
@@ -25,6 +28,7 @@ std::string LogPrefix(const std::string& prefix);
 std::string LogSeqKey(const std::string& prefix, uint64_t seq);
 std::string LogChunkKey(const std::string& prefix, uint64_t seq, int64_t epoch, uint32_t part);
 std::string AppliedKey(const std::string& prefix, const std::string& member);
+std::string LogFloorKey(const std::string& prefix);
 std::string LeaderElectionName(const std::string& prefix);
 
 // `batch` as the chunks (key, value) of batch number `seq`, none above `max_chunk_bytes` of data.
@@ -38,6 +42,7 @@ class LogAssembler {
  public:
   struct Batch {
     uint64_t seq = 0;
+    int64_t epoch = 0;  // the create revision of the leader key of the leader that wrote it
     StoreBatch writes;
   };
   // Feeds one chunk's stored value; a whole batch once its last chunk has come.

@@ -14,6 +14,7 @@
 #include "common/base/clock.h"
 #include "master/ha/ha_store.h"
 #include "master/ha/replicated_log.h"
+#include "master/store/journal.h"
 #include "master/store/memory_store.h"
 #include "master/store/replica_position.h"
 #include "tests/test_util/fake_etcd.h"
@@ -132,6 +133,23 @@ class HaMemberTest : public ::testing::Test {
 
   std::vector<std::string> LogKeys() { return server_.KeysWithPrefix(LogPrefix(kPrefix)); }
 
+  // Writes batch `seq` into the log as the leader of `epoch` would, without its fence.
+  void WriteBatch(Master& via, uint64_t seq, int64_t epoch, StoreBatch writes) {
+    writes.push_back(StoreWrite{kAppliedSeqKey, Hex16(seq)});
+    for (auto& [key, value] : EncodeBatch(kPrefix, writes, seq, epoch, 1000)) {
+      etcdserverpb::PutRequest put;
+      put.set_key(key);
+      put.set_value(value);
+      ASSERT_TRUE(via.etcd.Put(put).ok());
+    }
+  }
+  // The epoch of the leader that wrote the first batch of the log.
+  int64_t FirstEpoch() {
+    const std::string key = LogKeys().at(0);  // <prefix>log/<seq>/<epoch>/<part>
+    const size_t from = LogPrefix(kPrefix).size() + 17;
+    return static_cast<int64_t>(std::stoull(key.substr(from, 16), nullptr, 16));
+  }
+
   ManualClock clock_;
   FakeEtcdServer server_{clock_};
 };
@@ -160,6 +178,51 @@ TEST_F(HaMemberTest, OneLeadsAndTheStandbyFollowsItsLog) {
   EXPECT_EQ(b.CommitAndWait(Put("job/3", "x")).code(), Code::kFailedPrecondition);
   EXPECT_EQ(a.lost(), "");
   EXPECT_EQ(b.lost(), "");
+}
+
+TEST_F(HaMemberTest, AStandbyAppliesBatchesThatLandOutOfOrderInTheirOrder) {
+  Master a(server_, clock_, "a");
+  Master b(server_, clock_, "b");
+  ASSERT_TRUE(a.member->Start().ok());
+  ASSERT_TRUE(b.member->Start().ok());
+  a.StartCampaign();
+  ASSERT_TRUE(a.Elected().ok());
+  ASSERT_TRUE(a.CommitAndWait(Put("job/1", "one")).ok());
+  ASSERT_TRUE(Eventually([&] { return b.member->applied_seq() == 1; }));
+  // With several groups in flight, batch 3 can land before batch 2.
+  const int64_t epoch = FirstEpoch();
+  WriteBatch(a, 3, epoch, Put("job/3", "three"));
+  WriteBatch(a, 2, epoch, Put("job/2", "two"));
+  ASSERT_TRUE(Eventually([&] { return b.member->applied_seq() == 3; }));
+  EXPECT_EQ(b.Local("job/2"), "two");
+  EXPECT_EQ(b.Local("job/3"), "three");
+  EXPECT_EQ(b.Local(kAppliedSeqKey), Hex16(3));
+}
+
+TEST_F(HaMemberTest, ANewLeaderDropsWhatItsPredecessorWroteBeyondAGap) {
+  Master a(server_, clock_, "a");
+  Master b(server_, clock_, "b");
+  ASSERT_TRUE(a.member->Start().ok());
+  ASSERT_TRUE(b.member->Start().ok());
+  a.StartCampaign();
+  ASSERT_TRUE(a.Elected().ok());
+  ASSERT_TRUE(a.CommitAndWait(Put("job/1", "one")).ok());
+  ASSERT_TRUE(Eventually([&] { return b.member->applied_seq() == 1; }));
+  // a dies with batch 3 in etcd and batch 2 not: 3 was never acknowledged (2 came first).
+  WriteBatch(a, 3, FirstEpoch(), Put("job/3", "never acknowledged"));
+  b.StartCampaign();
+  a.member->Stop();
+  ASSERT_TRUE(b.Elected().ok());
+  EXPECT_EQ(b.member->applied_seq(), 1u);
+  EXPECT_EQ(b.Local("job/3"), std::nullopt);
+  ASSERT_TRUE(b.CommitAndWait(Put("job/2", "two")).ok());
+  EXPECT_EQ(LogKeys().size(), 2u) << "batch 3 of the old leader is still in the log";
+  // A master that starts now reads the log from the start: batches 1 and 2, nothing else.
+  Master c(server_, clock_, "c");
+  ASSERT_TRUE(c.member->Start().ok());
+  ASSERT_TRUE(Eventually([&] { return c.member->applied_seq() == 2; }));
+  EXPECT_EQ(c.Local("job/2"), "two");
+  EXPECT_EQ(c.Local("job/3"), std::nullopt);
 }
 
 TEST_F(HaMemberTest, ALeaderCutOffFromEtcdStopsBeforeItsLeaseCanExpireThere) {
