@@ -20,6 +20,12 @@ Agent::Agent(AgentConfig config, const Clock& clock, std::vector<std::unique_ptr
       child_signals_(io_, SIGCHLD),
       stop_signals_(io_) {
   tasks_.set_on_ended([this] { link_.ReportEnded(); });
+  // A network built (on the builder's thread): its task starts at the next Poll, made now.
+  tasks_.set_wake([this] {
+    asio::post(io_, [this] {
+      if (!stopping_) tasks_.Poll();
+    });
+  });
 }
 
 Status Agent::Start() {

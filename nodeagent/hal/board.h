@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -21,6 +22,11 @@ struct TaskKey {
   auto operator<=>(const TaskKey&) const = default;
 };
 
+// A network's construction, prepared on the io thread and run on any other: it holds copies of
+// all it needs. Building a large model takes seconds and much memory, so the agent runs it off
+// its event loop (nodeagent/hal/network_builder.h).
+using NetworkBuild = std::function<Result<std::unique_ptr<SpikeNetwork>>()>;
+
 class Board {
  public:
   virtual ~Board() = default;
@@ -34,10 +40,16 @@ class Board {
   // Resets the task's cores and frees them.
   virtual void Release(const TaskKey& task) = 0;
 
-  // Loads a task's network onto its `num_cores` logical cores: `model` (validated), or none
-  // (the cores take spikes and produce none). The handle is driven by the spike gateway.
-  virtual Result<std::unique_ptr<SpikeNetwork>> LoadNetwork(const v1::Model* model,
-                                                            uint32_t num_cores) = 0;
+  // Prepares loading a task's network onto its `num_cores` logical cores: `model` (validated),
+  // or none (the cores take spikes and produce none). A failed board refuses here; a model too
+  // large for the task's share, when built. The spike gateway drives the handle built.
+  virtual Result<NetworkBuild> PrepareNetwork(const v1::Model* model, uint32_t num_cores) = 0;
+  // Prepares and builds on the calling thread.
+  Result<std::unique_ptr<SpikeNetwork>> LoadNetwork(const v1::Model* model, uint32_t num_cores) {
+    auto build = PrepareNetwork(model, num_cores);
+    if (!build.ok()) return build.status();
+    return (*build)();
+  }
 
   // Measures spike throughput and latency; Describe() reports them from then on
   // (measured_ksps, latency_us) beside the configured capacity.

@@ -10,8 +10,8 @@ namespace snn {
 
 SimBoard::SimBoard(v1::BoardInfo info, uint64_t network_memory_bytes)
     : info_(std::move(info)),
-      network_memory_bytes_(network_memory_bytes),
       dead_(size_t{info_.width()} * info_.height(), false),
+      network_memory_bytes_(network_memory_bytes),
       owner_(size_t{info_.width()} * info_.height()) {
   for (const auto& c : info_.dead_cores()) {
     if (c.x() < info_.width() && c.y() < info_.height()) dead_[Cell(c.x(), c.y())] = true;
@@ -80,13 +80,16 @@ v1::BoardInfo SimBoard::Describe() const {
   return info;
 }
 
-Result<std::unique_ptr<SpikeNetwork>> SimBoard::LoadNetwork(const v1::Model* model,
-                                                            uint32_t num_cores) {
+Result<NetworkBuild> SimBoard::PrepareNetwork(const v1::Model* model, uint32_t num_cores) {
   if (failed_) return FailedPrecondition("the board has failed");
   SimNetworkLimits limits;
   limits.num_cores = num_cores;
   limits.neurons_per_core = info_.neurons_per_core();
-  if (model == nullptr) return std::unique_ptr<SpikeNetwork>(new SinkNetwork(limits));
+  if (model == nullptr) {
+    return NetworkBuild([limits]() -> Result<std::unique_ptr<SpikeNetwork>> {
+      return std::unique_ptr<SpikeNetwork>(new SinkNetwork(limits));
+    });
+  }
   // ksps is spikes per millisecond.
   const double per_step =
       static_cast<double>(info_.ksps()) * speed_percent_ / 100 * model->timestep_ms();
@@ -99,9 +102,11 @@ Result<std::unique_ptr<SpikeNetwork>> SimBoard::LoadNetwork(const v1::Model* mod
                         std::to_string(board_cores) + " cores, of its " +
                         std::to_string(network_memory_bytes_ >> 20) +
                         " MiB (snn-agent --sim_board_memory_mb)";
-  auto net = LifNetwork::Build(*model, limits);
-  if (!net.ok()) return net.status();
-  return std::unique_ptr<SpikeNetwork>(std::move(*net));
+  return NetworkBuild([limits, model = *model]() mutable -> Result<std::unique_ptr<SpikeNetwork>> {
+    auto net = LifNetwork::Build(model, limits);
+    if (!net.ok()) return net.status();
+    return std::unique_ptr<SpikeNetwork>(std::move(*net));
+  });
 }
 
 namespace {

@@ -26,8 +26,7 @@ class SimBoard : public Board {
   // A LifNetwork for a model (or a SinkNetwork), processing at most the board's KSPS (at its
   // current speed) times the model's timestep in spikes a step, and holding at most the task's
   // cores' share of the board's network memory.
-  Result<std::unique_ptr<SpikeNetwork>> LoadNetwork(const v1::Model* model,
-                                                    uint32_t num_cores) override;
+  Result<NetworkBuild> PrepareNetwork(const v1::Model* model, uint32_t num_cores) override;
   // Runs a calibration network flat out: the spikes a second this host simulates (the board
   // reports the smaller of that and its capacity), and one hop's latency.
   void Fingerprint() override;

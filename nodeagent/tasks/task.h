@@ -5,6 +5,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -13,6 +14,8 @@
 #include "proto/node.pb.h"
 
 namespace snn {
+
+class SpawnedProcess;
 
 // How logs name a task: as its tenant knows it, then the global id the agent files it under:
 // "job 3 of tenant lab-a (global 17) task 0".
@@ -41,6 +44,9 @@ struct TaskLaunch {
 // Its shepherd (the leader of the task's process group) and how that process ended.
 struct TaskProcess {
   pid_t pid = 0;
+  // Held before its command while its network is built off the io thread; released (or killed,
+  // if the build fails) once it is.
+  std::shared_ptr<SpawnedProcess> held;
   bool exited = false;
   int exit_code = 0;
   int term_signal = 0;

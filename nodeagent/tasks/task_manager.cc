@@ -120,7 +120,8 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
   task.launch.exit_file = spec.exit_file;
   std::error_code stale;
   std::filesystem::remove(spec.exit_file, stale);
-  Status plane = written.ok() ? OpenSpikePlane(task) : written;
+  bool building = false;  // then the command waits for its network
+  Status plane = written.ok() ? OpenSpikePlane(task, &building) : written;
   auto spawned = plane.ok() ? SpawnProcess(spec) : Result<SpawnedProcess>(plane);
   Status started = spawned.ok() ? Status::Ok() : spawned.status();
   v1::TaskState failed_as = v1::TASK_LAUNCH_FAILED;
@@ -134,7 +135,11 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
     // next agent re-attaches to (its shepherd reports the task unstarted), never a task that
     // runs unknown to every agent beside the copy the master starts again.
     if (started.ok()) started = SaveRecord(task, req);
-    if (started.ok()) started = spawned->Release();
+    if (started.ok() && building) {
+      task.process.held = std::make_shared<SpawnedProcess>(std::move(*spawned));
+    } else if (started.ok()) {
+      started = spawned->Release();
+    }
     if (!started.ok()) {
       failed_as = v1::TASK_LOST;               // the node's fault, not the job's: run it elsewhere
       SignalGroup(task.process.pid, SIGKILL);  // held: the command never ran
@@ -253,10 +258,11 @@ void TaskManager::Adopt(const v1::AgentTaskRecord& record, const std::string& re
   if (Status s = boards_.Claim(req.board(), key, task.launch.resources, task.mapping); !s.ok()) {
     LOG(ERROR) << TaskLogName(req) << ": " << s.message();
   }
-  if (!alive) {  // it ended while no agent watched: the shepherd's file says how
+  bool building = false;  // a running task: its plane opens once its network is built
+  if (!alive) {           // it ended while no agent watched: the shepherd's file says how
     task.process.exited = true;
     TakeShepherdReport(task);
-  } else if (Status s = OpenSpikePlane(task); !s.ok()) {
+  } else if (Status s = OpenSpikePlane(task, &building); !s.ok()) {
     // The task keeps running; only its spike plane is gone.
     LOG(ERROR) << TaskLogName(req) << ": " << s.message();
   }
@@ -283,7 +289,7 @@ void TaskManager::TakeShepherdReport(Task& task) {
   } else if (report.failed) {
     task.SetStop(TaskStop{v1::TASK_LAUNCH_FAILED, report.detail});
     task.process.term_signal = 0;
-  } else if (report.unstarted) {
+  } else if (report.unstarted && !task.stop) {  // a stop given while it waited says more
     task.SetStop(TaskStop{v1::TASK_LOST, "the agent stopped before the task could start"});
     task.process.term_signal = 0;
   }
@@ -309,6 +315,7 @@ void TaskManager::RecordStop(const Task& task) {
 }
 
 void TaskManager::Poll() {
+  AttachBuiltNetworks();
   for (const ExitedChild& child : ReapChildren()) {
     auto it = by_pid_.find(child.pid);
     if (it == by_pid_.end()) continue;  // an adopted orphan of some task: just reaped

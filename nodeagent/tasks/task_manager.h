@@ -17,6 +17,7 @@
 #include "common/daemon/board_config.h"
 #include "nodeagent/boards/task_boards.h"
 #include "nodeagent/hal/board.h"
+#include "nodeagent/hal/network_builder.h"
 #include "nodeagent/spikes/spike_gateway.h"
 #include "nodeagent/tasks/task.h"
 #include "nodeagent/tasks/task_cgroups.h"
@@ -117,6 +118,8 @@ class TaskManager {
   };
   std::vector<TaskView> RunningTasks() const;
   void set_on_ended(std::function<void()> fn) { on_ended_ = std::move(fn); }
+  // Called from another thread when a task's network is built: Poll soon (it starts the task).
+  void set_wake(std::function<void()> fn) { wake_ = std::move(fn); }
 
   // Task directories are under data_dir()/tasks/.
   const std::string& data_dir() const { return options_.data_dir; }
@@ -138,8 +141,14 @@ class TaskManager {
   Status PrepareFiles(const Task& task, const std::string& dir, const RunAs& who);
   // Its cgroup with the job's limits (or the node's defaults), holding `pid`.
   Status ConfineTask(const Task& task, pid_t pid);
-  // Loads the task's network on its board and opens its plane in the gateway.
-  Status OpenSpikePlane(const Task& task);
+  // Prepares the task's network on its board. A model goes to the network builder (`*building`:
+  // its plane opens, and a held task starts, once it is built: AttachBuiltNetworks); without
+  // one the plane opens at once.
+  Status OpenSpikePlane(const Task& task, bool* building);
+  void OpenPlane(const Task& task, std::unique_ptr<SpikeNetwork> network);
+  // Opens the planes of the networks built since the last call and releases their tasks; a
+  // build that failed fails its task's launch (the command never ran).
+  void AttachBuiltNetworks();
   v1::SpikeUsage CountedUsage(const Task& task) const;
   void TakeShepherdReport(Task& task);
   v1::TaskStatus StatusOf(const Task& task) const;
@@ -161,6 +170,8 @@ class TaskManager {
   std::vector<std::string> orphan_cgroups_;
   int64_t lease_ms_ = 0;
   std::function<void()> on_ended_;
+  std::function<void()> wake_;
+  std::unique_ptr<NetworkBuilder> builder_;  // made at the first build; stops first
 };
 
 }  // namespace snn

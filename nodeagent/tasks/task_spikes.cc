@@ -2,8 +2,10 @@
 // spike gateway (its network loaded on its board), and reading back what the gateway counted.
 #include <glog/logging.h>
 #include <google/protobuf/util/message_differencer.h>
+#include <signal.h>
 
 #include "common/model/model.h"
+#include "nodeagent/tasks/launcher.h"
 #include "nodeagent/tasks/task_manager.h"
 
 namespace snn {
@@ -24,7 +26,8 @@ v1::SpikeUsage ToProto(const wire::UsageCounters& c, double rate_ksps) {
 
 }  // namespace
 
-Status TaskManager::OpenSpikePlane(const Task& task) {
+Status TaskManager::OpenSpikePlane(const Task& task, bool* building) {
+  *building = false;
   if (gateway_ == nullptr) return Status::Ok();
   // The network comes in the launch request (the master validated it): the agent never opens a
   // path a user named, with its rights or on its thread.
@@ -36,21 +39,67 @@ Status TaskManager::OpenSpikePlane(const Task& task) {
   v1::Model model = spec.network();
   if (spec.has_network()) SNN_RETURN_IF_ERROR(ValidateModel(model));
   Board& board = *boards_.board(task.launch.board);
-  auto network = board.LoadNetwork(spec.has_network() ? &model : nullptr,
-                                   static_cast<uint32_t>(task.mapping.cores_size()));
-  if (!network.ok()) {
-    return Status(network.status().code(),
-                  "cannot load the network: " + network.status().message());
+  auto build = board.PrepareNetwork(spec.has_network() ? &model : nullptr,
+                                    static_cast<uint32_t>(task.mapping.cores_size()));
+  if (!build.ok()) {
+    return Status(build.status().code(), "cannot load the network: " + build.status().message());
   }
+  if (!spec.has_network()) {  // cores that only take spikes: nothing to expand
+    auto network = (*build)();
+    if (!network.ok()) {
+      return Status(network.status().code(),
+                    "cannot load the network: " + network.status().message());
+    }
+    OpenPlane(task, std::move(network).value());
+    return Status::Ok();
+  }
+  if (builder_ == nullptr) {
+    builder_ = std::make_unique<NetworkBuilder>([this] {
+      if (wake_) wake_();
+    });
+  }
+  builder_->Start(task.launch.key, task.launch.gateway_token, std::move(*build));
+  *building = true;
+  return Status::Ok();
+}
+
+void TaskManager::OpenPlane(const Task& task, std::unique_ptr<SpikeNetwork> network) {
   SpikePlaneConfig config;
   config.key = task.launch.key;
   config.token = task.launch.gateway_token;
   config.ksps = task.launch.resources.ksps();
   config.burst_ms = options_.gateway_burst_ms;
   config.num_cores = static_cast<uint32_t>(task.mapping.cores_size());
-  config.neurons_per_core = board.Describe().neurons_per_core();
-  gateway_->AddTask(std::move(config), std::move(network).value());
-  return Status::Ok();
+  config.neurons_per_core = boards_.board(task.launch.board)->Describe().neurons_per_core();
+  gateway_->AddTask(std::move(config), std::move(network));
+}
+
+void TaskManager::AttachBuiltNetworks() {
+  if (builder_ == nullptr) return;
+  for (auto& built : builder_->TakeFinished()) {
+    auto it = tasks_.find(built.key);
+    // Its launch failed after the build began, or this is another launch's build.
+    if (it == tasks_.end() || it->second.launch.gateway_token != built.token) continue;
+    Task& task = it->second;
+    const std::shared_ptr<SpawnedProcess> held = std::move(task.process.held);
+    // Stopped meanwhile: a held shepherd died of the stop's SIGTERM, or ends unstarted now.
+    if (task.ended() || task.stopping()) continue;
+    if (!built.network.ok()) {
+      const std::string why = "cannot load the network: " + built.network.status().message();
+      if (held == nullptr) {  // re-attached, already running: it goes on without its plane
+        LOG(ERROR) << TaskLogName(task.launch.request) << ": " << why;
+        continue;
+      }
+      LOG(WARNING) << TaskLogName(task.launch.request) << " failed to start: " << why;
+      task.SetStop(TaskStop{v1::TASK_LAUNCH_FAILED, why, clock_.NowMs()});
+      RecordStop(task);
+      SignalGroup(task.process.pid, SIGKILL);  // held: its command never ran
+      continue;
+    }
+    OpenPlane(task, std::move(built.network).value());
+    if (held == nullptr) continue;
+    if (Status s = held->Release(); !s.ok()) Lose(task, "cannot start the task: " + s.message());
+  }
 }
 
 v1::SpikeUsage TaskManager::CountedUsage(const Task& task) const {
