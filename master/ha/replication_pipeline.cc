@@ -33,8 +33,7 @@ void ReplicationPipeline::Submit(uint64_t seq, StoreBatch batch, Chunks chunks,
   {
     std::unique_lock lock(mu_);
     changed_.wait(lock, [&] {
-      return closing_ || failed_ || empty ||
-             (!exclusive_ && (alone ? writing_ == 0 : writing_ < depth_));
+      return closing_ || failed_ || empty || (!exclusive_ && (!alone || writing_ == 0));
     });
     refused = closing_ || failed_;
     if (!refused) {
@@ -49,6 +48,10 @@ void ReplicationPipeline::Submit(uint64_t seq, StoreBatch batch, Chunks chunks,
   }
   changed_.notify_all();
   if (empty) Drain();
+  // The caller forms its next group only once a write can take it: whatever is committed
+  // meanwhile joins that group, so groups stay as large as with one write at a time.
+  std::unique_lock lock(mu_);
+  changed_.wait(lock, [&] { return closing_ || failed_ || (!exclusive_ && writing_ < depth_); });
 }
 
 void ReplicationPipeline::WorkerLoop() {

@@ -40,9 +40,10 @@ class ReplicationPipeline {
   ReplicationPipeline(const ReplicationPipeline&) = delete;
   ReplicationPipeline& operator=(const ReplicationPipeline&) = delete;
 
-  // Queues batch `seq` (0 and no chunks: an empty batch, passed on in its turn); blocks while
-  // `depth` are being written, or while a batch of several chunks is. `finish` gets the
-  // outcome: from `written`, or `lost`.
+  // Queues batch `seq` (0 and no chunks: an empty batch, passed on in its turn), then returns
+  // once fewer than `depth` batches are being written and no batch of several chunks is (one
+  // such waits to be queued until nothing else is written). `finish` gets the outcome: from
+  // `written`, or `lost`.
   void Submit(uint64_t seq, StoreBatch batch, Chunks chunks, std::function<void(Status)> finish);
   // Whether a batch failed (every later one fails too).
   bool failed() const;
