@@ -14,6 +14,9 @@ install(FILES ${CMAKE_SOURCE_DIR}/etc/grafana/snn-dashboard.json
         DESTINATION share/snn-master COMPONENT master)
 
 install(TARGETS snn-agent snn-shepherd RUNTIME DESTINATION bin COMPONENT agent)
+# Board drivers (docs/drivers.md), and the emulated Ethernet board the reference driver runs on.
+install(TARGETS snn-driver-sim snn-driver-ether snn-board-emu RUNTIME DESTINATION bin
+        COMPONENT agent)
 # The example tasks the packaged example jobs run (etc/examples/relay.yaml, nir-*.yaml).
 install(TARGETS snn-example-relay snn-example-nir RUNTIME DESTINATION bin COMPONENT agent)
 install(FILES ${CMAKE_SOURCE_DIR}/etc/systemd/snn-agent.service
