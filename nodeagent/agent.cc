@@ -20,12 +20,16 @@ Agent::Agent(AgentConfig config, const Clock& clock, std::vector<std::unique_ptr
       child_signals_(io_, SIGCHLD),
       stop_signals_(io_) {
   tasks_.set_on_ended([this] { link_.ReportEnded(); });
-  // A network built (on the builder's thread): its task starts at the next Poll, made now.
-  tasks_.set_wake([this] {
+  // A network built (on the builder's thread), a driver's answer: the next Poll, made now,
+  // takes it.
+  auto wake = [this] {
     asio::post(io_, [this] {
       if (!stopping_) tasks_.Poll();
     });
-  });
+  };
+  tasks_.set_wake(wake);
+  if (config_.tasks.drivers != nullptr) config_.tasks.drivers->Serve(wake);
+  tasks_.set_on_boards_changed([this] { link_.BoardsChanged(); });
 }
 
 Status Agent::Start() {

@@ -14,6 +14,7 @@
 #include "common/daemon/board_config.h"
 #include "common/daemon/daemon_init.h"
 #include "nodeagent/agent.h"
+#include "nodeagent/drivers/driver_boards.h"
 #include "nodeagent/hal/sim_board.h"
 #include "nodeagent/tasks/launcher.h"
 
@@ -126,10 +127,22 @@ int main(int argc, char** argv) {
     LOG(ERROR) << "--sim_board_memory_mb must be 1 to 2^30";
     return 2;
   }
-  std::vector<std::unique_ptr<snn::Board>> boards;
-  for (const auto& info : boards_file->boards) {
-    boards.push_back(
-        std::make_unique<snn::SimBoard>(info, uint64_t{FLAGS_sim_board_memory_mb} << 20));
+  snn::SystemClock clock;
+  // Drivers first (docs/drivers.md): the boards they run are booted and checked before serving.
+  std::unique_ptr<snn::DriverPool> drivers;
+  if (!boards_file->drivers.empty()) {
+    drivers = std::make_unique<snn::DriverPool>(clock, boards_file->drivers, FLAGS_data_dir,
+                                                "snn-agent on " + node_name);
+    if (auto s = drivers->Start(); !s.ok()) {
+      LOG(ERROR) << s.message();
+      return 1;
+    }
+  }
+  auto boards =
+      snn::MakeBoards(*boards_file, drivers.get(), uint64_t{FLAGS_sim_board_memory_mb} << 20);
+  if (!boards.ok()) {
+    LOG(ERROR) << FLAGS_boards_file << ": " << boards.status().message();
+    return 1;
   }
   snn::AgentConfig config;
   config.link.masters = *master;
@@ -233,9 +246,10 @@ int main(int argc, char** argv) {
   config.metrics_port_file = FLAGS_metrics_port_file;
   config.handle_signals = true;
 
+  config.tasks.drivers = drivers.get();
+
   snn::BecomeChildSubreaper();
-  snn::SystemClock clock;
-  snn::Agent agent(config, clock, std::move(boards));
+  snn::Agent agent(config, clock, std::move(boards).value());
   LOG(INFO) << "snn-agent " << node_name << " with " << boards_file->boards.size()
             << " boards, master " << FLAGS_master;
   if (auto s = agent.Start(); !s.ok()) {

@@ -283,6 +283,10 @@ void MasterLink::MaybeRenew() {
   });
 }
 
+void MasterLink::BoardsChanged() {
+  if (session_ && registered_) SendRegister();
+}
+
 void MasterLink::SendRegister() {
   v1::RegisterRequest req;
   v1::NodeRecord* node = req.mutable_node();

@@ -44,6 +44,8 @@ class MasterLink {
   void Tick();
   // Something ended: report it now if the session is up.
   void ReportEnded();
+  // A board's health changed (a driver's check): the master hears the boards again.
+  void BoardsChanged();
   void Stop();
   bool registered() const { return registered_; }
 

@@ -47,9 +47,9 @@ Result<v1::CoreXY> ParseCore(const YAML::Node& node, const std::string& where,
 
 Result<v1::BoardInfo> ParseBoard(const YAML::Node& node, size_t index) {
   const std::string where = "boards[" + std::to_string(index) + "]";
-  SNN_RETURN_IF_ERROR(CheckKnownFields(
-      node, where,
-      {"type", "mesh", "neurons_per_core", "ksps", "streams", "dead_cores", "health", "io_port"}));
+  SNN_RETURN_IF_ERROR(CheckKnownFields(node, where,
+                                       {"type", "mesh", "neurons_per_core", "ksps", "streams",
+                                        "dead_cores", "health", "io_port", "driver", "board"}));
   for (const char* required : {"type", "mesh", "ksps", "streams"}) {
     if (!node[required]) return InvalidArgument(where + " needs '" + required + "'");
   }
@@ -184,8 +184,8 @@ Result<BoardsFile> ParseBoardsYaml(const std::string& text) {
     auto loaded = LoadYamlDocument(text, "the boards file");
     if (!loaded.ok()) return loaded.status();
     YAML::Node root = *loaded;
-    SNN_RETURN_IF_ERROR(CheckKnownFields(root, "the boards file",
-                                         {"backend", "boards", "runtimes", "switch", "links"}));
+    SNN_RETURN_IF_ERROR(CheckKnownFields(
+        root, "the boards file", {"backend", "boards", "runtimes", "switch", "links", "drivers"}));
     if (root["backend"]) file.backend = root["backend"].as<std::string>();
     if (file.backend != "sim") {
       return InvalidArgument("backend '" + file.backend + "' is not available (known: sim)");
@@ -194,10 +194,24 @@ Result<BoardsFile> ParseBoardsYaml(const std::string& text) {
     if (!boards || !boards.IsSequence() || boards.size() == 0) {
       return InvalidArgument("boards file needs a non-empty 'boards:' list");
     }
+    if (root["drivers"]) {
+      auto drivers = ParseBoardDrivers(root["drivers"]);
+      if (!drivers.ok()) return drivers.status();
+      file.drivers = std::move(drivers).value();
+    }
     for (size_t i = 0; i < boards.size(); ++i) {
       auto board = ParseBoard(boards[i], i);
       if (!board.ok()) return board.status();
+      auto ref = ParseBoardDriverRef(boards[i], "boards[" + std::to_string(i) + "]", file.drivers);
+      if (!ref.ok()) return ref.status();
+      for (const auto& other : file.board_drivers) {
+        if (!ref->driver.empty() && other.driver == ref->driver && other.board == ref->board) {
+          return InvalidArgument("boards[" + std::to_string(i) + "]: board " + ref->board +
+                                 " of driver " + ref->driver + " is listed twice");
+        }
+      }
       file.boards.push_back(std::move(board).value());
+      file.board_drivers.push_back(std::move(ref).value());
     }
     if (root["switch"]) {
       auto name = ReadString(root["switch"], "switch");

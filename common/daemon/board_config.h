@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/base/status.h"
+#include "common/daemon/board_drivers.h"
 #include "proto/node.pb.h"
 
 namespace snn {
@@ -25,6 +26,10 @@ struct BoardsFile {
   // Topology: the node's switch, and links from its boards (to_node empty: on this node).
   std::string switch_name;
   std::vector<v1::BoardLink> links;
+  // Driver processes (docs/drivers.md), and per board (in the order of `boards`) which one runs
+  // it; a board with none is simulated in the agent.
+  std::map<std::string, BoardDriverConfig> drivers;
+  std::vector<BoardDriverRef> board_drivers;
 };
 
 // Every problem is reported with the board's position and the field at fault.

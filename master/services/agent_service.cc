@@ -153,7 +153,8 @@ void AgentService::AutoDrain(NodeEntry& entry) {
     if (b.health() < options_.auto_drain_health_below) {
       if (it == drains.end() || automatic) {  // never overwrite an operator's drain
         drains[b.index()] = kAuto + std::to_string(b.health()) + " is below " +
-                            std::to_string(options_.auto_drain_health_below);
+                            std::to_string(options_.auto_drain_health_below) +
+                            (b.health_detail().empty() ? "" : ": " + b.health_detail());
         LOG(WARNING) << "board " << entry.record.name() << "/" << b.index()
                      << " drained: " << drains[b.index()];
       }

@@ -15,6 +15,8 @@
 
 namespace snn {
 
+struct BoardDriverRef;
+
 struct TaskKey {
   uint64_t job_id = 0;
   uint32_t index = 0;
@@ -50,6 +52,9 @@ class Board {
     if (!build.ok()) return build.status();
     return (*build)();
   }
+
+  // The driver process that runs the board (docs/drivers.md), or null: the agent simulates it.
+  virtual const BoardDriverRef* driver() const { return nullptr; }
 
   // Measures spike throughput and latency; Describe() reports them from then on
   // (measured_ksps, latency_us) beside the configured capacity.

@@ -27,17 +27,28 @@ SpawnedProcess::~SpawnedProcess() {
   if (start_fd_ >= 0) close(start_fd_);
 }
 
-Status SpawnedProcess::Release() {
+Status SpawnedProcess::Release(const std::map<std::string, std::string>& env) {
   if (start_fd_ < 0) return Status::Ok();
-  const char go = 'g';
-  ssize_t n;
-  do {
-    n = write(start_fd_, &go, 1);
-  } while (n < 0 && errno == EINTR);
-  const int err = errno;
+  // What the shepherd adds to the command's environment ("E" NAME=VALUE NUL each), then go.
+  std::string message;
+  for (const auto& [name, value] : env) message += "E" + name + "=" + value + std::string(1, '\0');
+  message += 'g';
+  size_t sent = 0;
+  int err = 0;
+  while (sent < message.size()) {
+    const ssize_t n = write(start_fd_, message.data() + sent, message.size() - sent);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      err = errno;
+      break;
+    }
+    sent += static_cast<size_t>(n);
+  }
   close(start_fd_);
   start_fd_ = -1;
-  if (n != 1) return Internal(std::string("cannot release the task's shepherd: ") + strerror(err));
+  if (sent != message.size()) {
+    return Internal(std::string("cannot release the task's shepherd: ") + strerror(err));
+  }
   return Status::Ok();
 }
 

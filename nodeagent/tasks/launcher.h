@@ -44,9 +44,10 @@ class SpawnedProcess {
   ~SpawnedProcess();  // a held command that was not released never runs
 
   pid_t pid() const { return pid_; }
-  // Lets a held command run (nothing to do for one not held). Call once, after whatever must
-  // be true before the command runs (its record on disk) is true.
-  Status Release();
+  // Lets a held command run (nothing to do for one not held), with `env` added to its
+  // environment. Call once, after whatever must be true before the command runs (its record on
+  // disk, its board reserved) is true.
+  Status Release(const std::map<std::string, std::string>& env = {});
 
  private:
   pid_t pid_;

@@ -5,7 +5,8 @@
 // command, writes "exited CODE" or "signaled SIG" to EXIT_FILE atomically, and exits the same way.
 //
 // With --start-fd, the shepherd first waits for one byte ('g') on FD: the agent sends it once the
-// task's record is saved. End of file instead (the agent died) means no agent will ever know of
+// task's record is saved (after "E" NAME=VALUE NUL entries, which join the command's
+// environment). End of file instead (the agent died) means no agent will ever know of
 // the task: the shepherd writes "unstarted 0" and exits without running the command.
 //
 // With --lease, the agent touches FILE whenever it hears from the master. If FILE goes MS
@@ -173,14 +174,38 @@ std::string BecomeTask(const User& user, const std::string& workdir, const char*
 
 // Waits for the agent's go on `fd`: true once it came, false if the agent closed the pipe (or
 // died) without giving it.
+// Waits for the agent's go; what comes before it ("E" NAME=VALUE NUL each, at most 64 KiB)
+// joins the command's environment (a board's endpoints, known only once it is reserved).
 bool AwaitStart(int fd) {
-  char go = 0;
-  ssize_t n;
-  do {
-    n = read(fd, &go, 1);
-  } while (n < 0 && errno == EINTR);
+  std::string entry;
+  size_t total = 0;
+  bool in_entry = false;
+  for (;;) {
+    char c = 0;
+    ssize_t n;
+    do {
+      n = read(fd, &c, 1);
+    } while (n < 0 && errno == EINTR);
+    if (n != 1 || ++total > (64u << 10)) break;
+    if (in_entry) {
+      if (c != '\0') {
+        entry += c;
+        continue;
+      }
+      const size_t eq = entry.find('=');
+      if (eq == 0 || eq == std::string::npos) break;  // not NAME=VALUE: not from the agent
+      setenv(entry.substr(0, eq).c_str(), entry.c_str() + eq + 1, 1);
+      entry.clear();
+      in_entry = false;
+    } else if (c == 'E') {
+      in_entry = true;
+    } else {
+      close(fd);
+      return c == 'g';
+    }
+  }
   close(fd);
-  return n == 1 && go == 'g';
+  return false;
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -44,9 +45,12 @@ struct TaskLaunch {
 // Its shepherd (the leader of the task's process group) and how that process ended.
 struct TaskProcess {
   pid_t pid = 0;
-  // Held before its command while its network is built off the io thread; released (or killed,
-  // if the build fails) once it is.
+  // Held before its command while its network is built and its board reserved off the io
+  // thread; released once both are done (or killed, if either fails).
   std::shared_ptr<SpawnedProcess> held;
+  bool awaiting_network = false;
+  bool awaiting_board = false;
+  std::map<std::string, std::string> board_env;  // what its board's reservation adds
   bool exited = false;
   int exit_code = 0;
   int term_signal = 0;

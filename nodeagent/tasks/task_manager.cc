@@ -122,6 +122,11 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
   std::filesystem::remove(spec.exit_file, stale);
   bool building = false;  // then the command waits for its network
   Status plane = written.ok() ? OpenSpikePlane(task, &building) : written;
+  // A board a driver runs: the command waits for its reservation (endpoints, devices).
+  const bool reserving = boards_.board(req.board())->driver() != nullptr;
+  if (plane.ok() && reserving && options_.drivers == nullptr) {
+    plane = FailedPrecondition("board " + std::to_string(req.board()) + " needs its driver");
+  }
   auto spawned = plane.ok() ? SpawnProcess(spec) : Result<SpawnedProcess>(plane);
   Status started = spawned.ok() ? Status::Ok() : spawned.status();
   v1::TaskState failed_as = v1::TASK_LAUNCH_FAILED;
@@ -135,8 +140,10 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
     // next agent re-attaches to (its shepherd reports the task unstarted), never a task that
     // runs unknown to every agent beside the copy the master starts again.
     if (started.ok()) started = SaveRecord(task, req);
-    if (started.ok() && building) {
+    if (started.ok() && (building || reserving)) {
       task.process.held = std::make_shared<SpawnedProcess>(std::move(*spawned));
+      task.process.awaiting_network = building;
+      task.process.awaiting_board = reserving;
     } else if (started.ok()) {
       started = spawned->Release();
     }
@@ -164,6 +171,7 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
   LOG(INFO) << "started " << TaskLogName(req) << " attempt " << req.attempt() << " as pid "
             << task.process.pid << " on board " << req.board();
   auto& stored = tasks_[key] = std::move(task);
+  if (reserving) ReserveBoard(stored, *who);
   return StatusOf(stored);
 }
 
@@ -316,6 +324,7 @@ void TaskManager::RecordStop(const Task& task) {
 
 void TaskManager::Poll() {
   AttachBuiltNetworks();
+  if (options_.drivers != nullptr) options_.drivers->RunAnswers();
   for (const ExitedChild& child : ReapChildren()) {
     auto it = by_pid_.find(child.pid);
     if (it == by_pid_.end()) continue;  // an adopted orphan of some task: just reaped
@@ -412,6 +421,8 @@ void TaskManager::Finish(Task& task) {
     }
   }
   if (gateway_ != nullptr) gateway_->RemoveTask(task.launch.key);
+  task.process.held.reset();
+  ReleaseDriverBoard(task);
   boards_.Release(task.launch.board, task.launch.key);
   LOG(INFO) << TaskLogName(task.launch.request)
             << " ended: " << v1::TaskState_Name(task.final_state) << " code "

@@ -16,6 +16,7 @@
 #include "common/base/clock.h"
 #include "common/daemon/board_config.h"
 #include "nodeagent/boards/task_boards.h"
+#include "nodeagent/drivers/driver_pool.h"
 #include "nodeagent/hal/board.h"
 #include "nodeagent/hal/network_builder.h"
 #include "nodeagent/spikes/spike_gateway.h"
@@ -47,6 +48,8 @@ struct TaskManagerOptions {
   // The most a job may ask for (task.memory_mb), MiB; 0: no cap. snn-agent: the node's memory.
   uint64_t max_memory_mb = 0;
   uint32_t default_max_processes = 4096;
+  // The node's board drivers (not owned; null: every board is simulated in the agent).
+  DriverPool* drivers = nullptr;
   // Each task's checkpoint directory lives under this root (empty: no checkpoints); see
   // nodeagent/tasks/task_checkpoints.h. Directories of tasks that did not end with exit 0 are kept
   // this long after they were last touched.
@@ -118,6 +121,8 @@ class TaskManager {
   };
   std::vector<TaskView> RunningTasks() const;
   void set_on_ended(std::function<void()> fn) { on_ended_ = std::move(fn); }
+  // Called when a board's health changed (a driver's check): the master should hear of it.
+  void set_on_boards_changed(std::function<void()> fn) { on_boards_changed_ = std::move(fn); }
   // Called from another thread when a task's network is built: Poll soon (it starts the task).
   void set_wake(std::function<void()> fn) { wake_ = std::move(fn); }
 
@@ -149,6 +154,17 @@ class TaskManager {
   // Opens the planes of the networks built since the last call and releases their tasks; a
   // build that failed fails its task's launch (the command never ran).
   void AttachBuiltNetworks();
+  // Lets a held task's command run once its network and its board are ready.
+  void StartHeld(Task& task);
+  // A held task that cannot start: its command never runs; it ends as a failed launch.
+  void FailHeld(Task& task, const std::string& why);
+  // Boards that drivers run (task_drivers.cc): reserve one for a task, off the io thread; give
+  // it back (scrubbed) when the task ends, then check its health; a failed check makes the
+  // board's health 0 with the check's output, and the master drains it.
+  void ReserveBoard(const Task& task, const RunAs& who);
+  void OnReserved(const TaskKey& key, const std::string& token, Result<v1::DriverResponse> answer);
+  void ReleaseDriverBoard(const Task& task);
+  void CheckDriverBoard(uint32_t board);
   v1::SpikeUsage CountedUsage(const Task& task) const;
   void TakeShepherdReport(Task& task);
   v1::TaskStatus StatusOf(const Task& task) const;
@@ -170,6 +186,7 @@ class TaskManager {
   std::vector<std::string> orphan_cgroups_;
   int64_t lease_ms_ = 0;
   std::function<void()> on_ended_;
+  std::function<void()> on_boards_changed_;
   std::function<void()> wake_;
   std::unique_ptr<NetworkBuilder> builder_;  // made at the first build; stops first
 };

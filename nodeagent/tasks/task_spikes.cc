@@ -81,25 +81,40 @@ void TaskManager::AttachBuiltNetworks() {
     // Its launch failed after the build began, or this is another launch's build.
     if (it == tasks_.end() || it->second.launch.gateway_token != built.token) continue;
     Task& task = it->second;
-    const std::shared_ptr<SpawnedProcess> held = std::move(task.process.held);
-    // Stopped meanwhile: a held shepherd died of the stop's SIGTERM, or ends unstarted now.
+    task.process.awaiting_network = false;
+    // Stopped meanwhile: a held shepherd died of the stop's SIGTERM.
     if (task.ended() || task.stopping()) continue;
     if (!built.network.ok()) {
       const std::string why = "cannot load the network: " + built.network.status().message();
-      if (held == nullptr) {  // re-attached, already running: it goes on without its plane
+      if (task.process.held == nullptr) {  // re-attached, running: it goes on without its plane
         LOG(ERROR) << TaskLogName(task.launch.request) << ": " << why;
         continue;
       }
-      LOG(WARNING) << TaskLogName(task.launch.request) << " failed to start: " << why;
-      task.SetStop(TaskStop{v1::TASK_LAUNCH_FAILED, why, clock_.NowMs()});
-      RecordStop(task);
-      SignalGroup(task.process.pid, SIGKILL);  // held: its command never ran
+      FailHeld(task, why);
       continue;
     }
     OpenPlane(task, std::move(built.network).value());
-    if (held == nullptr) continue;
-    if (Status s = held->Release(); !s.ok()) Lose(task, "cannot start the task: " + s.message());
+    StartHeld(task);
   }
+}
+
+void TaskManager::StartHeld(Task& task) {
+  if (task.process.held == nullptr || task.process.awaiting_network ||
+      task.process.awaiting_board) {
+    return;
+  }
+  const std::shared_ptr<SpawnedProcess> held = std::move(task.process.held);
+  if (Status s = held->Release(task.process.board_env); !s.ok()) {
+    Lose(task, "cannot start the task: " + s.message());
+  }
+}
+
+void TaskManager::FailHeld(Task& task, const std::string& why) {
+  LOG(WARNING) << TaskLogName(task.launch.request) << " failed to start: " << why;
+  task.process.held.reset();
+  task.SetStop(TaskStop{v1::TASK_LAUNCH_FAILED, why, clock_.NowMs()});
+  RecordStop(task);
+  SignalGroup(task.process.pid, SIGKILL);  // held: its command never ran
 }
 
 v1::SpikeUsage TaskManager::CountedUsage(const Task& task) const {

@@ -1,0 +1,158 @@
+// Pass-through boards with real daemons: an agent whose boards file gives a board to the
+// Ethernet reference driver (snn-driver-ether, on snn-board-emu processes on loopback
+// addresses of their own). A task gets SNN_BOARD_ENDPOINTS and the site's alias and talks to
+// its board itself; the next tenant finds nothing of the last one on it; a failing health
+// check drains the board with its output as the reason; a driver SIGKILLed mid-job comes back
+// and the job goes on.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "common/base/clock.h"
+#include "drivers/ether/udp_exchange.h"
+#include "tests/integration/cluster.h"
+#include "tests/test_util/process.h"
+
+namespace snn::testing {
+namespace {
+
+// The task's side: one datagram to its board (SNN_BOARD_ENDPOINTS), the answer printed.
+std::string AskBoard(const std::string& request) {
+  return "python3 -c \"import os,socket\n"
+         "host, port = os.environ['SNN_BOARD_ENDPOINTS'].split('//')[1].rsplit(':', 1)\n"
+         "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.settimeout(20)\n"
+         "s.connect((host, int(port))); s.send(b'" +
+         request + "'); print(s.recv(1000).decode())\"";
+}
+
+// The pid of the process whose command line holds `needle` (0: none).
+pid_t FindProcess(const std::string& needle) {
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string cmdline = ReadFile(entry.path().string() + "/cmdline");
+    std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+    if (cmdline.find(needle) != std::string::npos) return static_cast<pid_t>(std::stoi(name));
+  }
+  return 0;
+}
+
+class PassThroughTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::string dir = cluster_.dir();
+    const std::string ports = dir + "/emu.ports";
+    emulator_ = SpawnLogged({SNN_BOARD_EMU_BIN, "--address=127.0.0.2", "--port_file=" + ports,
+                             "--boot_ms=50", "--serial=emu-7"},
+                            dir + "/emu.log", dir + "/emu.log");
+    ASSERT_GT(emulator_, 0);
+    ASSERT_TRUE(TestCluster::WaitUntil([&] { return std::filesystem::exists(ports); }));
+    std::istringstream in(ReadFile(ports));
+    in >> mgmt_port_ >> data_port_;
+    std::ofstream(dir + "/ether.yaml")
+        << "boards:\n  - id: eth0\n    management: 127.0.0.2:" << mgmt_port_
+        << "\n    data: 127.0.0.2:" << data_port_ << "\n    firmware: fw-2.4\n";
+    boards_ = std::string("boards:\n") +
+              "  - {type: ether-v1, mesh: 1x1, ksps: 1000, streams: 1, driver: ether, board: "
+              "eth0}\n"
+              "drivers:\n  ether:\n    command: [\"" SNN_DRIVER_ETHER_BIN "\", \"--boards=" +
+              dir + "/ether.yaml\"]\n    aliases: {SLURM_FPGA_IPS: hosts}\n";
+    cluster_.StartMaster();
+    cluster_.StartAgent("node1", boards_);
+    ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster_.NodesUp() == 1; }));
+  }
+  void TearDown() override {
+    kill(emulator_, SIGKILL);
+    waitpid(emulator_, nullptr, 0);
+  }
+
+  // Runs `script` as a job of `tenant` on the board; its output (stdout) once it ended.
+  std::string RunJob(const std::string& script, const std::string& tenant) {
+    v1::JobSpec spec = ShellJob(script);
+    spec.mutable_task()->mutable_resources()->set_board_type("ether-v1");
+    auto submitted = cluster_.Submit(spec, tenant);
+    EXPECT_TRUE(submitted.ok()) << submitted.status().ToString();
+    if (!submitted.ok()) return "";
+    const uint64_t id = submitted->tenant_job_id();
+    EXPECT_TRUE(TestCluster::WaitUntil([&] {
+      auto job = cluster_.Show(id, tenant);
+      return job.ok() && (job->state() == v1::COMPLETED || job->state() == v1::FAILED);
+    })) << "job "
+        << id << " of " << tenant << " never ended";
+    auto job = cluster_.Show(id, tenant);
+    EXPECT_TRUE(job.ok() && job->state() == v1::COMPLETED)
+        << (job.ok() ? job->reason() : job.status().ToString());
+    CliRun logs = cluster_.Snnctl({"logs", std::to_string(id)}, tenant);
+    return logs.out;
+  }
+
+  std::string BoardState() {
+    auto pool = cluster_.Pool();
+    if (!pool.ok() || pool->nodes_size() != 1 || pool->nodes(0).boards_size() != 1) return "";
+    return pool->nodes(0).boards(0).state();
+  }
+
+  TestCluster cluster_;
+  pid_t emulator_ = -1;
+  int mgmt_port_ = 0, data_port_ = 0;
+  std::string boards_;
+};
+
+TEST_F(PassThroughTest, ATaskTalksToItsBoardAndTheNextTenantFindsNothingOfIt) {
+  const std::string a =
+      RunJob("echo \"endpoints=$SNN_BOARD_ENDPOINTS ips=$SLURM_FPGA_IPS\"; " +
+                 AskBoard("LOAD weights secret-of-alice") + "; " + AskBoard("READ weights"),
+             "alice");
+  EXPECT_NE(a.find("endpoints=udp://127.0.0.2:" + std::to_string(data_port_)), std::string::npos)
+      << a;
+  EXPECT_NE(a.find("ips=127.0.0.2"), std::string::npos) << a;
+  EXPECT_NE(a.find("loaded\nsecret-of-alice"), std::string::npos) << a;
+  // The board was released (reset) when alice's task ended: bob reads nothing of hers.
+  const std::string b = RunJob(AskBoard("READ weights"), "bob");
+  EXPECT_NE(b.find("none"), std::string::npos) << b;
+  EXPECT_EQ(b.find("secret-of-alice"), std::string::npos) << b;
+  EXPECT_EQ(BoardState(), "UP");
+}
+
+TEST_F(PassThroughTest, AFailingHealthCheckDrainsTheBoardWithItsOutput) {
+  auto broken =
+      UdpExchange(HostPort{"127.0.0.2", static_cast<uint16_t>(mgmt_port_)}, "FAULT fan 3 stopped");
+  ASSERT_TRUE(broken.ok());
+  RunJob("true", "alice");  // its end checks the board
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return BoardState().find("DRAIN") == 0; }))
+      << BoardState();
+  EXPECT_NE(BoardState().find("fan 3 stopped"), std::string::npos) << BoardState();
+}
+
+TEST_F(PassThroughTest, ADriverKilledMidJobComesBackAndTheJobGoesOn) {
+  const std::string flag = cluster_.dir() + "/go";
+  v1::JobSpec spec =
+      ShellJob("while [ ! -e " + flag + " ]; do sleep 0.05; done; " + AskBoard("PING"));
+  spec.mutable_task()->mutable_resources()->set_board_type("ether-v1");
+  auto submitted = cluster_.Submit(spec, "alice");
+  ASSERT_TRUE(submitted.ok());
+  ASSERT_NE(cluster_.WaitForRunningTask(submitted->tenant_job_id()).pid(), 0u);
+  const std::string driver_line = "snn-driver-ether --boards=" + cluster_.dir();
+  const pid_t driver = FindProcess(driver_line);
+  ASSERT_GT(driver, 0);
+  ASSERT_EQ(kill(driver, SIGKILL), 0);
+  std::ofstream(flag) << "go\n";
+  ASSERT_TRUE(cluster_.WaitForState(submitted->tenant_job_id(), v1::COMPLETED));
+  EXPECT_NE(cluster_.Snnctl({"logs", std::to_string(submitted->tenant_job_id())}).out.find("PONG"),
+            std::string::npos);
+  EXPECT_GT(cluster_.agent_pid("node1"), 0);
+  // The release at the job's end went to a new driver process, which checked the board.
+  EXPECT_TRUE(TestCluster::WaitUntil([&] {
+    const pid_t again = FindProcess(driver_line);
+    return again != 0 && again != driver;
+  }));
+  EXPECT_EQ(BoardState(), "UP");
+}
+
+}  // namespace
+}  // namespace snn::testing
