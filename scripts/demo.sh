@@ -2,7 +2,8 @@
 # Runs the system on this machine: installs what is missing, builds, sets up the cluster's
 # secrets in a temp dir (a MUNGE key and its own munged, a CA and the master's certificate),
 # starts a master and two agents on 127.0.0.1 (boards from etc/boards/) that enrol with one-time
-# join tokens, submits the jobs in etc/examples/, shows the pool while they run and the job list
+# join tokens and a third whose (emulated) Ethernet board a driver runs pass-through, submits the
+# jobs in etc/examples/ and a pass-through job, shows the pool while they run and the job list
 # once they are done, shows what a user without rights is refused, then stops every process it
 # started.
 set -euo pipefail
@@ -52,8 +53,8 @@ wait_for 20 "the master's port" test -s "$WORK/master.port"
 export SNN_MASTER="127.0.0.1:$(cat "$WORK/master.port")"
 echo "   master at $SNN_MASTER"
 
-# Tasks find the example programs (snn-example-relay) on the agents' PATH.
-export PATH="$PWD/$BIN/examples:$PATH"
+# Tasks find the example programs (snn-example-relay, snn-example-nir) on the PATH the agents
+# give them (--task_path): tasks never inherit the agent's own environment.
 SNNCTL="$BIN/cli/snnctl"
 for node in node1 node2; do
   echo "== snnctl node token $node (the admin), then snn-agent $node enrols with it"
@@ -62,12 +63,39 @@ for node in node1 node2; do
   # The demo's jobs may be root's: these agents run root's tasks (production agents do not).
   "$BIN/nodeagent/snn-agent" --master="$SNN_MASTER" --node_name="$node" \
     --boards_file="etc/boards/$node.yaml" --data_dir="$WORK/$node" --kill_grace_ms=1000 --stop_tasks_on_exit=true \
+    --task_path="$PWD/$BIN/examples:/usr/local/bin:/usr/bin:/bin" \
     --tls_dir="$WORK/$node.tls" --join_token_file="$WORK/$node.token" \
     --allow_root_tasks --metrics_listen=127.0.0.1:0 \
     >"$WORK/$node.log" 2>&1 &
   PIDS+=($!)
 done
 wait_for 20 "both agents to register" sh -c "'$SNNCTL' pool status | grep -c ' UP ' | grep -qx 3"
+
+echo "== node3: an Ethernet board (snn-board-emu on 127.0.0.2) run by snn-driver-ether, pass-through"
+# The emulated board answers on two UDP ports of 127.0.0.2; the driver's boards file names them.
+"$BIN/drivers/snn-board-emu" --address=127.0.0.2 --port_file="$WORK/eth0.ports" --serial=demo-0 \
+  >"$WORK/eth0.log" 2>&1 &
+PIDS+=($!)
+wait_for 20 "the emulated board" test -s "$WORK/eth0.ports"
+read -r ETH_MGMT ETH_DATA <"$WORK/eth0.ports"
+printf 'boards:\n  - {id: eth0, management: "127.0.0.2:%s", data: "127.0.0.2:%s", firmware: fw-2.4}\n' \
+  "$ETH_MGMT" "$ETH_DATA" >"$WORK/ether-boards.yaml"
+cat >"$WORK/node3.yaml" <<BOARDS
+boards:
+  - {type: ether-v1, mesh: 1x1, ksps: 1000, streams: 1, driver: ether, board: eth0}
+drivers:
+  ether:
+    command: ["$PWD/$BIN/drivers/snn-driver-ether", "--boards=$WORK/ether-boards.yaml"]
+    aliases: {SLURM_FPGA_IPS: hosts}
+BOARDS
+mkdir -p "$WORK/node3.tls" && cp "$WORK/tls/ca.crt" "$WORK/node3.tls/"
+"$SNNCTL" node token node3 --ttl 10m --parsable >"$WORK/node3.token"
+"$BIN/nodeagent/snn-agent" --master="$SNN_MASTER" --node_name=node3 \
+  --boards_file="$WORK/node3.yaml" --data_dir="$WORK/node3" --kill_grace_ms=1000 --stop_tasks_on_exit=true \
+  --tls_dir="$WORK/node3.tls" --join_token_file="$WORK/node3.token" \
+  --allow_root_tasks >"$WORK/node3.log" 2>&1 &
+PIDS+=($!)
+wait_for 20 "node3 to register" sh -c "'$SNNCTL' pool status | grep -c ' UP ' | grep -qx 4"
 
 echo "== snnctl estimate etc/models/chain.json --board-type sim-v1"
 "$SNNCTL" estimate etc/models/chain.json --board-type sim-v1
@@ -101,18 +129,43 @@ echo "== snnctl jobs"
 "$SNNCTL" jobs
 echo "== snnctl show 1"
 "$SNNCTL" show 1
-echo "== output of job 1's task"
-cat "$WORK"/node*/tasks/job1.task0.try1/stdout 2>/dev/null || true
+echo "== output of job 1's task: snnctl logs 1"
+"$SNNCTL" logs 1 || true
 
 echo "== the spike plane: job $RELAY_ID ran snn-example-relay against etc/models/relay.json"
 "$SNNCTL" show "$RELAY_ID" | grep -E "^(State|Spikes):|task 0 on|spikes "
-cat "$WORK"/node*/tasks/job"$RELAY_ID".task0.try1/stdout 2>/dev/null || true
+"$SNNCTL" logs "$RELAY_ID" || true
 
 echo "== NIR models on the simulated board (etc/examples/nir-*.yaml ran snn-example-nir)"
 for job in $("$SNNCTL" jobs --format id,name | awk '$2 ~ /^nir-/ {print $1}'); do
   "$SNNCTL" show "$job" | grep -E "^(Name|State):"
-  cat "$WORK"/node*/tasks/job"$job".task0.try1/stdout 2>/dev/null | grep -E "^(model|injected|most)" || true
+  "$SNNCTL" logs "$job" 2>/dev/null | grep -E "^(model|injected|most)" || true
 done
+
+echo "== a pass-through job on node3's Ethernet board: the task's own code talks to the board"
+cat >"$WORK/pass-through.yaml" <<'JOB'
+name: ether-hello
+task:
+  command: /usr/bin/python3
+  args:
+    - -c
+    - |
+      import os, socket
+      print("SNN_BOARD_ENDPOINTS=" + os.environ["SNN_BOARD_ENDPOINTS"])
+      print("SLURM_FPGA_IPS=" + os.environ["SLURM_FPGA_IPS"])
+      host, port = os.environ["SNN_BOARD_ENDPOINTS"].split("//")[1].rsplit(":", 1)
+      board = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+      board.settimeout(10)
+      board.connect((host, int(port)))
+      for request in (b"PING", b"LOAD weights 0.5,0.25", b"RUN"):
+          board.send(request)
+          print(request.decode(), "->", board.recv(1000).decode())
+  resources: {board_type: ether-v1, cores: 1, ksps: 100}
+JOB
+PASS_ID="$("$SNNCTL" submit "$WORK/pass-through.yaml" | grep -o '[0-9]\+' | head -1)"
+wait_for 30 "the pass-through job" sh -c "'$SNNCTL' show $PASS_ID | grep -q 'COMPLETED'"
+"$SNNCTL" logs "$PASS_ID"
+echo "   when it ended its board was released (reset: the next tenant finds nothing) and checked"
 
 echo "== a core fails: snnctl sim kill-core node2/0 8,8, then pool status"
 "$SNNCTL" sim kill-core node2/0 8,8

@@ -210,6 +210,7 @@ Result<BoardsFile> ParseBoardsYaml(const std::string& text) {
                                  " of driver " + ref->driver + " is listed twice");
         }
       }
+      board->set_pass_through(!ref->driver.empty());  // drivers run boards pass-through
       file.boards.push_back(std::move(board).value());
       file.board_drivers.push_back(std::move(ref).value());
     }

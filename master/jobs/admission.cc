@@ -113,7 +113,7 @@ Result<v1::JobSpec> AdmitJob(v1::JobSpec spec, const std::string& user,
   uint64_t replicas_possible = 0;
   for (const BoardClass* board_class : pool_boards) {
     const BoardCapacity& b = board_class->board;
-    if (!AnyBoardType(r.board_type()) && b.type != r.board_type()) continue;
+    if (!TypeFits(r.board_type(), b)) continue;
     const BoardCapacity*& h = healthiest[b.type];
     if (h == nullptr || b.health > h->health ||
         (b.health == h->health && b.largest_live.area() > h->largest_live.area())) {

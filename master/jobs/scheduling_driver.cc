@@ -142,6 +142,7 @@ std::vector<BoardCapacity> SchedulingDriver::SchedulableBoards(bool only_up, boo
       b.node = name;
       b.board = info.index();
       b.type = info.type();
+      b.pass_through = info.pass_through();
       b.health = info.health();
       b.pools.assign(entry.record.pools().begin(), entry.record.pools().end());
       // Measured, not nominal: what it really carries.

@@ -73,7 +73,7 @@ std::optional<Placement> PoolBoards::TryBoard(size_t i, const v1::Resources& r,
                                               const std::vector<std::optional<BoardHold>>* holds) {
   // Only the caches (free rectangles) are filled in, wherever the board lives.
   BoardCapacity& b = changed_[i] ? *changed_[i] : (*base_)[i];
-  if (!AnyBoardType(r.board_type()) && b.type != r.board_type()) return std::nullopt;
+  if (!TypeFits(r.board_type(), b)) return std::nullopt;
   if (b.ksps_free < r.ksps() || b.streams_free < r.streams()) return std::nullopt;
   const BoardHold* hold = holds && (*holds)[i] ? &*(*holds)[i] : nullptr;
   const CoreGrid& grid = b.current();
@@ -151,8 +151,7 @@ const BoardCapacity* PoolBoards::Roomiest(const v1::Resources& r, uint32_t cores
       const BoardCapacity& b = board(i);
       const uint32_t free = b.current().free_count();
       if (b.ksps_free >= r.ksps() && b.streams_free >= r.streams() && free >= cores &&
-          (!best || free > best->current().free_count()) &&
-          (AnyBoardType(r.board_type()) || b.type == r.board_type())) {
+          (!best || free > best->current().free_count()) && TypeFits(r.board_type(), b)) {
         best = &b;
       }
     }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/base/core_grid.h"
+#include "common/base/job_validation.h"
 #include "common/base/rect_allocator.h"
 #include "proto/job.pb.h"
 
@@ -30,6 +31,7 @@ struct BoardCapacity {
   std::string node;
   uint32_t board = 0;
   std::string type;
+  bool pass_through = false;  // given only to jobs that name its type
   std::vector<std::string> pools;
   uint32_t health = 100;
   uint32_t ksps_total = 0, streams_total = 0;
@@ -56,6 +58,12 @@ struct BoardCapacity {
   uint32_t max_mer_area = 0;                      // with mers: the largest free rectangle's area
   const CoreGrid& current() const { return own ? *own : *grid; }
 };
+
+// Whether a task asking for board type `asked` ("" or "any": any) may run on `b`: a
+// pass-through board only for the jobs that name its type.
+inline bool TypeFits(const std::string& asked, const BoardCapacity& b) {
+  return b.type == asked || (AnyBoardType(asked) && !b.pass_through);
+}
 
 // Part of a board held back for a reservation: a job that would still run when the reservation
 // starts may not use the rectangle, and only what is left of ksps and streams then.

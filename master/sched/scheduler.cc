@@ -466,8 +466,8 @@ void Pass::ConsiderUnits(PoolState& pool, const PendingJob& p) {
   const uint64_t need = p.replicas;
   const bool one_core = p.cores == 1 && (p.shape_width == 0 || p.shape_width == 1) &&
                         (p.shape_height == 0 || p.shape_height == 1);
-  const bool fits_one = one_core && (AnyBoardType(*p.board_type) || *p.board_type == c.type) &&
-                        p.ksps <= c.ksps_total && p.streams <= c.streams_total;
+  const bool fits_one = one_core && TypeFits(*p.board_type, c) && p.ksps <= c.ksps_total &&
+                        p.streams <= c.streams_total;
   // Without words to give (the simulator), no wait is recorded.
   auto wait = [&](const auto& words, int64_t expected = 0) {
     if (policy_.explain) Wait(job, words(), expected);
@@ -586,7 +586,7 @@ void QuotaUse::Add(const SchedJob& job, uint64_t cores, int sign) {
 }
 
 bool BoardCanEverHold(const BoardCapacity& b, const v1::Resources& r) {
-  return (AnyBoardType(r.board_type()) || b.type == r.board_type()) && b.ksps_total >= r.ksps() &&
+  return TypeFits(r.board_type(), b) && b.ksps_total >= r.ksps() &&
          b.streams_total >= r.streams() && RectCanHold(b.largest_live, CoreRequestOf(r));
 }
 

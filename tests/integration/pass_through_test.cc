@@ -119,6 +119,19 @@ TEST_F(PassThroughTest, ATaskTalksToItsBoardAndTheNextTenantFindsNothingOfIt) {
   EXPECT_EQ(BoardState(), "UP");
 }
 
+TEST_F(PassThroughTest, AJobThatAsksForAnyBoardIsNeverGivenAPassThroughOne) {
+  // First in the queue, but it names no board type: the pass-through board is not for it.
+  auto any = cluster_.Submit(ShellJob("echo ran"), "alice");
+  if (any.ok()) {
+    RunJob("true", "alice");  // an ether-v1 job after it has the board, runs and ends
+    auto job = cluster_.Show(any->tenant_job_id(), "alice");
+    ASSERT_TRUE(job.ok());
+    EXPECT_EQ(job->state(), v1::PENDING) << "a job for any board ran on the pass-through one";
+  } else {  // or admission says at once that nothing can hold it
+    EXPECT_NE(any.status().message().find("board"), std::string::npos) << any.status().message();
+  }
+}
+
 TEST_F(PassThroughTest, AFailingHealthCheckDrainsTheBoardWithItsOutput) {
   auto broken =
       UdpExchange(HostPort{"127.0.0.2", static_cast<uint16_t>(mgmt_port_)}, "FAULT fan 3 stopped");
