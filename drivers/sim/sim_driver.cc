@@ -11,11 +11,10 @@
 namespace snn {
 namespace {
 
+// A state file's contents; "" when there is none.
 std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  auto text = ReadWholeFile(path, "a simulated board's state");
+  return text.ok() ? *text : "";
 }
 
 }  // namespace

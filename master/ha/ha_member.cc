@@ -148,12 +148,7 @@ Status HaMember::Apply(LogAssembler::Batch batch) {
 }
 
 Status HaMember::DropLogTail() {
-  etcdserverpb::TxnRequest txn;
-  auto* fence = txn.add_compare();
-  fence->set_key(leader_key_.key());
-  fence->set_target(etcdserverpb::Compare::CREATE);
-  fence->set_result(etcdserverpb::Compare::EQUAL);
-  fence->set_create_revision(leader_key_.rev());
+  etcdserverpb::TxnRequest txn = FencedTxn(leader_key_.key(), leader_key_.rev());
   auto* erase = txn.add_success()->mutable_request_delete_range();
   erase->set_key(LogSeqKey(options_.prefix, applied_.load() + 1));
   erase->set_range_end(PrefixEnd(LogPrefix(options_.prefix)));
@@ -403,12 +398,7 @@ void HaMember::CompactLoop() {
       floor = std::max<uint64_t>(floor, last - options_.max_log_batches);
     }
     if (floor <= floor_marked) continue;
-    etcdserverpb::TxnRequest txn;
-    auto* fence = txn.add_compare();
-    fence->set_key(leader_key_.key());
-    fence->set_target(etcdserverpb::Compare::CREATE);
-    fence->set_result(etcdserverpb::Compare::EQUAL);
-    fence->set_create_revision(leader_key_.rev());
+    etcdserverpb::TxnRequest txn = FencedTxn(leader_key_.key(), leader_key_.rev());
     auto* erase = txn.add_success()->mutable_request_delete_range();
     erase->set_key(LogPrefix(options_.prefix));
     erase->set_range_end(LogSeqKey(options_.prefix, floor));  // keeps batch `floor` and later

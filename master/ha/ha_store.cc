@@ -107,12 +107,7 @@ bool HaStore::Replicate(uint64_t seq, const ReplicationPipeline::Chunks& chunks)
     lead = leadership_;
   }
   for (const auto& [key, value] : chunks) {
-    etcdserverpb::TxnRequest txn;
-    auto* fence = txn.add_compare();
-    fence->set_key(lead.key);
-    fence->set_target(etcdserverpb::Compare::CREATE);
-    fence->set_result(etcdserverpb::Compare::EQUAL);
-    fence->set_create_revision(lead.revision);
+    etcdserverpb::TxnRequest txn = FencedTxn(lead.key, lead.revision);
     auto* put = txn.add_success()->mutable_request_put();
     put->set_key(key);
     put->set_value(value);

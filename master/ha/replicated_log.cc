@@ -24,6 +24,16 @@ std::string AppliedKey(const std::string& prefix, const std::string& member) {
 
 std::string LogFloorKey(const std::string& prefix) { return prefix + "log_floor"; }
 
+etcdserverpb::TxnRequest FencedTxn(const std::string& key, int64_t revision) {
+  etcdserverpb::TxnRequest txn;
+  auto* fence = txn.add_compare();
+  fence->set_key(key);
+  fence->set_target(etcdserverpb::Compare::CREATE);
+  fence->set_result(etcdserverpb::Compare::EQUAL);
+  fence->set_create_revision(revision);
+  return txn;
+}
+
 std::string LeaderElectionName(const std::string& prefix) { return prefix + "leader"; }
 
 std::vector<std::pair<std::string, std::string>> EncodeBatch(const std::string& prefix,

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "common/base/status.h"
+#include "etcd_kv.pb.h"
 #include "master/store/replica_position.h"
 #include "master/store/store.h"
 #include "proto/ha.pb.h"
@@ -30,6 +31,10 @@ std::string LogChunkKey(const std::string& prefix, uint64_t seq, int64_t epoch, 
 std::string AppliedKey(const std::string& prefix, const std::string& member);
 std::string LogFloorKey(const std::string& prefix);
 std::string LeaderElectionName(const std::string& prefix);
+
+// A transaction that succeeds only while the leader key `key` still has create revision
+// `revision` (every write of a leader is fenced so: a deposed one's fail).
+etcdserverpb::TxnRequest FencedTxn(const std::string& key, int64_t revision);
 
 // `batch` as the chunks (key, value) of batch number `seq`, none above `max_chunk_bytes` of data.
 std::vector<std::pair<std::string, std::string>> EncodeBatch(const std::string& prefix,
