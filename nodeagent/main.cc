@@ -74,6 +74,11 @@ DEFINE_bool(task_hide_processes, true,
             "tasks (run as their users, by a root agent) see only their own user's processes: a "
             "private /proc mounted with hidepid=invisible (Linux 5.8 or later); a task that "
             "cannot have it does not run");
+DEFINE_bool(task_isolate_boards, true,
+            "tasks on pass-through boards (run by a driver) get a network of their own in which "
+            "only their boards' endpoints answer (UDP, relayed by the task's shepherd): other "
+            "boards, other tenants' boards, management ports and everything else are out of "
+            "reach; a task that cannot have it does not run");
 DEFINE_string(cgroups, "auto",
               "each task's cgroup, with its memory and process limits: auto (v2 if its memory and "
               "pids controllers are available, else v1, else none, with a warning), v2, v1, off");
@@ -234,6 +239,7 @@ int main(int argc, char** argv) {
   config.tasks.cgroups = cgroups->get();
   config.tasks.allow_root_tasks = FLAGS_allow_root_tasks;
   config.tasks.hide_processes = FLAGS_task_hide_processes;
+  config.tasks.isolate_boards = FLAGS_task_isolate_boards;
   config.tasks.default_memory_mb = FLAGS_task_memory_mb;
   config.tasks.default_max_processes = FLAGS_task_max_processes;
   config.stop_tasks_on_exit = FLAGS_stop_tasks_on_exit;

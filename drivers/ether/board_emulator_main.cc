@@ -7,7 +7,7 @@
 //     RESET                  -> "reset" (the memory is cleared; the firmware keeps running)
 //     HEALTH                 -> "ok ..." or "fail REASON"
 //     FAULT REASON | FAULT none   (tests: the next health checks fail with REASON, or pass)
-//     STATS                  -> "packets_in=N packets_out=M"
+//     STATS                  -> "packets_in=N packets_out=M" (data packets received, answered)
 //   data (the SDK's protocol; only a booted board answers)
 //     PING -> PONG;  ECHO X -> X;  LOAD KEY VALUE -> "loaded";  READ KEY -> VALUE or "none";
 //     RUN -> "ran N" (N: the keys it holds)
@@ -102,8 +102,8 @@ class Board {
   // The SDK's side; an empty answer: none (a board that is not running says nothing).
   std::string Data(const std::string& line) {
     Settle();
+    ++packets_in_;  // whatever arrives, answered or not
     if (!booted_) return "";
-    ++packets_in_;
     std::istringstream in(line);
     std::string verb, key, value;
     in >> verb >> key;

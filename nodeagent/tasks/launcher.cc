@@ -27,11 +27,14 @@ SpawnedProcess::~SpawnedProcess() {
   if (start_fd_ >= 0) close(start_fd_);
 }
 
-Status SpawnedProcess::Release(const std::map<std::string, std::string>& env) {
+Status SpawnedProcess::Release(const StartOrder& order) {
   if (start_fd_ < 0) return Status::Ok();
-  // What the shepherd adds to the command's environment ("E" NAME=VALUE NUL each), then go.
+  // What the shepherd adds to the command's environment ("E" NAME=VALUE NUL each), the
+  // endpoints it relays ("R" ENDPOINT NUL each) into a network of the command's own ("I"), then go.
   std::string message;
-  for (const auto& [name, value] : env) message += "E" + name + "=" + value + std::string(1, '\0');
+  for (const auto& [name, value] : order.env) message += "E" + name + "=" + value + '\0';
+  for (const std::string& endpoint : order.relay) message += "R" + endpoint + '\0';
+  if (order.isolate_network) message += 'I';
   message += 'g';
   size_t sent = 0;
   int err = 0;

@@ -36,6 +36,14 @@ struct ProcessSpec {
 };
 
 // A process SpawnProcess started. Move-only: it owns the write end of the start pipe.
+// What a held shepherd is told before its go (shepherd_main.cc): the command's extra
+// environment, and whether its network is its boards' endpoints only (relayed by the shepherd).
+struct StartOrder {
+  std::map<std::string, std::string> env;
+  bool isolate_network = false;
+  std::vector<std::string> relay;
+};
+
 class SpawnedProcess {
  public:
   SpawnedProcess(pid_t pid, int start_fd) : pid_(pid), start_fd_(start_fd) {}
@@ -47,7 +55,7 @@ class SpawnedProcess {
   // Lets a held command run (nothing to do for one not held), with `env` added to its
   // environment. Call once, after whatever must be true before the command runs (its record on
   // disk, its board reserved) is true.
-  Status Release(const std::map<std::string, std::string>& env = {});
+  Status Release(const StartOrder& order = {});
 
  private:
   pid_t pid_;

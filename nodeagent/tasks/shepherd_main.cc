@@ -8,6 +8,9 @@
 // task's record is saved (after "E" NAME=VALUE NUL entries, which join the command's
 // environment). End of file instead (the agent died) means no agent will ever know of
 // the task: the shepherd writes "unstarted 0" and exits without running the command.
+// An "I" before the go gives the command a network namespace of its own in which only the
+// boards' endpoints sent as "R" ADDRESS:PORT NUL entries answer, relayed by the shepherd
+// (board_relay.h). If that cannot be done the command does not run.
 //
 // With --lease, the agent touches FILE whenever it hears from the master. If FILE goes MS
 // without a touch (the agent is dead or cut off), the shepherd writes "lost MS" and kills the
@@ -24,10 +27,12 @@
 // with the user's rights. If it cannot run, the shepherd writes "failed 127 WHY".
 #include <fcntl.h>
 #include <grp.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -40,6 +45,7 @@
 #include <vector>
 
 #include "common/base/clock.h"
+#include "nodeagent/tasks/board_relay.h"
 
 namespace {
 
@@ -172,14 +178,20 @@ std::string BecomeTask(const User& user, const std::string& workdir, const char*
   return "command '" + std::string(command) + "' not found in PATH (" + dirs.substr(0, 300) + ")";
 }
 
-// Waits for the agent's go on `fd`: true once it came, false if the agent closed the pipe (or
-// died) without giving it.
-// Waits for the agent's go; what comes before it ("E" NAME=VALUE NUL each, at most 64 KiB)
-// joins the command's environment (a board's endpoints, known only once it is reserved).
-bool AwaitStart(int fd) {
+// What the agent sends before its go: the command's extra environment (a board's endpoints,
+// known only once it is reserved) and whether the command's network is only its boards.
+struct StartOrder {
+  bool isolate = false;
+  std::vector<std::string> relay;  // endpoints the isolated command may reach
+};
+
+// Waits for the agent's go on `fd` ("E" NAME=VALUE NUL, "R" ENDPOINT NUL and "I" entries
+// before it, at most 64 KiB): true once it came, false if the agent closed the pipe (or died)
+// without giving it, or sent what it never sends.
+bool AwaitStart(int fd, StartOrder* order) {
   std::string entry;
   size_t total = 0;
-  bool in_entry = false;
+  char kind = 0;  // of the entry being read: 'E' or 'R'
   for (;;) {
     char c = 0;
     ssize_t n;
@@ -187,18 +199,24 @@ bool AwaitStart(int fd) {
       n = read(fd, &c, 1);
     } while (n < 0 && errno == EINTR);
     if (n != 1 || ++total > (64u << 10)) break;
-    if (in_entry) {
+    if (kind != 0) {
       if (c != '\0') {
         entry += c;
         continue;
       }
-      const size_t eq = entry.find('=');
-      if (eq == 0 || eq == std::string::npos) break;  // not NAME=VALUE: not from the agent
-      setenv(entry.substr(0, eq).c_str(), entry.c_str() + eq + 1, 1);
+      if (kind == 'R') {
+        order->relay.push_back(entry);
+      } else {
+        const size_t eq = entry.find('=');
+        if (eq == 0 || eq == std::string::npos) break;  // not NAME=VALUE: not from the agent
+        setenv(entry.substr(0, eq).c_str(), entry.c_str() + eq + 1, 1);
+      }
       entry.clear();
-      in_entry = false;
-    } else if (c == 'E') {
-      in_entry = true;
+      kind = 0;
+    } else if (c == 'E' || c == 'R') {
+      kind = c;
+    } else if (c == 'I') {
+      order->isolate = true;
     } else {
       close(fd);
       return c == 'g';
@@ -256,9 +274,22 @@ int main(int argc, char** argv) {
   }
   // Held: the agent records the task before it lets the command run. No go means the agent died
   // first: no agent will ever know of this task, so it must never run.
-  if (start_fd >= 0 && !AwaitStart(start_fd)) {
+  StartOrder order;
+  if (start_fd >= 0 && !AwaitStart(start_fd, &order)) {
     Record(exit_file, "unstarted 0\n");
     return 0;
+  }
+  // The command forks inside the task's network namespace; the shepherd relays from outside.
+  std::unique_ptr<snn::BoardRelay> relay;
+  if (order.isolate) {
+    auto isolated = snn::BoardRelay::Isolate(order.relay);
+    if (!isolated.ok()) {
+      Record(exit_file,
+             "failed 127 cannot isolate the task's network: " + isolated.status().message() +
+                 " (snn-agent --task_isolate_boards=false runs tasks without it)\n");
+      return 127;
+    }
+    relay = std::move(isolated).value();
   }
   // The child reports why it could not run the command on a close-on-exec pipe: nothing arrives
   // once the exec succeeded.
@@ -279,6 +310,13 @@ int main(int argc, char** argv) {
     _exit(127);
   }
   close(report[1]);
+  if (relay != nullptr) {
+    if (snn::Status s = relay->ReturnToHost(); !s.ok()) {
+      killpg(getpgrp(), SIGKILL);  // the command must not run with nothing relaying for it
+      Record(exit_file, "failed 127 cannot isolate the task's network: " + s.message() + "\n");
+      return 127;
+    }
+  }
   const std::string failure = ReadAll(report[0]);
   close(report[0]);
   if (!failure.empty()) {
@@ -292,16 +330,22 @@ int main(int argc, char** argv) {
   signal(SIGHUP, SIG_IGN);
   int status = 0;
   const int64_t started = NowMs();
+  // Waits for the command (its pidfd), relaying for it meanwhile, and checks the lease.
+  const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, child, 0));
+  std::vector<pollfd> fds;
   while (true) {
-    const pid_t done = waitpid(child, &status, lease_ms > 0 ? WNOHANG : 0);
+    fds.clear();
+    if (pidfd >= 0) fds.push_back(pollfd{pidfd, POLLIN, 0});
+    if (relay != nullptr) relay->Watch(&fds);
+    const bool timed = lease_ms > 0 || pidfd < 0;
+    if (!fds.empty() || timed) poll(fds.data(), fds.size(), timed ? 100 : -1);
+    const pid_t done = waitpid(child, &status, WNOHANG);
     if (done == child) break;
     if (done < 0 && errno != EINTR) break;
-    if (lease_ms > 0) {
-      if (NowMs() - TouchedMs(lease_file, started) > lease_ms) {
-        Record(exit_file, "lost " + std::to_string(lease_ms) + "\n");
-        killpg(getpgrp(), SIGKILL);  // the command, its children, and this shepherd
-      }
-      snn::SleepRealMs(100);
+    if (relay != nullptr) relay->Relay(fds);
+    if (lease_ms > 0 && NowMs() - TouchedMs(lease_file, started) > lease_ms) {
+      Record(exit_file, "lost " + std::to_string(lease_ms) + "\n");
+      killpg(getpgrp(), SIGKILL);  // the command, its children, and this shepherd
     }
   }
   if (WIFSIGNALED(status)) {

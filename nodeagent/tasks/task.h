@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "nodeagent/hal/board.h"
+#include "nodeagent/tasks/launcher.h"
 #include "proto/node.pb.h"
 
 namespace snn {
@@ -50,7 +51,7 @@ struct TaskProcess {
   std::shared_ptr<SpawnedProcess> held;
   bool awaiting_network = false;
   bool awaiting_board = false;
-  std::map<std::string, std::string> board_env;  // what its board's reservation adds
+  StartOrder start;  // what its board's reservation adds (environment, isolated network)
   bool exited = false;
   int exit_code = 0;
   int term_signal = 0;

@@ -70,7 +70,10 @@ void TaskManager::OnReserved(const TaskKey& key, const std::string& token,
       env[name] = value;
     }
   }
-  task.process.board_env = std::move(env);
+  task.process.start.env = std::move(env);
+  // Its network is its boards' endpoints, relayed by its shepherd (board_relay.h).
+  task.process.start.isolate_network = options_.isolate_boards;
+  task.process.start.relay.assign(reservation.endpoints().begin(), reservation.endpoints().end());
   StartHeld(task);
 }
 

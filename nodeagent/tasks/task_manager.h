@@ -42,6 +42,9 @@ struct TaskManagerOptions {
   bool allow_root_tasks = false;   // run root's jobs as root (otherwise they fail to launch)
   // Tasks that run as their users see only that user's processes (snn-shepherd --hide-processes).
   bool hide_processes = true;
+  // Tasks on driver (pass-through) boards get a network namespace in which only their boards'
+  // endpoints answer (snn-shepherd relays them; see nodeagent/tasks/board_relay.h).
+  bool isolate_boards = true;
   // Each task's cgroup (not owned; null: none). Limits for jobs that give none: MiB, processes.
   TaskCgroups* cgroups = nullptr;
   uint64_t default_memory_mb = 4096;

@@ -104,7 +104,7 @@ void TaskManager::StartHeld(Task& task) {
     return;
   }
   const std::shared_ptr<SpawnedProcess> held = std::move(task.process.held);
-  if (Status s = held->Release(task.process.board_env); !s.ok()) {
+  if (Status s = held->Release(task.process.start); !s.ok()) {
     Lose(task, "cannot start the task: " + s.message());
   }
 }

@@ -14,8 +14,7 @@
 #include <sstream>
 
 #include "common/base/clock.h"
-#include "drivers/ether/udp_exchange.h"
-#include "tests/integration/cluster.h"
+#include "tests/integration/emulated_boards.h"
 #include "tests/test_util/process.h"
 
 namespace snn::testing {
@@ -42,33 +41,14 @@ pid_t FindProcess(const std::string& needle) {
   return 0;
 }
 
-class PassThroughTest : public ::testing::Test {
+template <int kBoards>
+class PassThroughFixture : public ::testing::Test {
  protected:
   void SetUp() override {
-    const std::string dir = cluster_.dir();
-    const std::string ports = dir + "/emu.ports";
-    emulator_ = SpawnLogged({SNN_BOARD_EMU_BIN, "--address=127.0.0.2", "--port_file=" + ports,
-                             "--boot_ms=50", "--serial=emu-7"},
-                            dir + "/emu.log", dir + "/emu.log");
-    ASSERT_GT(emulator_, 0);
-    ASSERT_TRUE(TestCluster::WaitUntil([&] { return std::filesystem::exists(ports); }));
-    std::istringstream in(ReadFile(ports));
-    in >> mgmt_port_ >> data_port_;
-    std::ofstream(dir + "/ether.yaml")
-        << "boards:\n  - id: eth0\n    management: 127.0.0.2:" << mgmt_port_
-        << "\n    data: 127.0.0.2:" << data_port_ << "\n    firmware: fw-2.4\n";
-    boards_ = std::string("boards:\n") +
-              "  - {type: ether-v1, mesh: 1x1, ksps: 1000, streams: 1, driver: ether, board: "
-              "eth0}\n"
-              "drivers:\n  ether:\n    command: [\"" SNN_DRIVER_ETHER_BIN "\", \"--boards=" +
-              dir + "/ether.yaml\"]\n    aliases: {SLURM_FPGA_IPS: hosts}\n";
+    ASSERT_TRUE(emulated_.started());
     cluster_.StartMaster();
-    cluster_.StartAgent("node1", boards_);
+    cluster_.StartAgent("node1", emulated_.AgentBoards());
     ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster_.NodesUp() == 1; }));
-  }
-  void TearDown() override {
-    kill(emulator_, SIGKILL);
-    waitpid(emulator_, nullptr, 0);
   }
 
   // Runs `script` as a job of `tenant` on the board; its output (stdout) once it ended.
@@ -91,25 +71,25 @@ class PassThroughTest : public ::testing::Test {
     return logs.out;
   }
 
-  std::string BoardState() {
+  std::string BoardState(int i = 0) {
     auto pool = cluster_.Pool();
-    if (!pool.ok() || pool->nodes_size() != 1 || pool->nodes(0).boards_size() != 1) return "";
-    return pool->nodes(0).boards(0).state();
+    if (!pool.ok() || pool->nodes_size() != 1 || pool->nodes(0).boards_size() != kBoards) return "";
+    return pool->nodes(0).boards(i).state();
   }
 
   TestCluster cluster_;
-  pid_t emulator_ = -1;
-  int mgmt_port_ = 0, data_port_ = 0;
-  std::string boards_;
+  EmulatedBoards emulated_{cluster_.dir(), kBoards};
 };
+
+using PassThroughTest = PassThroughFixture<1>;
+using BoardIsolationTest = PassThroughFixture<3>;
 
 TEST_F(PassThroughTest, ATaskTalksToItsBoardAndTheNextTenantFindsNothingOfIt) {
   const std::string a =
       RunJob("echo \"endpoints=$SNN_BOARD_ENDPOINTS ips=$SLURM_FPGA_IPS\"; " +
                  AskBoard("LOAD weights secret-of-alice") + "; " + AskBoard("READ weights"),
              "alice");
-  EXPECT_NE(a.find("endpoints=udp://127.0.0.2:" + std::to_string(data_port_)), std::string::npos)
-      << a;
+  EXPECT_NE(a.find("endpoints=udp://" + emulated_.boards()[0].data()), std::string::npos) << a;
   EXPECT_NE(a.find("ips=127.0.0.2"), std::string::npos) << a;
   EXPECT_NE(a.find("loaded\nsecret-of-alice"), std::string::npos) << a;
   // The board was released (reset) when alice's task ended: bob reads nothing of hers.
@@ -133,9 +113,7 @@ TEST_F(PassThroughTest, AJobThatAsksForAnyBoardIsNeverGivenAPassThroughOne) {
 }
 
 TEST_F(PassThroughTest, AFailingHealthCheckDrainsTheBoardWithItsOutput) {
-  auto broken =
-      UdpExchange(HostPort{"127.0.0.2", static_cast<uint16_t>(mgmt_port_)}, "FAULT fan 3 stopped");
-  ASSERT_TRUE(broken.ok());
+  ASSERT_EQ(emulated_.Manage(0, "FAULT fan 3 stopped"), "fault set");
   RunJob("true", "alice");  // its end checks the board
   ASSERT_TRUE(TestCluster::WaitUntil([&] { return BoardState().find("DRAIN") == 0; }))
       << BoardState();
@@ -165,6 +143,76 @@ TEST_F(PassThroughTest, ADriverKilledMidJobComesBackAndTheJobGoesOn) {
     return again != 0 && again != driver;
   }));
   EXPECT_EQ(BoardState(), "UP");
+}
+
+// Issue 35 (b): alice's task sends 1,000 datagrams to each of the other boards' data ports (one
+// idle, one bob's) and to every board's management port, its own included: none arrives, while
+// its own board answers it through the relay.
+TEST_F(BoardIsolationTest, ATaskReachesItsOwnBoardAndNothingElse) {
+  const std::string flag = cluster_.dir() + "/bob-done";
+  v1::JobSpec held = ShellJob("while [ ! -e " + flag + " ]; do sleep 0.05; done");
+  held.mutable_task()->mutable_resources()->set_board_type("ether-v1");
+  auto bob = cluster_.Submit(held, "bob");
+  ASSERT_TRUE(bob.ok()) << bob.status().ToString();
+  auto bob_is = [&](v1::JobState state) {
+    return TestCluster::WaitUntil([&] {
+      auto job = cluster_.Show(bob->tenant_job_id(), "bob");
+      return job.ok() && job->state() == state;
+    });
+  };
+  ASSERT_TRUE(bob_is(v1::RUNNING));
+
+  std::string targets;
+  for (const EmulatedBoard& board : emulated_.boards()) {
+    targets += board.data() + " " + board.address + ":" + std::to_string(board.mgmt_port) + " ";
+  }
+  const std::string script = cluster_.dir() + "/intrude.py";
+  std::ofstream(script) << "import os, socket\n"
+                           "mine = os.environ['SNN_BOARD_ENDPOINTS'].split('//')[1]\n"
+                           "print('mine', mine)\n"
+                           "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+                           "for target in '"
+                        << targets
+                        << "'.split():\n"
+                           "    if target == mine: continue\n"
+                           "    host, port = target.rsplit(':', 1)\n"
+                           "    sent = 0\n"
+                           "    for i in range(1000):\n"
+                           "        try:\n"
+                           "            s.sendto(b'FAULT stolen by alice', (host, int(port)))\n"
+                           "            sent += 1\n"
+                           "        except OSError:\n"
+                           "            pass\n"
+                           "    print('tried', sent, 'to', target)\n"
+                           "own = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+                           "own.settimeout(20)\n"
+                           "host, port = mine.rsplit(':', 1)\n"
+                           "own.connect((host, int(port)))\n"
+                           "own.send(b'PING')\n"
+                           "print('own board:', own.recv(100).decode())\n";
+  std::vector<std::string> before;
+  for (size_t i = 0; i < emulated_.boards().size(); ++i) {
+    before.push_back(emulated_.Manage(i, "STATS"));
+  }
+  const std::string out = RunJob("python3 " + script, "alice");
+  EXPECT_NE(out.find("own board: PONG"), std::string::npos) << out;
+  size_t tries = 0;
+  for (size_t at = out.find("tried 1000 to"); at != std::string::npos;
+       at = out.find("tried 1000 to", at + 1)) {
+    ++tries;
+  }
+  EXPECT_EQ(tries, 5u) << "two other boards' data ports and three management ports\n" << out;
+  for (size_t i = 0; i < emulated_.boards().size(); ++i) {
+    const EmulatedBoard& board = emulated_.boards()[i];
+    const bool alices = out.find("mine " + board.data()) != std::string::npos;
+    if (!alices) {
+      EXPECT_EQ(emulated_.Manage(i, "STATS"), before[i]) << "packets reached " << board.data();
+    }
+    EXPECT_EQ(emulated_.Manage(i, "HEALTH").rfind("ok", 0), 0u)
+        << "a datagram reached the management port of " << board.address;
+  }
+  std::ofstream(flag) << "done\n";
+  EXPECT_TRUE(bob_is(v1::COMPLETED));
 }
 
 }  // namespace

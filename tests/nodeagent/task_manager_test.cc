@@ -168,7 +168,13 @@ TEST_F(TaskManagerTest, AStopIsReportedAsMeantByTheAgentThatReAttaches) {
   // The agent dies here, before the end is reported; another starts on the same data dir.
   TaskManager next(clock_, testing::OneSimBoard(), testing::AgentOptions(dir_));
   next.Recover();
-  next.Poll();
+  // Its command may outlive its shepherd by a moment (a loaded host): the end comes once the
+  // whole group is gone.
+  const snn::RealDeadline deadline(10000);
+  while (next.EndedUnacknowledged().empty() && !deadline.passed()) {
+    next.Poll();
+    snn::SleepRealMs(5);
+  }
   auto ended = next.EndedUnacknowledged();
   ASSERT_EQ(ended.size(), 1u);
   EXPECT_EQ(ended[0].state(), v1::TASK_LOST);
