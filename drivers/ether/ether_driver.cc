@@ -70,14 +70,17 @@ Result<std::vector<EtherBoardConfig>> LoadEtherBoards(const std::string& path) {
 }
 
 EtherDriver::EtherDriver(std::vector<EtherBoardConfig> boards, const Clock& clock,
-                         int64_t boot_timeout_ms)
-    : boards_(std::move(boards)), clock_(clock), boot_timeout_ms_(boot_timeout_ms) {}
+                         int64_t boot_timeout_ms, std::string board_type)
+    : boards_(std::move(boards)),
+      clock_(clock),
+      boot_timeout_ms_(boot_timeout_ms),
+      board_type_(std::move(board_type)) {}
 
 v1::DriverHelloReply EtherDriver::Hello() {
   v1::DriverHelloReply hello;
   hello.set_protocol_version(kDriverProtocolVersion);
   hello.set_driver("snn-driver-ether 1");
-  hello.set_board_type("ether-v1");
+  hello.set_board_type(board_type_);
   hello.set_pass_through(true);
   hello.set_enforces_budget(false);
   return hello;

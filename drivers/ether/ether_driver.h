@@ -36,8 +36,9 @@ Result<std::vector<EtherBoardConfig>> LoadEtherBoards(const std::string& path);
 class EtherDriver : public BoardDriver {
  public:
   // Boots wait on `clock` for the board to come up, at most `boot_timeout_ms`.
+  // `board_type`: what job files ask for to get these boards (ether-v1 by default).
   EtherDriver(std::vector<EtherBoardConfig> boards, const Clock& clock,
-              int64_t boot_timeout_ms = 120000);
+              int64_t boot_timeout_ms = 120000, std::string board_type = "ether-v1");
 
   v1::DriverHelloReply Hello() override;
   std::vector<v1::DriverBoard> Discover() override;
@@ -59,6 +60,7 @@ class EtherDriver : public BoardDriver {
   const std::vector<EtherBoardConfig> boards_;
   const Clock& clock_;
   const int64_t boot_timeout_ms_;
+  const std::string board_type_;
   std::map<std::string, std::string> reserved_by_;  // board id -> task
 };
 

@@ -28,15 +28,17 @@ struct EmulatedBoard {
 
 class EmulatedBoards {
  public:
-  // `count` boards at 127.0.0.2, 127.0.0.3, ...; each boots in 50 ms.
-  EmulatedBoards(const std::string& dir, int count) : dir_(dir) {
-    std::ofstream config(dir + "/ether.yaml");
+  // `count` boards at 127.0.0.2, 127.0.0.3, ...; each boots in 50 ms. Files under `dir` start
+  // with `name` (the driver's name in the agent's boards file).
+  EmulatedBoards(const std::string& dir, int count, const std::string& name = "ether")
+      : dir_(dir), name_(name) {
+    std::ofstream config(dir + "/" + name + ".yaml");
     config << "boards:\n";
     for (int i = 0; i < count; ++i) {
       EmulatedBoard board;
       board.address = "127.0.0." + std::to_string(2 + i);
-      const std::string ports = dir + "/emu" + std::to_string(i) + ".ports";
-      const std::string log = dir + "/emu" + std::to_string(i) + ".log";
+      const std::string ports = dir + "/" + name + "-emu" + std::to_string(i) + ".ports";
+      const std::string log = dir + "/" + name + "-emu" + std::to_string(i) + ".log";
       board.pid =
           SpawnLogged({SNN_BOARD_EMU_BIN, "--address=" + board.address, "--port_file=" + ports,
                        "--boot_ms=50", "--serial=emu-" + std::to_string(i)},
@@ -68,16 +70,16 @@ class EmulatedBoards {
   }
   const std::vector<EmulatedBoard>& boards() const { return boards_; }
 
-  // The agent's boards file: every board, of type ether-v1, run by snn-driver-ether.
-  std::string AgentBoards() const {
+  // The agent's boards file: every board, of type `type`, run by snn-driver-ether.
+  std::string AgentBoards(const std::string& type = "ether-v1") const {
     std::string out = "boards:\n";
     for (size_t i = 0; i < boards_.size(); ++i) {
-      out += "  - {type: ether-v1, mesh: 1x1, ksps: 1000, streams: 1, driver: ether, board: eth" +
-             std::to_string(i) + "}\n";
+      out += "  - {type: " + type + ", mesh: 1x1, ksps: 1000, streams: 1, driver: " + name_ +
+             ", board: eth" + std::to_string(i) + "}\n";
     }
-    return out +
-           "drivers:\n  ether:\n    command: [\"" SNN_DRIVER_ETHER_BIN "\", \"--boards=" + dir_ +
-           "/ether.yaml\"]\n    aliases: {SLURM_FPGA_IPS: hosts}\n";
+    return out + "drivers:\n  " + name_ + ":\n    command: [\"" + SNN_DRIVER_ETHER_BIN +
+           "\", \"--boards=" + dir_ + "/" + name_ + ".yaml\", \"--board_type=" + type +
+           "\"]\n    aliases: {SLURM_FPGA_IPS: hosts}\n";
   }
 
   // What the board's management port answers `request` with ("" if nothing).
@@ -87,7 +89,7 @@ class EmulatedBoards {
   }
 
  private:
-  std::string dir_;
+  std::string dir_, name_;
   std::vector<EmulatedBoard> boards_;
 };
 
