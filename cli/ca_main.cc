@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/base/file_util.h"
+#include "common/base/split.h"
 #include "common/identity/pki.h"
 
 namespace {
@@ -133,13 +134,7 @@ int main(int argc, char** argv) {
       std::cout << "no --host: the certificate names " << hosts
                 << " (clients refuse a master reached by any other name)\n";
     }
-    size_t start = 0;
-    while (start < hosts.size()) {
-      size_t end = hosts.find(',', start);
-      if (end == std::string::npos) end = hosts.size();
-      if (end > start) issue.alt_names.push_back(hosts.substr(start, end - start));
-      start = end + 1;
-    }
+    for (std::string& host : snn::SplitList(hosts)) issue.alt_names.push_back(std::move(host));
     auto cert = snn::pki::IssueWithNewKey(*ca, issue);
     if (!cert.ok()) return Fail(cert.status().message());
     if (auto s = snn::WriteFileAtomic(dir + "/master.key", cert->key_pem, 0600); !s.ok()) {

@@ -15,6 +15,7 @@
 #include "common/base/clock.h"
 #include "common/base/duration.h"
 #include "common/base/job_validation.h"
+#include "common/base/split.h"
 #include "common/daemon/board_config.h"
 #include "common/model/model.h"
 #include "common/rpc/rpc_client.h"
@@ -86,13 +87,7 @@ int NodeAdd(const CliOptions& o, std::ostream& out, std::ostream& err) {
   req.set_node(o.args[2]);
   for (const auto& b : boards->boards) *req.add_boards() = b;
   if (auto pools = o.settings.find("pools"); pools != o.settings.end()) {
-    std::string list = pools->second;
-    for (size_t from = 0; from <= list.size();) {
-      size_t to = list.find(',', from);
-      if (to == std::string::npos) to = list.size();
-      if (to > from) req.add_pools(list.substr(from, to - from));
-      from = to + 1;
-    }
+    for (const std::string& pool : SplitList(pools->second)) req.add_pools(pool);
   }
   auto resp = Call(o, rpc::kNodeAdd, req);
   if (!resp.ok()) return Fail(err, resp.status());

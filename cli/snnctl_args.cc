@@ -11,6 +11,7 @@
 #include "cli/command_table.h"
 #include "cli/snnctl.h"
 #include "cli/time_arg.h"
+#include "common/base/split.h"
 #include "common/base/utf8.h"
 
 namespace snn {
@@ -135,13 +136,7 @@ Result<CliOptions> ParseCliArgs(const std::vector<std::string>& argv) {
         }
       }
       if (arg == "--state") {
-        size_t start = 0;
-        while (start <= v->size()) {
-          size_t end = v->find(',', start);
-          if (end == std::string::npos) end = v->size();
-          if (end > start) o.states.push_back(v->substr(start, end - start));
-          start = end + 1;
-        }
+        for (std::string& state : SplitList(*v)) o.states.push_back(std::move(state));
       }
     } else if (arg == "--task") {
       auto v = take(arg);

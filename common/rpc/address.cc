@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include "common/base/split.h"
+
 namespace snn {
 
 Result<HostPort> ParseHostPort(const std::string& text, bool allow_zero_port) {
@@ -28,13 +30,10 @@ Result<HostPort> ParseHostPort(const std::string& text, bool allow_zero_port) {
 
 Result<std::vector<HostPort>> ParseHostPortList(const std::string& text) {
   std::vector<HostPort> out;
-  size_t start = 0;
-  while (start <= text.size()) {
-    const size_t comma = std::min(text.find(',', start), text.size());
-    auto one = ParseHostPort(text.substr(start, comma - start));
+  for (const std::string& item : SplitList(text, ',', /*keep_empty=*/true)) {
+    auto one = ParseHostPort(item);
     if (!one.ok()) return one.status();
     out.push_back(*one);
-    start = comma + 1;
   }
   return out;
 }

@@ -5,6 +5,7 @@
 #include <glog/logging.h>
 #include <signal.h>
 
+#include "common/base/split.h"
 #include "common/daemon/board_drivers.h"
 #include "nodeagent/hal/driver_board.h"
 #include "nodeagent/tasks/launcher.h"
@@ -13,18 +14,6 @@
 
 namespace snn {
 namespace {
-
-std::vector<std::string> Split(const std::string& list) {
-  std::vector<std::string> out;
-  size_t from = 0;
-  while (from <= list.size() && !list.empty()) {
-    const size_t comma = list.find(',', from);
-    out.push_back(list.substr(from, comma == std::string::npos ? std::string::npos : comma - from));
-    if (comma == std::string::npos) break;
-    from = comma + 1;
-  }
-  return out;
-}
 
 std::string TaskName(const v1::LaunchRequest& req) {
   return TaskDirName(req.tenant(), req.tenant_job_id(), req.index(), req.attempt());
@@ -66,7 +55,7 @@ void TaskManager::OnReserved(const TaskKey& key, const std::string& token,
   auto endpoints = env.find("SNN_BOARD_ENDPOINTS");
   if (endpoints != env.end()) {
     for (auto& [name, value] :
-         DriverAliasEnv(options_.drivers->config(via.driver), Split(endpoints->second))) {
+         DriverAliasEnv(options_.drivers->config(via.driver), SplitList(endpoints->second))) {
       env[name] = value;
     }
   }
