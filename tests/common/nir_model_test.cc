@@ -93,7 +93,9 @@ TEST(NirModelTest, CubaLifParametersAndTheRecurrentSubgraphAreKept) {
   for (const auto& p : model->projections()) recurrent += p.from() == p.to() ? 1 : 0;
   EXPECT_EQ(recurrent, 1);  // lif1.lif -> lif1.w_rec -> lif1.lif
   for (const auto& p : model->populations()) {
-    if (p.role() != "input") EXPECT_GT(p.neuron().tau_m_ms(), 0);
+    if (p.role() != "input") {
+      EXPECT_GT(p.neuron().tau_m_ms(), 0);
+    }
   }
 }
 

@@ -30,7 +30,9 @@ TEST(PeerSlotsTest, AnAnonymousFloodEvictsItsOldestInsteadOfLockingTheAddressOut
   for (PeerSlots::Id id = 5; id <= 20; ++id) {
     const auto a = slots.Admit(id, kLogin, int64_t(id));
     ASSERT_TRUE(a.admitted);
-    if (a.evicted) EXPECT_NE(*a.evicted, 4u);
+    if (a.evicted) {
+      EXPECT_NE(*a.evicted, 4u);
+    }
   }
   EXPECT_EQ(slots.owned(kLogin, "uid 1000"), 1u);
   EXPECT_EQ(slots.anonymous("10.0.0.6"), 0u) << "other addresses are not counted";
