@@ -296,7 +296,8 @@ std::string FormatPoolStatus(const v1::PoolStatusResponse& pool) {
         return std::to_string(total > used ? total - used : 0);
       };
       rows.push_back({node.name(),
-                      b.state().empty() ? node.state() : b.state(),
+                      (b.state().empty() ? node.state() : b.state()) +
+                          (info.power() == "off" ? " (powered off)" : ""),
                       pools,
                       std::to_string(info.index()),
                       info.type(),

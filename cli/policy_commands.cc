@@ -122,6 +122,9 @@ int PolicyShow(const CliOptions& o, std::ostream& out, std::ostream& err) {
       << FormatDurationUnit(c.preempt_grace_s()) << ")";
   if (c.has_max_lost_requeues())
     out << ", at most " << c.max_lost_requeues() << " requeues after lost tasks";
+  if (c.suspend_after_s() > 0) {
+    out << ", driver boards power off after " << FormatDurationUnit(c.suspend_after_s()) << " idle";
+  }
   out << "\n";
   out << "priority weights: age " << p.age_weight() << ", fairshare " << p.fairshare_weight()
       << ", size " << p.size_weight() << (p.favor_small() ? " (favoring small)" : "") << ", queue "

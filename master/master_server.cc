@@ -75,6 +75,9 @@ MasterServer::MasterServer(MasterConfig config, const Clock& clock, std::unique_
       cadence_(config_.schedule_cadence) {
   clients_.Register(router_);
   agents_.Register(router_);
+  agents_.set_suspend_after([this] {
+    return job_components_.scheduling.scheduling().suspend_after_s() * uint64_t{1000};
+  });
   if (config_.auth != "none") {
     agents_.set_approvals(&approvals_);
     auth_.set_node_check([this](const PeerCertificate& cert) {

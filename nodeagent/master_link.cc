@@ -317,6 +317,7 @@ void MasterLink::SendRegister() {
     }
     registered_ = true;
     report_in_flight_ = false;
+    tasks_.set_suspend_after_ms(resp->suspend_after_ms());
     heartbeat_interval_ms_ = std::max<int64_t>(50, resp->heartbeat_interval_ms());
     lease_ms_ = static_cast<int64_t>(resp->lease_ms());
     tasks_.set_lease_ms(lease_ms_);
@@ -335,7 +336,10 @@ void MasterLink::SendHeartbeat() {
   for (auto& u : tasks_.UsageChanges()) *req.add_usage() = std::move(u);
   session_->Call(rpc::kNodeHeartbeat, req, Credential(), [this](Result<v1::Envelope> reply) {
     auto resp = DecodeResponse<v1::HeartbeatResponse>(reply);
-    if (resp.ok()) HeardFromMaster();
+    if (resp.ok()) {
+      HeardFromMaster();
+      tasks_.set_suspend_after_ms(resp->suspend_after_ms());
+    }
     if (!resp.ok() && resp.status().code() == Code::kFailedPrecondition && session_) {
       session_->Close(resp.status());  // the master gave us up: register afresh
     }

@@ -139,6 +139,7 @@ void JobLifecycle::ApplyTaskStatus(const std::string& node, const v1::TaskStatus
     task.set_stdout_path(status.stdout_path());
     task.set_stderr_path(status.stderr_path());
     task.set_start_ms(status.start_ms() != 0 ? status.start_ms() : clock_.NowMs());
+    if (!status.detail().empty()) task.set_detail(status.detail());
     jobs_.TasksChanged(*job, clock_.NowMs());
     if (IsTerminal(job->state())) dispatch_.KillActiveTasks(*job, job->reason());
     writer_.Persist(*job);
@@ -158,6 +159,10 @@ void JobLifecycle::ApplyUsage(const std::string& node, const v1::TaskUsage& usag
   bool changed = AddTaskUsage(*job, task, usage.usage());
   if (usage.has_checkpoint()) {
     KeepCheckpoint(*job, usage.index(), usage.checkpoint());
+    changed = true;
+  }
+  if (usage.has_detail() && usage.detail() != task.detail()) {
+    task.set_detail(usage.detail());
     changed = true;
   }
   if (changed) writer_.Persist(*job);

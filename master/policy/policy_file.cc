@@ -185,7 +185,7 @@ Result<v1::SchedulingConfig> ParsePolicyYaml(const std::string& text) {
       SNN_RETURN_IF_ERROR(
           CheckKnownFields(s, "scheduler",
                            {"backfill", "backfill_order", "backfill_age_first_after", "preemption",
-                            "preempt_grace", "max_lost_requeues"}));
+                            "preempt_grace", "max_lost_requeues", "suspend_after"}));
       if (s["backfill"]) c.set_backfill(s["backfill"].as<std::string>());
       if (s["backfill_order"]) c.set_backfill_order(s["backfill_order"].as<std::string>());
       if (s["preemption"]) c.set_preemption(s["preemption"].as<bool>());
@@ -203,6 +203,11 @@ Result<v1::SchedulingConfig> ParsePolicyYaml(const std::string& text) {
         auto g = ReadDuration(s["preempt_grace"], "scheduler.preempt_grace");
         if (!g.ok()) return g.status();
         c.set_preempt_grace_s(*g);
+      }
+      if (s["suspend_after"]) {
+        auto idle = ReadDuration(s["suspend_after"], "scheduler.suspend_after");
+        if (!idle.ok()) return idle.status();
+        c.set_suspend_after_s(*idle);
       }
     }
     if (const YAML::Node p = root["priority"]) {

@@ -125,6 +125,7 @@ void AgentService::OnRegister(const CallContext& ctx, v1::RegisterRequest req,
   v1::RegisterResponse resp;
   resp.set_heartbeat_interval_ms(options_.heartbeat_interval_ms);
   resp.set_lease_ms(options_.lease_ms);
+  resp.set_suspend_after_ms(suspend_after_ms_());
   journal_.Commit([r, resp] { r.Ok(resp); });
 }
 
@@ -173,9 +174,11 @@ void AgentService::OnHeartbeat(const CallContext& ctx, v1::HeartbeatRequest req,
   }
   Status s = nodes_.Heartbeat(req.node(), ctx.connection.get(), clock_.NowMs());
   if (!s.ok()) return r.Fail(s);
-  if (req.usage_size() == 0) return r.Ok(v1::HeartbeatResponse());
+  v1::HeartbeatResponse resp;
+  resp.set_suspend_after_ms(suspend_after_ms_());
+  if (req.usage_size() == 0) return r.Ok(resp);
   for (const auto& usage : req.usage()) lifecycle_.ApplyUsage(req.node(), usage);
-  journal_.Commit([r] { r.Ok(v1::HeartbeatResponse()); });
+  journal_.Commit([r, resp] { r.Ok(resp); });
 }
 
 void AgentService::OnTaskStatus(const CallContext& ctx, v1::TaskStatusReport req,

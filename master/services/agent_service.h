@@ -4,6 +4,9 @@
 // Thread contract: only on the master's io thread.
 #pragma once
 
+#include <cstdint>
+#include <functional>
+
 #include "common/base/clock.h"
 #include "common/rpc/rpc_router.h"
 #include "master/jobs/job_lifecycle.h"
@@ -26,6 +29,8 @@ class AgentService {
   // Registrations must fit the node's approved inventory (not set: any is taken; --auth=none,
   // where anyone may claim to be any node anyway).
   void set_approvals(NodeApprovals* approvals) { approvals_ = approvals; }
+  // The policy's suspend_after (ms), told to every agent at registration and each heartbeat.
+  void set_suspend_after(std::function<uint64_t()> ms) { suspend_after_ms_ = std::move(ms); }
 
   // Checks a node record an agent sent: names, board sizes, capacities, dead cores.
   static Status ValidateNode(const v1::NodeRecord& node);
@@ -50,6 +55,7 @@ class AgentService {
   const Clock& clock_;
   const AgentServiceOptions options_;
   NodeApprovals* approvals_ = nullptr;
+  std::function<uint64_t()> suspend_after_ms_ = [] { return uint64_t{0}; };
 };
 
 }  // namespace snn

@@ -71,6 +71,7 @@ Result<std::vector<std::unique_ptr<Board>>> MakeBoards(const BoardsFile& file, D
     auto ready = Ready(*pool, ref, found[ref.driver], where);
     if (!ready.ok()) return ready.status();
     auto board = std::make_unique<DriverBoard>(info, ref);
+    board->SetAttributes({ready->attributes().begin(), ready->attributes().end()});
     v1::DriverRequest check;
     check.set_board(ref.board);
     check.mutable_health_check();

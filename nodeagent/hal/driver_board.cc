@@ -13,6 +13,8 @@ v1::BoardInfo DriverBoard::Describe() const {
     info.set_health(0);
     info.set_health_detail(output_);
   }
+  info.set_power(power_ == Power::kOff || power_ == Power::kSuspending ? "off" : "on");
+  info.mutable_attributes()->insert(attributes_.begin(), attributes_.end());
   return info;
 }
 

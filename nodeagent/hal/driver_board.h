@@ -5,6 +5,7 @@
 // Thread contract: agent io thread only.
 #pragma once
 
+#include <map>
 #include <string>
 
 #include "common/daemon/board_drivers.h"
@@ -27,10 +28,25 @@ class DriverBoard : public SimBoard {
 
   void SetHealth(bool healthy, std::string output);
 
+  // Its power as the agent last set it: on (booted), off (suspended while idle), or on the way
+  // between (a power-off or a boot the driver is doing).
+  enum class Power { kOn, kOff, kSuspending, kBooting };
+  Power power() const { return power_; }
+  void SetPower(Power power) { power_ = power; }
+  void SetAttributes(std::map<std::string, std::string> attributes) {
+    attributes_ = std::move(attributes);
+  }
+  // Driver calls for it under way, and when the last one (or its start) ended: it is idle when
+  // no task holds it, no call is under way, and this was long enough ago.
+  int calls = 0;
+  int64_t last_used_ms = 0;
+
  private:
   const BoardDriverRef ref_;
   bool healthy_ = true;
   std::string output_;
+  Power power_ = Power::kOn;
+  std::map<std::string, std::string> attributes_;
 };
 
 }  // namespace snn

@@ -77,6 +77,15 @@ struct Task {
   v1::SpikeUsage usage;                          // the last counted (final once ended)
   v1::Checkpoint checkpoint;                     // the latest the master was told of
   int64_t checkpoint_seen_ms = 0;                // when the directory was last looked at
+  // What the agent says of it beyond its state (its board powering on and booting, and how long
+  // that took): its detail, sent with the next heartbeat when it changes.
+  std::string note;
+  bool note_sent = true;
+
+  void SetNote(std::string text) {
+    note = std::move(text);
+    note_sent = false;
+  }
 
   // Records why the task stops (or ended other than on its own); no signal goes out.
   void SetStop(TaskStop why) {

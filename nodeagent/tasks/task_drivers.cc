@@ -5,6 +5,8 @@
 #include <glog/logging.h>
 #include <signal.h>
 
+#include <set>
+
 #include "common/base/split.h"
 #include "common/daemon/board_drivers.h"
 #include "nodeagent/hal/driver_board.h"
@@ -21,9 +23,14 @@ std::string TaskName(const v1::LaunchRequest& req) {
 
 }  // namespace
 
-void TaskManager::ReserveBoard(const Task& task, const RunAs& who) {
+void TaskManager::ReserveBoard(Task& task, const RunAs& who) {
+  auto* board = static_cast<DriverBoard*>(boards_.board(task.launch.board));
+  if (board->power() != DriverBoard::Power::kOn) {
+    BootForTask(task, who);
+    return;
+  }
   const v1::LaunchRequest& req = task.launch.request;
-  const BoardDriverRef& via = *boards_.board(task.launch.board)->driver();
+  const BoardDriverRef& via = *board->driver();
   v1::DriverRequest request;
   request.set_board(via.board);
   auto* reserve = request.mutable_reserve();
@@ -31,15 +38,112 @@ void TaskManager::ReserveBoard(const Task& task, const RunAs& who) {
   reserve->set_ksps(task.launch.resources.ksps());
   reserve->set_uid(who.uid);
   reserve->set_gid(who.gid);
+  ++board->calls;
   options_.drivers->Call(
       via.driver, std::move(request),
       [this, key = task.launch.key, token = task.launch.gateway_token](
           Result<v1::DriverResponse> answer) { OnReserved(key, token, std::move(answer)); });
 }
 
+// A task's board was powered off while idle: the driver powers it on and boots it (the task
+// says so meanwhile, and how long it took after), then the board is reserved as usual. A board
+// that cannot be brought back fails its check (the master drains it) and the task is lost, so
+// the master runs the job elsewhere.
+void TaskManager::BootForTask(Task& task, const RunAs& who) {
+  const uint32_t index = task.launch.board;
+  auto* board = static_cast<DriverBoard*>(boards_.board(index));
+  const BoardDriverRef& via = *board->driver();
+  const std::string which =
+      "board " + std::to_string(index) + " (" + via.board + " of driver " + via.driver + ")";
+  task.SetNote(which + " was powered off: powering it on and booting it");
+  board->SetPower(DriverBoard::Power::kBooting);
+  ++board->calls;
+  if (on_boards_changed_) on_boards_changed_();
+  v1::DriverRequest request;
+  request.set_board(via.board);
+  request.mutable_boot();
+  options_.drivers->Call(
+      via.driver, std::move(request),
+      [this, index, which, who, key = task.launch.key,
+       token = task.launch.gateway_token](Result<v1::DriverResponse> answer) {
+        auto* b = static_cast<DriverBoard*>(boards_.board(index));
+        --b->calls;
+        b->last_used_ms = clock_.NowMs();
+        auto it = tasks_.find(key);
+        const bool waiting = it != tasks_.end() && it->second.launch.gateway_token == token &&
+                             !it->second.ended() && !it->second.stopping();
+        if (!answer.ok()) {
+          b->SetPower(DriverBoard::Power::kOff);
+          b->SetHealth(false, "power-on and boot failed: " + answer.status().message());
+          if (on_boards_changed_) on_boards_changed_();
+          if (waiting) {
+            it->second.process.awaiting_board = false;
+            FailHeld(it->second,
+                     which + " could not be powered on and booted: " + answer.status().message(),
+                     v1::TASK_LOST);
+          }
+          return;
+        }
+        b->SetPower(DriverBoard::Power::kOn);
+        if (on_boards_changed_) on_boards_changed_();
+        LOG(INFO) << which << " powered on and booted in " << answer->state().boot_ms() << " ms";
+        if (!waiting) return;  // it is released as the task ends
+        it->second.SetNote(which + " was powered off: powered on and booted in " +
+                           std::to_string(answer->state().boot_ms()) + " ms");
+        ReserveBoard(it->second, who);
+      });
+}
+
+void TaskManager::SuspendIdleBoards() {
+  if (suspend_after_ms_ == 0 || options_.drivers == nullptr) return;
+  const int64_t now = clock_.NowMs();
+  std::set<uint32_t> held;  // boards of tasks not ended, looked up once a board is due
+  bool looked = false;
+  for (uint32_t i = 0; i < boards_.size(); ++i) {
+    auto* board = dynamic_cast<DriverBoard*>(boards_.board(i));
+    if (board == nullptr || board->power() != DriverBoard::Power::kOn || board->calls > 0) continue;
+    if (board->last_used_ms == 0) board->last_used_ms = now;  // idle from the agent's start
+    if (now - board->last_used_ms < static_cast<int64_t>(suspend_after_ms_)) continue;
+    if (!looked) {
+      for (const auto& [key, task] : tasks_) {
+        if (!task.ended()) held.insert(task.launch.board);
+      }
+      looked = true;
+    }
+    if (held.count(i) != 0) continue;
+    board->SetPower(DriverBoard::Power::kSuspending);
+    ++board->calls;
+    if (on_boards_changed_) on_boards_changed_();
+    v1::DriverRequest request;
+    request.set_board(board->driver()->board);
+    request.mutable_power()->set_on(false);
+    options_.drivers->Call(
+        board->driver()->driver, std::move(request), [this, i](Result<v1::DriverResponse> answer) {
+          auto* b = static_cast<DriverBoard*>(boards_.board(i));
+          --b->calls;
+          b->last_used_ms = clock_.NowMs();
+          if (b->power() != DriverBoard::Power::kSuspending) return;  // wanted
+          if (!answer.ok()) {
+            LOG(WARNING) << "board " << i
+                         << " could not be powered off: " << answer.status().message();
+            b->SetPower(DriverBoard::Power::kOn);
+          } else {
+            LOG(INFO) << "board " << i << " powered off: idle " << suspend_after_ms_ << " ms";
+            b->SetPower(DriverBoard::Power::kOff);
+          }
+          if (on_boards_changed_) on_boards_changed_();
+        });
+  }
+}
+
 void TaskManager::OnReserved(const TaskKey& key, const std::string& token,
                              Result<v1::DriverResponse> answer) {
   auto it = tasks_.find(key);
+  if (it != tasks_.end()) {
+    auto* board = static_cast<DriverBoard*>(boards_.board(it->second.launch.board));
+    --board->calls;
+    board->last_used_ms = clock_.NowMs();
+  }
   if (it == tasks_.end() || it->second.launch.gateway_token != token) return;
   Task& task = it->second;
   task.process.awaiting_board = false;
@@ -74,14 +178,15 @@ void TaskManager::ReleaseDriverBoard(const Task& task) {
   request.set_board(via.board);
   request.mutable_release()->set_task(TaskName(task.launch.request));
   const uint32_t index = task.launch.board;
+  ++static_cast<DriverBoard*>(boards_.board(index))->calls;
   options_.drivers->Call(via.driver, std::move(request),
                          [this, index](Result<v1::DriverResponse> answer) {
+                           auto* b = static_cast<DriverBoard*>(boards_.board(index));
+                           --b->calls;
+                           b->last_used_ms = clock_.NowMs();
                            if (!answer.ok()) {
-                             auto* b = dynamic_cast<DriverBoard*>(boards_.board(index));
-                             if (b != nullptr) {
-                               b->SetHealth(false, "release failed: " + answer.status().message());
-                               if (on_boards_changed_) on_boards_changed_();
-                             }
+                             b->SetHealth(false, "release failed: " + answer.status().message());
+                             if (on_boards_changed_) on_boards_changed_();
                              return;
                            }
                            CheckDriverBoard(index);
@@ -94,10 +199,12 @@ void TaskManager::CheckDriverBoard(uint32_t index) {
   v1::DriverRequest request;
   request.set_board(board->driver()->board);
   request.mutable_health_check();
+  ++board->calls;
   options_.drivers->Call(board->driver()->driver, std::move(request),
                          [this, index](Result<v1::DriverResponse> answer) {
-                           auto* b = dynamic_cast<DriverBoard*>(boards_.board(index));
-                           if (b == nullptr) return;
+                           auto* b = static_cast<DriverBoard*>(boards_.board(index));
+                           --b->calls;
+                           b->last_used_ms = clock_.NowMs();
                            const bool healthy = answer.ok() && answer->health().healthy();
                            const std::string output =
                                answer.ok() ? answer->health().output()

@@ -324,7 +324,10 @@ void TaskManager::RecordStop(const Task& task) {
 
 void TaskManager::Poll() {
   AttachBuiltNetworks();
-  if (options_.drivers != nullptr) options_.drivers->RunAnswers();
+  if (options_.drivers != nullptr) {
+    options_.drivers->RunAnswers();
+    SuspendIdleBoards();
+  }
   for (const ExitedChild& child : ReapChildren()) {
     auto it = by_pid_.find(child.pid);
     if (it == by_pid_.end()) continue;  // an adopted orphan of some task: just reaped
@@ -444,13 +447,14 @@ v1::TaskStatus TaskManager::StatusOf(const Task& task) const {
   *s.mutable_usage() = CountedUsage(task);
   if (!task.ended()) {
     s.set_state(v1::TASK_RUNNING);
+    s.set_detail(task.note);
     return s;
   }
   s.set_state(task.final_state);
   s.set_exit_code(task.process.exit_code);
   s.set_term_signal(task.process.term_signal);
   s.set_end_ms(task.end_ms);
-  if (task.stop) s.set_detail(task.stop->reason);
+  s.set_detail(task.stop ? task.stop->reason : task.note);
   // Its last word on the directory: the newest file, or none left (removed after exit 0).
   if (checkpoints_.enabled()) *s.mutable_checkpoint() = task.checkpoint;
   return s;

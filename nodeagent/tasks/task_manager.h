@@ -93,6 +93,9 @@ class TaskManager {
   // The lease the master granted: every task's shepherd stops it if the agent does not renew
   // the lease file for this long. RenewLease() is called whenever the master answers.
   void set_lease_ms(int64_t lease_ms) { lease_ms_ = lease_ms; }
+  // Boards run by a driver that have been idle this long are powered off (0: never); the
+  // master's policy (scheduler.suspend_after), told at registration and each heartbeat.
+  void set_suspend_after_ms(uint64_t ms) { suspend_after_ms_ = ms; }
   void RenewLease();
 
   // Cut off from the master past the lease: kills every task's group at once and reports the
@@ -160,11 +163,14 @@ class TaskManager {
   // Lets a held task's command run once its network and its board are ready.
   void StartHeld(Task& task);
   // A held task that cannot start: its command never runs; it ends as a failed launch.
-  void FailHeld(Task& task, const std::string& why);
+  void FailHeld(Task& task, const std::string& why, v1::TaskState as = v1::TASK_LAUNCH_FAILED);
   // Boards that drivers run (task_drivers.cc): reserve one for a task, off the io thread; give
   // it back (scrubbed) when the task ends, then check its health; a failed check makes the
   // board's health 0 with the check's output, and the master drains it.
-  void ReserveBoard(const Task& task, const RunAs& who);
+  void ReserveBoard(Task& task, const RunAs& who);
+  void BootForTask(Task& task, const RunAs& who);
+  // Powers off the driver boards idle for suspend_after (none while it is 0).
+  void SuspendIdleBoards();
   void OnReserved(const TaskKey& key, const std::string& token, Result<v1::DriverResponse> answer);
   void ReleaseDriverBoard(const Task& task);
   void CheckDriverBoard(uint32_t board);
@@ -188,6 +194,7 @@ class TaskManager {
   // Cgroups of launches that failed after their shepherd started: removed once empty.
   std::vector<std::string> orphan_cgroups_;
   int64_t lease_ms_ = 0;
+  uint64_t suspend_after_ms_ = 0;
   std::function<void()> on_ended_;
   std::function<void()> on_boards_changed_;
   std::function<void()> wake_;

@@ -109,10 +109,10 @@ void TaskManager::StartHeld(Task& task) {
   }
 }
 
-void TaskManager::FailHeld(Task& task, const std::string& why) {
+void TaskManager::FailHeld(Task& task, const std::string& why, v1::TaskState as) {
   LOG(WARNING) << TaskLogName(task.launch.request) << " failed to start: " << why;
   task.process.held.reset();
-  task.SetStop(TaskStop{v1::TASK_LAUNCH_FAILED, why, clock_.NowMs()});
+  task.SetStop(TaskStop{as, why, clock_.NowMs()});
   RecordStop(task);
   SignalGroup(task.process.pid, SIGKILL);  // held: its command never ran
 }
@@ -152,7 +152,7 @@ std::vector<v1::TaskUsage> TaskManager::UsageChanges() {
         checkpointed = true;
       }
     }
-    if (!counted && !checkpointed) continue;
+    if (!counted && !checkpointed && task.note_sent) continue;
     task.usage = now;
     v1::TaskUsage u;
     u.set_job_id(key.job_id);
@@ -160,6 +160,8 @@ std::vector<v1::TaskUsage> TaskManager::UsageChanges() {
     u.set_attempt(key.attempt);
     *u.mutable_usage() = std::move(now);
     if (checkpointed) *u.mutable_checkpoint() = task.checkpoint;
+    if (!task.note_sent) u.set_detail(task.note);
+    task.note_sent = true;
     out.push_back(std::move(u));
   }
   return out;

@@ -46,10 +46,12 @@ class PassThroughFixture : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(emulated_.started());
-    cluster_.StartMaster();
+    cluster_.StartMaster(MasterFlags());
     cluster_.StartAgent("node1", emulated_.AgentBoards());
     ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster_.NodesUp() == 1; }));
   }
+
+  virtual std::vector<std::string> MasterFlags() { return {}; }
 
   // Runs `script` as a job of `tenant` on the board; its output (stdout) once it ended.
   std::string RunJob(const std::string& script, const std::string& tenant) {
@@ -58,7 +60,7 @@ class PassThroughFixture : public ::testing::Test {
     auto submitted = cluster_.Submit(spec, tenant);
     EXPECT_TRUE(submitted.ok()) << submitted.status().ToString();
     if (!submitted.ok()) return "";
-    const uint64_t id = submitted->tenant_job_id();
+    const uint64_t id = last_job_ = submitted->tenant_job_id();
     EXPECT_TRUE(TestCluster::WaitUntil([&] {
       auto job = cluster_.Show(id, tenant);
       return job.ok() && (job->state() == v1::COMPLETED || job->state() == v1::FAILED);
@@ -79,6 +81,7 @@ class PassThroughFixture : public ::testing::Test {
 
   TestCluster cluster_;
   EmulatedBoards emulated_{cluster_.dir(), kBoards};
+  uint64_t last_job_ = 0;  // RunJob's
 };
 
 using PassThroughTest = PassThroughFixture<1>;
@@ -213,6 +216,46 @@ TEST_F(BoardIsolationTest, ATaskReachesItsOwnBoardAndNothingElse) {
   }
   std::ofstream(flag) << "done\n";
   EXPECT_TRUE(bob_is(v1::COMPLETED));
+}
+
+// Issue 35 (d): with the policy's suspend_after, an idle board is powered off (the board
+// itself, and pool status says so); a job that gets it waits while it is powered on and booted,
+// and its task says how long that took; once idle again it is powered off again.
+class BoardPowerTest : public PassThroughFixture<1> {
+ protected:
+  std::vector<std::string> MasterFlags() override {
+    const std::string policy = cluster_.dir() + "/policy.yaml";
+    std::ofstream(policy) << "queues:\n  - {name: default, priority: 0}\n"
+                             "scheduler:\n  suspend_after: 1s\n";
+    return {"--policy_file=" + policy};
+  }
+  std::string Power() {
+    auto pool = cluster_.Pool();
+    if (!pool.ok() || pool->nodes_size() != 1 || pool->nodes(0).boards_size() != 1) return "";
+    return pool->nodes(0).boards(0).info().power();
+  }
+};
+
+TEST_F(BoardPowerTest, AnIdleBoardPowersOffAndAJobPowersItOnAndBootsIt) {
+  EXPECT_NE(cluster_.Snnctl({"policy", "show"}).out.find("driver boards power off after"),
+            std::string::npos);
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return Power() == "off"; })) << Power();
+  EXPECT_EQ(emulated_.Manage(0, "STATUS").rfind("power=off", 0), 0u);
+  EXPECT_NE(cluster_.Snnctl({"pool", "status"}).out.find("UP (powered off)"), std::string::npos);
+
+  const std::string out = RunJob(AskBoard("PING"), "alice");
+  EXPECT_NE(out.find("PONG"), std::string::npos) << out;
+  auto job = cluster_.Show(last_job_, "alice");
+  ASSERT_TRUE(job.ok() && job->tasks_size() == 1);
+  const std::string& detail = job->tasks(0).detail();
+  const std::string booted = "was powered off: powered on and booted in ";
+  const size_t at = detail.find(booted);
+  ASSERT_NE(at, std::string::npos) << detail;
+  EXPECT_GE(std::stoi(detail.substr(at + booted.size())), 50) << "the emulator boots in 50 ms";
+  EXPECT_NE(cluster_.Snnctl({"show", std::to_string(last_job_)}).out.find(booted),
+            std::string::npos);
+  // Idle again: off again.
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return Power() == "off"; })) << Power();
 }
 
 }  // namespace
