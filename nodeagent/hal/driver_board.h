@@ -27,6 +27,7 @@ class DriverBoard : public SimBoard {
   Status InjectFault(const v1::SimFaultRequest& fault) override;
 
   void SetHealth(bool healthy, std::string output);
+  bool healthy() const { return healthy_; }
 
   // Its power as the agent last set it: on (booted), off (suspended while idle), or on the way
   // between (a power-off or a boot the driver is doing).

@@ -185,7 +185,10 @@ void TaskManager::ReleaseDriverBoard(const Task& task) {
                            --b->calls;
                            b->last_used_ms = clock_.NowMs();
                            if (!answer.ok()) {
-                             b->SetHealth(false, "release failed: " + answer.status().message());
+                             // The first failure says most (a boot that failed, say): kept.
+                             if (b->healthy()) {
+                               b->SetHealth(false, "release failed: " + answer.status().message());
+                             }
                              if (on_boards_changed_) on_boards_changed_();
                              return;
                            }

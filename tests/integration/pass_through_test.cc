@@ -258,5 +258,31 @@ TEST_F(BoardPowerTest, AnIdleBoardPowersOffAndAJobPowersItOnAndBootsIt) {
   ASSERT_TRUE(TestCluster::WaitUntil([&] { return Power() == "off"; })) << Power();
 }
 
+// A powered-off board that cannot be brought back: the board is drained with the driver's
+// error, and the job that was to run on it is requeued with the reason (it never ran).
+TEST_F(BoardPowerTest, ABoardThatCannotBeBroughtBackIsDrainedAndItsJobRequeued) {
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return Power() == "off"; })) << Power();
+  kill(emulated_.boards()[0].pid, SIGKILL);  // the board answers nothing any more
+  v1::JobSpec spec = ShellJob("echo ran");
+  spec.mutable_task()->mutable_resources()->set_board_type("ether-v1");
+  auto submitted = cluster_.Submit(spec, "alice");
+  ASSERT_TRUE(submitted.ok()) << submitted.status().ToString();
+  const uint64_t id = submitted->tenant_job_id();
+  ASSERT_TRUE(TestCluster::WaitUntil([&] {
+    auto job = cluster_.Show(id, "alice");
+    return job.ok() && job->lost_count() == 1 && job->state() == v1::PENDING;
+  })) << cluster_.Snnctl({"show", std::to_string(id)}).out;
+  auto job = cluster_.Show(id, "alice");
+  ASSERT_TRUE(job.ok());
+  std::string requeued;
+  for (const v1::Transition& t : job->history()) {
+    if (t.from() == v1::RUNNING && t.to() == v1::PENDING) requeued = t.reason();
+  }
+  EXPECT_NE(requeued.find("could not be powered on and booted"), std::string::npos) << requeued;
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return BoardState().find("DRAIN") == 0; }))
+      << BoardState();
+  EXPECT_NE(BoardState().find("power-on and boot failed"), std::string::npos) << BoardState();
+}
+
 }  // namespace
 }  // namespace snn::testing
