@@ -1,6 +1,21 @@
 #include "nodeagent/drivers/driver_pool.h"
 
+#include <glog/logging.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <optional>
+
 namespace snn {
+namespace {
+
+void Signal(int eventfd) {
+  const uint64_t one = 1;
+  (void)!write(eventfd, &one, sizeof one);
+}
+
+}  // namespace
 
 DriverPool::DriverPool(const Clock& clock, const std::map<std::string, BoardDriverConfig>& drivers,
                        const std::string& log_dir, std::string agent_name) {
@@ -12,6 +27,7 @@ DriverPool::DriverPool(const Clock& clock, const std::map<std::string, BoardDriv
     options.log_file = log_dir + "/driver-" + name + ".log";
     options.agent = agent_name;
     worker->process = std::make_unique<DriverProcess>(clock, options);
+    worker->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     workers_[name] = std::move(worker);
   }
 }
@@ -21,9 +37,10 @@ DriverPool::~DriverPool() {
     std::lock_guard lock(mu_);
     stopping_ = true;
   }
-  queued_.notify_all();
+  for (auto& [name, worker] : workers_) Signal(worker->wake_fd);
   for (auto& [name, worker] : workers_) {
     if (worker->thread.joinable()) worker->thread.join();
+    close(worker->wake_fd);
   }
 }
 
@@ -62,7 +79,7 @@ void DriverPool::Call(const std::string& driver, v1::DriverRequest request, Answ
     std::lock_guard lock(mu_);
     workers_.at(driver)->jobs.push_back(Job{std::move(request), std::move(then)});
   }
-  queued_.notify_all();
+  Signal(workers_.at(driver)->wake_fd);
 }
 
 void DriverPool::RunAnswers() {
@@ -76,18 +93,31 @@ void DriverPool::RunAnswers() {
 
 void DriverPool::Loop(Worker& worker) {
   for (;;) {
-    Job job;
-    {
-      std::unique_lock lock(mu_);
-      queued_.wait(lock, [&] { return stopping_ || !worker.jobs.empty(); });
-      if (stopping_) return;
-      job = std::move(worker.jobs.front());
-      worker.jobs.pop_front();
-    }
-    auto answer = worker.process->Call(std::move(job.request));
+    std::optional<Job> job;
     {
       std::lock_guard lock(mu_);
-      done_.push_back([then = std::move(job.then), answer = std::move(answer)]() mutable {
+      if (stopping_) return;
+      if (!worker.jobs.empty()) {
+        job = std::move(worker.jobs.front());
+        worker.jobs.pop_front();
+      }
+    }
+    if (!job) {  // wait for a job, or for the driver to die
+      pollfd fds[2] = {{worker.wake_fd, POLLIN, 0}, {worker.process->exit_fd(), POLLIN, 0}};
+      if (poll(fds, fds[1].fd >= 0 ? 2 : 1, -1) < 0) continue;
+      uint64_t count = 0;
+      (void)!read(worker.wake_fd, &count, sizeof count);
+      if (fds[1].fd >= 0 && (fds[1].revents & (POLLIN | POLLHUP)) != 0) {
+        const Status s = worker.process->Revive();
+        LOG(WARNING) << "board driver " << worker.process->hello().driver() << " exited"
+                     << (s.ok() ? "; started again" : ": cannot start it again: " + s.message());
+      }
+      continue;
+    }
+    auto answer = worker.process->Call(std::move(job->request));
+    {
+      std::lock_guard lock(mu_);
+      done_.push_back([then = std::move(job->then), answer = std::move(answer)]() mutable {
         then(std::move(answer));
       });
     }

@@ -1,12 +1,13 @@
 // The node's board driver processes (docs/drivers.md), each called from a thread of its own, so
 // that a board that takes a minute to boot, or a driver that hangs, never stalls the agent's
 // event loop. The io thread queues a call with what to do with its answer; the answer comes
-// back to the io thread at its next Poll (RunAnswers), which `wake` asks for.
+// back to the io thread at its next Poll (RunAnswers), which `wake` asks for. A driver that
+// dies between calls is started again by its thread at once (after its back-off), not at the
+// next call.
 // Thread contract: Start and CallNow (start-up), then Serve, from one thread; after Serve,
 // Call and RunAnswers from the agent's io thread; `wake` is called from the drivers' threads.
 #pragma once
 
-#include <condition_variable>
 #include <deque>
 #include <functional>
 #include <map>
@@ -55,6 +56,7 @@ class DriverPool {
     BoardDriverConfig config;
     std::unique_ptr<DriverProcess> process;
     std::deque<Job> jobs;  // guarded by mu_
+    int wake_fd = -1;      // an eventfd: a job came, or the pool stops
     std::thread thread;
   };
   void Loop(Worker& worker);
@@ -62,7 +64,6 @@ class DriverPool {
   std::function<void()> wake_;  // set by Serve, before the threads start
   std::map<std::string, std::unique_ptr<Worker>> workers_;  // fixed after construction
   std::mutex mu_;
-  std::condition_variable queued_;
   bool stopping_ = false;                    // guarded by mu_
   std::vector<std::function<void()>> done_;  // guarded by mu_
 };

@@ -125,6 +125,11 @@ Result<v1::DriverResponse> DriverProcess::Call(v1::DriverRequest request) {
   return Unavailable(options_.argv[0] + ": " + last.message());
 }
 
+Status DriverProcess::Revive() {
+  Stop();
+  return Start();
+}
+
 void DriverProcess::Stop() {
   if (fd_ >= 0) {
     close(fd_);  // a driver exits when its connection closes

@@ -43,6 +43,10 @@ class DriverProcess {
   Result<v1::DriverResponse> Call(v1::DriverRequest request);
 
   bool running() const { return fd_ >= 0; }
+  // Readable once the driver process exits (-1: none is running).
+  int exit_fd() const { return pidfd_; }
+  // After it exited on its own (exit_fd readable): starts it again, after its back-off.
+  Status Revive();
   pid_t pid() const { return pid_; }
   const v1::DriverHelloReply& hello() const { return hello_; }
   int starts() const { return starts_; }

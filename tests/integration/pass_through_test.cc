@@ -135,16 +135,17 @@ TEST_F(PassThroughTest, ADriverKilledMidJobComesBackAndTheJobGoesOn) {
   const pid_t driver = FindProcess(driver_line);
   ASSERT_GT(driver, 0);
   ASSERT_EQ(kill(driver, SIGKILL), 0);
+  // Started again by the agent at once, while the job runs and nothing asks the driver anything.
+  EXPECT_TRUE(TestCluster::WaitUntil([&] {
+    const pid_t again = FindProcess(driver_line);
+    return again != 0 && again != driver;
+  }));
   std::ofstream(flag) << "go\n";
   ASSERT_TRUE(cluster_.WaitForState(submitted->tenant_job_id(), v1::COMPLETED));
   EXPECT_NE(cluster_.Snnctl({"logs", std::to_string(submitted->tenant_job_id())}).out.find("PONG"),
             std::string::npos);
   EXPECT_GT(cluster_.agent_pid("node1"), 0);
-  // The release at the job's end went to a new driver process, which checked the board.
-  EXPECT_TRUE(TestCluster::WaitUntil([&] {
-    const pid_t again = FindProcess(driver_line);
-    return again != 0 && again != driver;
-  }));
+  // The release at the job's end went to the new driver process, which checked the board.
   EXPECT_EQ(BoardState(), "UP");
 }
 
