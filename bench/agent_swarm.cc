@@ -239,7 +239,8 @@ snn::Status StartMaster(const std::string& dir, Master& master) {
                                    "--max_connections=20000",
                                    "--max_anonymous_connections_per_peer=20000",
                                    "--minloglevel=1",
-                                   "--metrics_listen="};
+                                   "--metrics_listen=",
+                                   "--http_listen="};
   std::string extra = FLAGS_master_flags;
   for (size_t start = 0; start < extra.size();) {
     size_t comma = extra.find(',', start);

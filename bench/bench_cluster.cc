@@ -66,7 +66,8 @@ Status BenchCluster::Start(const std::string& auth, const std::vector<std::strin
                                           "--data_dir=" + dir_ + "/master",
                                           "--port_file=" + dir_ + "/port",
                                           "--minloglevel=1",
-                                          "--metrics_listen="};
+                                          "--metrics_listen=",
+                                          "--http_listen="};
   if (auth == "munge") {
     auth_ = std::make_unique<testing::AuthKit>(dir_ + "/auth");
     if (!auth_->status().ok()) return auth_->status();
@@ -89,15 +90,17 @@ Status BenchCluster::Start(const std::string& auth, const std::vector<std::strin
   master_ = HostPort{"127.0.0.1", static_cast<uint16_t>(port)};
   std::ofstream(dir_ + "/boards.yaml")
       << "boards:\n  - {type: sim-v1, mesh: 4x4, ksps: 1000, streams: 4}\n";
-  std::vector<std::string> agent_argv = {SNN_AGENT_BIN,
-                                         "--master=" + master_.ToString(),
-                                         "--node_name=bench-node",
-                                         "--boards_file=" + dir_ + "/boards.yaml",
-                                         "--data_dir=" + dir_ + "/agent",
-                                         "--stop_tasks_on_exit=true",
-                                         "--allow_root_tasks",
-                                         "--minloglevel=1",
-                                         "--metrics_listen="};
+  std::vector<std::string> agent_argv = {
+      SNN_AGENT_BIN,
+      "--master=" + master_.ToString(),
+      "--node_name=bench-node",
+      "--boards_file=" + dir_ + "/boards.yaml",
+      "--data_dir=" + dir_ + "/agent",
+      "--stop_tasks_on_exit=true",
+      "--allow_root_tasks",
+      "--minloglevel=1",
+      "--metrics_listen=",
+  };
   if (auth_) {
     const std::string boards = "boards:\n  - {type: sim-v1, mesh: 4x4, ksps: 1000, streams: 4}\n";
     if (!WaitFor([&] { return auth_->ApproveNode(master_, "bench-node", boards).ok(); }, 20)) {

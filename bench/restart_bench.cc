@@ -174,7 +174,7 @@ int main(int argc, char** argv) {
     const auto start = snn::MonotonicNow();
     const pid_t pid = snn::testing::SpawnLogged(
         {SNN_MASTER_BIN, "--auth=none", "--listen=127.0.0.1:0", "--data_dir=" + dir + "/master",
-         "--port_file=" + dir + "/port", "--minloglevel=1", "--metrics_listen="},
+         "--port_file=" + dir + "/port", "--minloglevel=1", "--metrics_listen=", "--http_listen="},
         dir + "/master.log", dir + "/master.log");
     bool answered = false;
     while (snn::MonotonicNow() - start < std::chrono::seconds(120)) {

@@ -11,6 +11,7 @@
 #include "cli/job_control_commands.h"
 #include "cli/node_commands.h"
 #include "cli/policy_commands.h"
+#include "cli/token_commands.h"
 
 namespace snn {
 namespace {
@@ -142,6 +143,18 @@ const std::vector<CliCommand>& CliCommands() {
        "its account",
        {"--from", "--to"},
        Invoice},
+      {"token create",
+       "",
+       "an access token for the HTTP API, acting as you (default 7d, at most\n"
+       "90d); printed once. Needs MUNGE: a token cannot make tokens",
+       {"--ttl", "--note", "--parsable"},
+       TokenCreate},
+      {"token list",
+       "",
+       "your access tokens (admins: everyone's, or --user's)",
+       {"--user"},
+       TokenList},
+      {"token revoke", "ID", "end an access token at once (yours; admins: any)", {}, TokenRevoke},
       {"node token",
        "NODE",
        "a one-time join token for a new node (admin; default 15m)",
@@ -224,12 +237,13 @@ const std::vector<CliOptionSpec>& CliOptionSpecs() {
        "jobs: these columns, of id, globalid, tenant, name, user, state,\n"
        "reason, pool, queue, priority, tasks, cores, ksps, submit, start,\n"
        "end, time, wait, timelimit, attempt, requeues, nodes, exit"},
-      {"--parsable", "", "", "submit: print only the job ID; node token: only the token"},
+      {"--parsable", "", "",
+       "submit: print only the job ID; node token, token create: only the\ntoken"},
       {"--wait", "", "",
        "submit: wait for the job to end; exit 0 if it completed, its exit\n"
        "code if it failed, 124 at its time limit, 125 if cancelled"},
       {"--page-size", "", "N", "jobs: jobs fetched per request (default: 1000)"},
-      {"--user", "", "NAME", "jobs, usage: only NAME's"},
+      {"--user", "", "NAME", "jobs, usage, token list: only NAME's"},
       {"--pool", "", "NAME",
        "usage: only this pool's task attempts; queue set, tenant set: the\n"
        "pool the caps that follow are for"},
@@ -244,13 +258,15 @@ const std::vector<CliOptionSpec>& CliOptionSpecs() {
       {"--task", "", "N", "logs: task N of the job (default: 0)"},
       {"--stderr", "", "", "logs: the task's stderr instead of its stdout"},
       {"--follow", "-f", "", "logs: keep printing what the task writes until the job ends"},
-      {"--note", "", "TEXT", "tenant credit: why (kept with the credit)"},
+      {"--note", "", "TEXT",
+       "tenant credit: why (kept with the credit); token create: what the\ntoken is for"},
       {"--reason", "", "TEXT", "node/board drain: why (shown in pool status)"},
       {"--board-type", "", "T",
        "estimate: use this board type's neurons per core (asks the master)"},
       {"--neurons-per-core", "", "N", "estimate: use N, without asking the master"},
       {"--input-rate", "", "HZ", "estimate, submit with a model: input firing rate (default: 10)"},
-      {"--ttl", "", "DURATION", "node token: how long the token is valid (default: 15m)"},
+      {"--ttl", "", "DURATION",
+       "node token: how long the token is valid (default: 15m); token\ncreate: (default: 7d)"},
       {"--boards", "", "FILE", "node add: the node's boards file (as snn-agent --boards reads it)"},
       {"--pools", "", "P1,P2", "node add: the pools the node may join (default: any)"},
       {"--within", "", "DURATION", "node wait: how long to wait (default: 2m)"},

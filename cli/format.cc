@@ -1,12 +1,11 @@
 #include "cli/format.h"
 
-#include <google/protobuf/util/json_util.h>
-
 #include <algorithm>
 #include <ctime>
 
 #include "common/base/duration.h"
 #include "common/base/job_validation.h"
+#include "common/base/proto_json.h"
 
 namespace snn {
 
@@ -334,14 +333,6 @@ std::string FormatPoolStatus(const v1::PoolStatusResponse& pool) {
   return out + "\n";
 }
 
-std::string FormatJson(const google::protobuf::Message& message) {
-  google::protobuf::util::JsonPrintOptions options;
-  options.add_whitespace = true;
-  options.always_print_primitive_fields = true;
-  options.preserve_proto_field_names = true;
-  std::string out;
-  (void)google::protobuf::util::MessageToJsonString(message, &out, options);
-  return out;
-}
+std::string FormatJson(const google::protobuf::Message& message) { return ToJson(message); }
 
 }  // namespace snn

@@ -3,8 +3,8 @@
 #include <cstdint>
 #include <string>
 
-#include "cli/job_file.h"
 #include "common/base/job_validation.h"
+#include "common/daemon/job_file.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

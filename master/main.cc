@@ -19,6 +19,10 @@ DEFINE_string(metrics_listen, "127.0.0.1:7131",
               "serve Prometheus metrics at http://HOST:PORT/metrics (port 0 picks one; empty: "
               "no endpoint). Loopback by default: the metrics name tenants and nodes");
 DEFINE_string(metrics_port_file, "", "write the metrics endpoint's bound port to this file");
+DEFINE_string(http_listen, "127.0.0.1:7133",
+              "serve the HTTP API at HOST:PORT (HTTPS with the master's certificate; plain HTTP "
+              "with --auth=none, loopback only; port 0 picks one; empty: no API)");
+DEFINE_string(http_port_file, "", "write the HTTP API's bound port to this file");
 DEFINE_string(data_dir, "/var/lib/snn/master", "directory of the master's state store");
 DEFINE_string(port_file, "", "write the bound port to this file once listening");
 DEFINE_uint64(max_frame_bytes, 4 << 20, "largest accepted frame; larger ones close the connection");
@@ -196,6 +200,8 @@ int main(int argc, char** argv) {
   config.port_file = FLAGS_port_file;
   config.metrics_listen = FLAGS_metrics_listen;
   config.metrics_port_file = FLAGS_metrics_port_file;
+  config.http_listen = FLAGS_http_listen;
+  config.http_port_file = FLAGS_http_port_file;
   config.max_frame_bytes = FLAGS_max_frame_bytes;
   if (!FLAGS_ha_etcd.empty() &&
       gflags::GetCommandLineFlagInfoOrDie("heartbeat_timeout_ms").is_default) {

@@ -38,6 +38,7 @@ MasterServer::MasterServer(MasterConfig config, const Clock& clock, std::unique_
       billing_(*store_),
       billing_service_(billing_, job_components_.scheduling, job_components_.usage, jobs_, nodes_,
                        journal_, clock_),
+      access_tokens_(journal_, clock_),
       auth_(
           io_, clock_,
           config_.auth == "none" ? Authenticator::Mode::kNone : Authenticator::Mode::kMunge,
@@ -89,6 +90,7 @@ MasterServer::MasterServer(MasterConfig config, const Clock& clock, std::unique_
   billing_service_.Register(router_);
   enrol_.Register(router_);
   replica_.Register(router_);
+  access_tokens_.Register(router_);
   router_.set_observer([this](const std::string& method, Code code, double seconds) {
     metrics_.ObserveRpc(method, code, seconds);
   });
@@ -133,6 +135,49 @@ Status MasterServer::SetUpAuth() {
                  << ": nodes cannot enrol with join tokens, only with certificates made by snn-ca";
   }
   enrol_.set_options(std::move(enrol));
+  return Status::Ok();
+}
+
+Status MasterServer::StartHttp() {
+  if (config_.http_listen.empty()) return Status::Ok();
+  auto address = ParseHostPort(config_.http_listen, true);
+  if (!address.ok()) return address.status();
+  std::shared_ptr<ssl::context> tls;
+  if (config_.auth == "none") {
+    if (address->host != "127.0.0.1" && address->host != "::1") {
+      return InvalidArgument("--auth=none serves plain HTTP on 127.0.0.1 or ::1 only, not " +
+                             address->host);
+    }
+  } else {
+    const std::string dir = config_.tls_dir + "/";
+    auto context = MakeServerTls({dir + "ca.crt", dir + "master.crt", dir + "master.key"});
+    if (!context.ok()) return context.status();
+    (*context)->set_verify_mode(ssl::verify_none);  // HTTP clients prove themselves by token
+    tls = *context;
+  }
+  RestApiHooks hooks;
+  hooks.dispatch = [this](const std::shared_ptr<ReplySink>& sink, v1::Envelope e, Identity who) {
+    if (standby_) return sink->Reply(e.id(), NotLeader(config_.standby_leader()), nullptr);
+    router_.Dispatch(sink, std::move(e), std::move(who));
+  };
+  hooks.check_token = [this](const std::string& token) { return access_tokens_.Check(token); };
+  hooks.role_of = [this](const Identity& who) {
+    static const uid_t euid = geteuid();
+    return RoleOf(job_components_.scheduling.scheduling().access(), who, euid);
+  };
+  rest_ = std::make_unique<RestApi>(io_, clock_, std::move(hooks));
+  http_ = std::make_unique<HttpServer>(
+      io_, clock_,
+      [this](HttpRequest request, std::shared_ptr<HttpReply> reply) {
+        rest_->Handle(std::move(request), std::move(reply));
+      },
+      tls);
+  SNN_RETURN_IF_ERROR(http_->Listen(*address));
+  LOG(INFO) << "HTTP API on " << (tls ? "https://" : "http://") << address->host << ":"
+            << http_->port() << "/v1/";
+  if (!config_.http_port_file.empty()) {
+    SNN_RETURN_IF_ERROR(WritePortFile(config_.http_port_file, http_->port()));
+  }
   return Status::Ok();
 }
 
@@ -184,6 +229,12 @@ Status MasterServer::Recover() {
       *store_, kTokenKeyPrefix, "join token", [&](std::string_view key, v1::JoinTokenRecord token) {
         enrol_.Restore(std::string(key.substr(sizeof(kTokenKeyPrefix) - 1)), std::move(token));
       }));
+  SNN_RETURN_IF_ERROR(RestoreEach<v1::AccessTokenRecord>(
+      *store_, kAccessTokenKeyPrefix, "access token",
+      [&](std::string_view key, v1::AccessTokenRecord token) {
+        access_tokens_.Restore(std::string(key.substr(sizeof(kAccessTokenKeyPrefix) - 1)),
+                               std::move(token));
+      }));
   auto policy = store_->Get(kPolicyKey);
   if (!policy.ok()) return policy.status();
   if (*policy) {
@@ -221,6 +272,7 @@ Status MasterServer::Start() {
   if (!config_.port_file.empty()) {
     SNN_RETURN_IF_ERROR(WritePortFile(config_.port_file, server_.port()));
   }
+  SNN_RETURN_IF_ERROR(StartHttp());
   if (!config_.metrics_listen.empty()) {
     auto endpoint = MetricsEndpoint::Start(
         config_.metrics_listen, io_, metrics_.registry(),
@@ -387,6 +439,7 @@ void MasterServer::Stop() {
     notify_.Stopping();
     notify_.Cancel();
     server_.Stop();
+    if (http_) http_->Stop();
     tick_timer_.Cancel();
     pass_timer_.cancel();
     full_pass_timer_.cancel();

@@ -16,6 +16,8 @@
 #include "common/rpc/rpc_server.h"
 #include "master/auth/authenticator.h"
 #include "master/billing/billing_ledger.h"
+#include "master/http/http_server.h"
+#include "master/http/rest_api.h"
 #include "master/jobs/job_components.h"
 #include "master/jobs/pass_cadence.h"
 #include "master/metrics/master_metrics.h"
@@ -26,6 +28,7 @@
 #include "master/services/enrol_service.h"
 #include "master/services/policy_service.h"
 #include "master/services/replica_service.h"
+#include "master/services/token_service.h"
 #include "master/store/store.h"
 
 namespace snn {
@@ -52,6 +55,10 @@ struct MasterConfig {
   std::string policy_file;
   std::string metrics_listen;     // HOST:PORT of the Prometheus endpoint; empty: none
   std::string metrics_port_file;  // if set, its bound port is written here
+  // HOST:PORT of the HTTP API (docs/reference/http-api.md): HTTPS with the master's certificate,
+  // plain HTTP only with --auth=none (loopback); empty: none.
+  std::string http_listen;
+  std::string http_port_file;  // if set, its bound port is written here
   // --ha_etcd: the master starts as a standby that answers every request with a redirect to
   // the leader this gives (HOST:PORT, "" when none is known), until Promote.
   std::function<std::string()> standby_leader;
@@ -72,6 +79,7 @@ class MasterServer {
   void Stop();
   uint16_t port() const { return server_.port(); }
   uint16_t metrics_port() const { return metrics_endpoint_ ? metrics_endpoint_->port() : 0; }
+  uint16_t http_port() const { return http_ ? http_->port() : 0; }
   // Every method the master serves, with the right it needs.
   const MethodRouter& router() const { return router_; }
 
@@ -81,6 +89,7 @@ class MasterServer {
   void Tick();
   Status Recover();
   Status SetUpAuth();
+  Status StartHttp();
   std::string StatusLine() const;
   // SIGHUP: the policy file again, checked; what changed is logged, and a bad file changes
   // nothing.
@@ -109,9 +118,12 @@ class MasterServer {
   ReplicaService replica_;  // HA: what the leader serves its standbys
   BillingLedger billing_;
   BillingService billing_service_;
+  TokenService access_tokens_;
   MethodRouter router_;
   Authenticator auth_;
   RpcServer server_;
+  std::unique_ptr<RestApi> rest_;
+  std::unique_ptr<HttpServer> http_;
   ClockTimer tick_timer_;
   ServiceNotifier notify_;  // systemd: READY, STATUS, watchdog pings from this loop
   asio::signal_set signals_;

@@ -47,11 +47,15 @@ echo "== starting snn-master (state in $WORK/master)"
 "$BIN/master/snn-master" --listen=127.0.0.1:0 --port_file="$WORK/master.port" \
   --policy_file=etc/policy.yaml --tls_dir="$WORK/tls" --munge_socket="$SNN_MUNGE_SOCKET" \
   --data_dir="$WORK/master" --metrics_listen=127.0.0.1:0 --metrics_port_file="$WORK/master.metrics_port" \
+  --http_listen=127.0.0.1:0 --http_port_file="$WORK/master.http_port" \
   >"$WORK/master.log" 2>&1 &
 PIDS+=($!)
 wait_for 20 "the master's port" test -s "$WORK/master.port"
 export SNN_MASTER="127.0.0.1:$(cat "$WORK/master.port")"
 echo "   master at $SNN_MASTER"
+wait_for 20 "the HTTP API's port" test -s "$WORK/master.http_port"
+API="https://127.0.0.1:$(cat "$WORK/master.http_port")"
+echo "   HTTP API at $API/v1/ (its OpenAPI document: $API/v1/openapi.json)"
 
 # Tasks find the example programs (snn-example-relay, snn-example-nir) on the PATH the agents
 # give them (--task_path): tasks never inherit the agent's own environment.
@@ -181,6 +185,15 @@ AS_DAEMON=(setpriv --reuid=daemon --regid=daemon --init-groups)
 "${AS_DAEMON[@]}" "$SNNCTL" --tenant root cancel 1 || true
 echo "   master log of the refusals:"
 grep "refused" "$WORK/master.log" | sed 's/^/   /' | tail -3
+
+echo "== the HTTP API: a token (snnctl token create), then job 1 and the pool over HTTPS"
+"$SNNCTL" token create --note demo --parsable >"$WORK/token"
+CURL=(curl -sS --cacert "$WORK/tls/ca.crt" -H "Authorization: Bearer $(cat "$WORK/token")")
+"${CURL[@]}" "$API/v1/jobs/1" | grep -E '"(name|state|reason)"' | sed 's/^/   /'
+"${CURL[@]}" "$API/v1/pool" | grep -cE '"state": "UP"' | sed 's/^/   boards and nodes UP: /'
+echo "   the same read without a token:"
+curl -sS --cacert "$WORK/tls/ca.crt" "$API/v1/jobs/1" | sed 's/^/   /'
+echo "   (the API: $API/v1/ ; docs/reference/http-api.md)"
 
 TRACE=../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz
 if [ -f "$TRACE" ]; then

@@ -17,7 +17,11 @@ PACKAGES=(
   libsystemd-dev prometheus-cpp-dev prometheus curl
   libgrpc++-dev protobuf-compiler-grpc etcd-server etcd-client
   libhdf5-dev
+  nodejs
 )
+
+# npm comes with NodeSource's nodejs; Debian's nodejs needs Debian's npm beside it.
+if ! command -v npm >/dev/null 2>&1; then PACKAGES+=(npm); fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do

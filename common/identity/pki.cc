@@ -6,6 +6,7 @@
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
+#include <openssl/rand.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
@@ -257,6 +258,34 @@ Status VerifyCert(const std::string& ca_cert_pem, const std::string& cert_pem) {
                            X509_verify_cert_error_string(X509_STORE_CTX_get_error(ctx.get())));
   }
   return Status::Ok();
+}
+
+namespace {
+std::string Hex(const unsigned char* data, size_t n) {
+  static const char kDigits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(2 * n);
+  for (size_t i = 0; i < n; ++i) {
+    out += kDigits[data[i] >> 4];
+    out += kDigits[data[i] & 15];
+  }
+  return out;
+}
+}  // namespace
+
+Result<std::string> RandomHex(size_t bytes) {
+  std::vector<unsigned char> secret(bytes);
+  if (RAND_bytes(secret.data(), static_cast<int>(secret.size())) != 1) {
+    return Internal("OpenSSL has no randomness to give");
+  }
+  return Hex(secret.data(), secret.size());
+}
+
+std::string Sha256Hex(const std::string& text) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  EVP_Digest(text.data(), text.size(), digest, &length, EVP_sha256(), nullptr);
+  return Hex(digest, length);
 }
 
 }  // namespace snn::pki

@@ -55,4 +55,10 @@ Result<CertInfo> ReadCert(const std::string& cert_pem);
 // True when `cert_pem` was signed by `ca_cert_pem` and is valid now.
 Status VerifyCert(const std::string& ca_cert_pem, const std::string& cert_pem);
 
+// Secrets the cluster hands out (join tokens, access tokens) are random and kept only hashed.
+// `bytes` random bytes from OpenSSL's generator, in lowercase hex.
+Result<std::string> RandomHex(size_t bytes);
+// SHA-256 of `text`, in lowercase hex (64 digits).
+std::string Sha256Hex(const std::string& text);
+
 }  // namespace snn::pki

@@ -20,12 +20,13 @@
 #include "common/base/status.h"
 #include "common/rpc/asio.h"
 #include "common/rpc/frame.h"
+#include "common/rpc/reply_sink.h"
 #include "common/rpc/rpc_methods.h"
 #include "common/rpc/tls.h"
 
 namespace snn {
 
-class Connection : public std::enable_shared_from_this<Connection> {
+class Connection : public ReplySink, public std::enable_shared_from_this<Connection> {
  public:
   using RequestHandler = std::function<void(const std::shared_ptr<Connection>&, v1::Envelope)>;
   using CloseHandler = std::function<void(const std::shared_ptr<Connection>&, const Status&)>;
@@ -39,7 +40,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   static std::shared_ptr<Connection> Create(std::unique_ptr<TlsStream> stream,
                                             size_t max_frame_bytes, RequestHandler on_request,
                                             CloseHandler on_close);
-  ~Connection();
+  ~Connection() override;
 
   // Begins reading frames.
   void Start();
@@ -59,7 +60,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
             const v1::Credential& credential, ResponseCallback done);
 
   // Answers `request_id`; `response` may be null when status is an error.
-  void Reply(uint64_t request_id, const Status& status, const google::protobuf::Message* response);
+  void Reply(uint64_t request_id, const Status& status,
+             const google::protobuf::Message* response) override;
 
   // Closes the socket; pending calls fail with `why`; the close handler runs once.
   void Close(const Status& why);
@@ -81,7 +83,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   static constexpr size_t kMaxOutboxBytes = 4 << 20;
   // Requests read and not yet answered; at this many the connection stops reading.
   static constexpr size_t kMaxUnanswered = 8;
-  const std::string& peer() const { return peer_; }
+  const std::string& peer() const override { return peer_; }
   bool tls() const { return tls_ != nullptr; }
   // The peer's verified certificate (TLS only; empty when it showed none).
   const PeerCertificate& peer_certificate() const { return peer_certificate_; }

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "common/identity/identity.h"
+#include "proto/access.pb.h"
 #include "proto/billing.pb.h"
 #include "proto/ha.pb.h"
 #include "proto/job.pb.h"
@@ -76,6 +77,14 @@ inline constexpr RpcMethod<v1::DrainRequest, v1::DrainResponse> kDrain{"admin.dr
 inline constexpr RpcMethod<v1::SimFaultRequest, v1::SimFaultResponse> kSimFault{"admin.sim_fault",
                                                                                 Right::kOperator};
 
+// --- Served by the master: access tokens for the HTTP API ---
+inline constexpr RpcMethod<v1::TokenCreateRequest, v1::TokenCreateResponse> kTokenCreate{
+    "token.create", Right::kUser};  // the handler requires a MUNGE-proved caller
+inline constexpr RpcMethod<v1::TokenListRequest, v1::TokenListResponse> kTokenList{"token.list",
+                                                                                   Right::kUser};
+inline constexpr RpcMethod<v1::TokenRevokeRequest, v1::TokenRevokeResponse> kTokenRevoke{
+    "token.revoke", Right::kUser};
+
 // --- Served by the master: nodes (enrolment, registration, reports) ---
 inline constexpr RpcMethod<v1::NodeTokenRequest, v1::NodeTokenResponse> kNodeToken{"node.token",
                                                                                    Right::kAdmin};
@@ -109,12 +118,12 @@ inline constexpr RpcMethod<v1::SimFaultRequest, v1::SimFaultResponse> kAgentSimF
     "agent.sim_fault", Right::kMaster};
 
 // Every method the master serves, and every method an agent serves.
-inline constexpr std::array<RpcMethodInfo, 27> kMasterMethods = {
+inline constexpr std::array<RpcMethodInfo, 30> kMasterMethods = {
     kJobSubmit,  kJobCancel,     kJobHold,        kJobRequeue,   kJobLogs,       kJobShow,
     kJobList,    kPoolStatus,    kBillingInvoice, kBillingUsage, kBillingReport, kBillingCredit,
     kPolicyGet,  kTenantMembers, kQueueSet,       kTenantSet,    kDrain,         kSimFault,
     kNodeToken,  kNodeEnrol,     kNodeRenew,      kNodeRegister, kNodeHeartbeat, kNodeTaskStatus,
-    kHaSnapshot, kNodeAdd,       kNodeRevoke,
+    kHaSnapshot, kNodeAdd,       kNodeRevoke,     kTokenCreate,  kTokenList,     kTokenRevoke,
 };
 inline constexpr std::array<RpcMethodInfo, 4> kAgentMethods = {kAgentLaunch, kAgentKill,
                                                                kAgentTaskOutput, kAgentSimFault};

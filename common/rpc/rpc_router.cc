@@ -8,11 +8,11 @@ namespace snn {
 
 Status CallContext::Refuse(Status why) const {
   LOG(WARNING) << "refused " << method << " to " << identity.Describe() << " from "
-               << (connection ? connection->peer() : "?") << ": " << why.message();
+               << (sink ? sink->peer() : "?") << ": " << why.message();
   return why;
 }
 
-void MethodRouter::Dispatch(const std::shared_ptr<Connection>& conn, v1::Envelope envelope,
+void MethodRouter::Dispatch(const std::shared_ptr<ReplySink>& conn, v1::Envelope envelope,
                             Identity identity) const {
   auto it = handlers_.find(envelope.method());
   if (it == handlers_.end()) {

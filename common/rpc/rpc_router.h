@@ -20,10 +20,11 @@
 namespace snn {
 
 struct CallContext {
-  std::shared_ptr<Connection> connection;
+  std::shared_ptr<Connection> connection;  // null when the call came over HTTP
   v1::Credential credential;  // as sent: the tenant asked for (claims are not identity)
   Identity identity;          // as verified
   std::string method;
+  std::shared_ptr<ReplySink> sink;  // where the answer goes (the connection, or an HTTP exchange)
 
   // A handler's refusal (tenant, ownership): logged with the caller, then returned.
   Status Refuse(Status why) const;
@@ -36,7 +37,7 @@ using RpcObserver = std::function<void(const std::string& method, Code code, dou
 template <typename Response>
 class Responder {
  public:
-  Responder(std::weak_ptr<Connection> connection, uint64_t request_id,
+  Responder(std::weak_ptr<ReplySink> connection, uint64_t request_id,
             const RpcObserver* observer = nullptr, const std::string* method = nullptr)
       : connection_(std::move(connection)),
         request_id_(request_id),
@@ -60,7 +61,7 @@ class Responder {
     }
     if (auto conn = connection_.lock()) conn->Reply(request_id_, status, response);
   }
-  std::weak_ptr<Connection> connection_;
+  std::weak_ptr<ReplySink> connection_;
   uint64_t request_id_;
   const RpcObserver* observer_;
   const std::string* method_;
@@ -84,7 +85,7 @@ class MethodRouter {
   void Add(const std::string& method, Right needs, Handler<Request, Response> handler) {
     auto& entry = handlers_[method];
     entry = Entry{needs, [this, name = &handlers_.find(method)->first,
-                          handler = std::move(handler)](const std::shared_ptr<Connection>& conn,
+                          handler = std::move(handler)](const std::shared_ptr<ReplySink>& conn,
                                                         v1::Envelope envelope, Identity identity) {
                     Responder<Response> responder(conn, envelope.id(), &observer_, name);
                     Request request;
@@ -94,15 +95,16 @@ class MethodRouter {
                           Request::descriptor()->name() + ", or a string in it is not UTF-8 text"));
                       return;
                     }
-                    handler(CallContext{conn, std::move(*envelope.mutable_credential()),
-                                        std::move(identity), envelope.method()},
+                    handler(CallContext{std::dynamic_pointer_cast<Connection>(conn),
+                                        std::move(*envelope.mutable_credential()),
+                                        std::move(identity), envelope.method(), conn},
                             std::move(request), responder);
                   }};
   }
 
   // Answers unknown methods and callers without the method's right with an error (`on_refused`
   // hears of the latter); never throws.
-  void Dispatch(const std::shared_ptr<Connection>& conn, v1::Envelope envelope,
+  void Dispatch(const std::shared_ptr<ReplySink>& conn, v1::Envelope envelope,
                 Identity identity) const;
   using RefusalLog = std::function<void(const Identity&, const std::string& method, const Status&)>;
   void set_on_refused(RefusalLog log) { on_refused_ = std::move(log); }
@@ -114,7 +116,7 @@ class MethodRouter {
   std::unordered_map<std::string, Right> Methods() const;
 
  private:
-  using Erased = std::function<void(const std::shared_ptr<Connection>&, v1::Envelope, Identity)>;
+  using Erased = std::function<void(const std::shared_ptr<ReplySink>&, v1::Envelope, Identity)>;
   struct Entry {
     Right needs;
     Erased call;

@@ -1,27 +1,12 @@
 #include "master/services/enrol_service.h"
 
 #include <glog/logging.h>
-#include <openssl/evp.h>
-#include <openssl/rand.h>
 
 #include <cctype>
 
 #include "master/services/agent_service.h"
 
 namespace snn {
-namespace {
-
-std::string Hex(const unsigned char* data, size_t n) {
-  static const char kDigits[] = "0123456789abcdef";
-  std::string out;
-  for (size_t i = 0; i < n; ++i) {
-    out += kDigits[data[i] >> 4];
-    out += kDigits[data[i] & 15];
-  }
-  return out;
-}
-
-}  // namespace
 
 Status ValidateNodeName(const std::string& name) {
   if (name.empty() || name.size() > 64 || name[0] == '.' || name[0] == '-') {
@@ -35,12 +20,7 @@ Status ValidateNodeName(const std::string& name) {
   return Status::Ok();
 }
 
-std::string EnrolService::HashToken(const std::string& token) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  EVP_Digest(token.data(), token.size(), digest, &length, EVP_sha256(), nullptr);
-  return Hex(digest, length);
-}
+std::string EnrolService::HashToken(const std::string& token) { return pki::Sha256Hex(token); }
 
 void EnrolService::Register(MethodRouter& router) {
   using namespace std::placeholders;
@@ -78,11 +58,9 @@ void EnrolService::Token(const CallContext& ctx, v1::NodeTokenRequest req,
     return r.Fail(InvalidArgument("a join token lives 1 s to " +
                                   std::to_string(options_.max_token_ttl_s) + " s"));
   }
-  unsigned char secret[32];
-  if (RAND_bytes(secret, sizeof secret) != 1) {
-    return r.Fail(Internal("no randomness for a join token"));
-  }
-  const std::string token = "snnjoin." + Hex(secret, sizeof secret);
+  auto secret = pki::RandomHex(32);
+  if (!secret.ok()) return r.Fail(secret.status());
+  const std::string token = "snnjoin." + *secret;
   const std::string hash = HashToken(token);
   const int64_t now = clock_.NowMs();
   // Expired tokens go when a new one is made: the table stays as small as the live tokens.

@@ -60,6 +60,14 @@ void Journal::DeleteToken(const std::string& hash) {
   batch_.push_back(StoreWrite{kTokenKeyPrefix + hash, std::nullopt});
 }
 
+void Journal::PutAccessToken(const std::string& hash, const v1::AccessTokenRecord& token) {
+  batch_.push_back(StoreWrite{kAccessTokenKeyPrefix + hash, token.SerializeAsString()});
+}
+
+void Journal::DeleteAccessToken(const std::string& hash) {
+  batch_.push_back(StoreWrite{kAccessTokenKeyPrefix + hash, std::nullopt});
+}
+
 void Journal::Defer(std::function<void()> effect) { effects_.push_back(std::move(effect)); }
 
 void Journal::Commit(std::function<void()> done) {

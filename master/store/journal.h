@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "master/store/store.h"
+#include "proto/access.pb.h"
 #include "proto/job.pb.h"
 #include "proto/node.pb.h"
 #include "proto/policy.pb.h"
@@ -22,8 +23,9 @@ std::string NodeKey(const std::string& name);
 inline constexpr char kJobKeyPrefix[] = "job/";
 inline constexpr char kNodeKeyPrefix[] = "node/";
 inline constexpr char kPolicyKey[] = "policy";
-inline constexpr char kTokenKeyPrefix[] = "token/";        // + SHA-256 of a join token, in hex
-inline constexpr char kApprovalKeyPrefix[] = "approval/";  // + node name: its NodeApproval
+inline constexpr char kTokenKeyPrefix[] = "token/";         // + SHA-256 of a join token, in hex
+inline constexpr char kApprovalKeyPrefix[] = "approval/";   // + node name: its NodeApproval
+inline constexpr char kAccessTokenKeyPrefix[] = "atoken/";  // + SHA-256 of an access token, in hex
 // The archive of finished jobs: "arch/" + 16 hex digits holds the whole record, "archs/" + the
 // same its ArchivedJob summary, "archt/" + tenant + "/" + 16 hex digits of the tenant job id
 // the global id (16 hex digits), and "archstats" the ArchiveStats.
@@ -52,6 +54,8 @@ class Journal {
   void Put(std::string key, std::string value);
   void PutToken(const std::string& hash, const v1::JoinTokenRecord& token);
   void DeleteToken(const std::string& hash);
+  void PutAccessToken(const std::string& hash, const v1::AccessTokenRecord& token);
+  void DeleteAccessToken(const std::string& hash);
   void PutApproval(const v1::NodeApproval& approval);
   // Runs `effect` on the io thread once the writes gathered so far are durable.
   void Defer(std::function<void()> effect);

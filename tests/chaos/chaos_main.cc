@@ -173,7 +173,8 @@ int main(int argc, char** argv) {
                    "--heartbeat_interval_ms=200",
                    "--heartbeat_timeout_ms=3000",
                    "--agent_lease_ms=1500",
-                   "--metrics_listen="};
+                   "--metrics_listen=",
+                   "--http_listen="};
   for (const auto& f : c.auth->MasterFlags()) c.master.argv.push_back(f);
   c.master.log = c.dir + "/master.log";
   c.master.Start();

@@ -57,7 +57,9 @@ munge --no-input >/dev/null
 python3 "$SRC/tests/docs/doc_blocks.py" "$SRC/docs/operator-guide.md" "Quick start" \
   >"$WORK/operator.sh"
 python3 "$SRC/tests/docs/doc_blocks.py" "$SRC/docs/user-guide.md" "Quick start" >"$WORK/user.sh"
-chmod 644 "$WORK/operator.sh" "$WORK/user.sh"
+python3 "$SRC/tests/docs/doc_blocks.py" "$SRC/docs/user-guide.md" \
+  "From a notebook or another host: the HTTP API" >"$WORK/user-http.sh"
+chmod 644 "$WORK/operator.sh" "$WORK/user.sh" "$WORK/user-http.sh"
 
 echo "== docs/operator-guide.md, Quick start (as root)"
 (cd /root && env -i PATH="$CLEAN_PATH" HOME=/root USER=root LOGNAME=root LANG=C.UTF-8 \
@@ -73,4 +75,16 @@ grep -q "^hello from task 0 of job 1 on $(hostname)" "$WORK/user.out" || {
   echo "docs_quickstart: snnctl logs 1 did not print the job's greeting"
   exit 1
 }
-echo "docs_quickstart: both quick starts ran as written"
+echo "== docs/user-guide.md, the HTTP API (as alice)"
+(cd /home/alice && runuser -u alice -- env -i PATH="$CLEAN_PATH" HOME=/home/alice USER=alice \
+  LOGNAME=alice LANG=C.UTF-8 bash -euo pipefail -x "$WORK/user-http.sh") | tee "$WORK/user-http.out"
+# What the guide says: the submit answers job 2, and the show names it.
+grep -q '"tenant_job_id": "2"' "$WORK/user-http.out" || {
+  echo "docs_quickstart: the HTTP submit did not answer job 2"
+  exit 1
+}
+grep -q '"name": "hello"' "$WORK/user-http.out" || {
+  echo "docs_quickstart: the HTTP show did not show the job"
+  exit 1
+}
+echo "docs_quickstart: both quick starts and the HTTP API section ran as written"

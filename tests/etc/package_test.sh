@@ -64,7 +64,7 @@ echo "installed; units verified"
 
 # The installed master runs as its user with the installed libraries, and stops on SIGTERM.
 state="$tmp/state" && mkdir -p "$state" && chown snn "$state"
-setpriv --reuid=snn --regid=snn --init-groups /usr/bin/snn-master --auth=none --listen=127.0.0.1:0 --metrics_listen= \
+setpriv --reuid=snn --regid=snn --init-groups /usr/bin/snn-master --auth=none --listen=127.0.0.1:0 --metrics_listen= --http_listen= \
   --data_dir="$state/master" --port_file="$state/port" >"$tmp/master.log" 2>&1 &
 pid=$!
 for _ in $(seq 100); do [ -s "$state/port" ] && break; sleep 0.1; done

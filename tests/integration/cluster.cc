@@ -129,6 +129,7 @@ void TestCluster::StartHaMaster(const std::string& name, const std::string& etcd
                                    "--data_dir=" + dir_ + "/" + name,
                                    "--heartbeat_interval_ms=200",
                                    "--metrics_listen=",
+                                   "--http_listen=",
                                    "--ha_etcd=" + etcd_endpoints,
                                    "--ha_name=" + name,
                                    "--ha_advertise=" + m.address,
@@ -201,7 +202,7 @@ void TestCluster::StartMaster(const std::vector<std::string>& extra_flags) {
       SNN_MASTER_BIN, "--listen=" + host_ + ":" + std::to_string(port_),
       "--data_dir=" + dir_ + "/master", "--port_file=" + port_file, "--heartbeat_interval_ms=200",
       // No metrics endpoint unless a test asks (its exposer takes a second to stop).
-      "--metrics_listen="};
+      "--metrics_listen=", "--http_listen="};
   for (const auto& f : auth_->MasterFlags()) argv.push_back(f);
   argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
   ++master_starts_;

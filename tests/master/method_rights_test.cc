@@ -50,7 +50,8 @@ TEST(MethodRightsTest, EveryMethodDeclaresTheReviewedRight) {
       {"ha.snapshot", Right::kMaster},    {"billing.usage", Right::kUser},
       {"billing.report", Right::kUser},   {"job.requeue", Right::kUser},
       {"job.logs", Right::kUser},         {"node.add", Right::kAdmin},
-      {"node.revoke", Right::kAdmin},
+      {"node.revoke", Right::kAdmin},     {"token.create", Right::kUser},
+      {"token.list", Right::kUser},       {"token.revoke", Right::kUser},
   };
   const auto methods = master.router().Methods();
   EXPECT_EQ(methods.size(), expected.size());

@@ -1,4 +1,4 @@
-#include "cli/job_file.h"
+#include "common/daemon/job_file.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

@@ -1,0 +1,31 @@
+#include "common/base/proto_json.h"
+
+#include <google/protobuf/util/json_util.h>
+
+namespace snn {
+
+std::string ToJson(const google::protobuf::Message& message) {
+  google::protobuf::util::JsonPrintOptions options;
+  options.add_whitespace = true;
+  options.always_print_primitive_fields = true;
+  options.preserve_proto_field_names = true;
+  std::string out;
+  (void)google::protobuf::util::MessageToJsonString(message, &out, options);
+  return out;
+}
+
+Status FromJson(const std::string& json, google::protobuf::Message& message) {
+  google::protobuf::util::JsonParseOptions options;
+  options.ignore_unknown_fields = false;
+  auto status = google::protobuf::util::JsonStringToMessage(json, &message, options);
+  if (!status.ok()) {
+    // The parser's message may go on with the text it failed on, over several lines: one line.
+    std::string why(status.message());
+    why = why.substr(0, why.find('\n'));
+    return InvalidArgument("the body is not a " + message.GetDescriptor()->name() +
+                           " in JSON: " + why);
+  }
+  return Status::Ok();
+}
+
+}  // namespace snn

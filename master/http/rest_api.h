@@ -1,0 +1,62 @@
+// The HTTP API (docs/reference/http-api.md): turns an HTTP request into the RPC request of its
+// route (master/http/rest_routes.h), dispatches it as the RPC server would, for the identity its
+// bearer token stands for, and turns the answer into JSON. So a route needs the method's right,
+// runs its handler and is refused with the same one-line message snnctl prints (as
+// {"error": ..., "code": ...} with the matching HTTP status). GET answers carry an ETag and are
+// 304 when If-None-Match names it. /v1/openapi.json is the API's OpenAPI 3.1 document.
+// Thread contract: Handle on the io thread; user lookups (NSS may block) on a worker thread.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "common/base/clock.h"
+#include "common/identity/identity.h"
+#include "common/rpc/asio.h"
+#include "common/rpc/reply_sink.h"
+#include "master/http/http_server.h"
+#include "proto/access.pb.h"
+#include "proto/rpc.pb.h"
+
+namespace snn {
+
+struct RestApiHooks {
+  // Serves `envelope` for `who` as the RPC server would (a standby answers NotLeader).
+  std::function<void(const std::shared_ptr<ReplySink>&, v1::Envelope, Identity)> dispatch;
+  // Who a presented token stands for, or why it does not.
+  std::function<Result<v1::AccessTokenRecord>(const std::string& token)> check_token;
+  // The role of a user whose name and groups are known (the access policy's).
+  std::function<Role(const Identity&)> role_of;
+};
+
+class RestApi {
+ public:
+  RestApi(asio::io_context& io, const Clock& clock, RestApiHooks hooks);
+  ~RestApi();
+
+  void Handle(HttpRequest request, std::shared_ptr<HttpReply> reply);
+
+ private:
+  struct Known {
+    Identity identity;
+    int64_t resolved_ms = 0;
+  };
+  // Calls `then` on the io thread with the user `token` names (name and groups from NSS, cached
+  // for a minute), or answers 401.
+  void Authenticate(const HttpRequest& request, const std::shared_ptr<HttpReply>& reply,
+                    std::function<void(Identity)> then);
+
+  asio::io_context& io_;
+  const Clock& clock_;
+  RestApiHooks hooks_;
+  std::map<uint32_t, Known> users_;  // by uid; io thread only
+  uint64_t next_id_ = 1;
+  asio::thread_pool workers_{1};  // last: joined first
+};
+
+// {"error": message, "code": "NOT_FOUND"} with the HTTP status that matches the code.
+HttpResponse ErrorResponse(const Status& status);
+
+}  // namespace snn

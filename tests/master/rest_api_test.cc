@@ -1,0 +1,185 @@
+// The HTTP API's pieces without sockets: addresses decoded, routes matched, requests built from
+// the body, the path and the query (every mistake one line), every route bound to a method the
+// master serves with the same right, the OpenAPI document well-formed, tokens checked on the
+// clock.
+#include <google/protobuf/struct.pb.h>
+#include <google/protobuf/util/json_util.h>
+#include <gtest/gtest.h>
+
+#include "common/base/clock.h"
+#include "common/identity/pki.h"
+#include "master/http/openapi.h"
+#include "master/http/rest_request.h"
+#include "master/master_server.h"
+#include "master/services/token_service.h"
+#include "master/store/memory_store.h"
+
+namespace snn {
+namespace {
+
+Result<std::unique_ptr<google::protobuf::Message>> Build(const std::string& verb,
+                                                         const std::string& target,
+                                                         const std::string& body = "") {
+  auto t = ParseTarget(target);
+  if (!t.ok()) return t.status();
+  auto match = MatchRoute(verb, t->path);
+  if (!match.ok()) return match.status();
+  return BuildRequest(*match, *t, body);
+}
+
+TEST(RestRequestTest, PathAndQueryFillTheRequest) {
+  auto show = Build("GET", "/v1/jobs/42?tenant=lab%2Da");
+  ASSERT_TRUE(show.ok()) << show.status().ToString();
+  const auto& s = static_cast<const v1::ShowJobRequest&>(**show);
+  EXPECT_EQ(s.job().tenant_job_id(), 42u);
+  EXPECT_EQ(s.job().tenant(), "lab-a");
+
+  auto list = Build("GET", "/v1/jobs?states=running,PENDING&limit=5&all_tenants=true&user=a+b");
+  ASSERT_TRUE(list.ok()) << list.status().ToString();
+  const auto& l = static_cast<const v1::ListJobsRequest&>(**list);
+  ASSERT_EQ(l.states_size(), 2);
+  EXPECT_EQ(l.states(0), v1::RUNNING);
+  EXPECT_EQ(l.states(1), v1::PENDING);
+  EXPECT_EQ(l.limit(), 5u);
+  EXPECT_TRUE(l.all_tenants());
+  EXPECT_EQ(l.user(), "a b");
+
+  auto release = Build("POST", "/v1/jobs/3/release");
+  ASSERT_TRUE(release.ok());
+  EXPECT_TRUE(static_cast<const v1::HoldRequest&>(**release).release());
+  auto hold = Build("POST", "/v1/jobs/3/hold");
+  ASSERT_TRUE(hold.ok());
+  EXPECT_FALSE(static_cast<const v1::HoldRequest&>(**hold).release());
+
+  auto members = Build("POST", "/v1/tenants/lab-a/members", R"({"add_users": ["sys"]})");
+  ASSERT_TRUE(members.ok()) << members.status().ToString();
+  const auto& m = static_cast<const v1::TenantMembersRequest&>(**members);
+  EXPECT_EQ(m.tenant(), "lab-a");
+  ASSERT_EQ(m.add_users_size(), 1);
+}
+
+TEST(RestRequestTest, TheJobDocumentIsTheJobFile) {
+  auto submit = Build("POST", "/v1/jobs",
+                      "name: a\ntask:\n  command: /bin/true\n  resources: {cores: 2, ksps: 5}\n");
+  ASSERT_TRUE(submit.ok()) << submit.status().ToString();
+  const auto& spec = static_cast<const v1::SubmitRequest&>(**submit).spec();
+  EXPECT_EQ(spec.name(), "a");
+  EXPECT_EQ(spec.task().resources().cores(), 2u);
+  // JSON is YAML too.
+  auto json = Build("POST", "/v1/jobs",
+                    R"({"name": "b", "task": {"command": "/bin/true",
+                        "resources": {"cores": 1, "ksps": 5}}})");
+  ASSERT_TRUE(json.ok()) << json.status().ToString();
+  // A model file lives on the user's machine: refused, saying what to do.
+  auto model = Build("POST", "/v1/jobs",
+                     "task:\n  command: /bin/true\n  resources: {model: net.json, ksps: 5}\n");
+  ASSERT_FALSE(model.ok());
+  EXPECT_NE(model.status().message().find("submit with snnctl"), std::string::npos);
+}
+
+TEST(RestRequestTest, EveryMistakeIsOneLineNamingWhatIsAccepted) {
+  struct Case {
+    std::string verb, target, body, says;
+  };
+  const std::vector<Case> cases = {
+      {"GET", "/v1/jobs/x", "", "the id must be a whole number"},
+      {"GET", "/v1/jobs/-1", "", "the id must be a whole number"},
+      {"GET", "/v1/jobs/99999999999999999999", "", "the id must be a whole number"},
+      {"GET", "/v1/jobs?colour=red", "", "unknown parameter 'colour'"},
+      {"GET", "/v1/jobs?states=LATE", "", "must be one of"},
+      {"GET", "/v1/jobs?all_tenants=yes", "", "must be true or false"},
+      {"GET", "/v1/jobs/1?tenant=a", "{}", "takes no body"},
+      {"GET", "/v1/jobs/%zz", "", "two hex digits"},
+      {"GET", "/v1/jobz", "", "no resource /v1/jobz"},
+      {"DELETE", "/v1/jobs", "", "DELETE is not allowed on /v1/jobs (it takes POST, GET)"},
+      {"POST", "/v1/credits", "{\"tenant\": 5, ", "the body is not a CreditRequest in JSON"},
+      {"POST", "/v1/credits", "{\"cash\": 5}", "the body is not a CreditRequest in JSON"},
+      {"POST", "/v1/jobs", "", "the body must be a job file"},
+      {"POST", "/v1/jobs", "name: [", "not valid YAML"},
+  };
+  for (const auto& c : cases) {
+    auto r = Build(c.verb, c.target, c.body);
+    ASSERT_FALSE(r.ok()) << c.target;
+    EXPECT_NE(r.status().message().find(c.says), std::string::npos)
+        << c.target << ": " << r.status().message();
+    EXPECT_EQ(r.status().message().find('\n'), std::string::npos)
+        << c.target << ": " << r.status().message();
+  }
+}
+
+TEST(RestRoutesTest, EveryRouteIsAMethodTheMasterServesWithItsRight) {
+  MasterConfig config;
+  config.auth = "none";
+  ManualClock clock;
+  MasterServer master(config, clock, std::make_unique<MemoryStore>());
+  const auto methods = master.router().Methods();
+  std::set<std::string> seen;
+  for (const auto& route : RestRoutes()) {
+    auto it = methods.find(route.method);
+    ASSERT_NE(it, methods.end()) << route.path;
+    EXPECT_EQ(it->second, route.right) << route.path;
+    EXPECT_TRUE(seen.insert(route.verb + " " + route.path).second) << "twice: " << route.path;
+    // Every parameter names a field of the request.
+    for (const auto& p : route.params) {
+      google::protobuf::Message* prototype =
+          google::protobuf::MessageFactory::generated_factory()->GetPrototype(route.request)->New();
+      EXPECT_TRUE(SetFieldFromText(*prototype, p.field, "1", p.name).ok()) << route.path;
+      delete prototype;
+    }
+  }
+  // Every method a user, an operator or an admin calls with snnctl has a route; nodes' and
+  // masters' do not.
+  std::set<std::string> routed;
+  for (const auto& route : RestRoutes()) routed.insert(route.method);
+  for (const auto& [method, right] : methods) {
+    const bool peer = right == Right::kNode || right == Right::kMaster || right == Right::kEnrol;
+    EXPECT_EQ(routed.count(method) == 1, !peer) << method;
+  }
+}
+
+TEST(OpenApiTest, TheDocumentIsJsonWithEveryRouteAndSchema) {
+  google::protobuf::Struct doc;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(OpenApiDocument(), &doc).ok());
+  EXPECT_EQ(doc.fields().at("openapi").string_value(), "3.1.0");
+  const auto& paths = doc.fields().at("paths").struct_value().fields();
+  const auto& schemas =
+      doc.fields().at("components").struct_value().fields().at("schemas").struct_value().fields();
+  for (const auto& route : RestRoutes()) {
+    ASSERT_TRUE(paths.count(route.path)) << route.path;
+    EXPECT_TRUE(schemas.count(route.response->full_name())) << route.response->full_name();
+  }
+  // Every $ref points at a schema that is there.
+  const std::string& text = OpenApiDocument();
+  for (size_t at = text.find("#/components/schemas/"); at != std::string::npos;
+       at = text.find("#/components/schemas/", at + 1)) {
+    const size_t start = at + 21;
+    const std::string name = text.substr(start, text.find('"', start) - start);
+    EXPECT_TRUE(schemas.count(name)) << name;
+  }
+}
+
+TEST(TokenServiceTest, ATokenActsUntilItExpiresAndOnlyTheHashIsKept) {
+  MemoryStore store;
+  Journal journal(store, [](std::function<void()> fn) { fn(); });
+  ManualClock clock;
+  clock.SetMs(1000000);
+  TokenService tokens(journal, clock);
+  const std::string token = "snntok.secret";
+  v1::AccessTokenRecord record;
+  record.set_id("abc");
+  record.set_uid(1000);
+  record.set_expires_ms(clock.NowMs() + 60000);
+  tokens.Restore(pki::Sha256Hex(token), record);
+  EXPECT_TRUE(tokens.Check(token).ok());
+  EXPECT_EQ(tokens.Check("snntok.other").status().code(), Code::kUnauthenticated);
+  clock.AdvanceMs(59999);
+  EXPECT_TRUE(tokens.Check(token).ok());
+  clock.AdvanceMs(1);
+  auto expired = tokens.Check(token);
+  ASSERT_FALSE(expired.ok());
+  EXPECT_EQ(expired.status().code(), Code::kUnauthenticated);
+  EXPECT_NE(expired.status().message().find("has expired"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace snn
