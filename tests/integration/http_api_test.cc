@@ -267,8 +267,12 @@ TEST_F(HttpApiTest, EveryRefusalOfTheRpcIsARefusalOverHttp) {
       {"sys", {"--tenant", "lab-a", "usage"}, "GET", "/v1/usage", "", "lab-a"},
       {"sys", {"invoice", "lab-a"}, "GET", "/v1/invoice?tenant=lab-a", "", ""},
       {"sys", {"token", "list", "--user", "daemon"}, "GET", "/v1/tokens?user=daemon", "", ""},
-      {"daemon", {"sim", "kill-core", "node1/0", "1,1"}, "POST", "/v1/nodes/node1/faults",
-       "{\"board\": 0, \"x\": 1, \"y\": 1}", ""},
+      {"daemon",
+       {"sim", "kill-core", "node1/0", "1,1"},
+       "POST",
+       "/v1/nodes/node1/faults",
+       "{\"board\": 0, \"x\": 1, \"y\": 1}",
+       ""},
   };
   std::map<std::string, std::string> tokens;
   for (const auto& c : cases) {
