@@ -67,6 +67,7 @@ MasterServer::MasterServer(MasterConfig config, const Clock& clock, std::unique_
             if (!node.empty())
               LOG(WARNING) << "node " << node << " disconnected: " << why.ToString();
           }),
+      events_(clock_),
       tick_timer_(io_, clock_),
       notify_(io_),
       signals_(io_),
@@ -95,6 +96,13 @@ MasterServer::MasterServer(MasterConfig config, const Clock& clock, std::unique_
     metrics_.ObserveRpc(method, code, seconds);
   });
   journal_.set_on_commit([this](size_t writes) { metrics_.ObserveCommit(writes); });
+  // Watchers hear of a job's change once it is durable, as its submitter does.
+  job_components_.writer.set_on_persisted([this](const v1::JobRecord& job) {
+    journal_.Defer([this, id = job.id(), event = events_.JobChanged(job)]() mutable {
+      if (event) events_.Publish(std::move(*event));
+      events_.JobWritten(id);
+    });
+  });
   job_components_.set_metrics(&metrics_);
   router_.set_on_refused([](const Identity& who, const std::string& method, const Status& why) {
     LOG(WARNING) << "refused " << method << " to " << who.Describe() << ": " << why.message();
@@ -161,6 +169,10 @@ Status MasterServer::StartHttp() {
     router_.Dispatch(sink, std::move(e), std::move(who));
   };
   hooks.check_token = [this](const std::string& token) { return access_tokens_.Check(token); };
+  hooks.may_read = [this](const Identity& who, const std::string& tenant) {
+    return MayRead(job_components_.scheduling.scheduling(), who, tenant).ok();
+  };
+  hooks.events = &events_;
   hooks.role_of = [this](const Identity& who) {
     static const uid_t euid = geteuid();
     return RoleOf(job_components_.scheduling.scheduling().access(), who, euid);
@@ -366,6 +378,8 @@ void MasterServer::Tick() {
     LOG(WARNING) << "node " << node << " is DOWN: " << reason << "; requeueing its jobs";
     job_components_.lifecycle.OnNodeDown(node, reason);
   }
+  for (auto& event : events_.NodesChanged(nodes_)) events_.Publish(std::move(event));
+  events_.Tick();
   // Ages grow, grace periods pass and reservations come due without any event: pass anyway.
   const int64_t now = clock_.NowMs();
   if (config_.schedule_interval_ms > 0 &&

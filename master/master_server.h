@@ -122,6 +122,7 @@ class MasterServer {
   MethodRouter router_;
   Authenticator auth_;
   RpcServer server_;
+  EventHub events_;  // the HTTP API's event fan-out
   std::unique_ptr<RestApi> rest_;
   std::unique_ptr<HttpServer> http_;
   ClockTimer tick_timer_;

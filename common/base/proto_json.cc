@@ -4,15 +4,20 @@
 
 namespace snn {
 
-std::string ToJson(const google::protobuf::Message& message) {
+namespace {
+std::string Print(const google::protobuf::Message& message, bool whitespace) {
   google::protobuf::util::JsonPrintOptions options;
-  options.add_whitespace = true;
+  options.add_whitespace = whitespace;
   options.always_print_primitive_fields = true;
   options.preserve_proto_field_names = true;
   std::string out;
   (void)google::protobuf::util::MessageToJsonString(message, &out, options);
   return out;
 }
+}  // namespace
+
+std::string ToJson(const google::protobuf::Message& message) { return Print(message, true); }
+std::string ToJsonLine(const google::protobuf::Message& message) { return Print(message, false); }
 
 Status FromJson(const std::string& json, google::protobuf::Message& message) {
   google::protobuf::util::JsonParseOptions options;

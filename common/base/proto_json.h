@@ -12,6 +12,8 @@
 namespace snn {
 
 std::string ToJson(const google::protobuf::Message& message);
+// The same on one line (an event stream's data).
+std::string ToJsonLine(const google::protobuf::Message& message);
 // Strict: an unknown field or a value of the wrong kind is an error that names it.
 Status FromJson(const std::string& json, google::protobuf::Message& message);
 

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "master/http/rest_routes.h"
+#include "proto/event.pb.h"
 
 namespace snn {
 namespace {
@@ -176,6 +177,12 @@ Value Operation(const RestRoute& route, std::set<const Descriptor*>& wanted) {
       *params.mutable_list_value()->add_values() = ParameterOf(f->name(), "query", schema, help);
     }
   }
+  if (route.method == rpc::kJobShow.name) {
+    *params.mutable_list_value()->add_values() = ParameterOf(
+        "wait", "query", Obj({{"type", Str("string")}}),
+        "a long poll, up to 5m (\"30s\"): answer when the job differs from what If-None-Match "
+        "names, or at its next event without one; 304 when the wait ends with no change");
+  }
   if (!params.list_value().values().empty()) At(op, "parameters") = params;
   if (route.body == RestBody::kMessage) {
     wanted.insert(route.request);
@@ -214,6 +221,31 @@ std::string Build() {
       verb += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     At(At(paths, route.path), verb) = Operation(route, wanted);
   }
+  At(At(paths, "/v1/events"), "get") = Obj(
+      {{"operationId", Str("getV1Events")},
+       {"summary", Str("Server-Sent Events: job transitions, node and board states, as the "
+                       "caller may see them; resumable")},
+       {"parameters",
+        List({ParameterOf("since", "query", Obj({{"type", Str("string")}}),
+                          "the last revision seen (as Last-Event-ID); 0 or none: from now"),
+              ParameterOf("types", "query", Obj({{"type", Str("string")}}),
+                          "job, node or both (default), comma-separated"),
+              ParameterOf("Last-Event-ID", "header", Obj({{"type", Str("string")}}),
+                          "what an EventSource sends when it reconnects")})},
+       {"responses",
+        Obj({{"200",
+              Obj({{"description",
+                    Str("text/event-stream: events named job, node or reset, each with "
+                        "its revision as id and a snn.v1.Event in JSON as data")},
+                   {"content", Obj({{"text/event-stream",
+                                     Obj({{"schema", Obj({{"type", Str("string")}})}})}})}})},
+             {"default",
+              Obj({{"description", Str("a refusal: one line saying why")},
+                   {"content",
+                    Obj({{"application/json",
+                          Obj({{"schema",
+                                Obj({{"$ref", Str("#/components/schemas/Error")}})}})}})}})}})}});
+  wanted.insert(v1::Event::descriptor());
   Value schemas = Obj({});
   At(schemas, "Error") = Obj({{"type", Str("object")},
                               {"required", List({Str("error"), Str("code")})},

@@ -4,7 +4,11 @@
 #include <google/protobuf/struct.pb.h>
 #include <google/protobuf/util/json_util.h>
 
+#include <charconv>
+
+#include "common/base/duration.h"
 #include "common/base/proto_json.h"
+#include "common/base/split.h"
 #include "common/identity/pki.h"
 #include "master/auth/access_policy.h"
 #include "master/http/openapi.h"
@@ -14,6 +18,7 @@ namespace snn {
 namespace {
 
 constexpr int64_t kUserCacheMs = 60000;
+constexpr uint64_t kMaxWaitS = 300;
 
 int HttpStatusOf(Code code) {
   switch (code) {
@@ -62,11 +67,16 @@ std::string Quote(const std::string& text) {
 // Where the router's answer goes: JSON, with an ETag on reads.
 class HttpSink : public ReplySink {
  public:
-  HttpSink(std::shared_ptr<HttpReply> reply, std::string peer, bool read, std::string if_none_match)
+  // `hold`, if set, is shown a good answer and its ETag first; when it returns true, it answers
+  // later itself (a long poll).
+  using Hold = std::function<bool(const google::protobuf::Message&, const std::string& etag)>;
+  HttpSink(std::shared_ptr<HttpReply> reply, std::string peer, bool read, std::string if_none_match,
+           Hold hold = nullptr)
       : reply_(std::move(reply)),
         peer_(std::move(peer)),
         read_(read),
-        if_none_match_(std::move(if_none_match)) {}
+        if_none_match_(std::move(if_none_match)),
+        hold_(std::move(hold)) {}
 
   // The router holds its answer's sink weakly (a connection lives by its own I/O); an exchange
   // lives until it is answered.
@@ -82,6 +92,7 @@ class HttpSink : public ReplySink {
     out.body = ToJson(*response) + "\n";
     if (read_) {
       const std::string etag = "\"" + pki::Sha256Hex(out.body).substr(0, 32) + "\"";
+      if (hold_ && hold_(*response, etag)) return;
       out.headers["ETag"] = etag;
       if (if_none_match_ == etag) {
         out.status = 304;
@@ -97,6 +108,7 @@ class HttpSink : public ReplySink {
   std::string peer_;
   const bool read_;
   const std::string if_none_match_;
+  Hold hold_;
   std::shared_ptr<HttpSink> self_;
 };
 
@@ -159,13 +171,29 @@ void RestApi::Handle(HttpRequest request, std::shared_ptr<HttpReply> reply) {
   if (request.method == "GET" && target->path == "/v1/openapi.json") {
     return reply->Respond(HttpResponse{200, "application/json", OpenApiDocument(), {}});
   }
+  if (target->path == "/v1/events") return Events(request, *target, reply);
   auto match = MatchRoute(request.method, target->path);
   if (!match.ok()) {
     HttpResponse out = ErrorResponse(match.status());
     if (match.status().code() == Code::kFailedPrecondition) out.status = 405;
     return reply->Respond(std::move(out));
   }
-  auto message = BuildRequest(*match, *target, request.body);
+  // ?wait=DURATION on a job: a long poll (see the header).
+  int64_t wait_ms = 0;
+  if (auto wait = target->query.find("wait"); wait != target->query.end()) {
+    if (match->route->method != rpc::kJobShow.name) {
+      return reply->Respond(ErrorResponse(
+          InvalidArgument("wait= is for GET /v1/jobs/{id} (or watch GET /v1/events)")));
+    }
+    auto seconds = ParseDurationSeconds(wait->second);
+    if (!seconds.ok() || *seconds > kMaxWaitS) {
+      return reply->Respond(ErrorResponse(
+          InvalidArgument("wait must be a duration of 1s to " + FormatDurationUnit(kMaxWaitS) +
+                          ", not '" + wait->second.substr(0, 32) + "'")));
+    }
+    wait_ms = static_cast<int64_t>(*seconds) * 1000;
+  }
+  auto message = BuildRequest(*match, *target, request.body, {"wait"});
   if (!message.ok()) return reply->Respond(ErrorResponse(message.status()));
   v1::Envelope envelope;
   envelope.set_id(next_id_++);
@@ -173,11 +201,106 @@ void RestApi::Handle(HttpRequest request, std::shared_ptr<HttpReply> reply) {
   envelope.set_payload((*message)->SerializeAsString());
   envelope.mutable_credential()->set_tenant(request.Header("snn-tenant"));
   const bool read = request.method == "GET";
-  auto sink =
-      std::make_shared<HttpSink>(reply, request.peer, read, request.Header("if-none-match"));
-  Authenticate(request, reply, [this, sink, envelope = std::move(envelope)](Identity who) mutable {
+  const std::string if_none_match = request.Header("if-none-match");
+  Authenticate(request, reply, [=, this, envelope = std::move(envelope)](Identity who) mutable {
+    if (wait_ms > 0) {
+      auto poll = std::make_shared<Poll>(
+          Poll{envelope, std::move(who), if_none_match, if_none_match, clock_.NowMs() + wait_ms});
+      return LongPoll(poll, reply, request.peer);
+    }
+    auto sink = std::make_shared<HttpSink>(reply, request.peer, read, if_none_match);
     sink->KeepUntilAnswered(sink);
-    hooks_.dispatch(sink, std::move(envelope), std::move(who));
+    hooks_.dispatch(sink, envelope, std::move(who));
+  });
+}
+
+void RestApi::LongPoll(const std::shared_ptr<Poll>& poll, const std::shared_ptr<HttpReply>& reply,
+                       const std::string& peer) {
+  auto hold = [=, this](const google::protobuf::Message& answer, const std::string& etag) {
+    // Without If-None-Match, the first answer is what the client holds.
+    if (poll->etag.empty()) poll->etag = etag;
+    // Changed, or the wait is over: answer (304 if still what If-None-Match names).
+    if (etag != poll->etag || clock_.NowMs() >= poll->deadline_ms) return false;
+    // Else read again at the job's next durable write, or at the deadline.
+    const uint64_t job = static_cast<const v1::ShowJobResponse&>(answer).job().id();
+    Status waiting = hooks_.events->WaitForJob(job, poll->deadline_ms, [=, this] {
+      if (!reply->abandoned()) LongPoll(poll, reply, peer);
+    });
+    if (!waiting.ok()) reply->Respond(ErrorResponse(waiting));
+    return true;
+  };
+  v1::Envelope envelope = poll->envelope;
+  envelope.set_id(next_id_++);
+  auto sink = std::make_shared<HttpSink>(reply, peer, true, poll->if_none_match, hold);
+  sink->KeepUntilAnswered(sink);
+  hooks_.dispatch(sink, std::move(envelope), poll->who);
+}
+
+void RestApi::Events(const HttpRequest& request, const HttpTarget& target,
+                     const std::shared_ptr<HttpReply>& reply) {
+  if (request.method != "GET") {
+    HttpResponse out = ErrorResponse(FailedPrecondition(
+        request.method.substr(0, 16) + " is not allowed on /v1/events (it takes GET)"));
+    out.status = 405;
+    return reply->Respond(std::move(out));
+  }
+  uint64_t since = 0;
+  bool jobs = true, nodes = true;
+  std::string last = request.Header("last-event-id");
+  for (const auto& [key, value] : target.query) {
+    if (key == "since") {
+      last = value;
+    } else if (key == "types") {
+      jobs = nodes = false;
+      for (const auto& type : SplitList(value)) {
+        if (type == "job") {
+          jobs = true;
+        } else if (type == "node") {
+          nodes = true;
+        } else {
+          return reply->Respond(ErrorResponse(InvalidArgument(
+              "types is a list of job and node, not '" + type.substr(0, 32) + "'")));
+        }
+      }
+    } else {
+      return reply->Respond(ErrorResponse(InvalidArgument(
+          "unknown parameter '" + key.substr(0, 64) + "' (GET /v1/events takes since, types)")));
+    }
+  }
+  if (!last.empty()) {
+    auto [end, ec] = std::from_chars(last.data(), last.data() + last.size(), since);
+    if (ec != std::errc() || end != last.data() + last.size()) {
+      return reply->Respond(ErrorResponse(
+          InvalidArgument("since (or Last-Event-ID) must be an event's revision, not '" +
+                          last.substr(0, 32) + "'")));
+    }
+  }
+  Authenticate(request, reply, [=, this](Identity who) {
+    // What this watcher may see: every node event; a job's when it may read the job's tenant
+    // (the answer for a tenant is kept a minute, as the user's groups are).
+    struct Seen {
+      std::unordered_map<std::string, bool> tenants;
+      int64_t since_ms = 0;
+    };
+    auto seen = std::make_shared<Seen>();
+    seen->since_ms = clock_.NowMs();
+    auto filter = [=, this](const v1::Event& event) {
+      if (event.has_node()) return nodes;
+      if (!event.has_job() || !jobs) return false;
+      if (clock_.NowMs() - seen->since_ms > kUserCacheMs) {
+        seen->tenants.clear();
+        seen->since_ms = clock_.NowMs();
+      }
+      auto [it, fresh] = seen->tenants.try_emplace(event.job().tenant(), false);
+      if (fresh) it->second = hooks_.may_read(who, event.job().tenant());
+      return it->second;
+    };
+    auto stream = reply->OpenStream();
+    Status watching = hooks_.events->Watch(stream, since, filter);
+    if (!watching.ok()) {
+      stream->Send(": " + watching.message() + "\n\n");
+      stream->Close();
+    }
   });
 }
 

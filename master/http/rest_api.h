@@ -4,6 +4,10 @@
 // runs its handler and is refused with the same one-line message snnctl prints (as
 // {"error": ..., "code": ...} with the matching HTTP status). GET answers carry an ETag and are
 // 304 when If-None-Match names it. /v1/openapi.json is the API's OpenAPI 3.1 document.
+// GET /v1/jobs/{id}?wait=30s is a long poll: it answers when the job differs from what
+// If-None-Match names (at once if it already does; without one, at the job's next event), or at
+// the end of the wait (304 when it names what is still so). GET /v1/events?since=REV streams
+// the events the user may see (master/http/event_hub.h), resumable with Last-Event-ID.
 // Thread contract: Handle on the io thread; user lookups (NSS may block) on a worker thread.
 #pragma once
 
@@ -16,7 +20,9 @@
 #include "common/identity/identity.h"
 #include "common/rpc/asio.h"
 #include "common/rpc/reply_sink.h"
+#include "master/http/event_hub.h"
 #include "master/http/http_server.h"
+#include "master/http/rest_request.h"
 #include "proto/access.pb.h"
 #include "proto/rpc.pb.h"
 
@@ -29,6 +35,9 @@ struct RestApiHooks {
   std::function<Result<v1::AccessTokenRecord>(const std::string& token)> check_token;
   // The role of a user whose name and groups are known (the access policy's).
   std::function<Role(const Identity&)> role_of;
+  // Whether the user may see every job of a tenant (the access policy's MayRead).
+  std::function<bool(const Identity&, const std::string& tenant)> may_read;
+  EventHub* events = nullptr;  // the master's
 };
 
 class RestApi {
@@ -47,6 +56,20 @@ class RestApi {
   // for a minute), or answers 401.
   void Authenticate(const HttpRequest& request, const std::shared_ptr<HttpReply>& reply,
                     std::function<void(Identity)> then);
+  // A long poll on a job (GET /v1/jobs/{id}?wait=): reads it, and again at each of its durable
+  // writes, until it differs from `etag` or the deadline passes.
+  struct Poll {
+    v1::Envelope envelope;
+    Identity who;
+    std::string if_none_match;  // as the client sent it
+    std::string etag;           // what the client holds (its If-None-Match, or the first answer)
+    int64_t deadline_ms;
+  };
+  void LongPoll(const std::shared_ptr<Poll>& poll, const std::shared_ptr<HttpReply>& reply,
+                const std::string& peer);
+  // GET /v1/events: the event stream (text/event-stream) of what this user may see.
+  void Events(const HttpRequest& request, const HttpTarget& target,
+              const std::shared_ptr<HttpReply>& reply);
 
   asio::io_context& io_;
   const Clock& clock_;

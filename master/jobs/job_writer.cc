@@ -6,6 +6,7 @@ namespace snn {
 
 void JobWriter::Persist(const v1::JobRecord& job) {
   if (IsTerminal(job.state()) && on_ended_) on_ended_(job);
+  if (on_persisted_) on_persisted_(job);
   if (!IsArchivable(job)) {
     journal_.PutJob(job);
     return;

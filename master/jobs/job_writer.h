@@ -23,6 +23,10 @@ class JobWriter {
   // Moves to the archive every loaded job that has ended with no task running (a store written
   // before the archive existed keeps them with the hot jobs). Returns how many; commit after.
   size_t ArchiveFinishedJobs();
+  // Called with every job Persist writes (the HTTP API's events), before it is written.
+  void set_on_persisted(std::function<void(const v1::JobRecord&)> on_persisted) {
+    on_persisted_ = std::move(on_persisted);
+  }
   // Called with every job Persist sees in a terminal state, before it is written.
   void set_on_ended(std::function<void(const v1::JobRecord&)> on_ended) {
     on_ended_ = std::move(on_ended);
@@ -34,6 +38,7 @@ class JobWriter {
   JobArchive& archive_;
   Journal& journal_;
   std::function<void(const v1::JobRecord&)> on_ended_;
+  std::function<void(const v1::JobRecord&)> on_persisted_;
 };
 
 }  // namespace snn

@@ -8,6 +8,18 @@
 
 namespace snn {
 
+std::string NodeStateText(const NodeEntry& entry) {
+  return entry.up() ? "UP" : "DOWN (" + entry.down_reason + ")";
+}
+
+std::string BoardStateText(const NodeEntry& entry, const v1::BoardInfo& board) {
+  if (!entry.up()) return NodeStateText(entry);
+  const std::string drain = entry.DrainReason(board.index());
+  if (drain.empty()) return "UP";
+  const bool busy = board.index() < entry.usage.size() && entry.usage[board.index()].tasks > 0;
+  return (busy ? "DRAINING (" : "DRAINED (") + drain + ")";
+}
+
 uint32_t LiveCores(const v1::BoardInfo& board) {
   const uint32_t total = board.width() * board.height();
   const uint32_t dead = static_cast<uint32_t>(board.dead_cores_size());

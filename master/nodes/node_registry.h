@@ -45,6 +45,10 @@ struct NodeEntry {
 };
 
 uint32_t LiveCores(const v1::BoardInfo& board);
+// As pool status shows them: "UP" or "DOWN (why)"; a board's "UP", "DRAINING (why)" while its
+// tasks run, "DRAINED (why)", or its node's DOWN.
+std::string NodeStateText(const NodeEntry& entry);
+std::string BoardStateText(const NodeEntry& entry, const v1::BoardInfo& board);
 Rect RectOf(const v1::CoreRect& r);
 
 class NodeRegistry {

@@ -280,16 +280,12 @@ void ClientService::PoolStatus(const CallContext& ctx, v1::PoolStatusRequest req
     v1::NodeStatus* ns = resp->add_nodes();
     ns->set_name(name);
     ns->mutable_pools()->CopyFrom(entry.record.pools());
-    ns->set_state(entry.up() ? "UP" : "DOWN (" + entry.down_reason + ")");
+    ns->set_state(NodeStateText(entry));
     ns->set_last_heartbeat_ms(entry.last_heartbeat_ms);
     for (const auto& info : entry.record.boards()) {
       v1::BoardStatus* bs = ns->add_boards();
       *bs->mutable_info() = info;
-      const std::string drain = entry.DrainReason(info.index());
-      const bool busy = info.index() < entry.usage.size() && entry.usage[info.index()].tasks > 0;
-      bs->set_state(!entry.up()      ? ns->state()
-                    : !drain.empty() ? (busy ? "DRAINING (" : "DRAINED (") + drain + ")"
-                                     : "UP");
+      bs->set_state(BoardStateText(entry, info));
       bs->set_cores_total(LiveCores(info));
       bs->set_units(EffectiveKsps(info) / unit_ksps);
       if (info.index() < entry.usage.size()) {

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <thread>
 
 #include "cli/time_arg.h"
 #include "common/base/clock.h"
@@ -51,8 +52,12 @@ class HttpApiTest : public ::testing::Test {
     cluster_.StartMaster({"--policy_file=" + cluster_.dir() + "/policy.yaml",
                           "--http_listen=127.0.0.1:0",
                           "--http_port_file=" + cluster_.dir() + "/http.port"});
-    auto port = ReadWholeFile(cluster_.dir() + "/http.port", "the HTTP port file");
-    ASSERT_TRUE(port.ok()) << port.status().ToString();
+    // The master writes it once the API listens, after its RPC port.
+    Result<std::string> port = NotFound("no HTTP port file yet");
+    ASSERT_TRUE(TestCluster::WaitUntil([&] {
+      port = ReadWholeFile(cluster_.dir() + "/http.port", "the HTTP port file");
+      return port.ok() && !port->empty();
+    })) << port.status().ToString();
     http_port_ = static_cast<uint16_t>(std::stoi(*port));
     cluster_.StartAgent("node1", SmallBoards(1, 4, 1000, 4));
     ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster_.NodesUp() == 1; }));
@@ -318,6 +323,127 @@ TEST_F(HttpApiTest, EveryRefusalOfTheRpcIsARefusalOverHttp) {
   HttpResult made = Http("POST", "/v1/tokens", tokens["sys"]);
   EXPECT_EQ(made.status, 403) << made.body;
   EXPECT_NE(made.body.find("a token cannot make tokens"), std::string::npos) << made.body;
+}
+
+// The revision of the last event in `text` that contains all of `parts` (0: none).
+uint64_t RevOf(const std::string& text, const std::vector<std::string>& parts) {
+  uint64_t rev = 0;
+  size_t start = 0;
+  while ((start = text.find("id: ", start)) != std::string::npos) {
+    const size_t end = text.find("\n\n", start);
+    if (end == std::string::npos) break;
+    const std::string frame = text.substr(start, end - start);
+    bool all = true;
+    for (const auto& p : parts) all = all && frame.find(p) != std::string::npos;
+    if (all) rev = std::stoull(frame.substr(4));
+    start = end;
+  }
+  return rev;
+}
+
+TEST_F(HttpApiTest, WatchersSeeWhatTheyMayReadAsItHappensAndResume) {
+  const std::string daemon = TokenOf("daemon"), sys = TokenOf("sys");
+  const std::string ca = cluster_.auth().ca_file();
+  auto daemon_events =
+      HttpEventStream::Open("127.0.0.1", http_port_, ca, {"GET", "/v1/events", daemon, "", {}});
+  ASSERT_TRUE(daemon_events.ok()) << daemon_events.status().ToString();
+  auto sys_events =
+      HttpEventStream::Open("127.0.0.1", http_port_, ca, {"GET", "/v1/events", sys, "", {}});
+  ASSERT_TRUE(sys_events.ok()) << sys_events.status().ToString();
+  // Both streams are open (the first comment arrived) before anything happens.
+  ASSERT_TRUE(TestCluster::WaitUntil([&] {
+    return (*daemon_events)->text().find(": snn events") != std::string::npos &&
+           (*sys_events)->text().find(": snn events") != std::string::npos;
+  }));
+  EXPECT_NE((*daemon_events)->text().find("Content-Type: text/event-stream"), std::string::npos);
+  const std::string quick =
+      "name: quick\ntenant: lab-a\ntask:\n  command: /bin/true\n"
+      "  resources: {cores: 1, ksps: 10, streams: 1}\n";
+  ASSERT_EQ(Http("POST", "/v1/jobs", daemon, quick).status, 200);
+  // daemon sees its job's transitions, in order, as they happen.
+  uint64_t done = 0;
+  ASSERT_TRUE(TestCluster::WaitUntil([&] {
+    done = RevOf((*daemon_events)->text(), {"\"name\":\"quick\"", "\"state\":\"COMPLETED\""});
+    return done != 0;
+  })) << (*daemon_events)->text();
+  const std::string seen = (*daemon_events)->text();
+  const uint64_t pending = RevOf(seen, {"\"name\":\"quick\"", "\"state\":\"PENDING\""});
+  const uint64_t running = RevOf(seen, {"\"name\":\"quick\"", "\"state\":\"RUNNING\""});
+  EXPECT_NE(pending, 0u) << seen;
+  EXPECT_LT(pending, running) << seen;
+  EXPECT_LT(running, done) << seen;
+  // sys (lab-b) never sees lab-a's jobs: its own job's end comes after lab-a's in revision
+  // order, and nothing of lab-a came before it.
+  const std::string elsewhere =
+      "name: mine\ntenant: lab-b\ntask:\n  command: /bin/true\n"
+      "  resources: {cores: 1, ksps: 10, streams: 1}\n";
+  ASSERT_EQ(Http("POST", "/v1/jobs", sys, elsewhere).status, 200);
+  ASSERT_TRUE(TestCluster::WaitUntil([&] {
+    return RevOf((*sys_events)->text(), {"\"name\":\"mine\"", "\"state\":\"COMPLETED\""}) > done;
+  })) << (*sys_events)->text();
+  EXPECT_EQ((*sys_events)->text().find("lab-a"), std::string::npos) << (*sys_events)->text();
+  // Nodes and boards are everyone's to see: a drained board reaches both.
+  CliRun drained = cluster_.Snnctl({"board", "drain", "node1/0", "--reason", "maintenance"});
+  ASSERT_EQ(drained.exit_code, 0) << drained.err;
+  for (auto* stream : {&*daemon_events, &*sys_events}) {
+    EXPECT_TRUE(TestCluster::WaitUntil([&] {
+      return RevOf((*stream)->text(), {"event: node", "DRAINED (maintenance)"}) != 0;
+    })) << (*stream)->text();
+  }
+  // Resuming after `pending` replays what came after it; a revision this master never gave
+  // gets a reset first.
+  auto resumed = HttpEventStream::Open(
+      "127.0.0.1", http_port_, ca,
+      {"GET", "/v1/events?types=job", daemon, "", {{"Last-Event-ID", std::to_string(pending)}}});
+  ASSERT_TRUE(resumed.ok());
+  ASSERT_TRUE(TestCluster::WaitUntil([&] {
+    return RevOf((*resumed)->text(), {"\"state\":\"COMPLETED\""}) == done;
+  })) << (*resumed)->text();
+  EXPECT_EQ(RevOf((*resumed)->text(), {"\"state\":\"PENDING\""}), 0u);
+  EXPECT_EQ((*resumed)->text().find("event: node"), std::string::npos);
+  auto stale = HttpEventStream::Open("127.0.0.1", http_port_, ca,
+                                     {"GET", "/v1/events?since=5", daemon, "", {}});
+  ASSERT_TRUE(stale.ok());
+  ASSERT_TRUE(TestCluster::WaitUntil(
+      [&] { return (*stale)->text().find("event: reset") != std::string::npos; }));
+  // Bad parameters, and no token: one line, no stream.
+  EXPECT_EQ(Http("GET", "/v1/events?since=x", daemon).status, 400);
+  EXPECT_EQ(Http("GET", "/v1/events?types=weather", daemon).status, 400);
+  EXPECT_EQ(Http("GET", "/v1/events", "").status, 401);
+}
+
+TEST_F(HttpApiTest, ALongPollAnswersWhenTheJobChanges) {
+  const std::string token = TokenOf("daemon");
+  ASSERT_EQ(Http("POST", "/v1/jobs", token, kSleepJob).status, 200);
+  ASSERT_TRUE(TestCluster::WaitUntil([&] {
+    auto job = cluster_.Show(1, "lab-a");
+    return job.ok() && job->state() == v1::RUNNING && job->tasks_size() == 1 &&
+           job->tasks(0).state() == v1::TASK_RUNNING;
+  }));
+  HttpResult now = Http("GET", "/v1/jobs/1", token, "", "lab-a");
+  ASSERT_EQ(now.status, 200);
+  const std::string etag = now.headers["etag"];
+  // Nothing changes within the wait: 304.
+  HttpCall poll{"GET", "/v1/jobs/1?wait=1s", token, "", {{"If-None-Match", etag}}};
+  poll.headers["Snn-Tenant"] = "lab-a";
+  auto quiet = HttpDo("127.0.0.1", http_port_, cluster_.auth().ca_file(), poll);
+  ASSERT_TRUE(quiet.ok());
+  EXPECT_EQ(quiet->status, 304) << quiet->body;
+  // The job is cancelled while a poll waits (or before it arrives): it answers with the change.
+  poll.target = "/v1/jobs/1?wait=5m";
+  Result<HttpResult> changed = Unavailable("not yet");
+  std::thread waiter(
+      [&] { changed = HttpDo("127.0.0.1", http_port_, cluster_.auth().ca_file(), poll); });
+  CliRun cancel = cluster_.RunSnnctlAs("daemon", {"--tenant", "lab-a", "cancel", "1"});
+  EXPECT_EQ(cancel.exit_code, 0) << cancel.err;
+  waiter.join();
+  ASSERT_TRUE(changed.ok()) << changed.status().ToString();
+  EXPECT_EQ(changed->status, 200);
+  EXPECT_NE(changed->headers["etag"], etag);
+  EXPECT_NE(changed->body.find("\"CANCELLED\""), std::string::npos) << changed->body;
+  // wait= only where it means something, and within bounds.
+  EXPECT_EQ(Http("GET", "/v1/jobs?wait=5s", token).status, 400);
+  EXPECT_EQ(Http("GET", "/v1/jobs/1?wait=1h", token, "", "lab-a").status, 400);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include "common/base/clock.h"
 #include "common/identity/pki.h"
+#include "master/http/event_hub.h"
 #include "master/http/openapi.h"
 #include "master/http/rest_request.h"
 #include "master/master_server.h"
@@ -179,6 +180,98 @@ TEST(TokenServiceTest, ATokenActsUntilItExpiresAndOnlyTheHashIsKept) {
   ASSERT_FALSE(expired.ok());
   EXPECT_EQ(expired.status().code(), Code::kUnauthenticated);
   EXPECT_NE(expired.status().message().find("has expired"), std::string::npos);
+}
+
+// An event stream that keeps what it is sent, and can stop reading.
+class FakeStream : public HttpStream {
+ public:
+  void Send(std::string chunk) override {
+    text += chunk;
+    if (!reading) backlog += chunk.size();
+  }
+  bool closed() const override { return is_closed; }
+  void set_on_close(std::function<void()>) override {}
+  size_t backlog_bytes() const override { return backlog; }
+  void Close() override { is_closed = true; }
+  std::string text;
+  bool reading = true;
+  size_t backlog = 0;
+  bool is_closed = false;
+};
+
+v1::JobRecord JobIn(const std::string& tenant, uint64_t id, v1::JobState state) {
+  v1::JobRecord job;
+  job.set_id(id);
+  job.set_tenant(tenant);
+  job.set_tenant_job_id(id);
+  job.set_state(state);
+  return job;
+}
+
+TEST(EventHubTest, FansOutFilteredEventsInOrderAndResumes) {
+  ManualClock clock;
+  clock.SetMs(5000);
+  EventHubOptions options;
+  options.keep = 3;
+  EventHub hub(clock, options);
+  auto a = std::make_shared<FakeStream>(), b = std::make_shared<FakeStream>();
+  ASSERT_TRUE(hub.Watch(a, 0, nullptr).ok());
+  ASSERT_TRUE(hub.Watch(b, 0, [](const v1::Event& e) { return e.job().tenant() == "b"; }).ok());
+  // A job's event only when what watchers see changes.
+  auto first = hub.JobChanged(JobIn("a", 1, v1::PENDING));
+  ASSERT_TRUE(first.has_value());
+  hub.Publish(*first);
+  EXPECT_FALSE(hub.JobChanged(JobIn("a", 1, v1::PENDING)).has_value());
+  hub.Publish(*hub.JobChanged(JobIn("a", 1, v1::RUNNING)));
+  hub.Publish(*hub.JobChanged(JobIn("b", 2, v1::PENDING)));
+  hub.Publish(*hub.JobChanged(JobIn("a", 1, v1::COMPLETED)));
+  const uint64_t r1 = 5000 * 1000 + 1;  // the first revision: above any earlier master's
+  EXPECT_NE(a->text.find("id: " + std::to_string(r1) + "\nevent: job\n"), std::string::npos);
+  EXPECT_LT(a->text.find("\"state\":\"PENDING\""), a->text.find("\"state\":\"RUNNING\""));
+  EXPECT_EQ(b->text.find("\"tenant\":\"a\""), std::string::npos) << b->text;
+  EXPECT_NE(b->text.find("\"tenant\":\"b\""), std::string::npos);
+  // Resuming replays what came after; from before what is kept (3 events): a reset.
+  auto c = std::make_shared<FakeStream>();
+  ASSERT_TRUE(hub.Watch(c, r1 + 2, nullptr).ok());
+  EXPECT_EQ(c->text.find("PENDING"), std::string::npos);
+  EXPECT_NE(c->text.find("COMPLETED"), std::string::npos);
+  EXPECT_EQ(c->text.find("RUNNING"), std::string::npos);
+  auto d = std::make_shared<FakeStream>();
+  ASSERT_TRUE(hub.Watch(d, r1 - 1, nullptr).ok());  // r1 is no longer kept
+  EXPECT_NE(d->text.find("event: reset"), std::string::npos);
+  auto e = std::make_shared<FakeStream>();
+  ASSERT_TRUE(hub.Watch(e, 12345, nullptr).ok());  // not a revision this master gave
+  EXPECT_NE(e->text.find("event: reset"), std::string::npos);
+  // A stream that stops reading is closed once it is 1 MiB behind; the others go on.
+  a->reading = false;
+  a->backlog = (1 << 20) + 1;
+  hub.Publish(*hub.JobChanged(JobIn("b", 2, v1::RUNNING)));
+  EXPECT_TRUE(a->closed());
+  EXPECT_NE(b->text.find("RUNNING"), std::string::npos);
+  // Quiet streams get a keepalive comment; closed ones are dropped at the tick.
+  clock.AdvanceMs(15000);
+  hub.Tick();
+  EXPECT_NE(b->text.find(": keepalive"), std::string::npos);
+  EXPECT_EQ(hub.streams(), 4u);
+}
+
+TEST(EventHubTest, ALongPollWakesAtTheJobsWriteOrItsDeadline) {
+  ManualClock clock;
+  EventHub hub(clock);
+  int woken = 0;
+  ASSERT_TRUE(hub.WaitForJob(7, clock.NowMs() + 1000, [&] { ++woken; }).ok());
+  ASSERT_TRUE(hub.WaitForJob(8, clock.NowMs() + 1000, [&] { woken += 10; }).ok());
+  hub.JobWritten(7);
+  EXPECT_EQ(woken, 1);
+  hub.JobWritten(7);  // once
+  EXPECT_EQ(woken, 1);
+  clock.AdvanceMs(999);
+  hub.Tick();
+  EXPECT_EQ(woken, 1);
+  clock.AdvanceMs(1);
+  hub.Tick();
+  EXPECT_EQ(woken, 11);
+  EXPECT_EQ(hub.waits(), 0u);
 }
 
 }  // namespace

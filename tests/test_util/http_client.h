@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 
 #include "common/base/status.h"
@@ -26,5 +27,23 @@ struct HttpCall {
 
 Result<HttpResult> HttpDo(const std::string& host, uint16_t port, const std::string& ca_file,
                           const HttpCall& call);
+
+// A request whose answer goes on (an event stream): read on a thread of its own into a text the
+// test waits on. The destructor closes the connection and joins the thread.
+class HttpEventStream {
+ public:
+  static Result<std::unique_ptr<HttpEventStream>> Open(const std::string& host, uint16_t port,
+                                                       const std::string& ca_file,
+                                                       const HttpCall& call);
+  ~HttpEventStream();
+  std::string text() const;  // everything read so far, the answer's header included
+  bool ended() const;        // the server closed it
+
+  struct State;
+
+ private:
+  explicit HttpEventStream(std::shared_ptr<State> state) : state_(std::move(state)) {}
+  std::shared_ptr<State> state_;
+};
 
 }  // namespace snn::testing
