@@ -32,6 +32,9 @@ install(DIRECTORY ${CMAKE_SOURCE_DIR}/docs DESTINATION share/doc/snnctl COMPONEN
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/etc/examples DESTINATION share/doc/snnctl COMPONENT cli)
 # The models the example jobs name (../models/ from the examples).
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/etc/models DESTINATION share/doc/snnctl COMPONENT cli)
+# The Python client of the HTTP API (standard library only): import snn.
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/python/snn DESTINATION lib/python3/dist-packages
+        COMPONENT python FILES_MATCHING PATTERN "*.py")
 
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME snn)
@@ -65,5 +68,14 @@ set(CPACK_DEBIAN_CLI_PACKAGE_NAME snnctl)
 set(CPACK_DEBIAN_CLI_DESCRIPTION
     "SNN cluster command line\n snnctl submits and watches jobs and administers the cluster; snn-ca makes its\n certificates.")
 set(CPACK_DEBIAN_CLI_PACKAGE_DEPENDS "munge")
+
+set(CPACK_DEBIAN_PYTHON_PACKAGE_NAME python3-snn)
+set(CPACK_DEBIAN_PYTHON_PACKAGE_ARCHITECTURE all)
+set(CPACK_DEBIAN_PYTHON_PACKAGE_SECTION python)
+set(CPACK_DEBIAN_PYTHON_PACKAGE_SHLIBDEPS OFF)
+set(CPACK_DEBIAN_PYTHON_PACKAGE_DEPENDS "python3")
+set(CPACK_DEBIAN_PYTHON_PACKAGE_CONTROL_EXTRA "${SNN_PKG}/python3-snn/prerm")
+set(CPACK_DEBIAN_PYTHON_DESCRIPTION
+    "SNN cluster Python client\n A client of the SNN master's HTTP API for notebooks and scripts: submit, wait,\n watch, logs, cancel, the pool, and an Executor of many jobs. Standard library only.")
 
 include(CPack)

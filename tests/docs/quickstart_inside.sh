@@ -35,7 +35,7 @@ done
 mount -t tmpfs tmpfs /run
 
 echo "== the packages, as apt would install them: their files from the build, then their scripts"
-for component in master agent cli; do
+for component in master agent cli python; do
   cmake --install "$BUILD" --prefix /usr --component "$component" >/dev/null
 done
 sh "$SRC/packaging/snn-master/postinst" configure
@@ -85,6 +85,10 @@ grep -q '"tenant_job_id": "2"' "$WORK/user-http.out" || {
 }
 grep -q '"name": "hello"' "$WORK/user-http.out" || {
   echo "docs_quickstart: the HTTP show did not show the job"
+  exit 1
+}
+grep -q "^COMPLETED hello from task 0 of job 3" "$WORK/user-http.out" || {
+  echo "docs_quickstart: the Python client did not print the job's end and output"
   exit 1
 }
 echo "docs_quickstart: both quick starts and the HTTP API section ran as written"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the Debian packages with cpack and checks them: three packages, dependencies computed
+# Builds the Debian packages with cpack and checks them: four packages (the Python client's too), dependencies computed
 # from the linked libraries, /etc/snn files as conffiles. As root, installs them, checks the
 # installed units with systemd-analyze verify, runs the installed master as its system user,
 # and purges them, leaving nothing behind. Exit 77 (skipped) when not root.
@@ -8,7 +8,7 @@ build="$1"
 tmp="$(mktemp -d)" && chmod 755 "$tmp"
 installed=0
 cleanup() {
-  if [ "$installed" = 1 ]; then dpkg --purge snn-master snn-agent snnctl >/dev/null 2>&1 || true; fi
+  if [ "$installed" = 1 ]; then dpkg --purge snn-master snn-agent snnctl python3-snn >/dev/null 2>&1 || true; fi
   rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -19,6 +19,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 master_deb=$(ls "$tmp"/out/snn-master_*.deb) || fail "no snn-master package"
 agent_deb=$(ls "$tmp"/out/snn-agent_*.deb) || fail "no snn-agent package"
 cli_deb=$(ls "$tmp"/out/snnctl_*.deb) || fail "no snnctl package"
+python_deb=$(ls "$tmp"/out/python3-snn_*_all.deb) || fail "no python3-snn package"
 echo "built: $(cd "$tmp/out" && ls *.deb | tr '\n' ' ')"
 
 depends=$(dpkg-deb -f "$master_deb" Depends)
@@ -32,13 +33,19 @@ dpkg-deb -I "$agent_deb" conffiles | grep -qx /etc/snn/snn-agent.flags || fail "
 dpkg-deb -c "$cli_deb" >"$tmp/cli.contents"
 grep -q "usr/share/bash-completion/completions/snnctl" "$tmp/cli.contents" ||
   fail "snnctl has no bash completion"
+dpkg-deb -c "$python_deb" | grep -q "usr/lib/python3/dist-packages/snn/client.py" ||
+  fail "python3-snn has no snn/client.py"
 echo "dependencies and conffiles: ok"
 
 if [ "$(id -u)" != 0 ]; then echo "not root: install not tested"; exit 77; fi
 if dpkg-query -W snn-master >/dev/null 2>&1; then fail "snn-master is already installed here"; fi
 
 installed=1
-dpkg -i "$cli_deb" "$master_deb" "$agent_deb" >"$tmp/dpkg.log" 2>&1 || { cat "$tmp/dpkg.log"; fail "dpkg -i"; }
+dpkg -i "$cli_deb" "$master_deb" "$agent_deb" "$python_deb" >"$tmp/dpkg.log" 2>&1 ||
+  { cat "$tmp/dpkg.log"; fail "dpkg -i"; }
+# The client imports from the installed package alone (-I: no source tree, no user site).
+(cd / && /usr/bin/python3 -I -c "import snn; assert snn.Client and snn.Executor") ||
+  fail "the installed python3-snn does not import"
 for f in /usr/bin/snn-master /usr/bin/snn-agent /usr/bin/snn-shepherd /usr/bin/snnctl \
          /usr/bin/snn-nir-import \
          /usr/bin/snn-ca /lib/systemd/system/snn-master.service \
@@ -74,11 +81,11 @@ SNN_AUTH=none /usr/bin/snnctl --master "127.0.0.1:$(cat "$state/port")" pool sta
 kill -TERM "$pid" && wait "$pid" || fail "the installed master did not stop cleanly"
 echo "the installed master ran as snn"
 
-dpkg --purge snnctl snn-agent snn-master >"$tmp/dpkg.log" 2>&1 || { cat "$tmp/dpkg.log"; fail "purge"; }
+dpkg --purge snnctl snn-agent snn-master python3-snn >"$tmp/dpkg.log" 2>&1 || { cat "$tmp/dpkg.log"; fail "purge"; }
 installed=0
 for f in /usr/bin/snn-master /usr/bin/snn-agent /usr/bin/snnctl /etc/snn/snn-master.flags \
          /etc/snn/policy.yaml /lib/systemd/system/snn-master.service \
-         /usr/share/bash-completion/completions/snnctl; do
+         /usr/share/bash-completion/completions/snnctl /usr/lib/python3/dist-packages/snn; do
   [ ! -e "$f" ] || fail "$f left after purge"
 done
 ! getent passwd snn >/dev/null || fail "user snn left after purge"

@@ -1,0 +1,344 @@
+"""The HTTP API's client: one Client per cluster and token; an Executor that runs many jobs."""
+import base64
+import concurrent.futures
+import json
+import os
+import ssl
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+TERMINAL = ("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT")
+
+
+class SnnError(Exception):
+    """A refusal or an error from the master: the one line snnctl would print, its code and the
+    HTTP status."""
+
+    def __init__(self, message, code="", status=0):
+        super().__init__(message)
+        self.message = message
+        self.code = code
+        self.status = status
+
+
+class JobFailed(SnnError):
+    """A job that ended other than COMPLETED (Executor results)."""
+
+    def __init__(self, job):
+        super().__init__("job %s ended %s: %s" % (job["tenant_job_id"], job["state"], job["reason"]),
+                         job["state"], 0)
+        self.job = job
+
+
+class JobResult:
+    """A finished job: its record, its first task's standard output, and its id."""
+
+    def __init__(self, job, stdout):
+        self.job = job
+        self.id = int(job["tenant_job_id"])
+        self.state = job["state"]
+        self.stdout = stdout
+
+    def __repr__(self):
+        return "JobResult(id=%d, state=%s)" % (self.id, self.state)
+
+
+def _default_token():
+    token = os.environ.get("SNN_TOKEN")
+    if token:
+        return token.strip()
+    path = os.path.expanduser("~/.snn-token")
+    if os.path.exists(path):
+        with open(path) as f:
+            return f.read().strip()
+    return None
+
+
+class Client:
+    """A client of one master's HTTP API.
+
+    url: https://HOST:7133 (default: $SNN_API); token: an access token (default: $SNN_TOKEN or
+    ~/.snn-token; `snnctl token create` makes one); ca_file: the cluster's CA certificate
+    (default: $SNN_CA_FILE or /etc/snn/tls/ca.crt); tenant: one of your other tenants.
+    """
+
+    def __init__(self, url=None, token=None, ca_file=None, tenant=None, timeout=60):
+        self.url = (url or os.environ.get("SNN_API") or "https://localhost:7133").rstrip("/")
+        self.token = token or _default_token()
+        if not self.token:
+            raise SnnError("no token: pass token=, set SNN_TOKEN, or write ~/.snn-token "
+                           "(snnctl token create > ~/.snn-token)", "UNAUTHENTICATED", 401)
+        self.tenant = tenant
+        self.timeout = timeout
+        self._context = None
+        if self.url.startswith("https://"):
+            ca = ca_file or os.environ.get("SNN_CA_FILE") or "/etc/snn/tls/ca.crt"
+            self._context = ssl.create_default_context(cafile=ca)
+
+    # --- plumbing ---
+
+    def _request(self, method, path, params=None, body=None, headers=None, timeout=None):
+        query = ""
+        if params:
+            query = "?" + urllib.parse.urlencode({k: _text(v) for k, v in params.items()
+                                                  if v is not None})
+        request = urllib.request.Request(self.url + path + query, method=method, data=body)
+        request.add_header("Authorization", "Bearer " + self.token)
+        if self.tenant:
+            request.add_header("Snn-Tenant", self.tenant)
+        for name, value in (headers or {}).items():
+            request.add_header(name, value)
+        try:
+            return urllib.request.urlopen(request, timeout=timeout or self.timeout,
+                                          context=self._context)
+        except urllib.error.HTTPError as e:
+            if e.code == 304:
+                return e
+            raise _error(e) from None
+
+    def _json(self, method, path, params=None, body=None, headers=None, timeout=None):
+        with self._request(method, path, params, body, headers, timeout) as answer:
+            return json.loads(answer.read() or b"null")
+
+    # --- jobs ---
+
+    def submit(self, job):
+        """Submits a job: a dict (the job file's fields), a job file's text (YAML or JSON), or a
+        path to one. Returns the job's id in its tenant."""
+        if isinstance(job, dict):
+            text = json.dumps(job)
+        elif isinstance(job, str) and "\n" not in job and os.path.exists(job):
+            with open(job) as f:
+                text = f.read()
+        else:
+            text = str(job)
+        answer = self._json("POST", "/v1/jobs", body=text.encode(),
+                            headers={"Content-Type": "application/yaml"})
+        return int(answer["tenant_job_id"])
+
+    def job(self, job_id):
+        """The job's record, as snnctl -o json show prints it."""
+        return self._json("GET", "/v1/jobs/%d" % int(job_id))["job"]
+
+    def jobs(self, states=None, all_tenants=False, user=None):
+        """Jobs (every page), newest last."""
+        out, after = [], 0
+        while True:
+            page = self._json("GET", "/v1/jobs", {
+                "states": ",".join(states) if states else None,
+                "all_tenants": "true" if all_tenants else None, "user": user,
+                "after_id": after or None})
+            out.extend(page["jobs"])
+            if not page["more"] or int(page["next_after_id"]) <= after:
+                return out
+            after = int(page["next_after_id"])
+
+    def wait(self, job_id, timeout=None, poll_s=60):
+        """Waits until the job ends (long polls: no request while nothing changes) and returns its
+        record. TimeoutError after `timeout` seconds."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._request("GET", "/v1/jobs/%d" % int(job_id)) as answer:
+            etag = answer.headers.get("ETag")
+            job = json.loads(answer.read())["job"]
+        while job["state"] not in TERMINAL:
+            left = poll_s if deadline is None else int(deadline - time.monotonic())
+            if left < 1:
+                raise TimeoutError("job %s has not ended (%s)" % (job_id, job["state"]))
+            wait_s = min(poll_s, left)
+            with self._request("GET", "/v1/jobs/%d" % int(job_id), {"wait": "%ds" % wait_s},
+                               headers={"If-None-Match": etag}, timeout=wait_s + 30) as answer:
+                if answer.status == 200:  # 304: unchanged when the wait ended
+                    etag = answer.headers.get("ETag")
+                    job = json.loads(answer.read())["job"]
+        return job
+
+    def logs(self, job_id, task=0, stderr=False):
+        """A task's whole standard output (or error) as text."""
+        data, offset = b"", 0
+        while True:
+            page = self._json("GET", "/v1/jobs/%d/logs" % int(job_id),
+                              {"task": task, "stderr": "true" if stderr else None,
+                               "offset": offset or None})
+            chunk = base64.b64decode(page["data"])
+            data += chunk
+            offset = int(page["offset"]) + len(chunk)
+            if not chunk or offset >= int(page["size"]):
+                return data.decode(errors="replace")
+
+    def cancel(self, job_id):
+        return self._json("POST", "/v1/jobs/%d/cancel" % int(job_id))["state"]
+
+    def hold(self, job_id):
+        return self._json("POST", "/v1/jobs/%d/hold" % int(job_id))["state"]
+
+    def release(self, job_id):
+        return self._json("POST", "/v1/jobs/%d/release" % int(job_id))["state"]
+
+    def requeue(self, job_id):
+        return self._json("POST", "/v1/jobs/%d/requeue" % int(job_id))["state"]
+
+    # --- the cluster ---
+
+    def pool(self):
+        """Nodes and boards, as snnctl -o json pool status prints them."""
+        return self._json("GET", "/v1/pool")
+
+    def policy(self):
+        return self._json("GET", "/v1/policy")["config"]
+
+    def usage(self, **params):
+        return self._json("GET", "/v1/usage", params)
+
+    def report(self, **params):
+        return self._json("GET", "/v1/report", params)
+
+    def invoice(self, **params):
+        return self._json("GET", "/v1/invoice", params)
+
+    def watch(self, since=None, types=None, resume=True, on_open=None):
+        """Events as they happen (dicts: {"rev", "time_ms", "job"|"node"|"reset"}), from after
+        revision `since` (None: from now). A dropped stream is opened again from the last
+        revision seen, unless resume=False. `on_open()` runs each time the stream is open."""
+        last = since
+        while True:
+            params = {"since": last, "types": ",".join(types) if types else None}
+            try:
+                with self._request("GET", "/v1/events", params, timeout=60) as stream:
+                    if on_open:
+                        on_open()
+                    event = {}
+                    for raw in stream:
+                        line = raw.decode().rstrip("\n")
+                        if line.startswith("data: "):
+                            event = json.loads(line[6:])
+                        elif line == "" and event:
+                            last = int(event["rev"])
+                            yield event
+                            event = {}
+            except OSError:  # the stream dropped (a keepalive comes every 15 s)
+                if not resume:
+                    raise
+            if not resume:
+                return
+
+
+class Executor(concurrent.futures.Executor):
+    """Runs many small jobs: submit(job) returns a Future whose result is a JobResult (its record
+    and its standard output) once the job ends, or raises JobFailed. One event stream follows
+    every job: no request per job while they run. map(jobs) yields results in the jobs' order."""
+
+    def __init__(self, client, max_pending=1000):
+        self._client = client
+        self._lock = threading.Lock()
+        self._futures = {}  # tenant job id -> Future
+        self._slots = threading.Semaphore(max_pending)
+        self._shutdown = False
+        self._started = threading.Event()
+        self._error = None
+        self._thread = threading.Thread(target=self._follow, daemon=True)
+        self._thread.start()
+        self._started.wait()
+        if self._error:
+            raise self._error
+
+    def submit(self, job):
+        if self._shutdown:
+            raise RuntimeError("the executor is shut down")
+        self._slots.acquire()
+        future = concurrent.futures.Future()
+        try:
+            job_id = self._client.submit(job)
+        except Exception:
+            self._slots.release()
+            raise
+        future.job_id = job_id
+        with self._lock:
+            self._futures[job_id] = future
+        # It may have ended before we listed it: look once.
+        record = self._client.job(job_id)
+        if record["state"] in TERMINAL:
+            self._finish(job_id, record)
+        return future
+
+    def map(self, jobs, timeout=None, chunksize=1):
+        futures = [self.submit(j) for j in jobs]
+        return (f.result(timeout) for f in futures)
+
+    def shutdown(self, wait=True, *, cancel_futures=False):
+        self._shutdown = True
+        if cancel_futures:
+            with self._lock:
+                pending = list(self._futures.items())
+            for job_id, future in pending:
+                try:
+                    self._client.cancel(job_id)
+                except SnnError:
+                    pass
+        if wait:
+            with self._lock:
+                futures = list(self._futures.values())
+            concurrent.futures.wait(futures)
+
+    def _finish(self, job_id, record):
+        with self._lock:
+            future = self._futures.pop(job_id, None)
+        if future is None:
+            return
+        self._slots.release()
+        try:
+            if record["state"] != "COMPLETED":
+                future.set_exception(JobFailed(record))
+            else:
+                future.set_result(JobResult(record, self._client.logs(job_id)))
+        except Exception as e:  # the logs could not be read
+            if not future.done():
+                future.set_exception(e)
+
+    def _follow(self):
+        try:
+            self._follow_events()
+        except Exception as e:  # the stream was refused: the constructor or the futures say why
+            self._error = e
+            self._started.set()
+            with self._lock:
+                futures = list(self._futures.values())
+                self._futures.clear()
+            for future in futures:
+                if not future.done():
+                    future.set_exception(e)
+
+    def _follow_events(self):
+        for event in self._client.watch(types=["job"], on_open=self._started.set):
+            if "reset" in event:
+                # Too far behind: look at every job we wait for.
+                with self._lock:
+                    ids = list(self._futures)
+                for job_id in ids:
+                    record = self._client.job(job_id)
+                    if record["state"] in TERMINAL:
+                        self._finish(job_id, record)
+                continue
+            job = event.get("job")
+            if job and job["state"] in TERMINAL:
+                job_id = int(job["tenant_job_id"])
+                with self._lock:
+                    ours = job_id in self._futures
+                if ours:
+                    self._finish(job_id, self._client.job(job_id))
+
+
+def _text(value):
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _error(e):
+    try:
+        body = json.loads(e.read())
+        return SnnError(body.get("error", str(e)), body.get("code", ""), e.code)
+    except (ValueError, AttributeError):
+        return SnnError("HTTP %d: %s" % (e.code, e.reason), "", e.code)

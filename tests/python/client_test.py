@@ -1,0 +1,110 @@
+#!/usr/bin/python3
+"""The Python client (python/snn) against real daemons: tests/integration/python_client_test.cc
+starts a master and an agent and runs this with SNN_API, SNN_TOKEN, SNN_CA_FILE (a token of a
+member of lab-a) and SNN_OTHER_TOKEN (a member of lab-b only) in the environment."""
+import os
+import threading
+import unittest
+
+import snn
+
+
+def echo_job(text, name="echo"):
+    return {"name": name, "tenant": "lab-a", "time_limit": "5m",
+            "task": {"command": "/bin/sh", "args": ["-c", "echo " + text],
+                     "resources": {"cores": 1, "ksps": 10, "streams": 1}}}
+
+
+class ClientTest(unittest.TestCase):
+    def setUp(self):
+        self.client = snn.Client(tenant="lab-a")
+
+
+    def test_submit_wait_logs(self):
+        job_id = self.client.submit(echo_job("hello from python"))
+        job = self.client.wait(job_id, timeout=120)
+        self.assertEqual(job["state"], "COMPLETED", job["reason"])
+        self.assertEqual(self.client.logs(job_id), "hello from python\n")
+        self.assertEqual(self.client.job(job_id)["state"], "COMPLETED")
+        self.assertIn(job_id, [int(j["tenant_job_id"]) for j in self.client.jobs()])
+
+    def test_a_job_file_path_or_text(self):
+        path = os.path.join(os.environ["TEST_DIR"], "job.yaml")
+        with open(path, "w") as f:
+            f.write("name: from-file\ntenant: lab-a\ntask:\n  command: /bin/true\n"
+                    "  resources: {cores: 1, ksps: 10, streams: 1}\n")
+        for job in (path, open(path).read()):
+            self.assertEqual(self.client.wait(self.client.submit(job), timeout=120)["state"],
+                             "COMPLETED")
+
+    def test_watch_sees_the_transitions(self):
+        opened = threading.Event()
+        events = []  # (tenant job id, state), in the order they came
+        lock = threading.Lock()
+
+        def follow():
+            for event in self.client.watch(types=["job"], on_open=opened.set):
+                job = event.get("job")
+                with lock:
+                    events.append((int(job["tenant_job_id"]), job["state"]))
+                if job["name"] == "watched" and job["state"] == "COMPLETED":
+                    return
+
+        thread = threading.Thread(target=follow, daemon=True)
+        thread.start()
+        self.assertTrue(opened.wait(60))
+        job_id = self.client.submit(echo_job("watched", "watched"))
+        thread.join(120)
+        self.assertFalse(thread.is_alive(), events)
+        states = []  # a reason may change while the state does not
+        with lock:
+            for i, state in events:
+                if i == job_id and (not states or states[-1] != state):
+                    states.append(state)
+        self.assertEqual(states, ["PENDING", "RUNNING", "COMPLETED"])
+
+    def test_cancel(self):
+        job_id = self.client.submit({"name": "long", "tenant": "lab-a", "time_limit": "10m",
+                                     "task": {"command": "/bin/sleep", "args": ["600"],
+                                              "resources": {"cores": 1, "ksps": 10}}})
+        self.client.cancel(job_id)
+        self.assertEqual(self.client.wait(job_id, timeout=120)["state"], "CANCELLED")
+
+    def test_refusals_are_one_line_errors(self):
+        with self.assertRaises(snn.SnnError) as bad:
+            self.client.submit({"name": "bad", "task": {"command": "/bin/true"}})
+        self.assertEqual(bad.exception.code, "INVALID_ARGUMENT")
+        self.assertEqual(bad.exception.status, 400)
+        self.assertNotIn("\n", bad.exception.message)
+        job_id = self.client.submit(echo_job("mine"))
+        other = snn.Client(token=os.environ["SNN_OTHER_TOKEN"], tenant="lab-a")
+        with self.assertRaises(snn.SnnError) as refused:
+            other.job(job_id)
+        self.assertEqual(refused.exception.status, 403)
+        self.assertIn("lab-a", refused.exception.message)
+        with self.assertRaises(snn.SnnError) as nobody:
+            snn.Client(token="snntok.made-up").pool()
+        self.assertEqual(nobody.exception.status, 401)
+
+    def test_pool(self):
+        pool = self.client.pool()
+        self.assertEqual([n["name"] for n in pool["nodes"]], ["node1"])
+        self.assertEqual(pool["nodes"][0]["state"], "UP")
+
+    def test_an_executor_runs_200_jobs_and_returns_their_results_in_order(self):
+        with snn.Executor(self.client) as pool:
+            results = list(pool.map(echo_job(str(i), "exec-%d" % i) for i in range(200)))
+        self.assertEqual([r.stdout for r in results], ["%d\n" % i for i in range(200)])
+        self.assertTrue(all(r.state == "COMPLETED" for r in results))
+        # A job that fails is the future's exception.
+        with snn.Executor(self.client) as pool:
+            future = pool.submit({"name": "fails", "tenant": "lab-a",
+                                  "task": {"command": "/bin/false",
+                                           "resources": {"cores": 1, "ksps": 10}}})
+            with self.assertRaises(snn.JobFailed) as failed:
+                future.result(timeout=120)
+        self.assertEqual(failed.exception.job["state"], "FAILED")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
