@@ -195,6 +195,21 @@ std::string TestCluster::HaLeader() {
   return "";
 }
 
+uint16_t TestCluster::StartMasterWithApi(std::vector<std::string> extra_flags) {
+  const std::string port_file = dir_ + "/http.port";
+  extra_flags.push_back("--http_listen=127.0.0.1:0");
+  extra_flags.push_back("--http_port_file=" + port_file);
+  StartMaster(extra_flags);
+  // The master writes it once the API listens, after its RPC port.
+  uint16_t port = 0;
+  WaitUntil([&] {
+    const std::string text = ReadFile(port_file);
+    if (!text.empty()) port = static_cast<uint16_t>(std::stoi(text));
+    return port != 0;
+  });
+  return port;
+}
+
 void TestCluster::StartMaster(const std::vector<std::string>& extra_flags) {
   const std::string port_file = dir_ + "/master.port";
   std::filesystem::remove(port_file);

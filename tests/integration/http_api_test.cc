@@ -49,16 +49,8 @@ class HttpApiTest : public ::testing::Test {
     if (geteuid() != 0) GTEST_SKIP() << "runs snnctl as other users: needs root";
     std::ofstream(cluster_.dir() + "/policy.yaml") << kPolicy;
     std::ofstream(cluster_.dir() + "/sleep.yaml") << kSleepJob;
-    cluster_.StartMaster({"--policy_file=" + cluster_.dir() + "/policy.yaml",
-                          "--http_listen=127.0.0.1:0",
-                          "--http_port_file=" + cluster_.dir() + "/http.port"});
-    // The master writes it once the API listens, after its RPC port.
-    Result<std::string> port = NotFound("no HTTP port file yet");
-    ASSERT_TRUE(TestCluster::WaitUntil([&] {
-      port = ReadWholeFile(cluster_.dir() + "/http.port", "the HTTP port file");
-      return port.ok() && !port->empty();
-    })) << port.status().ToString();
-    http_port_ = static_cast<uint16_t>(std::stoi(*port));
+    http_port_ = cluster_.StartMasterWithApi({"--policy_file=" + cluster_.dir() + "/policy.yaml"});
+    ASSERT_NE(http_port_, 0) << ReadFile(cluster_.dir() + "/master.log");
     cluster_.StartAgent("node1", SmallBoards(1, 4, 1000, 4));
     ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster_.NodesUp() == 1; }));
   }

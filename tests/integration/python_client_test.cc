@@ -26,15 +26,10 @@ TEST(PythonClientTest, SubmitWaitWatchLogsCancelAndAnExecutorOf200Jobs) {
   if (geteuid() != 0) GTEST_SKIP() << "makes tokens of other users: needs root";
   TestCluster cluster;
   std::ofstream(cluster.dir() + "/policy.yaml") << kPolicy;
-  cluster.StartMaster({"--policy_file=" + cluster.dir() + "/policy.yaml",
-                       "--http_listen=127.0.0.1:0",
-                       "--http_port_file=" + cluster.dir() + "/http.port"});
-  Result<std::string> port = NotFound("no HTTP port file yet");
-  ASSERT_TRUE(TestCluster::WaitUntil([&] {
-    port = ReadWholeFile(cluster.dir() + "/http.port", "the HTTP port file");
-    return port.ok() && !port->empty();
-  })) << port.status().ToString();
-  const std::string api = "https://127.0.0.1:" + std::to_string(std::stoi(*port));
+  const uint16_t port =
+      cluster.StartMasterWithApi({"--policy_file=" + cluster.dir() + "/policy.yaml"});
+  ASSERT_NE(port, 0) << ReadFile(cluster.dir() + "/master.log");
+  const std::string api = "https://127.0.0.1:" + std::to_string(port);
   // Two boards of 16 cores, a stream per core: 32 of the Executor's jobs at a time.
   cluster.StartAgent("node1", SmallBoards(2, 4, 1000, 32));
   ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster.NodesUp() == 1; }));
