@@ -4,6 +4,8 @@
 // watcher gives the delivery latency (p50, p99, max over watchers x jobs).
 // With --long_polls=N, N clients instead wait on GET /v1/jobs/{id}?wait=5m of a job that has
 // ended (so nothing wakes them) while the same idle and submission phases run.
+// --hold_s=N instead holds the clients open and prints the master's address, so that
+// bench/submit_load --master=ADDRESS --auth=none measures submissions beside them.
 // Run by hand: build/bench/watchers_bench --watchers=1000 (a master with --auth=none, plain
 // HTTP on loopback, one agent; all in a temp dir removed at the end).
 #include <gflags/gflags.h>
@@ -30,7 +32,10 @@
 DEFINE_int32(watchers, 1000, "event streams held open");
 DEFINE_int32(long_polls, 0, "long polls held open instead of event streams");
 DEFINE_int32(idle_s, 30, "seconds of idle measured (keepalives come every 15 s)");
-DEFINE_int32(jobs, 20, "jobs submitted (and cancelled) while the watchers watch");
+DEFINE_int32(jobs, 20, "jobs submitted while the watchers watch");
+DEFINE_int32(hold_s, 0,
+             "instead of measuring: hold the clients open this long and print the master's "
+             "address, for bench/submit_load --master=ADDRESS --auth=none beside them");
 
 namespace snn::bench {
 namespace {
@@ -157,6 +162,17 @@ int Run() {
   }
   std::thread reader([&] { io.run(); });
   std::this_thread::sleep_for(std::chrono::seconds(2));  // every stream open
+  if (FLAGS_hold_s > 0) {
+    std::printf("%d %s open; master at %s:%d for %d s\n", clients,
+                poll_target.empty() ? "event streams" : "long polls", cluster.master().host.c_str(),
+                cluster.master().port, FLAGS_hold_s);
+    std::fflush(stdout);
+    std::this_thread::sleep_for(std::chrono::seconds(FLAGS_hold_s));
+    io.stop();
+    reader.join();
+    std::filesystem::remove_all(dir);
+    return 0;
+  }
 
   const double cpu0 = CpuSeconds(cluster.master_pid());
   std::this_thread::sleep_for(std::chrono::seconds(FLAGS_idle_s));

@@ -141,19 +141,27 @@ class Session : public HttpServer::SessionBase,
   }
 
   void OnRead(boost::system::error_code ec);
+  // Everything queued goes out in one write (an event stream under load gets many frames
+  // between two writes); the callbacks of what it carried run once it is written.
   void WriteNext() {
     if (closed_ || outbox_.empty()) {
       writing_ = false;
       return;
     }
     writing_ = true;
-    asio::async_write(stream_, asio::buffer(outbox_.front().bytes),
-                      [self = this->shared_from_this()](boost::system::error_code ec, size_t n) {
+    writing_bytes_.clear();
+    std::vector<std::function<void()>> then;
+    for (auto& out : outbox_) {
+      writing_bytes_ += out.bytes;
+      if (out.then) then.push_back(std::move(out.then));
+    }
+    outbox_.clear();
+    asio::async_write(stream_, asio::buffer(writing_bytes_),
+                      [self = this->shared_from_this(), then = std::move(then)](
+                          boost::system::error_code ec, size_t n) {
                         if (ec) return self->Close();
                         self->backlog_ -= n;
-                        auto then = std::move(self->outbox_.front().then);
-                        self->outbox_.pop_front();
-                        if (then) then();
+                        for (const auto& fn : then) fn();
                         self->WriteNext();
                       });
   }
@@ -171,6 +179,7 @@ class Session : public HttpServer::SessionBase,
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   std::deque<Out> outbox_;
+  std::string writing_bytes_;  // what the write in flight carries
   size_t backlog_ = 0;
   bool writing_ = false;
   bool closed_ = false;
