@@ -23,6 +23,10 @@ DEFINE_string(http_listen, "127.0.0.1:7133",
               "serve the HTTP API at HOST:PORT (HTTPS with the master's certificate; plain HTTP "
               "with --auth=none, loopback only; port 0 picks one; empty: no API)");
 DEFINE_string(http_port_file, "", "write the HTTP API's bound port to this file");
+DEFINE_uint32(http_max_connections, 4096, "HTTP API connections open at once, in all");
+DEFINE_uint32(http_max_per_address, 1024,
+              "HTTP API connections open at once from one IP address (a portal or proxy that "
+              "holds many watchers needs more)");
 DEFINE_string(data_dir, "/var/lib/snn/master", "directory of the master's state store");
 DEFINE_string(port_file, "", "write the bound port to this file once listening");
 DEFINE_uint64(max_frame_bytes, 4 << 20, "largest accepted frame; larger ones close the connection");
@@ -202,6 +206,8 @@ int main(int argc, char** argv) {
   config.metrics_port_file = FLAGS_metrics_port_file;
   config.http_listen = FLAGS_http_listen;
   config.http_port_file = FLAGS_http_port_file;
+  config.http_limits.max_connections = FLAGS_http_max_connections;
+  config.http_limits.max_per_address = FLAGS_http_max_per_address;
   config.max_frame_bytes = FLAGS_max_frame_bytes;
   if (!FLAGS_ha_etcd.empty() &&
       gflags::GetCommandLineFlagInfoOrDie("heartbeat_timeout_ms").is_default) {

@@ -148,6 +148,11 @@ Status MasterServer::SetUpAuth() {
 
 Status MasterServer::StartHttp() {
   if (config_.http_listen.empty()) return Status::Ok();
+  if (config_.http_limits.max_connections == 0 || config_.http_limits.max_per_address == 0) {
+    return InvalidArgument(
+        "--http_max_connections and --http_max_per_address must be at least 1 (an empty "
+        "--http_listen turns the API off)");
+  }
   auto address = ParseHostPort(config_.http_listen, true);
   if (!address.ok()) return address.status();
   std::shared_ptr<ssl::context> tls;
@@ -183,7 +188,7 @@ Status MasterServer::StartHttp() {
       [this](HttpRequest request, std::shared_ptr<HttpReply> reply) {
         rest_->Handle(std::move(request), std::move(reply));
       },
-      tls);
+      tls, config_.http_limits);
   SNN_RETURN_IF_ERROR(http_->Listen(*address));
   LOG(INFO) << "HTTP API on " << (tls ? "https://" : "http://") << address->host << ":"
             << http_->port() << "/v1/";

@@ -59,6 +59,7 @@ struct MasterConfig {
   // plain HTTP only with --auth=none (loopback); empty: none.
   std::string http_listen;
   std::string http_port_file;  // if set, its bound port is written here
+  HttpLimits http_limits;
   // --ha_etcd: the master starts as a standby that answers every request with a redirect to
   // the leader this gives (HOST:PORT, "" when none is known), until Promote.
   std::function<std::string()> standby_leader;

@@ -8,6 +8,7 @@
 #include <boost/beast/http.hpp>
 // clang-format on
 
+#include <array>
 #include <cctype>
 #include <deque>
 
@@ -25,6 +26,7 @@ struct HttpServer::SessionBase {
   virtual ~SessionBase() = default;
   virtual void Start() = 0;
   virtual void Close() = 0;
+  std::string address;        // the peer's IP address
   int64_t idle_since_ms = 0;  // waiting for a request since then
   bool reading = false;       // between requests or inside one (not handling, not streaming)
 };
@@ -117,6 +119,17 @@ class Session : public HttpServer::SessionBase,
     Write(StatusLine(200) +
           "Content-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
           "X-Accel-Buffering: no\r\nConnection: close\r\n\r\n");
+    DrainUntilClosed();
+  }
+
+  // An event stream reads nothing more, but keeps a read open so that a client that goes is
+  // noticed at once (its slot freed), not at the next write.
+  void DrainUntilClosed() {
+    stream_.async_read_some(asio::buffer(drain_), [self = this->shared_from_this()](
+                                                      boost::system::error_code ec, size_t) {
+      if (ec) return self->Close();
+      self->DrainUntilClosed();
+    });
   }
 
   void set_on_close(std::function<void()> on_close) {
@@ -180,6 +193,7 @@ class Session : public HttpServer::SessionBase,
   std::optional<http::request_parser<http::string_body>> parser_;
   std::deque<Out> outbox_;
   std::string writing_bytes_;  // what the write in flight carries
+  std::array<char, 512> drain_{};
   size_t backlog_ = 0;
   bool writing_ = false;
   bool closed_ = false;
@@ -311,19 +325,21 @@ void HttpServer::Accept() {
       });
       return;
     }
-    if (sessions_.size() >= limits_.max_connections) {
+    boost::system::error_code peer_ec;
+    const auto peer = socket.remote_endpoint(peer_ec);
+    const std::string address = peer_ec ? std::string() : peer.address().to_string();
+    if (sessions_.size() >= limits_.max_connections ||
+        per_address_[address] >= limits_.max_per_address) {
       boost::system::error_code ignored;
       socket.close(ignored);
     } else {
       auto gone = [this](SessionBase* s) {
-        for (auto it = sessions_.begin(); it != sessions_.end(); ++it) {
-          if (it->get() == s) {
-            // Erased after the current handler returns: the session may be mid-call.
-            asio::post(io_, [keep = *it] {});
-            sessions_.erase(it);
-            break;
-          }
-        }
+        auto it = sessions_.find(s);
+        if (it == sessions_.end()) return;
+        // Destroyed after the current handler returns: the session may be mid-call.
+        asio::post(io_, [keep = it->second] {});
+        if (--per_address_[s->address] == 0) per_address_.erase(s->address);
+        sessions_.erase(it);
       };
       std::shared_ptr<SessionBase> session;
       if (tls_) {
@@ -333,7 +349,9 @@ void HttpServer::Accept() {
         session = std::make_shared<Session<tcp::socket>>(std::move(socket), clock_, handler_,
                                                          limits_, gone);
       }
-      sessions_.insert(session);
+      session->address = address;
+      ++per_address_[address];
+      sessions_.emplace(session.get(), session);
       session->Start();
     }
     Accept();
@@ -343,7 +361,7 @@ void HttpServer::Accept() {
 void HttpServer::Sweep() {
   const int64_t now = clock_.NowMs();
   std::vector<std::shared_ptr<SessionBase>> idle;
-  for (const auto& s : sessions_) {
+  for (const auto& [raw, s] : sessions_) {
     if (s->reading && now - s->idle_since_ms >= limits_.idle_timeout_ms) idle.push_back(s);
   }
   for (const auto& s : idle) s->Close();
@@ -358,9 +376,11 @@ void HttpServer::Stop() {
   boost::system::error_code ignored;
   acceptor_.close(ignored);
   sweep_timer_.Cancel();
-  auto sessions = sessions_;
+  std::vector<std::shared_ptr<SessionBase>> sessions;
+  for (const auto& [raw, s] : sessions_) sessions.push_back(s);
   for (const auto& s : sessions) s->Close();
   sessions_.clear();
+  per_address_.clear();
 }
 
 }  // namespace snn

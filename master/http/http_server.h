@@ -3,16 +3,16 @@
 // (bodies up to 1 MiB, headers up to 16 KiB), hands it to the handler, and writes the answer the
 // handler gives, now or later (a long poll, a durable commit); a handler may instead open an
 // event stream (text/event-stream) and push to it. Connections waiting for a request longer than
-// the idle limit are closed (measured on the injected clock); beyond max_connections new ones are
-// refused.
+// the idle limit are closed (measured on the injected clock); beyond max_connections, or
+// max_per_address from one IP address, new ones are refused.
 // Thread contract: everything on the io thread it is given.
 #pragma once
 
 #include <functional>
 #include <map>
 #include <memory>
-#include <set>
 #include <string>
+#include <unordered_map>
 
 #include "common/base/clock.h"
 #include "common/base/status.h"
@@ -65,6 +65,7 @@ class HttpReply {
 
 struct HttpLimits {
   size_t max_connections = 4096;
+  size_t max_per_address = 1024;  // from one IP address: no client takes every connection
   size_t max_body_bytes = 1 << 20;
   int64_t idle_timeout_ms = 60000;  // waiting for (the rest of) a request
   int64_t sweep_ms = 1000;
@@ -100,7 +101,8 @@ class HttpServer {
   ClockTimer sweep_timer_;
   uint16_t port_ = 0;
   bool stopped_ = false;
-  std::set<std::shared_ptr<SessionBase>> sessions_;
+  std::unordered_map<SessionBase*, std::shared_ptr<SessionBase>> sessions_;
+  std::unordered_map<std::string, size_t> per_address_;
 };
 
 }  // namespace snn

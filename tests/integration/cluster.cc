@@ -197,6 +197,7 @@ std::string TestCluster::HaLeader() {
 
 uint16_t TestCluster::StartMasterWithApi(std::vector<std::string> extra_flags) {
   const std::string port_file = dir_ + "/http.port";
+  std::filesystem::remove(port_file);  // a restarted master listens on a new port
   extra_flags.push_back("--http_listen=127.0.0.1:0");
   extra_flags.push_back("--http_port_file=" + port_file);
   StartMaster(extra_flags);

@@ -438,5 +438,34 @@ TEST_F(HttpApiTest, ALongPollAnswersWhenTheJobChanges) {
   EXPECT_EQ(Http("GET", "/v1/jobs/1?wait=1h", token, "", "lab-a").status, 400);
 }
 
+TEST_F(HttpApiTest, OneAddressCannotTakeEveryConnection) {
+  cluster_.StopMaster();
+  http_port_ = cluster_.StartMasterWithApi(
+      {"--policy_file=" + cluster_.dir() + "/policy.yaml", "--http_max_per_address=3"});
+  ASSERT_NE(http_port_, 0);
+  const std::string token = TokenOf("daemon");
+  const std::string ca = cluster_.auth().ca_file();
+  std::vector<std::unique_ptr<HttpEventStream>> held;
+  for (int i = 0; i < 3; ++i) {
+    auto stream =
+        HttpEventStream::Open("127.0.0.1", http_port_, ca, {"GET", "/v1/events", token, "", {}});
+    ASSERT_TRUE(stream.ok()) << stream.status().ToString();
+    held.push_back(std::move(stream).value());
+  }
+  for (const auto& stream : held) {
+    ASSERT_TRUE(TestCluster::WaitUntil(
+        [&] { return stream->text().find(": snn events") != std::string::npos; }));
+  }
+  // A fourth from the same address is closed at once: no answer.
+  auto fourth = HttpDo("127.0.0.1", http_port_, ca, {"GET", "/v1/pool", token, "", {}});
+  EXPECT_FALSE(fourth.ok()) << fourth->status << " " << fourth->body;
+  // One goes: there is room again.
+  held.pop_back();
+  EXPECT_TRUE(TestCluster::WaitUntil([&] {
+    auto again = HttpDo("127.0.0.1", http_port_, ca, {"GET", "/v1/pool", token, "", {}});
+    return again.ok() && again->status == 200;
+  }));
+}
+
 }  // namespace
 }  // namespace snn::testing
