@@ -1,17 +1,9 @@
 #include "master/http/event_hub.h"
 
+#include "common/base/job_validation.h"
 #include "common/base/proto_json.h"
 
 namespace snn {
-namespace {
-
-bool Terminal(v1::JobState state) {
-  return state == v1::COMPLETED || state == v1::FAILED || state == v1::CANCELLED ||
-         state == v1::TIMEOUT;
-}
-
-}  // namespace
-
 EventHub::EventHub(const Clock& clock, EventHubOptions options)
     : clock_(clock),
       options_(options),
@@ -26,7 +18,7 @@ std::optional<v1::Event> EventHub::JobChanged(const v1::JobRecord& job) {
       it->second.attempt == job.attempt() && it->second.reason == job.reason()) {
     return std::nullopt;
   }
-  if (Terminal(job.state())) {
+  if (IsTerminalState(job.state())) {
     jobs_seen_.erase(job.id());
   } else {
     jobs_seen_[job.id()] = Seen{job.state(), job.attempt(), job.reason()};
