@@ -13,6 +13,7 @@
 #include "master/auth/access_policy.h"
 #include "master/http/openapi.h"
 #include "master/http/rest_request.h"
+#include "master/http/web_page.h"
 
 namespace snn {
 namespace {
@@ -170,6 +171,10 @@ void RestApi::Handle(HttpRequest request, std::shared_ptr<HttpReply> reply) {
   if (!target.ok()) return reply->Respond(ErrorResponse(target.status()));
   if (request.method == "GET" && target->path == "/v1/openapi.json") {
     return reply->Respond(HttpResponse{200, "application/json", OpenApiDocument(), {}});
+  }
+  if (request.method == "GET") {
+    auto page = ServeWebPage(target->path, request.Header("if-none-match"));
+    if (page) return reply->Respond(*std::move(page));
   }
   if (target->path == "/v1/events") return Events(request, *target, reply);
   auto match = MatchRoute(request.method, target->path);
