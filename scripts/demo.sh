@@ -4,10 +4,18 @@
 # starts a master and two agents on 127.0.0.1 (boards from etc/boards/) that enrol with one-time
 # join tokens and a third whose (emulated) Ethernet board a driver runs pass-through, submits the
 # jobs in etc/examples/ and a pass-through job, shows the pool while they run and the job list
-# once they are done, shows what a user without rights is refused, then stops every process it
-# started.
+# once they are done, shows what a user without rights is refused and what the HTTP API and the
+# web page answer, then stops every process it started. With --keep it leaves the cluster running
+# (the web page open to a browser) until Ctrl-C.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+KEEP=0
+case "${1:-}" in
+  --keep) KEEP=1 ;;
+  "") ;;
+  *) echo "usage: scripts/demo.sh [--keep]  (--keep: leave the cluster running until Ctrl-C)" >&2
+     exit 2 ;;
+esac
 bash scripts/build.sh
 BIN="${BUILD_DIR:-build}"
 WORK="$(mktemp -d /tmp/snn-demo.XXXXXX)"
@@ -194,6 +202,9 @@ CURL=(curl -sS --cacert "$WORK/tls/ca.crt" -H "Authorization: Bearer $(cat "$WOR
 echo "   the same read without a token:"
 curl -sS --cacert "$WORK/tls/ca.crt" "$API/v1/jobs/1" | sed 's/^/   /' || true
 echo "   (the API: $API/v1/ ; docs/reference/http-api.md)"
+echo "== the web page: $API/ (sign in with the token in $WORK/token; the browser must trust"
+echo "   $WORK/tls/ca.crt, the demo cluster's CA)"
+curl -sS --cacert "$WORK/tls/ca.crt" "$API/" | grep -o '<title>[^<]*</title>' | sed 's/^/   /' || true
 
 TRACE=../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz
 if [ -f "$TRACE" ]; then
@@ -201,4 +212,11 @@ if [ -f "$TRACE" ]; then
     echo "== snn-sim --policy=$policy on $(basename "$TRACE")"
     "$BIN/sim/snn-sim" --trace="$TRACE" --policy="$policy" | grep -E "^(jobs|replay s|mean|utilization|max wait)"
   done
+fi
+
+if [ "$KEEP" = 1 ]; then
+  echo "== the cluster runs on (--keep): the web page at $API/ , token in $WORK/token;"
+  echo "   snnctl with: SNN_MASTER=$SNN_MASTER SNN_MUNGE_SOCKET=$SNN_MUNGE_SOCKET \\"
+  echo "   SNN_CA_FILE=$SNN_CA_FILE $SNNCTL pool status. Ctrl-C stops it."
+  while true; do sleep 3600; done
 fi

@@ -18,6 +18,7 @@ PACKAGES=(
   libgrpc++-dev protobuf-compiler-grpc etcd-server etcd-client
   libhdf5-dev
   nodejs
+  chromium chromium-driver python3-selenium
 )
 
 # npm comes with NodeSource's nodejs; Debian's nodejs needs Debian's npm beside it.

@@ -11,6 +11,7 @@
 #include "master/http/event_hub.h"
 #include "master/http/openapi.h"
 #include "master/http/rest_request.h"
+#include "master/http/web_page.h"
 #include "master/master_server.h"
 #include "master/services/token_service.h"
 #include "master/store/memory_store.h"
@@ -157,6 +158,44 @@ TEST(OpenApiTest, TheDocumentIsJsonWithEveryRouteAndSchema) {
     const std::string name = text.substr(start, text.find('"', start) - start);
     EXPECT_TRUE(schemas.count(name)) << name;
   }
+}
+
+TEST(WebPageTest, ThePageAndItsFilesAreServedWithTheirTypesAndNothingElse) {
+  auto index = ServeWebPage("/", "");
+  ASSERT_TRUE(index.has_value());
+  EXPECT_EQ(index->status, 200);
+  EXPECT_EQ(index->content_type, "text/html; charset=utf-8");
+  EXPECT_NE(index->body.find("/ui/app.js"), std::string::npos);
+  // Scripts only from the master itself, never framed.
+  EXPECT_NE(index->headers["Content-Security-Policy"].find("script-src 'self'"), std::string::npos);
+  EXPECT_NE(index->headers["Content-Security-Policy"].find("frame-ancestors 'none'"),
+            std::string::npos);
+  EXPECT_EQ(ServeWebPage("/ui/", "")->body, index->body);
+  // Every file the page loads is there, with its type; a second load is a 304.
+  for (const std::string name : {"app.js", "api.js", "dom.js", "queue.js", "job.js", "placement.js",
+                                 "pool.js", "submit.js", "style.css", "icon.svg"}) {
+    auto file = ServeWebPage("/ui/" + name, "");
+    ASSERT_TRUE(file.has_value()) << name;
+    EXPECT_FALSE(file->body.empty()) << name;
+    auto again = ServeWebPage("/ui/" + name, file->headers["ETag"]);
+    EXPECT_EQ(again->status, 304) << name;
+    EXPECT_TRUE(again->body.empty()) << name;
+  }
+  EXPECT_EQ(ServeWebPage("/ui/app.js", "")->content_type, "text/javascript; charset=utf-8");
+  // Every module a script imports is served.
+  for (const WebFile& file : WebFiles()) {
+    std::string_view body = file.body;
+    for (size_t at = body.find("from './"); at != std::string_view::npos;
+         at = body.find("from './", at + 1)) {
+      const size_t end = body.find('\'', at + 8);
+      const std::string imported(body.substr(at + 8, end - at - 8));
+      EXPECT_TRUE(ServeWebPage("/ui/" + imported, "").has_value())
+          << file.name << " imports " << imported;
+    }
+  }
+  EXPECT_FALSE(ServeWebPage("/ui/missing.js", "").has_value());
+  EXPECT_FALSE(ServeWebPage("/ui/../etc/passwd", "").has_value());
+  EXPECT_FALSE(ServeWebPage("/v1/jobs", "").has_value());
 }
 
 TEST(TokenServiceTest, ATokenActsUntilItExpiresAndOnlyTheHashIsKept) {
