@@ -11,6 +11,7 @@
 #include "cli/job_control_commands.h"
 #include "cli/node_commands.h"
 #include "cli/policy_commands.h"
+#include "cli/results_command.h"
 #include "cli/token_commands.h"
 
 namespace snn {
@@ -80,6 +81,12 @@ const std::vector<CliCommand>& CliCommands() {
        "until the job ends",
        {"--task", "--stderr", "--follow"},
        Logs},
+      {"results",
+       "JOBID",
+       "the files a task left in $SNN_OUTPUT_DIR, and where they came from;\n"
+       "--out DIR fetches them all, with provenance.json",
+       {"--task", "--out"},
+       Results},
       {"pool status",
        "",
        "nodes and boards: cores, KSPS and streams used and free; job counts",
@@ -255,7 +262,8 @@ const std::vector<CliOptionSpec>& CliOptionSpecs() {
       {"--from", "", "T", "invoice, report: the start of the period (T as for --since)"},
       {"--to", "", "T", "invoice, report: the end of the period (T as for --since)"},
       {"--by-user", "", "", "report: a row per user of each tenant"},
-      {"--task", "", "N", "logs: task N of the job (default: 0)"},
+      {"--task", "", "N", "logs, results: task N of the job (default: 0)"},
+      {"--out", "", "DIR", "results: fetch every file into DIR, beside provenance.json"},
       {"--stderr", "", "", "logs: the task's stderr instead of its stdout"},
       {"--follow", "-f", "", "logs: keep printing what the task writes until the job ends"},
       {"--note", "", "TEXT",

@@ -45,6 +45,7 @@ struct CliOptions {
   uint32_t task = 0;                            // logs: the task's index
   bool stderr_stream = false;                   // logs: stderr instead of stdout
   bool follow = false;                          // logs -f
+  std::string out_dir;                          // results: where to write the files
   bool create = false;                          // queue/tenant set: the name may be new
   std::map<std::string, std::string> settings;  // queue/tenant set: --priority, --weight, ...
   std::vector<std::string> args;                // the command and its operands

@@ -74,7 +74,7 @@ Result<CliOptions> ParseCliArgs(const std::vector<std::string>& argv) {
                arg == "--page-size" || arg == "--ca-file" || arg == "--munge-socket" ||
                arg == "--auth" || arg == "--ttl" || arg == "--within" || arg == "--user" ||
                arg == "--since" || arg == "--until" || arg == "--from" || arg == "--to" ||
-               arg == "--note" || arg == "--format") {
+               arg == "--note" || arg == "--format" || arg == "--out") {
       auto v = take(arg);
       if (!v.ok()) return v.status();
       if (arg == "--master") o.master = *v;
@@ -92,6 +92,7 @@ Result<CliOptions> ParseCliArgs(const std::vector<std::string>& argv) {
                             : o.to) = *v;
       }
       if (arg == "--note") o.note = *v;
+      if (arg == "--out") o.out_dir = *v;
       if (arg == "--format") o.format = *v;
       if (arg == "--auth") {
         if (*v != "munge" && *v != "none") return InvalidArgument("--auth must be munge or none");

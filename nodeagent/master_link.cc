@@ -3,6 +3,7 @@
 #include <glog/logging.h>
 
 #include "nodeagent/tasks/task_output.h"
+#include "nodeagent/tasks/task_results.h"
 
 namespace snn {
 namespace {
@@ -51,7 +52,8 @@ MasterLink::MasterLink(asio::io_context& io, const Clock& clock, TaskManager& ta
               });
   router_.Add(rpc::kAgentTaskOutput, [this](const CallContext&, v1::TaskOutputRequest req,
                                             Responder<v1::TaskOutputResponse> r) {
-    auto out = ReadTaskOutput(tasks_.data_dir(), req);
+    auto out = req.list_results() || !req.result().empty() ? ReadTaskResults(tasks_.data_dir(), req)
+                                                           : ReadTaskOutput(tasks_.data_dir(), req);
     if (!out.ok()) return r.Fail(out.status());
     r.Ok(*out);
   });

@@ -24,7 +24,8 @@ export function jobView(main, tenant, id) {
           const { job } = await api(path + query());
           const boards = job.tasks.length ? await boardsOf() : new Map();
           const outputs = await Promise.all(job.tasks.map((t) => outputOf(t.index)));
-          body.replaceChildren(...render(job, boards, outputs));
+          const results = await Promise.all(job.tasks.map((t) => resultsOf(t.index)));
+          body.replaceChildren(...render(job, boards, outputs, results, download));
         } catch (e) {
           body.replaceChildren(errorLine(e.message));
         }
@@ -56,6 +57,32 @@ export function jobView(main, tenant, id) {
     }
   }
 
+  async function resultsOf(task) {
+    try {
+      return await api(path + '/results' + query({ task }));
+    } catch (e) {
+      return { error: e.message };
+    }
+  }
+
+  // A result file, a slice at a time, saved by the browser.
+  async function download(task, name) {
+    const parts = [];
+    let offset = 0;
+    for (;;) {
+      const page = await api(path + '/results' + query({ task, file: name, offset }));
+      const bytes = Uint8Array.from(atob(page.data), (c) => c.charCodeAt(0));
+      parts.push(bytes);
+      offset += bytes.length;
+      if (!bytes.length || offset >= Number(page.size)) break;
+    }
+    const link = h('a', { href: URL.createObjectURL(new Blob(parts)),
+                          download: name.split('/').pop() });
+    document.body.append(link);
+    link.click();
+    link.remove();
+  }
+
   read();
   return {
     onEvent(type, event) {
@@ -67,7 +94,7 @@ export function jobView(main, tenant, id) {
   };
 }
 
-function render(job, boards, outputs) {
+function render(job, boards, outputs, results, download) {
   const spec = job.spec;
   const res = (spec.task && spec.task.resources) || {};
   const out = [
@@ -101,7 +128,7 @@ function render(job, boards, outputs) {
     const board = boards.get(task.node + '/' + task.board);
     out.push(board ? boardPicture(board, task)
                    : h('p', { class: 'muted' }, 'Its board is no longer in the pool.'));
-    out.push(outputBlock(outputs[i]));
+    out.push(outputBlock(outputs[i]), resultsBlock(task.index, results[i], download));
   });
   return out;
 }
@@ -134,4 +161,19 @@ function outputBlock(output) {
     o.text ? h('pre', { class: 'output' }, o.text) : h('p', { class: 'muted' }, '(empty)'),
   ];
   return h('div', {}, part('Standard output', output.stdout), part('Standard error', output.stderr));
+}
+
+function resultsBlock(task, results, download) {
+  const heading = h('h3', {}, 'Results ', h('span', { class: 'muted' }, '($SNN_OUTPUT_DIR)'));
+  if (results.error) return h('div', {}, heading, h('p', { class: 'muted' }, results.error));
+  if (!results.files.length) return h('div', {}, heading, h('p', { class: 'muted' }, 'None.'));
+  return h('div', {}, heading, table(null, [
+    ['File', (f) => f.name], ['Bytes', (f) => formatCount(f.size), { num: true }],
+    ['Written', (f) => formatTime(f.mtime_ms)],
+    ['', (f) => h('button', { type: 'button', onclick: (e) => {
+      e.target.disabled = true;
+      download(task, f.name).catch((err) => e.target.after(errorLine(err.message)))
+        .finally(() => { e.target.disabled = false; });
+    } }, 'Download ', h('span', { class: 'visually-hidden' }, f.name))],
+  ], results.files, (f) => ({ 'data-result': f.name })));
 }

@@ -1,6 +1,7 @@
 #include "common/base/job_validation.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -59,6 +60,45 @@ std::string FormatUnits(double units) {
 bool AnyBoardType(const std::string& board_type) {
   return board_type.empty() || board_type == "any";
 }
+
+namespace {
+
+// task.files: plain names in the working directory, few and small, where the task starts.
+Status ValidateFiles(const v1::TaskSpec& task) {
+  if (task.files().empty()) return Status::Ok();
+  if (!task.workdir().empty()) {
+    return InvalidArgument(
+        "task.files are written into the task's own working directory: leave task.workdir "
+        "unset, or put the files where the workdir is");
+  }
+  if (task.files_size() > static_cast<int>(JobLimits::kMaxFiles)) {
+    return InvalidArgument("task.files has " + std::to_string(task.files_size()) +
+                           " files; at most " + std::to_string(JobLimits::kMaxFiles));
+  }
+  size_t bytes = 0;
+  for (const auto& [name, content] : task.files()) {
+    bool plain = !name.empty() && name.size() <= JobLimits::kMaxFileNameBytes && name[0] != '.';
+    for (char c : name) {
+      plain = plain &&
+              (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-');
+    }
+    if (!plain) {
+      return InvalidArgument("task.files has the name '" + CEscapeNul(name.substr(0, 64)) +
+                             "': a file's name is letters, digits, '.', '_' and '-', not "
+                             "starting with '.' (no directories), at most " +
+                             std::to_string(JobLimits::kMaxFileNameBytes) + " bytes");
+    }
+    bytes += content.size();
+  }
+  if (bytes > JobLimits::kMaxFilesBytes) {
+    return InvalidArgument("task.files hold " + std::to_string(bytes) + " bytes; at most " +
+                           std::to_string(JobLimits::kMaxFilesBytes) +
+                           " (put larger inputs on a file system the nodes share)");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
 
 Status ValidateJobSpec(const v1::JobSpec& spec) {
   const size_t network_bytes = spec.task().network().ByteSizeLong();
@@ -150,6 +190,7 @@ Status ValidateJobSpec(const v1::JobSpec& spec) {
                              ": SNN_* variables are set by the agent");
     }
   }
+  SNN_RETURN_IF_ERROR(ValidateFiles(task));
   SNN_RETURN_IF_ERROR(CheckRange("task.memory_mb", task.memory_mb(), 0, JobLimits::kMaxMemoryMb));
   SNN_RETURN_IF_ERROR(
       CheckRange("task.max_processes", task.max_processes(), 0, JobLimits::kMaxProcesses));

@@ -30,6 +30,11 @@ struct JobLimits {
   static constexpr double kMaxUnits = 1e6;                     // normalized throughput units
   static constexpr uint64_t kMaxMemoryMb = uint64_t{1} << 24;  // 16 TiB
   static constexpr uint32_t kMaxProcesses = 1 << 22;
+  // task.files: kept in the job's record and sent with each launch, so small (a script and its
+  // inputs; larger data belongs on a shared file system).
+  static constexpr size_t kMaxFiles = 64;
+  static constexpr size_t kMaxFilesBytes = 256 << 10;
+  static constexpr size_t kMaxFileNameBytes = 128;
 };
 
 // Checks ranges and required fields; the message names the field and the allowed range.

@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "common/base/base64.h"
 #include "common/base/duration.h"
 #include "common/base/file_util.h"
 #include "common/base/job_validation.h"
@@ -84,10 +85,35 @@ Status ParseEventResources(const YAML::Node& node, v1::Resources& r) {
   return Status::Ok();
 }
 
+// files: {NAME: text, NAME: {base64: ...}}: each file's content, as text or base64 (binary).
+Status ParseFiles(const YAML::Node& files, v1::TaskSpec& task) {
+  if (!files.IsMap()) {
+    return InvalidArgument(
+        "task.files must be a mapping of NAME: content (or NAME: {base64: ...})");
+  }
+  for (const auto& kv : files) {
+    const std::string name = kv.first.as<std::string>();
+    const std::string field = "task.files." + name;
+    if (kv.second.IsMap()) {
+      SNN_RETURN_IF_ERROR(CheckKnownFields(kv.second, field, {"base64"}));
+      auto text = ReadString(kv.second["base64"], field + ".base64");
+      if (!text.ok()) return text.status();
+      auto bytes = DecodeBase64(*text);
+      if (!bytes) return InvalidArgument(field + ".base64 is not base64 (RFC 4648, with padding)");
+      (*task.mutable_files())[name] = std::move(*bytes);
+    } else {
+      auto text = ReadString(kv.second, field);
+      if (!text.ok()) return text.status();
+      (*task.mutable_files())[name] = *text;
+    }
+  }
+  return Status::Ok();
+}
+
 Status ParseTask(const YAML::Node& node, v1::TaskSpec& task) {
   SNN_RETURN_IF_ERROR(CheckKnownFields(
       node, "task",
-      {"command", "args", "env", "workdir", "resources", "memory_mb", "max_processes"}));
+      {"command", "args", "env", "workdir", "resources", "memory_mb", "max_processes", "files"}));
   if (!node["command"]) return InvalidArgument("task.command is required");
   auto command = ReadString(node["command"], "task.command");
   if (!command.ok()) return command.status();
@@ -109,6 +135,9 @@ Status ParseTask(const YAML::Node& node, v1::TaskSpec& task) {
       if (!value.ok()) return value.status();
       (*task.mutable_env())[key] = *value;
     }
+  }
+  if (const YAML::Node files = node["files"]) {
+    SNN_RETURN_IF_ERROR(ParseFiles(files, task));
   }
   if (node["workdir"]) {
     auto workdir = ReadString(node["workdir"], "task.workdir");

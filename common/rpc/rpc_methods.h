@@ -46,6 +46,8 @@ inline constexpr RpcMethod<v1::RequeueRequest, v1::CancelResponse> kJobRequeue{"
                                                                                Right::kUser};
 inline constexpr RpcMethod<v1::JobLogsRequest, v1::JobLogsResponse> kJobLogs{"job.logs",
                                                                              Right::kUser};
+inline constexpr RpcMethod<v1::JobResultsRequest, v1::JobResultsResponse> kJobResults{"job.results",
+                                                                                      Right::kUser};
 inline constexpr RpcMethod<v1::ShowJobRequest, v1::ShowJobResponse> kJobShow{"job.show",
                                                                              Right::kUser};
 inline constexpr RpcMethod<v1::ListJobsRequest, v1::ListJobsResponse> kJobList{"job.list",
@@ -118,12 +120,13 @@ inline constexpr RpcMethod<v1::SimFaultRequest, v1::SimFaultResponse> kAgentSimF
     "agent.sim_fault", Right::kMaster};
 
 // Every method the master serves, and every method an agent serves.
-inline constexpr std::array<RpcMethodInfo, 30> kMasterMethods = {
+inline constexpr std::array<RpcMethodInfo, 31> kMasterMethods = {
     kJobSubmit,  kJobCancel,     kJobHold,        kJobRequeue,   kJobLogs,       kJobShow,
     kJobList,    kPoolStatus,    kBillingInvoice, kBillingUsage, kBillingReport, kBillingCredit,
     kPolicyGet,  kTenantMembers, kQueueSet,       kTenantSet,    kDrain,         kSimFault,
     kNodeToken,  kNodeEnrol,     kNodeRenew,      kNodeRegister, kNodeHeartbeat, kNodeTaskStatus,
     kHaSnapshot, kNodeAdd,       kNodeRevoke,     kTokenCreate,  kTokenList,     kTokenRevoke,
+    kJobResults,
 };
 inline constexpr std::array<RpcMethodInfo, 4> kAgentMethods = {kAgentLaunch, kAgentKill,
                                                                kAgentTaskOutput, kAgentSimFault};

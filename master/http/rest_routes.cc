@@ -43,6 +43,10 @@ const std::vector<RestRoute>& RestRoutes() {
     r.push_back(Route("GET", "/v1/jobs/{id}/logs", rpc::kJobLogs,
                       "A slice of a task's stdout or stderr (snnctl logs)", RestBody::kNone,
                       JobParams()));
+    r.push_back(Route("GET", "/v1/jobs/{id}/results", rpc::kJobResults,
+                      "A task's result files and their provenance, or (file=) a slice of one "
+                      "(snnctl results)",
+                      RestBody::kNone, JobParams()));
     // The pool, accounting and billing.
     r.push_back(
         Route("GET", "/v1/pool", rpc::kPoolStatus, "Nodes and boards (snnctl pool status)"));

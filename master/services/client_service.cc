@@ -7,6 +7,44 @@
 #include "master/jobs/job_listing.h"
 
 namespace snn {
+namespace {
+
+// Where a task's results came from, from the job's record and the board's description.
+v1::Provenance ProvenanceOf(const v1::JobRecord& job, const v1::TaskRecord& task,
+                            const NodeEntry* node) {
+  v1::Provenance p;
+  p.set_job_id(job.id());
+  p.set_tenant(job.tenant());
+  p.set_tenant_job_id(job.tenant_job_id());
+  p.set_name(job.spec().name());
+  p.set_user(job.spec().user());
+  p.set_task(task.index());
+  p.set_attempt(task.attempt());
+  p.set_node(task.node());
+  p.set_board(task.board());
+  if (node != nullptr) {
+    for (const auto& b : node->record.boards()) {
+      if (b.index() == task.board()) p.set_board_type(b.type());
+    }
+  }
+  p.set_model(job.spec().task().resources().model());
+  p.set_state(job.state());
+  p.set_task_state(task.state());
+  p.set_exit_code(task.exit_code());
+  p.set_submit_ms(job.submit_ms());
+  p.set_start_ms(task.start_ms());
+  p.set_end_ms(task.end_ms());
+  return p;
+}
+
+// The files' names without their contents (listings; those who may not see them).
+void HideFileContents(v1::JobRecord& job) {
+  for (auto& [name, content] : *job.mutable_spec()->mutable_task()->mutable_files()) {
+    content.clear();
+  }
+}
+
+}  // namespace
 
 ClientService::ClientService(JobTable& jobs, JobArchive& archive, NodeRegistry& nodes,
                              AgentChannel& agents, Journal& journal, JobLifecycle& lifecycle,
@@ -27,6 +65,7 @@ void ClientService::Register(MethodRouter& router) {
   router.Add(rpc::kJobHold, std::bind(&ClientService::Hold, this, _1, _2, _3));
   router.Add(rpc::kJobRequeue, std::bind(&ClientService::Requeue, this, _1, _2, _3));
   router.Add(rpc::kJobLogs, std::bind(&ClientService::Logs, this, _1, _2, _3));
+  router.Add(rpc::kJobResults, std::bind(&ClientService::Results, this, _1, _2, _3));
   router.Add(rpc::kJobShow, std::bind(&ClientService::Show, this, _1, _2, _3));
   router.Add(rpc::kJobList, std::bind(&ClientService::List, this, _1, _2, _3));
   router.Add(rpc::kPoolStatus, std::bind(&ClientService::PoolStatus, this, _1, _2, _3));
@@ -138,51 +177,87 @@ void ClientService::Requeue(const CallContext& ctx, v1::RequeueRequest req,
   journal_.Commit([r, resp] { r.Ok(resp); });
 }
 
-void ClientService::Logs(const CallContext& ctx, v1::JobLogsRequest req,
-                         Responder<v1::JobLogsResponse> r) {
+Result<ClientService::TaskFiles> ClientService::FindTaskFiles(const CallContext& ctx,
+                                                              const v1::JobRef& ref,
+                                                              uint32_t index) {
   std::optional<v1::JobRecord> archived;
-  auto job = Lookup(ctx, req.job(), archived);
-  if (!job.ok()) return r.Fail(job.status());
+  auto job = Lookup(ctx, ref, archived);
+  if (!job.ok()) return job.status();
   const v1::JobRecord& target = **job;
   // Output may hold what the env held: the same people may read it.
-  if (Status s = MayManage(ctx, target, "reading the output of"); !s.ok()) return r.Fail(s);
+  SNN_RETURN_IF_ERROR(MayManage(ctx, target, "reading the output of"));
   const std::string name = "job " + std::to_string(target.tenant_job_id());
   if (target.tasks_size() == 0) {
-    return r.Fail(FailedPrecondition(name + " has not started yet: no output"));
+    return FailedPrecondition(name + " has not started yet: no output");
   }
   const v1::TaskRecord* task = nullptr;
   for (const auto& t : target.tasks()) {
-    if (t.index() == req.task()) task = &t;
+    if (t.index() == index) task = &t;
   }
   if (task == nullptr) {
-    return r.Fail(NotFound(name + " has no task " + std::to_string(req.task()) + " (tasks 0 to " +
-                           std::to_string(target.tasks_size() - 1) + ")"));
+    return NotFound(name + " has no task " + std::to_string(index) + " (tasks 0 to " +
+                    std::to_string(target.tasks_size() - 1) + ")");
   }
   const NodeEntry* node = nodes_.Find(task->node());
   if (node == nullptr || node->session == nullptr) {
-    return r.Fail(Unavailable("node " + task->node() + " of " + name +
-                              " is not connected: its output cannot be read now"));
+    return Unavailable("node " + task->node() + " of " + name +
+                       " is not connected: its output cannot be read now");
   }
-  v1::TaskOutputRequest ask;
-  ask.set_job_id(target.id());
-  ask.set_tenant(target.tenant());
-  ask.set_tenant_job_id(target.tenant_job_id());
-  ask.set_index(task->index());
-  ask.set_attempt(task->attempt());
+  TaskFiles out{target, *task, {}};
+  out.ask.set_job_id(target.id());
+  out.ask.set_tenant(target.tenant());
+  out.ask.set_tenant_job_id(target.tenant_job_id());
+  out.ask.set_index(task->index());
+  out.ask.set_attempt(task->attempt());
+  return out;
+}
+
+void ClientService::Logs(const CallContext& ctx, v1::JobLogsRequest req,
+                         Responder<v1::JobLogsResponse> r) {
+  auto found = FindTaskFiles(ctx, req.job(), req.task());
+  if (!found.ok()) return r.Fail(found.status());
+  v1::TaskOutputRequest& ask = found->ask;
   ask.set_stderr(req.stderr());
   ask.set_offset(req.offset());
   ask.set_max_bytes(req.max_bytes() == 0 ? 256 * 1024 : std::min(req.max_bytes(), 1u << 20));
   v1::JobLogsResponse resp;
   resp.set_offset(req.offset());
-  resp.set_state(target.state());
-  resp.set_attempt(task->attempt());
-  resp.set_node(task->node());
-  agents_.TaskOutput(task->node(), ask, [r, resp](Result<v1::TaskOutputResponse> out) mutable {
-    if (!out.ok()) return r.Fail(out.status());
-    resp.set_data(std::move(*out->mutable_data()));
-    resp.set_size(out->size());
-    r.Ok(resp);
-  });
+  resp.set_state(found->job.state());
+  resp.set_attempt(found->task.attempt());
+  resp.set_node(found->task.node());
+  agents_.TaskOutput(found->task.node(), ask,
+                     [r, resp](Result<v1::TaskOutputResponse> out) mutable {
+                       if (!out.ok()) return r.Fail(out.status());
+                       resp.set_data(std::move(*out->mutable_data()));
+                       resp.set_size(out->size());
+                       r.Ok(resp);
+                     });
+}
+
+void ClientService::Results(const CallContext& ctx, v1::JobResultsRequest req,
+                            Responder<v1::JobResultsResponse> r) {
+  auto found = FindTaskFiles(ctx, req.job(), req.task());
+  if (!found.ok()) return r.Fail(found.status());
+  v1::TaskOutputRequest& ask = found->ask;
+  if (req.file().empty()) {
+    ask.set_list_results(true);
+  } else {
+    ask.set_result(req.file());
+    ask.set_offset(req.offset());
+    ask.set_max_bytes(req.max_bytes() == 0 ? 1u << 20 : std::min(req.max_bytes(), 1u << 20));
+  }
+  v1::JobResultsResponse resp;
+  resp.set_offset(req.offset());
+  *resp.mutable_provenance() =
+      ProvenanceOf(found->job, found->task, nodes_.Find(found->task.node()));
+  agents_.TaskOutput(found->task.node(), ask,
+                     [r, resp](Result<v1::TaskOutputResponse> out) mutable {
+                       if (!out.ok()) return r.Fail(out.status());
+                       resp.mutable_files()->Swap(out->mutable_results());
+                       resp.set_data(std::move(*out->mutable_data()));
+                       resp.set_size(out->size());
+                       r.Ok(resp);
+                     });
 }
 
 v1::JobRecord ClientService::ForDisplay(const v1::JobRecord& job, const Identity& viewer) const {
@@ -191,6 +266,7 @@ v1::JobRecord ClientService::ForDisplay(const v1::JobRecord& job, const Identity
                     job.spec().user())) {
     // Secrets travel in the env: only the owner, its coordinators and admins see it.
     copy.mutable_spec()->mutable_task()->clear_env();
+    HideFileContents(copy);  // as the env: the inputs may be private
   }
   copy.set_reason(scheduling_.PendingReason(job));
   const PriorityFactors* f =
@@ -260,6 +336,7 @@ void ClientService::List(const CallContext& ctx, v1::ListJobsRequest req,
                         v1::JobRecord* shown = resp->add_jobs();
                         *shown = ForDisplay(job, ctx.identity);
                         shown->mutable_spec()->mutable_task()->clear_network();  // `show` has it
+                        HideFileContents(*shown);
                         bytes += shown->ByteSizeLong();
                         return bytes < kMaxPageBytes;
                       });

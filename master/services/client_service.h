@@ -1,5 +1,6 @@
 // The RPC methods snnctl calls: job.submit, job.cancel, job.hold, job.requeue, job.show,
-// job.logs (a task's output, fetched from its agent), job.list, pool.status.
+// job.logs (a task's output, fetched from its agent), job.results (the files a task left in its
+// output directory, and their provenance), job.list, pool.status.
 // Every answer is sent only once the state it reports (or changes) is durable.
 // Access: a user acts for a tenant it belongs to; it sees that tenant's jobs, cancels its own
 // (a coordinator: the tenant's; an admin: any); a job's env is shown only to those who may
@@ -30,6 +31,8 @@ class ClientService {
   void Cancel(const CallContext& ctx, v1::CancelRequest req, Responder<v1::CancelResponse> r);
   void Requeue(const CallContext& ctx, v1::RequeueRequest req, Responder<v1::CancelResponse> r);
   void Logs(const CallContext& ctx, v1::JobLogsRequest req, Responder<v1::JobLogsResponse> r);
+  void Results(const CallContext& ctx, v1::JobResultsRequest req,
+               Responder<v1::JobResultsResponse> r);
   void Show(const CallContext& ctx, v1::ShowJobRequest req, Responder<v1::ShowJobResponse> r);
   void List(const CallContext& ctx, v1::ListJobsRequest req, Responder<v1::ListJobsResponse> r);
   void PoolStatus(const CallContext& ctx, v1::PoolStatusRequest req,
@@ -39,6 +42,14 @@ class ClientService {
   // archived job is read into `archived`, and the answer points there.
   Result<v1::JobRecord*> Lookup(const CallContext& ctx, const v1::JobRef& ref,
                                 std::optional<v1::JobRecord>& archived);
+  // A task whose files (output, results) the caller may read, on a connected node: the job and
+  // the task as they are now, and the agent's request naming the task's directory.
+  struct TaskFiles {
+    v1::JobRecord job;
+    v1::TaskRecord task;
+    v1::TaskOutputRequest ask;
+  };
+  Result<TaskFiles> FindTaskFiles(const CallContext& ctx, const v1::JobRef& ref, uint32_t index);
   v1::JobRecord ForDisplay(const v1::JobRecord& job, const Identity& viewer) const;
   // OK if the caller may manage `job` (its owner, a coordinator of its tenant, an admin); else
   // the refusal, saying what it was doing ("cancelling", "holding", ...).

@@ -61,6 +61,7 @@ std::map<std::string, std::string> TaskEnvironment(const TaskEnvContext& context
   env["SNN_MAPPING_FILE"] = mapping.mapping_file();
   if (!context.model_file.empty()) env["SNN_MODEL"] = context.model_file;
   if (!context.checkpoint_dir.empty()) env["SNN_CHECKPOINT_DIR"] = context.checkpoint_dir;
+  if (!context.output_dir.empty()) env["SNN_OUTPUT_DIR"] = context.output_dir;
   // As Slurm's SLURM_RESTART_COUNT: how many times the job ran before this attempt.
   env["SNN_RESTART_COUNT"] = std::to_string(req.attempt() > 0 ? req.attempt() - 1 : 0);
   if (!context.gateway_socket.empty()) {

@@ -28,6 +28,7 @@ struct TaskEnvContext {
   std::string gateway_token_file;
   std::string model_file;      // the job's network as JSON; empty: the job has no model
   std::string checkpoint_dir;  // the task's, across attempts; empty: checkpoints are off
+  std::string output_dir;      // where the task leaves its results (snnctl results)
 };
 
 std::map<std::string, std::string> TaskEnvironment(const TaskEnvContext& context,

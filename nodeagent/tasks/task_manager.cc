@@ -101,6 +101,7 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
     env.gateway_token_file = dir + "/gateway_token";
   }
   if (req.task().has_network()) env.model_file = dir + "/model.json";
+  env.output_dir = dir + "/output";
   if (checkpoints_.enabled()) env.checkpoint_dir = checkpoints_.DirFor(CheckpointIdOf(req));
   spec.env = TaskEnvironment(env, req, *mapping);
   spec.workdir = req.task().workdir().empty() ? dir + "/work" : req.task().workdir();
@@ -192,6 +193,11 @@ Status TaskManager::PrepareFiles(const Task& task, const std::string& dir, const
     (void)google::protobuf::util::MessageToJsonString(req.task().network(), &json, options);
     SNN_RETURN_IF_ERROR(WritePrivateFile(dir + "/model.json", json, who, 0400));
   }
+  // The job's own files (task.files), in the working directory the task starts in.
+  for (const auto& [name, content] : req.task().files()) {
+    SNN_RETURN_IF_ERROR(WritePrivateFile(dir + "/work/" + name, content, who, 0700));
+  }
+  SNN_RETURN_IF_ERROR(PrepareOutputDir(dir + "/output", who));
   // Created here as the user's, so that the task can read its own output and no one else can.
   SNN_RETURN_IF_ERROR(WritePrivateFile(dir + "/stdout", "", who));
   return WritePrivateFile(dir + "/stderr", "", who);

@@ -16,17 +16,21 @@ std::string TaskDirName(const std::string& tenant, uint64_t tenant_job_id, uint3
          ".try" + std::to_string(attempt);
 }
 
-Result<v1::TaskOutputResponse> ReadTaskOutput(const std::string& data_dir,
-                                              const v1::TaskOutputRequest& request) {
-  const std::string stream = request.stderr() ? "stderr" : "stdout";
+Result<std::string> TaskDirOf(const std::string& data_dir, const v1::TaskOutputRequest& request) {
   if (request.tenant().empty() || request.tenant().find('/') != std::string::npos ||
       request.tenant().front() == '.') {
     return InvalidArgument("a task output request names no valid tenant");
   }
-  const std::string path =
-      data_dir + "/tasks/" +
-      TaskDirName(request.tenant(), request.tenant_job_id(), request.index(), request.attempt()) +
-      "/" + stream;
+  return data_dir + "/tasks/" +
+         TaskDirName(request.tenant(), request.tenant_job_id(), request.index(), request.attempt());
+}
+
+Result<v1::TaskOutputResponse> ReadTaskOutput(const std::string& data_dir,
+                                              const v1::TaskOutputRequest& request) {
+  const std::string stream = request.stderr() ? "stderr" : "stdout";
+  auto dir = TaskDirOf(data_dir, request);
+  if (!dir.ok()) return dir.status();
+  const std::string path = *dir + "/" + stream;
   const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     if (errno == ENOENT) {

@@ -18,6 +18,9 @@ inline constexpr uint32_t kMaxOutputSliceBytes = 1 << 20;
 std::string TaskDirName(const std::string& tenant, uint64_t tenant_job_id, uint32_t index,
                         uint32_t attempt);
 
+// The directory of the task a request names, under `data_dir`, or why the request names none.
+Result<std::string> TaskDirOf(const std::string& data_dir, const v1::TaskOutputRequest& request);
+
 Result<v1::TaskOutputResponse> ReadTaskOutput(const std::string& data_dir,
                                               const v1::TaskOutputRequest& request);
 

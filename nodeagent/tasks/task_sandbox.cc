@@ -94,12 +94,16 @@ Status PrepareTaskDir(const std::string& dir, const RunAs& who) {
   for (const std::string& d : {parent, dir}) {
     if (chmod(d.c_str(), 0711) != 0) return Internal(Errno("cannot set the mode of " + d));
   }
-  const std::string work = dir + "/work";
-  std::filesystem::remove_all(work, ec);  // an earlier attempt's: links are removed, not followed
-  if (mkdir(work.c_str(), 0700) != 0) return Internal(Errno("cannot create " + work));
-  const int fd = open(work.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return Internal(Errno("cannot open " + work));
-  Status s = Own(fd, work, who, 0700);
+  return PrepareOutputDir(dir + "/work", who);
+}
+
+Status PrepareOutputDir(const std::string& path, const RunAs& who) {
+  std::error_code ec;
+  std::filesystem::remove_all(path, ec);  // an earlier run's: links are removed, not followed
+  if (mkdir(path.c_str(), 0700) != 0) return Internal(Errno("cannot create " + path));
+  const int fd = open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return Internal(Errno("cannot open " + path));
+  Status s = Own(fd, path, who, 0700);
   close(fd);
   return s;
 }

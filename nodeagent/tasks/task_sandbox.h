@@ -42,6 +42,9 @@ std::vector<std::string> ShepherdUserArgs(const RunAs& who);
 // Creates `dir` (root, 0711) and its `work` subdirectory owned by the task's user (0700). A
 // `work` left by an earlier attempt is removed first, links and all, without following them.
 Status PrepareTaskDir(const std::string& dir, const RunAs& who);
+// A new, empty directory at `path` (whatever was there removed) that only `who` may use: the
+// task's working directory, its output directory.
+Status PrepareOutputDir(const std::string& path, const RunAs& who);
 
 // Writes `content` to a new file `path` (an existing one is replaced) owned by the task's user,
 // with `mode`. Never follows a link at `path`.

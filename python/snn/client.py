@@ -10,6 +10,8 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
+from . import nmpi
+
 TERMINAL = ("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT")
 
 
@@ -167,6 +169,58 @@ class Client:
             offset = int(page["offset"]) + len(chunk)
             if not chunk or offset >= int(page["size"]):
                 return data.decode(errors="replace")
+
+    def result_files(self, job_id, task=0):
+        """The files a task left in its output directory ($SNN_OUTPUT_DIR), and their provenance:
+        {"files": [{"name", "size", "mtime_ms"}], "provenance": {...}}."""
+        answer = self._json("GET", "/v1/jobs/%d/results" % int(job_id), {"task": task})
+        return {"files": answer["files"], "provenance": answer["provenance"]}
+
+    def results(self, job_id, task=0):
+        """Every file a task left in $SNN_OUTPUT_DIR: {"files": {name: bytes}, "provenance"}."""
+        listing = self.result_files(job_id, task)
+        files = {}
+        for entry in listing["files"]:
+            data, offset = b"", 0
+            while True:
+                page = self._json("GET", "/v1/jobs/%d/results" % int(job_id),
+                                  {"task": task, "file": entry["name"], "offset": offset or None})
+                chunk = base64.b64decode(page["data"])
+                data += chunk
+                offset += len(chunk)
+                if not chunk or offset >= int(page["size"]):
+                    break
+            files[entry["name"]] = data
+        return {"files": files, "provenance": listing["provenance"]}
+
+    def job_usage(self, job):
+        """The usage records (as snnctl usage) of a job that ended, given its record."""
+        end = max([int(t["end_ms"]) for t in job["tasks"]] + [int(job["end_ms"])])
+        answer = self.usage(tenant=job["tenant"], from_ms=int(job["submit_ms"]), to_ms=end + 1,
+                            limit=10000)
+        return [r for r in answer["records"] if r["job_id"] == job["id"]]
+
+    def submit_job(self, source, board_type, config=None, inputs=None, command="run.py {system}",
+                   wait=True, timeout=None):
+        """Submits a job as EBRAINS' NMPI client does: `source` is a script, a directory of files
+        or the code itself; `inputs` paths (or {name: content}); both are written into the task's
+        working directory. `command` runs there ("{system}" becomes `board_type`; a .py script
+        runs with python3). `config` holds job fields (cores, ksps, time_limit, env, ...).
+        Without wait, returns the job's id. With it, waits for the end and returns
+        {"id", "state", "reason", "job", "files" (the task's $SNN_OUTPUT_DIR, name -> bytes),
+        "provenance", "usage", "stdout", "stderr"}."""
+        job_id = self.submit(nmpi.job_document(source, board_type, config, inputs, command))
+        if not wait:
+            return job_id
+        job = self.wait(job_id, timeout=timeout)
+        out = {"id": job_id, "state": job["state"], "reason": job["reason"], "job": job,
+               "files": {}, "provenance": None, "usage": [], "stdout": "", "stderr": ""}
+        if job["tasks"]:
+            results = self.results(job_id)
+            out.update(files=results["files"], provenance=results["provenance"],
+                       usage=self.job_usage(job), stdout=self.logs(job_id),
+                       stderr=self.logs(job_id, stderr=True))
+        return out
 
     def cancel(self, job_id):
         return self._json("POST", "/v1/jobs/%d/cancel" % int(job_id))["state"]

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "cli/format.h"
+#include "common/base/base64.h"
 #include "common/base/file_util.h"
 #include "common/base/job_validation.h"
 
@@ -127,12 +128,68 @@ TEST(JobFileTest, EachMistakeIsNamed) {
       {"preemptible: maybe\ntask: {command: x, resources: {cores: 1, ksps: 1}}", "true or false"},
       {"task: {command: x, args: oops, resources: {cores: 1, ksps: 1}}",
        "task.args must be a list"},
+      {"task: {command: x, files: [a], resources: {cores: 1, ksps: 1}}",
+       "task.files must be a mapping"},
+      {"task: {command: x, files: {a: {base64: '!!'}}, resources: {cores: 1, ksps: 1}}",
+       "task.files.a.base64 is not base64"},
+      {"task: {command: x, files: {a: {hex: '00'}}, resources: {cores: 1, ksps: 1}}",
+       "unknown field 'hex'"},
+      {"task: {command: x, files: {../x: y}, resources: {cores: 1, ksps: 1}}",
+       "task.files has the name '../x'"},
+      {"task: {command: x, files: {.bashrc: y}, resources: {cores: 1, ksps: 1}}",
+       "not starting with '.'"},
+      {"task: {command: x, files: {a/b: y}, resources: {cores: 1, ksps: 1}}", "no directories"},
+      {"task: {command: x, workdir: /tmp, files: {a: y}, resources: {cores: 1, ksps: 1}}",
+       "leave task.workdir unset"},
   };
   for (const auto& c : cases) {
     auto spec = ParseJobYaml(c.yaml, "j");
     ASSERT_FALSE(spec.ok()) << c.yaml;
     EXPECT_NE(spec.status().message().find(c.expect), std::string::npos)
         << c.yaml << "\n  -> " << spec.status().message();
+  }
+}
+
+TEST(JobFileTest, FilesAreTextOrBase64AndBounded) {
+  auto spec = ParseJobYaml(R"(
+task:
+  command: python3
+  args: [run.py]
+  files:
+    run.py: "print('hi')\n"
+    table.bin: {base64: "AAEC/w=="}
+  resources: {cores: 1, ksps: 1}
+)",
+                           "j");
+  ASSERT_TRUE(spec.ok()) << spec.status().message();
+  EXPECT_EQ(spec->task().files().at("run.py"), "print('hi')\n");
+  EXPECT_EQ(spec->task().files().at("table.bin"), std::string("\x00\x01\x02\xff", 4));
+  // Too many, or too large in all: refused with the bound.
+  std::string many = "task:\n  command: x\n  resources: {cores: 1, ksps: 1}\n  files:\n";
+  for (int i = 0; i < 65; ++i) many += "    f" + std::to_string(i) + ": x\n";
+  EXPECT_NE(ParseJobYaml(many, "j").status().message().find("at most 64"), std::string::npos);
+  const std::string big(200 << 10, 'x');
+  const std::string large =
+      "task:\n  command: x\n  resources: {cores: 1, ksps: 1}\n  files:\n"
+      "    a: " +
+      big + "\n    b: " + big + "\n";
+  EXPECT_NE(ParseJobYaml(large, "j").status().message().find("at most 262144"), std::string::npos)
+      << ParseJobYaml(large, "j").status().message();
+}
+
+TEST(Base64Test, DecodesWhatItEncodesAndRefusesAnythingElse) {
+  for (const std::string& bytes :
+       {std::string(), std::string("f"), std::string("fo"), std::string("foo"), std::string("foob"),
+        std::string("\0\xff\x10 binary", 10)}) {
+    auto back = DecodeBase64(EncodeBase64(bytes));
+    ASSERT_TRUE(back.has_value()) << EncodeBase64(bytes);
+    EXPECT_EQ(*back, bytes);
+  }
+  EXPECT_EQ(EncodeBase64("foobar"), "Zm9vYmFy");
+  EXPECT_EQ(EncodeBase64("fo"), "Zm8=");
+  EXPECT_EQ(*DecodeBase64("Zm9v\nYmFy"), "foobar");  // line breaks are skipped
+  for (const char* bad : {"Zm9", "Zm9v!mFy", "Zm8==", "Zm9=", "=Zm9", "Zm=v"}) {
+    EXPECT_FALSE(DecodeBase64(bad).has_value()) << bad;
   }
 }
 

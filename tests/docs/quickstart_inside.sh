@@ -59,7 +59,9 @@ python3 "$SRC/tests/docs/doc_blocks.py" "$SRC/docs/operator-guide.md" "Quick sta
 python3 "$SRC/tests/docs/doc_blocks.py" "$SRC/docs/user-guide.md" "Quick start" >"$WORK/user.sh"
 python3 "$SRC/tests/docs/doc_blocks.py" "$SRC/docs/user-guide.md" \
   "From a notebook or another host: the HTTP API" >"$WORK/user-http.sh"
-chmod 644 "$WORK/operator.sh" "$WORK/user.sh" "$WORK/user-http.sh"
+python3 "$SRC/tests/docs/doc_blocks.py" "$SRC/docs/user-guide.md" "Inputs and results" \
+  >"$WORK/user-results.sh"
+chmod 644 "$WORK/operator.sh" "$WORK/user.sh" "$WORK/user-http.sh" "$WORK/user-results.sh"
 
 echo "== docs/operator-guide.md, Quick start (as root)"
 (cd /root && env -i PATH="$CLEAN_PATH" HOME=/root USER=root LOGNAME=root LANG=C.UTF-8 \
@@ -91,4 +93,21 @@ grep -q "^COMPLETED hello from task 0 of job 3" "$WORK/user-http.out" || {
   echo "docs_quickstart: the Python client did not print the job's end and output"
   exit 1
 }
-echo "docs_quickstart: both quick starts and the HTTP API section ran as written"
+echo "== docs/user-guide.md, inputs and results (as alice)"
+(cd /home/alice && runuser -u alice -- env -i PATH="$CLEAN_PATH" HOME=/home/alice USER=alice \
+  LOGNAME=alice LANG=C.UTF-8 bash -euo pipefail -x "$WORK/user-results.sh") |
+  tee "$WORK/user-results.out"
+# What the guide says: the count comes back, and the Python call returns its files and usage.
+grep -q "^count.txt" "$WORK/user-results.out" || {
+  echo "docs_quickstart: snnctl results 4 did not list count.txt"
+  exit 1
+}
+grep -q "^5$" "$WORK/user-results.out" || {
+  echo "docs_quickstart: results/count.txt did not hold 5"
+  exit 1
+}
+grep -q "^COMPLETED sim-v1 42 1 core$" "$WORK/user-results.out" || {
+  echo "docs_quickstart: submit_job did not print what the guide says"
+  exit 1
+}
+echo "docs_quickstart: both quick starts, the HTTP API and the results sections ran as written"

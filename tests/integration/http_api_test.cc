@@ -192,11 +192,11 @@ TEST_F(HttpApiTest, EveryOperationAnswersAsSnnctlDoes) {
   const int64_t from = *ParseTimeArg("2020-01-01", now), to = *ParseTimeArg("2040-01-01", now);
   const std::string period = "from_ms=" + std::to_string(from) + "&to_ms=" + std::to_string(to);
   ExpectSameAsSnnctl(
-      token,
-      {{{"report", "--from", "2020-01-01", "--to", "2040-01-01"}, "/v1/report?" + period},
-       {{"invoice", "--from", "2020-01-01", "--to", "2040-01-01"},
-        "/v1/invoice?tenant=lab-a&" + period},
-       {{"usage", "--since", "2020-01-01", "--until", "2040-01-01"}, "/v1/usage?" + period}});
+      token, {{{"report", "--from", "2020-01-01", "--to", "2040-01-01"}, "/v1/report?" + period},
+              {{"invoice", "--from", "2020-01-01", "--to", "2040-01-01"},
+               "/v1/invoice?tenant=lab-a&" + period},
+              {{"usage", "--since", "2020-01-01", "--until", "2040-01-01"}, "/v1/usage?" + period},
+              {{"results", "1"}, "/v1/jobs/1/results"}});
   // Bad input: one line, nothing changed.
   HttpResult bad = Http("POST", "/v1/jobs", token, "name: x\ntask: {command: /bin/true}\n");
   EXPECT_EQ(bad.status, 400) << bad.body;

@@ -1,8 +1,8 @@
 // The web page in a real browser: headless Chromium (Debian's chromium and chromium-driver)
 // driven by tests/web/page_test.py (python3-selenium) against real daemons. It signs in with a
 // token, submits a job from the page, watches it go to COMPLETED on the queue without a reload,
-// reads its page (history, the core rectangle drawn, output, usage) and the pool, and leaves
-// screenshots in the build directory's screenshots/ (not committed).
+// reads its page (history, the core rectangle drawn, output, results, usage) and the pool, and
+// leaves screenshots in the build directory's screenshots/ (not committed).
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>

@@ -86,6 +86,49 @@ class ClientTest(unittest.TestCase):
             snn.Client(token="snntok.made-up").pool()
         self.assertEqual(nobody.exception.status, 401)
 
+    def test_submit_job_as_nmpi_returns_the_output_files_provenance_and_usage(self):
+        code = "\n".join([
+            "import os, sys",
+            "print('running on', sys.argv[1])",
+            "words = open('spikes.txt').read().split()",
+            "out = os.environ['SNN_OUTPUT_DIR']",
+            "os.makedirs(os.path.join(out, 'raw'))",
+            "open(os.path.join(out, 'count.txt'), 'w').write(str(len(words)))",
+            "open(os.path.join(out, 'raw', 'bytes.bin'), 'wb').write(open('table.bin', 'rb').read())",
+            ""])
+        table = bytes(range(256)) * 3
+        result = self.client.submit_job(
+            code, "sim-v1", config={"tenant": "lab-a", "cores": 2, "ksps": 50, "streams": 1,
+                                    "time_limit": "5m"},
+            inputs={"spikes.txt": "3 1 4 1 5", "table.bin": table}, command="run.py {system}")
+        self.assertEqual(result["state"], "COMPLETED", result["reason"] + result["stderr"])
+        self.assertEqual(result["stdout"], "running on sim-v1\n")
+        self.assertEqual(result["files"], {"count.txt": b"5", "raw/bytes.bin": table})
+        provenance = result["provenance"]
+        self.assertEqual(int(provenance["tenant_job_id"]), result["id"])
+        self.assertEqual(provenance["board_type"], "sim-v1")
+        self.assertEqual(provenance["task_state"], "TASK_EXITED")
+        self.assertEqual(len(result["usage"]), 1, result["usage"])
+        self.assertEqual(result["usage"][0]["cores"], 2)
+        # Without wait: the id; the files are written where the task starts, and may be a
+        # directory's files.
+        source = os.path.join(os.environ["TEST_DIR"], "experiment")
+        os.makedirs(source, exist_ok=True)
+        with open(os.path.join(source, "main.py"), "w") as f:
+            f.write("import os\nopen(os.environ['SNN_OUTPUT_DIR'] + '/seen', 'w')"
+                    ".write(' '.join(sorted(os.listdir('.'))))\n")
+        with open(os.path.join(source, "params.json"), "w") as f:
+            f.write("{}")
+        job_id = self.client.submit_job(source, "sim-v1", config={"tenant": "lab-a", "streams": 1},
+                                        command="main.py", wait=False)
+        self.assertEqual(self.client.wait(job_id, timeout=120)["state"], "COMPLETED")
+        self.assertEqual(self.client.results(job_id)["files"]["seen"], b"main.py params.json")
+        # Another tenant's member sees neither the files nor their names.
+        other = snn.Client(token=os.environ["SNN_OTHER_TOKEN"], tenant="lab-a")
+        with self.assertRaises(snn.SnnError) as refused:
+            other.results(job_id)
+        self.assertEqual(refused.exception.status, 403, refused.exception.message)
+
     def test_pool(self):
         pool = self.client.pool()
         self.assertEqual([n["name"] for n in pool["nodes"]], ["node1"])

@@ -25,7 +25,7 @@ JOB = f"""name: from-the-page
 time_limit: 10m
 task:
   command: /bin/sh
-  args: ["-c", "while [ ! -e {GATE} ]; do sleep 0.05; done; echo hello from the page"]
+  args: ["-c", "while [ ! -e {GATE} ]; do sleep 0.05; done; echo hello from the page; echo 42 > $SNN_OUTPUT_DIR/answer.txt"]
   resources:
     cores: 4
     ksps: 100
@@ -123,6 +123,7 @@ def check_job_page(driver):
     cells = count_of(driver, "svg.board rect.free, svg.board rect.mine")
     assert cells == 16, f"{cells} cells drawn for a 4x4 board"
     assert count_of(driver, "svg.board rect.outline") == 1, "no rectangle around the cores"
+    assert count_of(driver, "tr[data-result='answer.txt']") == 1, "the result is not listed"
     label = driver.execute_script(
         "return document.querySelector('svg.board').getAttribute('aria-label')")
     assert "4 in use" in label, label
