@@ -1,6 +1,6 @@
 // The HTTP API's writes on real daemons: each operation snnctl does (hold, release, queue set,
-// tenant set, members, credit, drain, resume, a simulated fault, a node's join token), done once
-// with snnctl and once over HTTP on a twin object, leaves the same state behind.
+// tenant set, members, credit, drain, resume, a simulated fault, node add, revoke and a join
+// token), done once with snnctl and once over HTTP on a twin object, leaves the same state.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -165,6 +165,24 @@ TEST_F(HttpWritesTest, NodeWritesAsSnnctl) {
     }
     return dead == "1,1;2,2;";
   }));
+  // A node's inventory approved either way; then its certificates revoked.
+  const std::string boards = cluster_.dir() + "/boards7.yaml";
+  std::ofstream(boards) << SmallBoards(2, 4, 1000, 4);
+  v1::NodeAddResponse by_cli;
+  ASSERT_TRUE(FromJson(Cli({"node", "add", "node7", "--boards", boards}).out, by_cli).ok());
+  v1::NodeAddRequest add;
+  add.set_node("node8");
+  *add.mutable_boards() = by_cli.approval().boards();
+  HttpResult added = Http("POST", "/v1/nodes", ToJson(add));
+  v1::NodeAddResponse by_http;
+  ASSERT_TRUE(FromJson(added.body, by_http).ok()) << added.body;
+  by_http.mutable_approval()->set_node("node7");
+  by_http.mutable_approval()->set_approved_ms(by_cli.approval().approved_ms());  // its own time
+  EXPECT_EQ(ToJson(by_http), ToJson(by_cli));
+  EXPECT_EQ(cluster_.Snnctl({"node", "revoke", "node7"}, "lab-a").exit_code, 0);
+  v1::NodeRevokeResponse revoked;
+  ASSERT_TRUE(FromJson(Http("POST", "/v1/nodes/node8/revoke").body, revoked).ok());
+  EXPECT_TRUE(revoked.approval().revoked());
   // A join token either way (snnctl prints the token alone).
   const std::string cli_token = Cli({"node", "token", "node7"}).out;
   v1::NodeTokenResponse http_token;
