@@ -49,6 +49,7 @@ class Reader {
   Status ReadNode(hid_t group, const std::string& name, const std::string& where,
                   NirNode* node) const;
   Status ReadGraph(hid_t group, const std::string& prefix, const std::string& where, int depth);
+  std::string UnknownEnd(const std::string& end) const;
 
   std::string path_;
   NirGraph graph_;
@@ -249,6 +250,35 @@ Status Reader::ReadGraph(hid_t group, const std::string& prefix, const std::stri
   return Status::Ok();
 }
 
+// An edge's end that names nothing: say which graph it is in and the nodes that graph does have.
+std::string Reader::UnknownEnd(const std::string& end) const {
+  const size_t dot = end.rfind('.');
+  const std::string scope = dot == std::string::npos ? "" : end.substr(0, dot + 1);
+  const std::string local = end.substr(scope.size());
+  std::set<std::string> names;  // the graph's own nodes and subgraphs, by their local names
+  auto add = [&](const std::string& name) {
+    if (name.size() > scope.size() && name.compare(0, scope.size(), scope) == 0 &&
+        name.find('.', scope.size()) == std::string::npos) {
+      names.insert(name.substr(scope.size()));
+    }
+  };
+  for (const auto& [name, node] : graph_.nodes) add(name);
+  for (const auto& [name, ports] : ports_) add(name);
+  std::string known;
+  int shown = 0;
+  for (const auto& name : names) {
+    if (shown++ == 30) {
+      known += ", ...";
+      break;
+    }
+    known += (known.empty() ? "" : ", ") + name;
+  }
+  const std::string where =
+      scope.empty() ? "the graph" : "subgraph '" + scope.substr(0, scope.size() - 1) + "'";
+  return "an edge of " + where + " names '" + local + "', which is not one of its nodes (" + where +
+         " has: " + (known.empty() ? "none" : known) + ")";
+}
+
 Result<NirGraph> Reader::Read() {
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // errors come back as values, not on stderr
   const htri_t is_hdf5 = H5Fis_hdf5(path_.c_str());
@@ -271,7 +301,7 @@ Result<NirGraph> Reader::Read() {
   auto resolve = [&](std::string& end, bool as_target) -> Status {
     if (graph_.nodes.count(end)) return Status::Ok();
     auto it = ports_.find(end);
-    if (it == ports_.end()) return Error("an edge names unknown node '" + end + "'");
+    if (it == ports_.end()) return Error(UnknownEnd(end));
     const auto& ports = as_target ? it->second.first : it->second.second;
     if (ports.size() != 1) {
       return Error("an edge names subgraph '" + end + "', which has " +

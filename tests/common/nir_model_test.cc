@@ -200,10 +200,19 @@ TEST_F(NirFiles, DamagedForeignAndUnknownFilesGiveOneLineErrors) {
        at = unknown.find("Linear", at)) {
     unknown.replace(at, 6, "Lineax");
   }
+  // The recurrent subgraph's weight node renamed (its link's name is the file's last "w_rec"),
+  // so that its edges name a node it no longer has.
+  std::string renamed = Bytes(Data("braille_noDelay_bias_zero.nir"));
+  const size_t link = renamed.rfind("w_rec");
+  ASSERT_NE(link, std::string::npos);
+  renamed.replace(link, 5, "w_xec");
   const struct {
     std::string path;
     std::string says;
   } cases[] = {
+      {Write("renamed.nir", renamed),
+       "an edge of subgraph 'lif1' names 'w_rec', which is not one of its nodes (subgraph 'lif1' "
+       "has: lif, w_xec)"},
       {Write("truncated.nir", rockpool.substr(0, 8000)), "damaged or truncated"},
       {Write("cut_early.nir", cnn.substr(0, 3000)), "damaged or truncated"},
       {Write("text.nir", "{\"name\": \"not hdf5\"}\n"), "not a NIR file"},
