@@ -1,6 +1,6 @@
 // The pool: every node and its boards with their state, health, power, attributes, what they
 // carry and their measured speed. Read again when the event stream says a node or board changed,
-// or a job started or ended (what the boards carry).
+// and at most once a second while jobs start or end (what the boards carry).
 import { api } from './api.js';
 import { h, table, stateText, errorLine, formatTime, show } from './dom.js';
 
@@ -9,6 +9,7 @@ export function poolView(main) {
   show(main, h('h1', {}, 'Pool'), body);
   let reading = false;
   let again = false;
+  let later = null;  // a read that jobs' events asked for, at most one a second
 
   async function read() {
     if (reading) { again = true; return; }
@@ -27,10 +28,12 @@ export function poolView(main) {
   read();
   return {
     onEvent(type, event) {
-      if (type === 'node' || type === 'reset' ||
-          (type === 'job' && ['RUNNING', 'COMPLETED', 'FAILED', 'CANCELLED', 'TIMEOUT']
-            .includes(event.job.state))) {
+      if (type === 'node' || type === 'reset') {
         read();
+      } else if (type === 'job' && !later &&
+                 ['RUNNING', 'COMPLETED', 'FAILED', 'CANCELLED', 'TIMEOUT'].includes(event.job.state)) {
+        // What the boards carry changed: one read for however many jobs started or ended.
+        later = setTimeout(() => { later = null; read(); }, 1000);
       }
     },
   };

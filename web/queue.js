@@ -6,6 +6,7 @@ import { h, table, stateText, errorLine, formatTime, show } from './dom.js';
 
 const WINDOWS = [['1 hour', 3600e3], ['24 hours', 86400e3], ['7 days', 7 * 86400e3]];
 const MAX_PAGES = 2;  // of 1,000 jobs: beyond, the page says so (snnctl jobs lists every one)
+const MAX_EARLY = 200;  // events held while listing; beyond, the list is read again
 
 export function jobKey(tenant, id) { return tenant + '/' + id; }
 export function jobHref(tenant, id) {
@@ -19,7 +20,8 @@ export function queueView(main, params) {
   const tenants = new Set();
   let loaded = false;
   let truncated = false;
-  const early = [];  // events that came while the list was read
+  const early = [];  // events that came while the list was read (at most MAX_EARLY)
+  let overflowed = false;
   const body = h('div', {}, h('p', { class: 'muted' }, 'Loading…'));
 
   const go = (a, w) => { location.hash = withQuery('#/jobs', { all: a ? '1' : '', window: w }); };
@@ -77,6 +79,11 @@ export function queueView(main, params) {
         if (!data.more) break;
         after = data.next_after_id;
       }
+      if (overflowed) {  // more changed while listing than is worth reading one by one
+        overflowed = false;
+        early.length = 0;
+        return load();
+      }
       loaded = true;
       // An event read while listing may be older than the list: read those jobs again.
       await Promise.all(early.splice(0).map((e) => readOne(e.tenant, e.tenant_job_id)));
@@ -87,7 +94,10 @@ export function queueView(main, params) {
   }
 
   async function onJobEvent(e) {
-    if (!loaded) { early.push(e); return; }
+    if (!loaded) {
+      if (early.length < MAX_EARLY) early.push(e); else overflowed = true;
+      return;
+    }
     const key = jobKey(e.tenant, e.tenant_job_id);
     if (jobs.has(key)) {
       put(e);
