@@ -15,6 +15,7 @@ export function jobHref(tenant, id) {
 
 export function queueView(main, params) {
   const all = params.get('all') === '1';
+  const tenant = all ? '' : params.get('tenant') || '';  // '' : the caller's own
   const windowMs = Number(params.get('window')) || WINDOWS[1][1];
   const jobs = new Map();  // by jobKey: the row's fields
   const tenants = new Set();
@@ -24,13 +25,19 @@ export function queueView(main, params) {
   let overflowed = false;
   const body = h('div', {}, h('p', { class: 'muted' }, 'Loading…'));
 
-  const go = (a, w) => { location.hash = withQuery('#/jobs', { all: a ? '1' : '', window: w }); };
+  const go = (a, w, t) => {
+    location.hash = withQuery('#/jobs', { all: a ? '1' : '', window: w, tenant: t });
+  };
   const allBox = h('input', { type: 'checkbox', id: 'all-tenants', checked: all,
-                              onchange: (e) => go(e.target.checked, windowMs) });
-  const windowSelect = h('select', { id: 'window', onchange: (e) => go(all, e.target.value) },
+                              onchange: (e) => go(e.target.checked, windowMs, '') });
+  const windowSelect = h('select', { id: 'window', onchange: (e) => go(all, e.target.value, tenant) },
     WINDOWS.map(([name, ms]) => h('option', { value: ms, selected: ms === windowMs }, name)));
+  const tenantBox = h('input', { id: 'tenant', size: 12, value: tenant, disabled: all,
+                                 placeholder: 'yours', onchange: (e) => go(false, windowMs,
+                                                                          e.target.value.trim()) });
   show(main, h('h1', {}, 'Queue'),
     h('p', {}, h('label', { for: 'window' }, 'Jobs active in the last'), windowSelect, ' ',
+      h('label', { for: 'tenant' }, 'of tenant'), tenantBox, ' or ',
       allBox, h('label', { for: 'all-tenants' }, "every tenant's (readers and admins)")),
     body);
 
@@ -72,7 +79,7 @@ export function queueView(main, params) {
       let after = '';
       const since = Date.now() - windowMs;
       for (let page = 0; page < MAX_PAGES; ++page) {
-        const data = await api(withQuery('/v1/jobs', { all_tenants: all ? 'true' : '',
+        const data = await api(withQuery('/v1/jobs', { all_tenants: all ? 'true' : '', tenant,
                                                        since_ms: since, after_id: after }));
         for (const r of data.jobs) put(fromRecord(r));
         truncated = data.more;
@@ -103,8 +110,9 @@ export function queueView(main, params) {
       put(e);
       return render();
     }
-    // A job this view has not listed: one of the listed tenants (or any, with every tenant's).
-    if (!all && tenants.size && !tenants.has(e.tenant)) return;
+    // A job this view has not listed: of its tenant (or any, with every tenant's).
+    if (tenant && e.tenant !== tenant) return;
+    if (!all && !tenant && tenants.size && !tenants.has(e.tenant)) return;
     try {
       await readOne(e.tenant, e.tenant_job_id);
       render();

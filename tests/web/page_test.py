@@ -130,6 +130,15 @@ def check_job_page(driver):
     driver.save_screenshot(os.path.join(SHOTS, "job.png"))
 
 
+def check_other_tenant(driver):
+    # Another tenant's queue is refused with the API's own line; the page says so.
+    driver.execute_script("location.hash = '#/jobs?tenant=lab-b'")
+    wait_for(driver, "the refusal of another tenant's queue",
+             lambda d: "lab-b" in text_of(d, "main [role=alert]"))
+    driver.execute_script("location.hash = '#/jobs?tenant=lab-a'")
+    wait_for(driver, "lab-a's queue", lambda d: count_of(d, "tr[data-job='lab-a/1']") == 1)
+
+
 def check_pool(driver):
     click(driver, "nav a[data-section=pool]")
     wait_for(driver, "the pool's boards",
@@ -139,8 +148,11 @@ def check_pool(driver):
 
 
 def check_console(driver):
+    # The browser logs the refusals this test asks for (a wrong token, another tenant) as
+    # failed loads; anything else severe is the page's fault.
+    expected = ("status of 401", "status of 403")
     errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"
-              and "not-a-token" not in e["message"] and "401" not in e["message"]]
+              and not (e["source"] == "network" and any(x in e["message"] for x in expected))]
     assert not errors, f"the page logged errors: {errors}"
 
 
@@ -151,6 +163,7 @@ def main():
         submit(driver)
         watch_on_queue(driver)
         check_job_page(driver)
+        check_other_tenant(driver)
         check_pool(driver)
         check_console(driver)
     finally:
