@@ -63,6 +63,11 @@ DEFINE_string(checkpoint_keep, "7d",
               "how long a checkpoint directory is kept after its task last ran, unless the task "
               "ended with exit 0 (then it goes at once): 90s, 10m, 2h, 7d, ...");
 
+DEFINE_string(task_keep, "30d",
+              "how long a task's directory (its output for snnctl logs, its results for snnctl "
+              "results) stays on the node after the task ended: 90s, 10m, 2h, 30d, ...; 'forever' "
+              "keeps them");
+
 DEFINE_bool(allow_root_tasks, false,
             "run the tasks of jobs root submitted as root (otherwise they fail to launch); every "
             "other job's tasks run as the user who submitted it");
@@ -101,6 +106,16 @@ int main(int argc, char** argv) {
   if (!master.ok()) {
     LOG(ERROR) << "--master: " << master.status().message();
     return 2;
+  }
+  int64_t task_keep_ms = 0;  // forever
+  if (FLAGS_task_keep != "forever") {
+    auto keep = snn::ParseDurationSeconds(FLAGS_task_keep);
+    if (!keep.ok() || *keep == 0) {
+      LOG(ERROR) << "--task_keep: "
+                 << (keep.ok() ? "must be above 0 (or 'forever')" : keep.status().message());
+      return 2;
+    }
+    task_keep_ms = static_cast<int64_t>(*keep) * 1000;
   }
   auto boards_file = snn::LoadBoardsFile(FLAGS_boards_file);
   if (!boards_file.ok()) {
@@ -204,6 +219,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   config.tasks.checkpoint_keep_ms = static_cast<int64_t>(*keep) * 1000;
+  config.tasks.task_keep_ms = task_keep_ms;
   config.tasks.base_env = {{"PATH", FLAGS_task_path}};
   config.tasks.max_memory_mb =
       FLAGS_task_memory_max_mb > 0

@@ -9,34 +9,12 @@
 #include <cerrno>
 #include <cstring>
 
+#include "nodeagent/tasks/safe_remove.h"
+
 namespace snn {
 namespace {
 
 constexpr int kMaxEntries = 10'000;
-constexpr int kMaxDepth = 64;
-
-int64_t MtimeMs(const struct stat& st) {
-  return int64_t{st.st_mtim.tv_sec} * 1000 + st.st_mtim.tv_nsec / 1'000'000;
-}
-
-// Removes `name` under the directory `parent_fd` and all it holds, never following a link.
-void RemoveAt(int parent_fd, const char* name, int depth) {
-  if (unlinkat(parent_fd, name, 0) == 0 || errno == ENOENT) return;
-  if (depth > kMaxDepth) return;
-  const int fd = openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return;
-  DIR* dir = fdopendir(fd);
-  if (dir == nullptr) {
-    close(fd);
-    return;
-  }
-  while (const dirent* e = readdir(dir)) {
-    if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
-    RemoveAt(fd, e->d_name, depth + 1);
-  }
-  closedir(dir);  // closes fd
-  unlinkat(parent_fd, name, AT_REMOVEDIR);
-}
 
 // "<tenant>.job<digits>.task<digits>", the tenant a name (letters, digits, '-', '_', '.'); or
 // "job<digits>.task<digits>", as agents before per-tenant names left them (swept the same way).
@@ -136,7 +114,7 @@ void CheckpointStore::Remove(const CheckpointId& id) const {
   const int root = open(root_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (root < 0) return;
   const std::string name = NameOf(id);
-  RemoveAt(root, name.c_str(), 0);
+  RemoveTreeAt(root, name.c_str());
   close(root);
 }
 
@@ -168,7 +146,7 @@ int CheckpointStore::Sweep(int64_t now_ms, const std::set<std::string>& in_use) 
   for (const std::string& name : stale) {
     LOG(INFO) << "removing checkpoint directory " << root_ << "/" << name
               << ": untouched for longer than the keep time";
-    RemoveAt(root, name.c_str(), 0);
+    RemoveTreeAt(root, name.c_str());
   }
   close(root);
   return static_cast<int>(stale.size());

@@ -11,6 +11,7 @@
 
 #include "nodeagent/tasks/launcher.h"
 #include "nodeagent/tasks/mapping_file.h"
+#include "nodeagent/tasks/task_dir_sweep.h"
 #include "nodeagent/tasks/task_env.h"
 #include "nodeagent/tasks/task_output.h"
 
@@ -379,6 +380,19 @@ void TaskManager::Poll() {
     Finish(task);
   }
   MaintainCheckpoints(now);
+  MaintainTaskDirs(now);
+}
+
+void TaskManager::MaintainTaskDirs(int64_t now_ms) {
+  constexpr int64_t kEveryMs = 10 * 60 * 1000;
+  if (options_.task_keep_ms <= 0 || now_ms - task_dirs_swept_ms_ < kEveryMs) return;
+  task_dirs_swept_ms_ = now_ms;
+  std::set<std::string> in_use;
+  for (const auto& [key, task] : tasks_) {
+    const v1::LaunchRequest& req = task.launch.request;
+    in_use.insert(TaskDirName(req.tenant(), req.tenant_job_id(), req.index(), req.attempt()));
+  }
+  SweepTaskDirs(options_.data_dir + "/tasks", now_ms, options_.task_keep_ms, in_use);
 }
 
 void TaskManager::MaintainCheckpoints(int64_t now_ms) {

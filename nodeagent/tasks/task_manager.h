@@ -58,6 +58,9 @@ struct TaskManagerOptions {
   // this long after they were last touched.
   std::string checkpoint_root;
   int64_t checkpoint_keep_ms = 7LL * 86400 * 1000;
+  // Task directories (output, results) are removed this long after their task ended (0: kept;
+  // nodeagent/tasks/task_dir_sweep.h).
+  int64_t task_keep_ms = 30LL * 86400 * 1000;
 };
 
 class TaskManager {
@@ -148,6 +151,7 @@ class TaskManager {
   void Finish(Task& task);
   // Keeps running tasks' checkpoint directories fresh and sweeps stale ones, every 10 minutes.
   void MaintainCheckpoints(int64_t now_ms);
+  void MaintainTaskDirs(int64_t now_ms);
   // Resolves who the task runs as and gives it its directory and private files.
   Status PrepareFiles(const Task& task, const std::string& dir, const RunAs& who);
   // Its cgroup with the job's limits (or the node's defaults), holding `pid`.
@@ -185,6 +189,7 @@ class TaskManager {
   const std::string lease_file_ = options_.data_dir + "/lease";
   CheckpointStore checkpoints_{options_.checkpoint_root, options_.checkpoint_keep_ms};
   int64_t checkpoints_swept_ms_ = 0;
+  int64_t task_dirs_swept_ms_ = 0;
   SpikeGateway* const gateway_;
   const std::unique_ptr<TaskRecords> records_;
   TaskBoards boards_;
