@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 
 #include <cstdint>
+#include <functional>
+#include <string>
 
 namespace snn {
 
@@ -14,5 +16,11 @@ namespace snn {
 void RemoveTreeAt(int parent_fd, const char* name);
 
 int64_t MtimeMs(const struct stat& st);
+
+// Removes each entry of the directory `root` (the first 10,000) that `stale(root_fd, name)`
+// says is stale, logging it as "removing WHAT ROOT/NAME: WHY"; returns how many it removed.
+int RemoveStaleEntries(const std::string& root,
+                       const std::function<bool(int root_fd, const std::string& name)>& stale,
+                       const std::string& what, const std::string& why);
 
 }  // namespace snn

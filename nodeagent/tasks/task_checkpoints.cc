@@ -125,31 +125,15 @@ void CheckpointStore::Touch(const CheckpointId& id, int64_t now_ms) const {
 }
 
 int CheckpointStore::Sweep(int64_t now_ms, const std::set<std::string>& in_use) const {
-  const int root = open(root_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (root < 0) return 0;
-  const int listing = dup(root);
-  DIR* d = listing >= 0 ? fdopendir(listing) : nullptr;
-  if (d == nullptr) {
-    if (listing >= 0) close(listing);
-    close(root);
-    return 0;
-  }
-  std::vector<std::string> stale;
-  while (const dirent* e = readdir(d)) {
-    const std::string name = e->d_name;
-    if (!IsCheckpointName(name) || in_use.count(root_ + "/" + name)) continue;
-    struct stat st;
-    if (fstatat(root, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
-    if (now_ms - MtimeMs(st) > keep_ms_) stale.push_back(name);
-  }
-  closedir(d);
-  for (const std::string& name : stale) {
-    LOG(INFO) << "removing checkpoint directory " << root_ << "/" << name
-              << ": untouched for longer than the keep time";
-    RemoveTreeAt(root, name.c_str());
-  }
-  close(root);
-  return static_cast<int>(stale.size());
+  return RemoveStaleEntries(
+      root_,
+      [&](int root_fd, const std::string& name) {
+        if (!IsCheckpointName(name) || in_use.count(root_ + "/" + name)) return false;
+        struct stat st;
+        if (fstatat(root_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return false;
+        return now_ms - MtimeMs(st) > keep_ms_;
+      },
+      "checkpoint directory", "untouched for longer than the keep time");
 }
 
 }  // namespace snn
