@@ -1,5 +1,6 @@
 // One job: its fields, its state history with reasons, each task's placement (the rectangle of
-// cores drawn on its board), output and usage. Read again when the event stream says it changed.
+// cores drawn on its board), output, results and usage. Read again when the event stream says it
+// changed; its boards' descriptions (the pool) only when one of them changes.
 import { api, withQuery } from './api.js';
 import { h, table, stateText, errorLine, formatTime, formatDuration, formatCount, show }
   from './dom.js';
@@ -14,6 +15,7 @@ export function jobView(main, tenant, id) {
   const path = '/v1/jobs/' + encodeURIComponent(id);
   let reading = null;  // the read in flight
   let again = false;   // another event came during it
+  let boards = new Map();  // node/board -> its description: read once, not at every event
 
   async function read() {
     if (reading) { again = true; return; }
@@ -22,7 +24,7 @@ export function jobView(main, tenant, id) {
         again = false;
         try {
           const { job } = await api(path + query());
-          const boards = job.tasks.length ? await boardsOf() : new Map();
+          if (job.tasks.some((t) => !boards.has(t.node + '/' + t.board))) boards = await boardsOf();
           const outputs = await Promise.all(job.tasks.map((t) => outputOf(t.index)));
           const results = await Promise.all(job.tasks.map((t) => resultsOf(t.index)));
           body.replaceChildren(...render(job, boards, outputs, results, download));
@@ -86,7 +88,11 @@ export function jobView(main, tenant, id) {
   read();
   return {
     onEvent(type, event) {
-      if (type === 'reset' ||
+      // A board of its tasks changed (a dead core, a drain): its picture is read again.
+      const ours = type === 'node' &&
+        [...boards.keys()].some((key) => key.startsWith(event.node.node + '/'));
+      if (type === 'reset' || ours) boards = new Map();
+      if (type === 'reset' || ours ||
           (type === 'job' && event.job.tenant === tenant && event.job.tenant_job_id === id)) {
         read();
       }

@@ -1,7 +1,6 @@
 #include "common/base/job_validation.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -77,12 +76,8 @@ Status ValidateFiles(const v1::TaskSpec& task) {
   }
   size_t bytes = 0;
   for (const auto& [name, content] : task.files()) {
-    bool plain = !name.empty() && name.size() <= JobLimits::kMaxFileNameBytes && name[0] != '.';
-    for (char c : name) {
-      plain = plain &&
-              (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-');
-    }
-    if (!plain) {
+    if (name.empty() || name.size() > JobLimits::kMaxFileNameBytes || name[0] == '.' ||
+        !ValidName(name)) {
       return InvalidArgument("task.files has the name '" + CEscapeNul(name.substr(0, 64)) +
                              "': a file's name is letters, digits, '.', '_' and '-', not "
                              "starting with '.' (no directories), at most " +

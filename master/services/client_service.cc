@@ -203,7 +203,7 @@ Result<ClientService::TaskFiles> ClientService::FindTaskFiles(const CallContext&
     return Unavailable("node " + task->node() + " of " + name +
                        " is not connected: its output cannot be read now");
   }
-  TaskFiles out{target, *task, {}};
+  TaskFiles out{ProvenanceOf(target, *task, node), {}};
   out.ask.set_job_id(target.id());
   out.ask.set_tenant(target.tenant());
   out.ask.set_tenant_job_id(target.tenant_job_id());
@@ -222,10 +222,10 @@ void ClientService::Logs(const CallContext& ctx, v1::JobLogsRequest req,
   ask.set_max_bytes(req.max_bytes() == 0 ? 256 * 1024 : std::min(req.max_bytes(), 1u << 20));
   v1::JobLogsResponse resp;
   resp.set_offset(req.offset());
-  resp.set_state(found->job.state());
-  resp.set_attempt(found->task.attempt());
-  resp.set_node(found->task.node());
-  agents_.TaskOutput(found->task.node(), ask,
+  resp.set_state(found->provenance.state());
+  resp.set_attempt(found->provenance.attempt());
+  resp.set_node(found->provenance.node());
+  agents_.TaskOutput(found->provenance.node(), ask,
                      [r, resp](Result<v1::TaskOutputResponse> out) mutable {
                        if (!out.ok()) return r.Fail(out.status());
                        resp.set_data(std::move(*out->mutable_data()));
@@ -248,9 +248,8 @@ void ClientService::Results(const CallContext& ctx, v1::JobResultsRequest req,
   }
   v1::JobResultsResponse resp;
   resp.set_offset(req.offset());
-  *resp.mutable_provenance() =
-      ProvenanceOf(found->job, found->task, nodes_.Find(found->task.node()));
-  agents_.TaskOutput(found->task.node(), ask,
+  *resp.mutable_provenance() = std::move(found->provenance);
+  agents_.TaskOutput(resp.provenance().node(), ask,
                      [r, resp](Result<v1::TaskOutputResponse> out) mutable {
                        if (!out.ok()) return r.Fail(out.status());
                        resp.mutable_files()->Swap(out->mutable_results());

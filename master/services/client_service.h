@@ -42,11 +42,12 @@ class ClientService {
   // archived job is read into `archived`, and the answer points there.
   Result<v1::JobRecord*> Lookup(const CallContext& ctx, const v1::JobRef& ref,
                                 std::optional<v1::JobRecord>& archived);
-  // A task whose files (output, results) the caller may read, on a connected node: the job and
-  // the task as they are now, and the agent's request naming the task's directory.
+  // A task whose files (output, results) the caller may read, on a connected node: where they
+  // came from (the job's and the task's state now), and the agent's request naming the task's
+  // directory. Not the job's record: that may hold a network and files (`logs -f` asks twice a
+  // second).
   struct TaskFiles {
-    v1::JobRecord job;
-    v1::TaskRecord task;
+    v1::Provenance provenance;
     v1::TaskOutputRequest ask;
   };
   Result<TaskFiles> FindTaskFiles(const CallContext& ctx, const v1::JobRef& ref, uint32_t index);

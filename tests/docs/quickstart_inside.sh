@@ -67,47 +67,39 @@ echo "== docs/operator-guide.md, Quick start (as root)"
 (cd /root && env -i PATH="$CLEAN_PATH" HOME=/root USER=root LOGNAME=root LANG=C.UTF-8 \
   bash -euo pipefail -x "$WORK/operator.sh")
 
+# run_as_alice SCRIPT OUT: a guide's section as alice, in her home, with a clean environment.
+run_as_alice() {
+  (cd /home/alice && runuser -u alice -- env -i PATH="$CLEAN_PATH" HOME=/home/alice USER=alice \
+    LOGNAME=alice LANG=C.UTF-8 bash -euo pipefail -x "$1") | tee "$2"
+}
+# expect OUT PATTERN WHY: the guide's promised output is in OUT, or the test fails saying WHY.
+expect() {
+  grep -q -- "$2" "$1" || {
+    echo "docs_quickstart: $3"
+    exit 1
+  }
+}
+
 echo "== docs/user-guide.md, Quick start (as alice, a new user)"
 useradd --create-home --shell /bin/bash alice
-(cd /home/alice && runuser -u alice -- env -i PATH="$CLEAN_PATH" HOME=/home/alice USER=alice \
-  LOGNAME=alice LANG=C.UTF-8 bash -euo pipefail -x "$WORK/user.sh") | tee "$WORK/user.out"
-
+run_as_alice "$WORK/user.sh" "$WORK/user.out"
 # What the user guide says the last command prints.
-grep -q "^hello from task 0 of job 1 on $(hostname)" "$WORK/user.out" || {
-  echo "docs_quickstart: snnctl logs 1 did not print the job's greeting"
-  exit 1
-}
+expect "$WORK/user.out" "^hello from task 0 of job 1 on $(hostname)" \
+  "snnctl logs 1 did not print the job's greeting"
+
 echo "== docs/user-guide.md, the HTTP API (as alice)"
-(cd /home/alice && runuser -u alice -- env -i PATH="$CLEAN_PATH" HOME=/home/alice USER=alice \
-  LOGNAME=alice LANG=C.UTF-8 bash -euo pipefail -x "$WORK/user-http.sh") | tee "$WORK/user-http.out"
+run_as_alice "$WORK/user-http.sh" "$WORK/user-http.out"
 # What the guide says: the submit answers job 2, and the show names it.
-grep -q '"tenant_job_id": "2"' "$WORK/user-http.out" || {
-  echo "docs_quickstart: the HTTP submit did not answer job 2"
-  exit 1
-}
-grep -q '"name": "hello"' "$WORK/user-http.out" || {
-  echo "docs_quickstart: the HTTP show did not show the job"
-  exit 1
-}
-grep -q "^COMPLETED hello from task 0 of job 3" "$WORK/user-http.out" || {
-  echo "docs_quickstart: the Python client did not print the job's end and output"
-  exit 1
-}
+expect "$WORK/user-http.out" '"tenant_job_id": "2"' "the HTTP submit did not answer job 2"
+expect "$WORK/user-http.out" '"name": "hello"' "the HTTP show did not show the job"
+expect "$WORK/user-http.out" "^COMPLETED hello from task 0 of job 3" \
+  "the Python client did not print the job's end and output"
+
 echo "== docs/user-guide.md, inputs and results (as alice)"
-(cd /home/alice && runuser -u alice -- env -i PATH="$CLEAN_PATH" HOME=/home/alice USER=alice \
-  LOGNAME=alice LANG=C.UTF-8 bash -euo pipefail -x "$WORK/user-results.sh") |
-  tee "$WORK/user-results.out"
+run_as_alice "$WORK/user-results.sh" "$WORK/user-results.out"
 # What the guide says: the count comes back, and the Python call returns its files and usage.
-grep -q "^count.txt" "$WORK/user-results.out" || {
-  echo "docs_quickstart: snnctl results 4 did not list count.txt"
-  exit 1
-}
-grep -q "^5$" "$WORK/user-results.out" || {
-  echo "docs_quickstart: results/count.txt did not hold 5"
-  exit 1
-}
-grep -q "^COMPLETED sim-v1 42 1 core$" "$WORK/user-results.out" || {
-  echo "docs_quickstart: submit_job did not print what the guide says"
-  exit 1
-}
+expect "$WORK/user-results.out" "^count.txt" "snnctl results 4 did not list count.txt"
+expect "$WORK/user-results.out" "^5$" "results/count.txt did not hold 5"
+expect "$WORK/user-results.out" "^COMPLETED sim-v1 42 1 core$" \
+  "submit_job did not print what the guide says"
 echo "docs_quickstart: both quick starts, the HTTP API and the results sections ran as written"
