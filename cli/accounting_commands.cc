@@ -32,7 +32,7 @@ std::string CsvField(const std::string& s) {
 std::string FormatUsage(const v1::UsageResponse& usage, bool csv) {
   std::vector<std::vector<std::string>> rows = {
       {"JOBID", "TASK", "TRY", "TENANT", "USER", "POOL", "BOARD", "START", "END", "ELAPSED",
-       "CORES", "CORE_S", "KSPS", "KSPS_S", "SPIKES", "EXIT", "STATE"}};
+       "CORES", "CORE_S", "KSPS", "KSPS_S", "SPIKES", "EXIT", "STATE", "KIND", "IDLE"}};
   for (const auto& r : usage.records()) {
     const int64_t end = r.end_ms() == 0 ? usage.now_ms() : r.end_ms();
     const int64_t elapsed_s = std::max<int64_t>(0, end - r.start_ms()) / 1000;
@@ -45,7 +45,13 @@ std::string FormatUsage(const v1::UsageResponse& usage, bool csv) {
          std::to_string(r.cores()), Fixed(seconds * r.cores(), 1), std::to_string(r.ksps()),
          Fixed(seconds * r.ksps(), 1), std::to_string(r.spikes()),
          r.end_ms() == 0 ? "-" : std::to_string(r.exit_code()),
-         r.state().rfind("TASK_", 0) == 0 ? r.state().substr(5) : r.state()});
+         r.state().rfind("TASK_", 0) == 0 ? r.state().substr(5) : r.state(),
+         r.kind().empty()     ? "batch"
+         : r.kind() == "step" ? "step@" + std::to_string(r.session())
+                              : r.kind(),
+         r.kind() != "session" ? "-"
+         : csv                 ? std::to_string(r.idle_ms() / 1000)
+                               : FormatDurationSeconds(static_cast<uint64_t>(r.idle_ms() / 1000))});
   }
   std::string text;
   if (csv) {

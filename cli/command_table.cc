@@ -12,6 +12,7 @@
 #include "cli/node_commands.h"
 #include "cli/policy_commands.h"
 #include "cli/results_command.h"
+#include "cli/session_commands.h"
 #include "cli/token_commands.h"
 
 namespace snn {
@@ -66,6 +67,22 @@ const std::vector<CliCommand>& CliCommands() {
        {"--all-tenants", "--state", "--priority", "--format", "--page-size", "--user", "--since",
         "--until"},
        Jobs},
+      {"alloc",
+       "",
+       "ask for resources as a session, wait for them, print where they are\n"
+       "and `export SNN_ALLOC=ID`; then stay, renewing it, until interrupted\n"
+       "(Ctrl-C releases it). --detach: print and exit (renew it yourself\n"
+       "with --renew ID). A session not renewed for its keepalive ends",
+       {"--cores", "--shape", "--ksps", "--streams", "--board-type", "--pool", "--queue",
+        "--replicas", "--time-limit", "--keepalive", "--name", "--detach", "--renew"},
+       Alloc},
+      {"run",
+       "COMMAND [ARGS...]",
+       "run a step in a session (--alloc ID, else $SNN_ALLOC) on its task\n"
+       "--task N: one step at a time per task, in order; prints its output\n"
+       "and exits with its exit code (124 at its time limit, 125 cancelled)",
+       {"--alloc", "--task"},
+       Run},
       {"show", "JOBID", "show one job: state, reason, tasks, core mapping, history", {}, Show},
       {"cancel", "JOBID...", "cancel pending or running jobs", {}, Cancel},
       {"hold", "JOBID...", "keep pending jobs from starting", {}, HoldOrRelease},
@@ -253,7 +270,7 @@ const std::vector<CliOptionSpec>& CliOptionSpecs() {
       {"--user", "", "NAME", "jobs, usage, token list: only NAME's"},
       {"--pool", "", "NAME",
        "usage: only this pool's task attempts; queue set, tenant set: the\n"
-       "pool the caps that follow are for"},
+       "pool the caps that follow are for; alloc: the pool to ask in"},
       {"--since", "", "T",
        "jobs: only jobs not ended before T (default: 1d, a day ago); T is\n"
        "YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS] (local time), now, or a time\n"
@@ -262,7 +279,7 @@ const std::vector<CliOptionSpec>& CliOptionSpecs() {
       {"--from", "", "T", "invoice, report: the start of the period (T as for --since)"},
       {"--to", "", "T", "invoice, report: the end of the period (T as for --since)"},
       {"--by-user", "", "", "report: a row per user of each tenant"},
-      {"--task", "", "N", "logs, results: task N of the job (default: 0)"},
+      {"--task", "", "N", "logs, results: task N of the job; run: of the session (default: 0)"},
       {"--out", "", "DIR", "results: fetch every file into DIR, beside provenance.json"},
       {"--stderr", "", "", "logs: the task's stderr instead of its stdout"},
       {"--follow", "-f", "", "logs: keep printing what the task writes until the job ends"},
@@ -270,7 +287,8 @@ const std::vector<CliOptionSpec>& CliOptionSpecs() {
        "tenant credit: why (kept with the credit); token create: what the\ntoken is for"},
       {"--reason", "", "TEXT", "node/board drain: why (shown in pool status)"},
       {"--board-type", "", "T",
-       "estimate: use this board type's neurons per core (asks the master)"},
+       "estimate: use this board type's neurons per core (asks the master);\n"
+       "alloc: boards of this type only"},
       {"--neurons-per-core", "", "N", "estimate: use N, without asking the master"},
       {"--input-rate", "", "HZ", "estimate, submit with a model: input firing rate (default: 10)"},
       {"--ttl", "", "DURATION",
@@ -283,6 +301,20 @@ const std::vector<CliOptionSpec>& CliOptionSpecs() {
       {"--limit", "", "N", "tenant set: at most N cores of --pool"},
       {"--guaranteed", "", "N", "queue set, tenant set: N cores of --pool it may reclaim"},
       {"--create", "", "", "queue set, tenant set: the name may be new"},
+      {"--cores", "", "N", "alloc: N cores on one board per replica (default: 1)"},
+      {"--shape", "", "WxH", "alloc: a W x H rectangle of cores per replica"},
+      {"--ksps", "", "K", "alloc: a spike budget of K kilo-spikes/s (default: 1)"},
+      {"--streams", "", "N", "alloc: event-routing channels (default: 1)"},
+      {"--queue", "", "NAME", "alloc: the queue (default: the master's)"},
+      {"--replicas", "", "N", "alloc: N tasks, each on a board of its own (default: 1)"},
+      {"--time-limit", "", "DURATION",
+       "alloc: end the session after this long (default: the\nmaster's)"},
+      {"--keepalive", "", "DURATION",
+       "alloc: the session ends if not renewed for this long (default:\nthe master's, 60s)"},
+      {"--name", "", "NAME", "alloc: the session's name"},
+      {"--detach", "", "", "alloc: print the grant and exit; the caller renews the session"},
+      {"--renew", "", "ID", "alloc: renew session ID once (with --keepalive: change it)"},
+      {"--alloc", "", "ID", "run: the session to run in (default: $SNN_ALLOC)"},
   };
   return options;
 }

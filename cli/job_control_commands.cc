@@ -10,7 +10,6 @@
 #include "cli/session.h"
 
 namespace snn {
-namespace {
 
 int ExitCodeOf(const v1::JobRecord& job) {
   switch (job.state()) {
@@ -24,6 +23,8 @@ int ExitCodeOf(const v1::JobRecord& job) {
       return 125;
   }
 }
+
+namespace {
 
 // Runs `call` for each job ID among the operands, on one session; a failure is reported and
 // the rest still run. Returns 0 if every call succeeded.

@@ -11,6 +11,10 @@
 
 namespace snn {
 
+// The exit code of an ended job as snnctl gives it: 0 if it completed, its exit code if it
+// failed (1 if it has none), 124 at its time limit (as timeout(1)), 125 if cancelled.
+int ExitCodeOf(const v1::JobRecord& job);
+
 // A job ID as typed: a positive number.
 Result<uint64_t> ParseJobId(const std::string& text);
 
@@ -22,9 +26,7 @@ int Requeue(const CliOptions& o, std::ostream& out, std::ostream& err);
 // -f, then what it writes, until the job ends.
 int Logs(const CliOptions& o, std::ostream& out, std::ostream& err);
 
-// Polls a submitted job until it ends; returns the exit code `submit --wait` gives: 0 if it
-// completed, its exit code if it failed (1 if it has none), 124 at its time limit (as
-// timeout(1)), 125 if cancelled.
+// Polls a submitted job until it ends; returns its ExitCodeOf.
 int WaitForEnd(const CliOptions& o, const v1::SubmitResponse& submitted, std::ostream& out,
                std::ostream& err);
 

@@ -122,6 +122,9 @@ int PolicyShow(const CliOptions& o, std::ostream& out, std::ostream& err) {
       << FormatDurationUnit(c.preempt_grace_s()) << ")";
   if (c.has_max_lost_requeues())
     out << ", at most " << c.max_lost_requeues() << " requeues after lost tasks";
+  if (c.session_idle_limit_s() > 0) {
+    out << ", sessions with no step for " << FormatDurationUnit(c.session_idle_limit_s()) << " end";
+  }
   if (c.suspend_after_s() > 0) {
     out << ", driver boards power off after " << FormatDurationUnit(c.suspend_after_s()) << " idle";
   }

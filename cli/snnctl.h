@@ -29,26 +29,28 @@ struct CliOptions {
   bool help = false;
   bool bash_completion = false;  // --bash-completion: print the completion script
   std::vector<std::string> states;
-  std::string reason;                           // node/board drain
-  uint32_t page_size = 1000;                    // jobs: jobs per request
-  std::string job_user;                         // jobs: only this user's
-  std::string since = "1d";                     // jobs: active at or after (see ParseTimeArg)
-  std::string until;                            // jobs: submitted before; empty: no bound
-  std::string from, to;                         // invoice: the period (default: this month)
-  std::string note;                             // tenant credit: why
-  std::string board_type;                       // estimate
-  double input_rate_hz = 10;                    // estimate
-  uint32_t neurons_per_core = 0;                // estimate: 0 asks the master
-  bool show_priority = false;                   // jobs: pending jobs with their priority factors
-  bool by_user = false;                         // report: a row per user
-  std::string format;                           // jobs: the columns (--format id,name,...)
-  uint32_t task = 0;                            // logs: the task's index
-  bool stderr_stream = false;                   // logs: stderr instead of stdout
-  bool follow = false;                          // logs -f
-  std::string out_dir;                          // results: where to write the files
-  bool create = false;                          // queue/tenant set: the name may be new
-  std::map<std::string, std::string> settings;  // queue/tenant set: --priority, --weight, ...
-  std::vector<std::string> args;                // the command and its operands
+  std::string reason;             // node/board drain
+  uint32_t page_size = 1000;      // jobs: jobs per request
+  std::string job_user;           // jobs: only this user's
+  std::string since = "1d";       // jobs: active at or after (see ParseTimeArg)
+  std::string until;              // jobs: submitted before; empty: no bound
+  std::string from, to;           // invoice: the period (default: this month)
+  std::string note;               // tenant credit: why
+  std::string board_type;         // estimate
+  double input_rate_hz = 10;      // estimate
+  uint32_t neurons_per_core = 0;  // estimate: 0 asks the master
+  bool show_priority = false;     // jobs: pending jobs with their priority factors
+  bool by_user = false;           // report: a row per user
+  std::string format;             // jobs: the columns (--format id,name,...)
+  uint32_t task = 0;              // logs: the task's index
+  bool stderr_stream = false;     // logs: stderr instead of stdout
+  bool follow = false;            // logs -f
+  std::string out_dir;            // results: where to write the files
+  bool create = false;            // queue/tenant set: the name may be new
+  bool detach = false;            // alloc: print the grant and exit
+  // queue/tenant set: --priority, --weight, ...; alloc and run: --cores, --keepalive, ...
+  std::map<std::string, std::string> settings;
+  std::vector<std::string> args;  // the command and its operands
 };
 
 Result<CliOptions> ParseCliArgs(const std::vector<std::string>& argv);

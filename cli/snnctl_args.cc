@@ -49,6 +49,11 @@ Result<CliOptions> ParseCliArgs(const std::vector<std::string>& argv) {
     const bool negative_number =
         arg.size() > 1 && arg[0] == '-' &&
         (std::isdigit(static_cast<unsigned char>(arg[1])) || arg[1] == '.');
+    if (o.args.size() == 1 && o.args[0] == "run" && (arg.empty() || arg[0] != '-')) {
+      // snnctl run [options] CMD ARGS...: what follows the command is the step's, as it is.
+      o.args.insert(o.args.end(), argv.begin() + static_cast<std::ptrdiff_t>(i), argv.end());
+      break;
+    }
     if (arg.size() > 1 && arg[0] == '-' && !negative_number) {
       const CliOptionSpec* spec = FindCliOption(arg);
       given.push_back(spec != nullptr ? std::string(spec->name) : arg);
@@ -61,7 +66,10 @@ Result<CliOptions> ParseCliArgs(const std::vector<std::string>& argv) {
       if (has_value) return InvalidArgument("jobs --priority takes no value");
       o.show_priority = true;
     } else if (arg == "--priority" || arg == "--weight" || arg == "--pool" || arg == "--max" ||
-               arg == "--limit" || arg == "--guaranteed" || arg == "--boards" || arg == "--pools") {
+               arg == "--limit" || arg == "--guaranteed" || arg == "--boards" || arg == "--pools" ||
+               arg == "--cores" || arg == "--shape" || arg == "--ksps" || arg == "--streams" ||
+               arg == "--keepalive" || arg == "--time-limit" || arg == "--replicas" ||
+               arg == "--name" || arg == "--renew" || arg == "--alloc" || arg == "--queue") {
       auto v = take(arg);
       if (!v.ok()) return v.status();
       o.settings[arg.substr(2)] = *v;
@@ -147,8 +155,10 @@ Result<CliOptions> ParseCliArgs(const std::vector<std::string>& argv) {
         return InvalidArgument("--task must be a task's index (0, 1, ...)");
       }
     } else if (arg == "--all-tenants" || arg == "--parsable" || arg == "--wait" || arg == "--csv" ||
-               arg == "--by-user" || arg == "--stderr" || arg == "-f" || arg == "--follow") {
+               arg == "--by-user" || arg == "--stderr" || arg == "-f" || arg == "--follow" ||
+               arg == "--detach") {
       if (has_value) return InvalidArgument(arg + " takes no value");
+      if (arg == "--detach") o.detach = true;
       if (arg == "--stderr") o.stderr_stream = true;
       if (arg == "-f" || arg == "--follow") o.follow = true;
       if (arg == "--csv") o.output = "csv";

@@ -65,6 +65,9 @@ DEFINE_int64(schedule_full_interval_ms, 1000,
 DEFINE_string(default_pool, "default", "pool of jobs that name none");
 DEFINE_string(default_queue, "default", "queue of jobs that name none");
 DEFINE_uint64(default_time_limit_s, 3600, "time limit of jobs that set none, seconds");
+DEFINE_uint32(session_keepalive_s, 60,
+              "a session (snnctl alloc) not renewed for this long is ended, if it names no "
+              "keepalive of its own; seconds");
 DEFINE_uint64(max_time_limit_s, 7 * 86400, "largest time limit a job may ask for, seconds");
 DEFINE_double(unit_ksps, 1000,
               "1 normalized throughput unit (a job's `units:`), in measured KSPS, when no "
@@ -247,6 +250,7 @@ int main(int argc, char** argv) {
   config.jobs.admission.default_pool = FLAGS_default_pool;
   config.jobs.admission.default_queue = FLAGS_default_queue;
   config.jobs.admission.default_time_limit_s = FLAGS_default_time_limit_s;
+  config.jobs.admission.default_keepalive_s = FLAGS_session_keepalive_s;
   config.jobs.admission.max_time_limit_s = FLAGS_max_time_limit_s;
   if (!(FLAGS_unit_ksps >= 1 && FLAGS_unit_ksps <= 1e7)) {
     LOG(ERROR) << "--unit_ksps must be between 1 and 10000000";

@@ -383,6 +383,7 @@ void MasterServer::Tick() {
     LOG(WARNING) << "node " << node << " is DOWN: " << reason << "; requeueing its jobs";
     job_components_.lifecycle.OnNodeDown(node, reason);
   }
+  job_components_.lifecycle.ReapSessions();
   for (auto& event : events_.NodesChanged(nodes_)) events_.Publish(std::move(event));
   events_.Tick();
   // Ages grow, grace periods pass and reservations come due without any event: pass anyway.

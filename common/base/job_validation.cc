@@ -151,7 +151,28 @@ Status ValidateJobSpec(const v1::JobSpec& spec) {
                            ") is below replicas.min (" + std::to_string(spec.min_replicas()) + ")");
   }
   const auto& task = spec.task();
-  if (task.command().empty()) return InvalidArgument("task.command is required");
+  if (spec.kind() == v1::SESSION) {
+    // A session runs nothing itself: its steps do.
+    if (!task.command().empty()) {
+      return InvalidArgument(
+          "a session runs no command itself: start steps in it with snnctl run --alloc ID");
+    }
+  } else if (task.command().empty()) {
+    return InvalidArgument("task.command is required");
+  }
+  if (spec.kind() == v1::STEP && spec.alloc() == 0) {
+    return InvalidArgument("a step names the session it runs in (alloc: its job ID)");
+  }
+  if (spec.kind() != v1::STEP && spec.alloc() != 0) {
+    return InvalidArgument("alloc names a session: only a step runs in one");
+  }
+  if (spec.kind() != v1::SESSION && spec.keepalive_s() != 0) {
+    return InvalidArgument("keepalive is a session's: only a session is renewed");
+  }
+  if (spec.keepalive_s() > JobLimits::kMaxKeepaliveS) {
+    return InvalidArgument("keepalive is above the maximum of " +
+                           std::to_string(JobLimits::kMaxKeepaliveS) + " s");
+  }
   // A C string ends at its first NUL: what would run is not what was submitted.
   const auto has_nul = [](const std::string& s) { return s.find('\0') != std::string::npos; };
   if (has_nul(task.command())) return InvalidArgument("task.command holds a NUL character");

@@ -18,6 +18,7 @@ struct JobLimits {
   static constexpr uint32_t kMaxReplicas = 4096;
   static constexpr int32_t kMaxPriority = 1'000'000;
   static constexpr uint64_t kMaxTimeLimitS = 365ull * 86400;
+  static constexpr uint32_t kMaxKeepaliveS = 86400;  // a session's renewal period
   static constexpr size_t kMaxNameBytes = 256;
   static constexpr size_t kMaxArgs = 4096;
   static constexpr size_t kMaxEnv = 1024;

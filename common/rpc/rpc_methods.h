@@ -41,6 +41,8 @@ inline constexpr RpcMethod<v1::SubmitRequest, v1::SubmitResponse> kJobSubmit{"jo
                                                                              Right::kUser};
 inline constexpr RpcMethod<v1::CancelRequest, v1::CancelResponse> kJobCancel{"job.cancel",
                                                                              Right::kUser};
+inline constexpr RpcMethod<v1::KeepaliveRequest, v1::KeepaliveResponse> kJobKeepalive{
+    "job.keepalive", Right::kUser};
 inline constexpr RpcMethod<v1::HoldRequest, v1::CancelResponse> kJobHold{"job.hold", Right::kUser};
 inline constexpr RpcMethod<v1::RequeueRequest, v1::CancelResponse> kJobRequeue{"job.requeue",
                                                                                Right::kUser};
@@ -120,13 +122,13 @@ inline constexpr RpcMethod<v1::SimFaultRequest, v1::SimFaultResponse> kAgentSimF
     "agent.sim_fault", Right::kMaster};
 
 // Every method the master serves, and every method an agent serves.
-inline constexpr std::array<RpcMethodInfo, 31> kMasterMethods = {
+inline constexpr std::array<RpcMethodInfo, 32> kMasterMethods = {
     kJobSubmit,  kJobCancel,     kJobHold,        kJobRequeue,   kJobLogs,       kJobShow,
     kJobList,    kPoolStatus,    kBillingInvoice, kBillingUsage, kBillingReport, kBillingCredit,
     kPolicyGet,  kTenantMembers, kQueueSet,       kTenantSet,    kDrain,         kSimFault,
     kNodeToken,  kNodeEnrol,     kNodeRenew,      kNodeRegister, kNodeHeartbeat, kNodeTaskStatus,
     kHaSnapshot, kNodeAdd,       kNodeRevoke,     kTokenCreate,  kTokenList,     kTokenRevoke,
-    kJobResults,
+    kJobResults, kJobKeepalive,
 };
 inline constexpr std::array<RpcMethodInfo, 4> kAgentMethods = {kAgentLaunch, kAgentKill,
                                                                kAgentTaskOutput, kAgentSimFault};

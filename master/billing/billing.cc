@@ -25,6 +25,7 @@ int64_t BilledMs(const v1::UsageRecord& r, const v1::BillingConfig& c) {
 }
 
 int64_t ChargeMicros(const v1::UsageRecord& r, const v1::BillingConfig& c) {
+  if (r.kind() == "step") return 0;  // it ran on its session's resources, billed there
   const v1::BoardPrice* price = PriceOf(c, r.board_type());
   if (price == nullptr) return 0;
   const double hours = static_cast<double>(BilledMs(r, c)) / kMsPerHour;
@@ -47,7 +48,8 @@ v1::Invoice ComputeInvoice(const std::string& tenant, int64_t from_ms, int64_t t
   std::map<std::string, Held> by_type;
   for (const auto& r : records) {
     if (r.tenant() != tenant) continue;
-    const double billed = static_cast<double>(BilledMs(r, c));
+    // A step ran on its session's resources, billed there.
+    const double billed = r.kind() == "step" ? 0.0 : static_cast<double>(BilledMs(r, c));
     Held& h = by_type[r.board_type()];
     h.core_ms += r.cores() * billed;
     h.ksps_ms += r.ksps() * billed;

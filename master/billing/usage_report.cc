@@ -28,6 +28,16 @@ v1::UsageRecord UsageOf(const v1::JobRecord& job, const v1::TaskRecord& task,
   r.set_spikes(task.usage().injected());
   r.set_state(running ? "RUNNING" : v1::TaskState_Name(task.state()));
   r.set_exit_code(task.exit_code());
+  if (job.spec().kind() == v1::SESSION) {
+    r.set_kind("session");
+    const int64_t until = running ? job.idle_since_ms() : r.end_ms();
+    r.set_idle_ms(job.idle_ms() + (job.idle_since_ms() > 0
+                                       ? std::max<int64_t>(0, until - job.idle_since_ms())
+                                       : 0));
+  } else if (job.spec().kind() == v1::STEP) {
+    r.set_kind("step");
+    r.set_session(job.spec().alloc());
+  }
   return r;
 }
 
@@ -47,6 +57,7 @@ bool UsageMatches(const v1::UsageRecord& record, const v1::UsageRequest& request
 }
 
 void ReportBuilder::Add(const v1::UsageRecord& r) {
+  if (r.kind() == "step") return;  // its time is its session's
   const int64_t end = r.end_ms() == 0 ? now_ms_ : r.end_ms();
   const int64_t begin = std::max(r.start_ms(), from_ms_);
   const int64_t until = std::min(end, to_ms_);

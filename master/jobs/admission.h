@@ -20,6 +20,7 @@ struct AdmissionLimits {
   std::string default_queue = "default";
   uint64_t default_time_limit_s = 3600;
   uint64_t max_time_limit_s = 7 * 86400;
+  uint32_t default_keepalive_s = 60;  // a session's, if it names none
   // 1 normalized throughput unit in measured KSPS (Resources.units); SchedulingDriver sets it
   // from snn-master --unit_ksps or --unit_board_type before each admission.
   double unit_ksps = 1000;

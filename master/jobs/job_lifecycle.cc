@@ -33,6 +33,12 @@ JobLifecycle::JobLifecycle(JobTable& jobs, NodeRegistry& nodes, Journal& journal
       request_schedule_(std::move(request_schedule)) {}
 
 Result<const v1::JobRecord*> JobLifecycle::Submit(v1::JobSpec submitted, const std::string& user) {
+  uint64_t session_id = 0;
+  if (submitted.kind() == v1::STEP) {
+    auto session = PrepareStep(submitted, user);
+    if (!session.ok()) return session.status();
+    session_id = *session;
+  }
   auto admitted = scheduling_.Admit(std::move(submitted), user);
   if (!admitted.ok()) return admitted.status();
   v1::JobSpec spec = std::move(*admitted);
@@ -44,6 +50,8 @@ Result<const v1::JobRecord*> JobLifecycle::Submit(v1::JobSpec submitted, const s
   job.set_id(jobs_.NextJobId());
   job.set_tenant_job_id(jobs_.NextTenantJobId(job.tenant()));
   job.set_submit_ms(now);
+  job.set_session_id(session_id);
+  if (job.spec().kind() == v1::SESSION) job.set_renewed_ms(now);
   job.set_state(v1::PENDING);
   job.set_reason("submitted");
   auto* t = job.add_history();
@@ -54,6 +62,11 @@ Result<const v1::JobRecord*> JobLifecycle::Submit(v1::JobSpec submitted, const s
   dependencies_.Index(inserted);
   if (metrics_ != nullptr) metrics_->JobSubmitted();
   writer_.Persist(inserted);
+  sessions_.Add(inserted);
+  if (session_id != 0) {
+    StartSteps(*jobs_.Find(session_id));  // its turn may be now
+    return &inserted;
+  }
   request_schedule_();
   return &inserted;
 }
@@ -65,13 +78,23 @@ Status JobLifecycle::Cancel(v1::JobRecord& job, const std::string& reason) {
                               v1::JobState_Name(job.state()) + ")");
   }
   job.set_requeue_when_stopped(false);
+  if (job.spec().kind() == v1::SESSION) {
+    EndSession(job, v1::CANCELLED, reason);
+    return Status::Ok();
+  }
+  const bool waiting_step = job.spec().kind() == v1::STEP && job.state() == v1::PENDING;
   jobs_.SetState(job, v1::CANCELLED, clock_.NowMs(), reason);
+  if (waiting_step) sessions_.StepGone(job);
   dispatch_.KillActiveTasks(job, reason);
   writer_.Persist(job);
   return Status::Ok();
 }
 
 Status JobLifecycle::Hold(v1::JobRecord& job, const std::string& by) {
+  if (job.spec().kind() == v1::STEP) {
+    return FailedPrecondition("job " + std::to_string(job.tenant_job_id()) +
+                              " is a step: it waits only for its session's previous step");
+  }
   if (job.state() != v1::PENDING) {
     return FailedPrecondition("job " + std::to_string(job.tenant_job_id()) + " is " +
                               v1::JobState_Name(job.state()) + ": only a pending job is held");
@@ -101,6 +124,11 @@ Status JobLifecycle::Requeue(v1::JobRecord& job, const std::string& by) {
                               ": only a running job can be requeued");
   }
   if (job.requeue_when_stopped()) return FailedPrecondition(name + " is being requeued already");
+  if (job.spec().kind() != v1::BATCH) {
+    return FailedPrecondition(name + " is a " +
+                              (job.spec().kind() == v1::SESSION ? "session" : "step") +
+                              ": it is not requeued (cancel it, and start another)");
+  }
   const std::string reason = "asked by " + by + " (snnctl requeue)";
   LOG(INFO) << "job " << job.id() << " requeued: " << reason;
   job.set_requeue_when_stopped(true);
@@ -184,6 +212,7 @@ void JobLifecycle::KeepCheckpoint(v1::JobRecord& job, uint32_t index,
 
 void JobLifecycle::MoveReservation(const v1::JobRecord& job, const v1::TaskRecord& task,
                                    const v1::TaskMapping& actual) {
+  if (job.spec().kind() == v1::STEP) return;  // its session holds the cores
   const Rect held = RectOf(task.mapping().rect()), now = RectOf(actual.rect());
   if (now.area() == 0 || held == now) return;
   // The agent chose another rectangle (the hint was taken): hold what it really uses.
@@ -197,8 +226,10 @@ void JobLifecycle::EndTask(v1::JobRecord& job, v1::TaskRecord& task, const v1::T
   task.set_exit_code(status.exit_code());
   task.set_term_signal(status.term_signal());
   task.set_detail(status.detail());
-  nodes_.Release(task.node(), task.board(), job.spec().task().resources(),
-                 RectOf(task.mapping().rect()));
+  if (job.spec().kind() != v1::STEP) {  // a step's cores stay its session's
+    nodes_.Release(task.node(), task.board(), job.spec().task().resources(),
+                   RectOf(task.mapping().rect()));
+  }
   if (status.mapping().cores_size() > 0) *task.mutable_mapping() = status.mapping();
   if (status.start_ms() != 0) task.set_start_ms(status.start_ms());
   task.set_end_ms(status.end_ms() != 0 ? status.end_ms() : clock_.NowMs());
@@ -209,6 +240,7 @@ void JobLifecycle::EndTask(v1::JobRecord& job, v1::TaskRecord& task, const v1::T
   jobs_.TasksChanged(job, clock_.NowMs());
   usage_.Record(job, task);
   SettleJob(job, task);
+  AfterTaskEnded(job);
   writer_.Persist(job);
   request_schedule_();
 }
@@ -295,6 +327,11 @@ void JobLifecycle::ReconcileNode(const std::string& node, const v1::RegisterRequ
   // A launch sent on the session this registration came on may reach the agent after it
   // described its tasks: its answer settles it. Lost now, the job could start again beside it.
   keep.merge(dispatch_.UnansweredOnCurrentSession(node));
+  for (uint64_t id : jobs_.JobsActiveOn(node)) {  // a session's tasks are held here, not there
+    const v1::JobRecord& job = *jobs_.Find(id);
+    if (job.spec().kind() != v1::SESSION) continue;
+    for (const auto& t : job.tasks()) keep.insert({id, t.index(), t.attempt()});
+  }
   LoseTasksOnNode(node, keep, "the agent on " + node + " registered without it");
   request_schedule_();
 }
@@ -329,7 +366,13 @@ void JobLifecycle::LoseTasksOnNode(const std::string& node, const std::set<TaskI
 }
 
 void JobLifecycle::RecoverReservations() {
-  for (const auto& [id, job] : jobs_.jobs()) {
+  const int64_t now = clock_.NowMs();
+  for (auto& [id, job] : jobs_.jobs()) {
+    sessions_.Add(job);
+    if (job.spec().kind() == v1::SESSION && !IsTerminal(job.state())) {
+      jobs_.Find(id)->set_renewed_ms(std::max(job.renewed_ms(), now));
+    }
+    if (job.spec().kind() == v1::STEP) continue;  // its cores are its session's
     for (const auto& task : job.tasks()) {
       if (IsTaskActive(task.state())) {
         nodes_.Reserve(task.node(), task.board(), job.spec().task().resources(),

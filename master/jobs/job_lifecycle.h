@@ -15,6 +15,7 @@
 #include "master/jobs/job_table.h"
 #include "master/jobs/job_writer.h"
 #include "master/jobs/scheduling_driver.h"
+#include "master/jobs/session_index.h"
 #include "master/jobs/task_dispatch.h"
 #include "master/jobs/usage_recorder.h"
 #include "master/metrics/master_metrics.h"
@@ -51,8 +52,18 @@ class JobLifecycle {
   // A node missed its heartbeat timeout: every task on it is lost, and its jobs requeue (or
   // fail, if they may not be requeued). Commits.
   void OnNodeDown(const std::string& node, const std::string& reason);
-  // Rebuilds board reservations from the jobs' active tasks (after loading the store).
+  // Rebuilds board reservations from the jobs' active tasks, and the sessions and their steps
+  // (after loading the store). A session's keepalive counts again from now: its client could
+  // not renew it while the master was down.
   void RecoverReservations();
+
+  // Sessions (job_lifecycle_sessions.cc). A session's client says it is still there (and may
+  // change its keepalive): when it must renew again by. The caller commits.
+  Result<int64_t> Renew(v1::JobRecord& job, uint32_t keepalive_s);
+  // Ends the sessions whose client stopped renewing, that sat idle past the policy's
+  // session_idle_limit, or that reached their time limit, each with its reason. Commits.
+  void ReapSessions();
+  const SessionIndex& sessions() const { return sessions_; }
 
   // Counts submits there (nullptr: nowhere).
   void set_metrics(MasterMetrics* metrics) { metrics_ = metrics; }
@@ -67,6 +78,19 @@ class JobLifecycle {
   void SettleJob(v1::JobRecord& job, const v1::TaskRecord& ended);
   void LoseTasksOnNode(const std::string& node, const std::set<TaskId>& except,
                        const std::string& detail);
+  // A step's session, checked (running, the same user's) and its resources copied into `spec`:
+  // the session's global id.
+  Result<uint64_t> PrepareStep(v1::JobSpec& spec, const std::string& user);
+  // Starts the next waiting step on each of the session's tasks that runs none.
+  void StartSteps(v1::JobRecord& session);
+  // After one of `job`'s tasks ended: a stopped step gives its session task to the next; an
+  // ended session stops.
+  void AfterTaskEnded(v1::JobRecord& job);
+  void EndSession(v1::JobRecord& session, v1::JobState to, const std::string& reason);
+  // An ended session lets go of its held tasks (recording their usage) and ends its steps.
+  void SessionStopped(v1::JobRecord& session, const std::string& reason);
+  // Why a session must end now ("" if it need not).
+  std::string SessionExpiry(const v1::JobRecord& job, int64_t now) const;
 
   // Constant after construction.
   JobTable& jobs_;
@@ -80,6 +104,7 @@ class JobLifecycle {
   const Clock& clock_;
   const std::function<void()> request_schedule_;
   MasterMetrics* metrics_ = nullptr;
+  SessionIndex sessions_;
 };
 
 }  // namespace snn

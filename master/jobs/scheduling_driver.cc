@@ -68,6 +68,7 @@ void SchedulingDriver::StartJob(v1::JobRecord& job, const StartDecision& decisio
   }
   if (decision.tasks.size() > 4) where += ", ...";
   jobs_.SetState(job, v1::RUNNING, clock_.NowMs(), "started on " + where);
+  if (job.spec().kind() == v1::SESSION) job.set_idle_since_ms(clock_.NowMs());
   writer_.Persist(job);
 }
 
@@ -86,6 +87,14 @@ void SchedulingDriver::AddTask(v1::JobRecord& job, const TaskPlacement& p) {
   rect->set_width(p.rect.w);
   rect->set_height(p.rect.h);
   nodes_.Reserve(p.node, p.board, job.spec().task().resources(), p.rect);
+  if (job.spec().kind() == v1::SESSION) {
+    // Held here for the session's steps: no agent runs anything for it.
+    task->set_state(v1::TASK_RUNNING);
+    task->set_start_ms(clock_.NowMs());
+    task->set_detail("held for the session's steps (snnctl run --alloc " +
+                     std::to_string(job.tenant_job_id()) + ")");
+    return;
+  }
   dispatch_.LaunchWhenDurable(job, index);
 }
 

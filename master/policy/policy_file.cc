@@ -182,10 +182,10 @@ Result<v1::SchedulingConfig> ParsePolicyYaml(const std::string& text) {
     }
     if (const YAML::Node a = root["access"]) SNN_RETURN_IF_ERROR(ReadAccess(a, c.mutable_access()));
     if (const YAML::Node s = root["scheduler"]) {
-      SNN_RETURN_IF_ERROR(
-          CheckKnownFields(s, "scheduler",
-                           {"backfill", "backfill_order", "backfill_age_first_after", "preemption",
-                            "preempt_grace", "max_lost_requeues", "suspend_after"}));
+      SNN_RETURN_IF_ERROR(CheckKnownFields(
+          s, "scheduler",
+          {"backfill", "backfill_order", "backfill_age_first_after", "preemption", "preempt_grace",
+           "max_lost_requeues", "suspend_after", "session_idle_limit"}));
       if (s["backfill"]) c.set_backfill(s["backfill"].as<std::string>());
       if (s["backfill_order"]) c.set_backfill_order(s["backfill_order"].as<std::string>());
       if (s["preemption"]) c.set_preemption(s["preemption"].as<bool>());
@@ -208,6 +208,11 @@ Result<v1::SchedulingConfig> ParsePolicyYaml(const std::string& text) {
         auto idle = ReadDuration(s["suspend_after"], "scheduler.suspend_after");
         if (!idle.ok()) return idle.status();
         c.set_suspend_after_s(*idle);
+      }
+      if (s["session_idle_limit"]) {
+        auto idle = ReadDuration(s["session_idle_limit"], "scheduler.session_idle_limit");
+        if (!idle.ok()) return idle.status();
+        c.set_session_idle_limit_s(*idle);
       }
     }
     if (const YAML::Node p = root["priority"]) {

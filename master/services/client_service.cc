@@ -63,6 +63,7 @@ void ClientService::Register(MethodRouter& router) {
   router.Add(rpc::kJobSubmit, std::bind(&ClientService::Submit, this, _1, _2, _3));
   router.Add(rpc::kJobCancel, std::bind(&ClientService::Cancel, this, _1, _2, _3));
   router.Add(rpc::kJobHold, std::bind(&ClientService::Hold, this, _1, _2, _3));
+  router.Add(rpc::kJobKeepalive, std::bind(&ClientService::Renew, this, _1, _2, _3));
   router.Add(rpc::kJobRequeue, std::bind(&ClientService::Requeue, this, _1, _2, _3));
   router.Add(rpc::kJobLogs, std::bind(&ClientService::Logs, this, _1, _2, _3));
   router.Add(rpc::kJobResults, std::bind(&ClientService::Results, this, _1, _2, _3));
@@ -130,6 +131,21 @@ void ClientService::Cancel(const CallContext& ctx, v1::CancelRequest req,
   if (!s.ok()) return r.Fail(s);
   v1::CancelResponse resp;
   resp.set_state((*job)->state());
+  journal_.Commit([r, resp] { r.Ok(resp); });
+}
+
+void ClientService::Renew(const CallContext& ctx, v1::KeepaliveRequest req,
+                          Responder<v1::KeepaliveResponse> r) {
+  std::optional<v1::JobRecord> archived;  // ended: Renew says so and changes nothing
+  auto job = Lookup(ctx, req.job(), archived);
+  if (!job.ok()) return r.Fail(job.status());
+  if (Status s = MayManage(ctx, **job, "renewing"); !s.ok()) return r.Fail(s);
+  auto expires = lifecycle_.Renew(**job, req.keepalive_s());
+  if (!expires.ok()) return r.Fail(expires.status());
+  v1::KeepaliveResponse resp;
+  resp.set_state((*job)->state());
+  resp.set_expires_ms(*expires);
+  resp.set_keepalive_s((*job)->spec().keepalive_s());
   journal_.Commit([r, resp] { r.Ok(resp); });
 }
 

@@ -1,4 +1,5 @@
-// The RPC methods snnctl calls: job.submit, job.cancel, job.hold, job.requeue, job.show,
+// The RPC methods snnctl calls: job.submit, job.cancel, job.hold, job.keepalive (a session's
+// keepalive), job.requeue, job.show,
 // job.logs (a task's output, fetched from its agent), job.results (the files a task left in its
 // output directory, and their provenance), job.list, pool.status.
 // Every answer is sent only once the state it reports (or changes) is durable.
@@ -28,6 +29,7 @@ class ClientService {
  private:
   void Submit(const CallContext& ctx, v1::SubmitRequest req, Responder<v1::SubmitResponse> r);
   void Hold(const CallContext& ctx, v1::HoldRequest req, Responder<v1::CancelResponse> r);
+  void Renew(const CallContext& ctx, v1::KeepaliveRequest req, Responder<v1::KeepaliveResponse> r);
   void Cancel(const CallContext& ctx, v1::CancelRequest req, Responder<v1::CancelResponse> r);
   void Requeue(const CallContext& ctx, v1::RequeueRequest req, Responder<v1::CancelResponse> r);
   void Logs(const CallContext& ctx, v1::JobLogsRequest req, Responder<v1::JobLogsResponse> r);

@@ -34,9 +34,18 @@ void TaskBoards::Fingerprint() {
 }
 
 Result<v1::TaskMapping> TaskBoards::Place(uint32_t board, const TaskKey& key,
-                                          const v1::Resources& r, const v1::CoreRect* hint) {
+                                          const v1::Resources& r, const v1::CoreRect* hint,
+                                          bool hint_only) {
   auto mapping = allocators_[board].Allocate(key, r, hint);
   if (!mapping.ok()) return mapping.status();
+  const auto same = [](const v1::CoreRect& a, const v1::CoreRect& b) {
+    return a.x() == b.x() && a.y() == b.y() && a.width() == b.width() && a.height() == b.height();
+  };
+  if (hint_only && (hint == nullptr || !same(mapping->rect(), *hint))) {
+    allocators_[board].Free(key);
+    return Status(Code::kResourceExhausted,
+                  "the session's cores on board " + std::to_string(board) + " are not free here");
+  }
   std::vector<v1::CoreXY> cores(mapping->cores().begin(), mapping->cores().end());
   if (Status s = boards_[board]->Configure(key, cores); !s.ok()) {
     allocators_[board].Free(key);

@@ -26,9 +26,10 @@ class TaskBoards {
   void Fingerprint();
 
   // Cores for a task on `board`: the allocator's choice (`hint` if still free), configured on
-  // the board; kResourceExhausted, saying what is missing, if it has no room.
+  // the board; kResourceExhausted, saying what is missing, if it has no room. `hint_only` (a
+  // session's step): exactly `hint` or nothing.
   Result<v1::TaskMapping> Place(uint32_t board, const TaskKey& key, const v1::Resources& r,
-                                const v1::CoreRect* hint);
+                                const v1::CoreRect* hint, bool hint_only = false);
   // Takes back exactly `mapping` for a task found running after an agent restart.
   Status Claim(uint32_t board, const TaskKey& key, const v1::Resources& r,
                const v1::TaskMapping& mapping);

@@ -49,7 +49,7 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
                            std::to_string(req.board()));
   }
   auto mapping = boards_.Place(req.board(), key, req.task().resources(),
-                               req.has_hint() ? &req.hint() : nullptr);
+                               req.has_hint() ? &req.hint() : nullptr, req.hint_only());
   if (!mapping.ok()) return mapping.status();
 
   const std::string name =
