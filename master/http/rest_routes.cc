@@ -38,6 +38,9 @@ const std::vector<RestRoute>& RestRoutes() {
                       RestBody::kNone, JobParams()));
     r.push_back(Route("POST", "/v1/jobs/{id}/release", rpc::kJobHold, "Release a held job",
                       RestBody::kNone, JobParams(), {{"release", "true"}}));
+    r.push_back(Route("POST", "/v1/jobs/{id}/keepalive", rpc::kJobKeepalive,
+                      "Renew a session (snnctl alloc --renew); keepalive_s= changes its keepalive",
+                      RestBody::kNone, JobParams()));
     r.push_back(Route("POST", "/v1/jobs/{id}/requeue", rpc::kJobRequeue, "Requeue a running job",
                       RestBody::kNone, JobParams()));
     r.push_back(Route("GET", "/v1/jobs/{id}/logs", rpc::kJobLogs,

@@ -61,7 +61,10 @@ python3 "$SRC/tests/docs/doc_blocks.py" "$SRC/docs/user-guide.md" \
   "From a notebook or another host: the HTTP API" >"$WORK/user-http.sh"
 python3 "$SRC/tests/docs/doc_blocks.py" "$SRC/docs/user-guide.md" "Inputs and results" \
   >"$WORK/user-results.sh"
-chmod 644 "$WORK/operator.sh" "$WORK/user.sh" "$WORK/user-http.sh" "$WORK/user-results.sh"
+python3 "$SRC/tests/docs/doc_blocks.py" "$SRC/docs/user-guide.md" "Interactive sessions" \
+  >"$WORK/user-sessions.sh"
+chmod 644 "$WORK/operator.sh" "$WORK/user.sh" "$WORK/user-http.sh" "$WORK/user-results.sh" \
+  "$WORK/user-sessions.sh"
 
 echo "== docs/operator-guide.md, Quick start (as root)"
 (cd /root && env -i PATH="$CLEAN_PATH" HOME=/root USER=root LOGNAME=root LANG=C.UTF-8 \
@@ -102,4 +105,12 @@ expect "$WORK/user-results.out" "^count.txt" "snnctl results 4 did not list coun
 expect "$WORK/user-results.out" "^5$" "results/count.txt did not hold 5"
 expect "$WORK/user-results.out" "^COMPLETED sim-v1 42 1 core$" \
   "submit_job did not print what the guide says"
-echo "docs_quickstart: both quick starts, the HTTP API and the results sections ran as written"
+
+echo "== docs/user-guide.md, interactive sessions (as alice)"
+run_as_alice "$WORK/user-sessions.sh" "$WORK/user-sessions.out"
+expect "$WORK/user-sessions.out" "^Granted session 6 (keepalive 5m): task 0 on" \
+  "snnctl alloc did not grant session 6"
+expect "$WORK/user-sessions.out" "^step on cores " "the step did not print its line"
+expect "$WORK/user-sessions.out" "^Renewed session 6" "snnctl alloc --renew 6 did not renew it"
+expect "$WORK/user-sessions.out" "^Cancelled job 6" "snnctl cancel 6 did not end the session"
+echo "docs_quickstart: both quick starts, the HTTP API, the results and the sessions sections ran as written"

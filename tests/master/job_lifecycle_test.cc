@@ -453,3 +453,108 @@ TEST_F(JobLifecycleTest, IdsAreNeverGivenOutAgainAfterTheirJobsWereArchived) {
 
 }  // namespace
 }  // namespace snn
+
+namespace snn {
+namespace {
+
+// Sessions (issue 37), on the manual clock: steps take their session's cores in turn, the
+// reaper ends a session whose client stopped renewing, and a lost session ends its steps.
+class SessionLifecycleTest : public JobLifecycleTest {
+ protected:
+  v1::JobRecord& StartSession(uint32_t keepalive_s = 60) {
+    v1::JobSpec spec = Spec(4);
+    spec.set_kind(v1::SESSION);
+    spec.mutable_task()->clear_command();
+    spec.set_keepalive_s(keepalive_s);
+    auto job = components_.lifecycle.Submit(spec, "alice");
+    EXPECT_TRUE(job.ok()) << job.status().ToString();
+    journal_.Commit();
+    components_.scheduling.RunSchedulingPass();
+    return *jobs_.Find((*job)->id());
+  }
+  // The job as it stands, in the table or (ended and committed) the archive.
+  v1::JobRecord Job(uint64_t id) {
+    if (const v1::JobRecord* job = jobs_.Find(id)) return *job;
+    auto archived = archive_.Find(id);
+    EXPECT_TRUE(archived.ok() && archived->has_value()) << id;
+    return archived.ok() && archived->has_value() ? **archived : v1::JobRecord();
+  }
+  Result<const v1::JobRecord*> Step(const v1::JobRecord& session,
+                                    const std::string& user = "alice") {
+    v1::JobSpec spec;
+    spec.set_kind(v1::STEP);
+    spec.set_tenant(session.tenant());
+    spec.set_alloc(session.tenant_job_id());
+    spec.mutable_task()->set_command("/bin/true");
+    auto step = components_.lifecycle.Submit(spec, user);
+    journal_.Commit();
+    return step;
+  }
+};
+
+TEST_F(SessionLifecycleTest, StepsTakeTheSessionsCoresInTurnAndTheReaperEndsItsSteps) {
+  v1::JobRecord& session = StartSession(10);
+  ASSERT_EQ(session.state(), v1::RUNNING);
+  EXPECT_EQ(session.tasks(0).state(), v1::TASK_RUNNING);  // held here, launched nowhere
+  EXPECT_EQ(CoresUsed("n1", session.tasks(0).board()), 4u);
+  EXPECT_FALSE(Step(session, "bob").ok());  // only its owner starts steps
+  auto first = Step(session);
+  auto second = Step(session);
+  ASSERT_TRUE(first.ok() && second.ok());
+  const uint64_t a = (*first)->id(), b = (*second)->id();
+  EXPECT_EQ(Job(a).state(), v1::RUNNING);
+  EXPECT_EQ(Job(b).state(), v1::PENDING);  // its turn comes after the first
+  EXPECT_EQ(Job(a).tasks(0).mapping().rect().SerializeAsString(),
+            session.tasks(0).mapping().rect().SerializeAsString());
+  EXPECT_EQ(CoresUsed("n1", session.tasks(0).board()), 4u);  // the session's, not more
+  components_.lifecycle.ApplyTaskStatus("n1", Report(*jobs_.Find(a), 0, v1::TASK_EXITED));
+  journal_.Commit();
+  EXPECT_EQ(Job(a).state(), v1::COMPLETED);
+  EXPECT_EQ(Job(b).state(), v1::RUNNING);
+  EXPECT_EQ(CoresUsed("n1", session.tasks(0).board()), 4u);
+  EXPECT_EQ(Job(session.id()).steps(), 2u);
+
+  // Renewed at 9 s, it lives past 10 s from its start; not renewed again, it ends at 19 s.
+  clock_.AdvanceMs(9000);
+  ASSERT_TRUE(components_.lifecycle.Renew(*jobs_.Find(session.id()), 0).ok());
+  clock_.AdvanceMs(9999);
+  components_.lifecycle.ReapSessions();
+  EXPECT_EQ(Job(session.id()).state(), v1::RUNNING);
+  clock_.AdvanceMs(1);
+  components_.lifecycle.ReapSessions();
+  const uint64_t session_id = session.id();  // archived once ended: `session` is gone
+  v1::JobRecord ended = Job(session_id);
+  EXPECT_EQ(ended.state(), v1::TIMEOUT);
+  EXPECT_NE(ended.reason().find("not renewed for 10s"), std::string::npos) << ended.reason();
+  EXPECT_EQ(ended.tasks(0).state(), v1::TASK_KILLED);
+  EXPECT_EQ(Job(b).state(), v1::CANCELLED);  // killed on its node
+  EXPECT_NE(Job(b).reason().find("its session 1 ended"), std::string::npos);
+  components_.lifecycle.ApplyTaskStatus("n1", Report(*jobs_.Find(b), 0, v1::TASK_KILLED));
+  journal_.Commit();
+  EXPECT_EQ(CoresUsed("n1", ended.tasks(0).board()), 0u);
+  EXPECT_FALSE(Step(ended).ok());
+  EXPECT_FALSE(components_.lifecycle.Renew(ended, 0).ok());
+}
+
+TEST_F(SessionLifecycleTest, ASessionOnANodeThatGoesDownFailsAndItsWaitingStepsAreCancelled) {
+  v1::JobRecord& session = StartSession();
+  auto running = Step(session);
+  auto waiting = Step(session);
+  ASSERT_TRUE(running.ok() && waiting.ok());
+  const uint64_t r = (*running)->id(), w = (*waiting)->id();
+  v1::RegisterRequest again;  // the agent registers again, running the step: the session stays
+  v1::TaskStatus step = Report(*jobs_.Find(r), 0, v1::TASK_RUNNING);
+  *again.add_tasks() = step;
+  components_.lifecycle.ReconcileNode("n1", again);
+  journal_.Commit();
+  EXPECT_EQ(Job(session.id()).state(), v1::RUNNING);
+  components_.lifecycle.OnNodeDown("n1", "heartbeat timeout");
+  EXPECT_EQ(Job(session.id()).state(), v1::FAILED);
+  EXPECT_EQ(Job(r).state(), v1::CANCELLED);  // its session went first
+  EXPECT_NE(Job(r).reason().find("its session 1 ended"), std::string::npos) << Job(r).reason();
+  EXPECT_EQ(Job(w).state(), v1::CANCELLED);
+  EXPECT_EQ(CoresUsed("n1", 0) + CoresUsed("n1", 1), 0u);
+}
+
+}  // namespace
+}  // namespace snn

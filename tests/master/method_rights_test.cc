@@ -52,7 +52,8 @@ TEST(MethodRightsTest, EveryMethodDeclaresTheReviewedRight) {
       {"job.logs", Right::kUser},         {"node.add", Right::kAdmin},
       {"node.revoke", Right::kAdmin},     {"token.create", Right::kUser},
       {"token.list", Right::kUser},       {"token.revoke", Right::kUser},
-      {"job.results", Right::kUser},  // the handler: those who may manage the job, as job.logs
+      {"job.results", Right::kUser},    // the handler: those who may manage the job, as job.logs
+      {"job.keepalive", Right::kUser},  // the handler: those who may manage the session
   };
   const auto methods = master.router().Methods();
   EXPECT_EQ(methods.size(), expected.size());
