@@ -179,6 +179,10 @@ TEST_F(TaskManagerTest, AStopIsReportedAsMeantByTheAgentThatReAttaches) {
   ASSERT_EQ(ended.size(), 1u);
   EXPECT_EQ(ended[0].state(), v1::TASK_LOST);
   EXPECT_EQ(ended[0].detail(), "the agent heard nothing from the master for 2 s");
+  // The first agent "died" above: its task is the next one's. It must not wait in TearDown for
+  // an end it may never see (the next agent's poll can reap the shepherd first).
+  tasks_ =
+      std::make_unique<TaskManager>(clock_, testing::OneSimBoard(), testing::AgentOptions(dir_));
 }
 
 // The shepherd looks the command up and enters the workdir as the task's user, so the launch
