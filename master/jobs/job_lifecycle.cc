@@ -212,7 +212,7 @@ void JobLifecycle::KeepCheckpoint(v1::JobRecord& job, uint32_t index,
 
 void JobLifecycle::MoveReservation(const v1::JobRecord& job, const v1::TaskRecord& task,
                                    const v1::TaskMapping& actual) {
-  if (job.spec().kind() == v1::STEP) return;  // its session holds the cores
+  if (!HoldsItsCores(job.spec())) return;  // its session holds the cores
   const Rect held = RectOf(task.mapping().rect()), now = RectOf(actual.rect());
   if (now.area() == 0 || held == now) return;
   // The agent chose another rectangle (the hint was taken): hold what it really uses.
@@ -226,7 +226,7 @@ void JobLifecycle::EndTask(v1::JobRecord& job, v1::TaskRecord& task, const v1::T
   task.set_exit_code(status.exit_code());
   task.set_term_signal(status.term_signal());
   task.set_detail(status.detail());
-  if (job.spec().kind() != v1::STEP) {  // a step's cores stay its session's
+  if (HoldsItsCores(job.spec())) {  // a step's cores stay its session's
     nodes_.Release(task.node(), task.board(), job.spec().task().resources(),
                    RectOf(task.mapping().rect()));
   }
@@ -329,7 +329,7 @@ void JobLifecycle::ReconcileNode(const std::string& node, const v1::RegisterRequ
   keep.merge(dispatch_.UnansweredOnCurrentSession(node));
   for (uint64_t id : jobs_.JobsActiveOn(node)) {  // a session's tasks are held here, not there
     const v1::JobRecord& job = *jobs_.Find(id);
-    if (job.spec().kind() != v1::SESSION) continue;
+    if (RunsOnAgents(job.spec())) continue;
     for (const auto& t : job.tasks()) keep.insert({id, t.index(), t.attempt()});
   }
   LoseTasksOnNode(node, keep, "the agent on " + node + " registered without it");
@@ -372,7 +372,7 @@ void JobLifecycle::RecoverReservations() {
     if (job.spec().kind() == v1::SESSION && !IsTerminal(job.state())) {
       jobs_.Find(id)->set_renewed_ms(std::max(job.renewed_ms(), now));
     }
-    if (job.spec().kind() == v1::STEP) continue;  // its cores are its session's
+    if (!HoldsItsCores(job.spec())) continue;  // its cores are its session's
     for (const auto& task : job.tasks()) {
       if (IsTaskActive(task.state())) {
         nodes_.Reserve(task.node(), task.board(), job.spec().task().resources(),

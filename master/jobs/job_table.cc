@@ -55,7 +55,7 @@ void JobTable::Index(v1::JobRecord& job, int64_t at_ms) {
   IndexNodes(job);
   ++counts_[job.state()];
   // A step runs on its session's resources: the scheduler neither places nor charges it.
-  if (job.spec().kind() == v1::STEP) return;
+  if (!HoldsItsCores(job.spec())) return;
   if (job.state() == v1::RUNNING) {
     core_time_.Start(job.tenant(), views_.Put(job).cores(), at_ms);
   }

@@ -22,6 +22,11 @@
 namespace snn {
 
 bool IsTerminal(v1::JobState state);
+// Whether a job holds the cores its tasks run on (reserved at start, released at their end): a
+// step runs on its session's.
+inline bool HoldsItsCores(const v1::JobSpec& spec) { return spec.kind() != v1::STEP; }
+// Whether agents run a job's tasks: a session's are held in the master, for its steps.
+inline bool RunsOnAgents(const v1::JobSpec& spec) { return spec.kind() != v1::SESSION; }
 // Ended, with no task launching or running: nothing will change the job any more.
 bool IsArchivable(const v1::JobRecord& job);
 

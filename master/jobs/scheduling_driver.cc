@@ -87,7 +87,7 @@ void SchedulingDriver::AddTask(v1::JobRecord& job, const TaskPlacement& p) {
   rect->set_width(p.rect.w);
   rect->set_height(p.rect.h);
   nodes_.Reserve(p.node, p.board, job.spec().task().resources(), p.rect);
-  if (job.spec().kind() == v1::SESSION) {
+  if (!RunsOnAgents(job.spec())) {
     // Held here for the session's steps: no agent runs anything for it.
     task->set_state(v1::TASK_RUNNING);
     task->set_start_ms(clock_.NowMs());

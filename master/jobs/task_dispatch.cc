@@ -21,7 +21,7 @@ void TaskDispatch::KillWhenDurable(const std::string& node, const TaskId& task,
 }
 
 void TaskDispatch::KillActiveTasks(const v1::JobRecord& job, const std::string& reason) {
-  if (job.spec().kind() == v1::SESSION) return;  // its tasks are held here, not run by an agent
+  if (!RunsOnAgents(job.spec())) return;  // its tasks are held here, not run by an agent
   for (const auto& task : job.tasks()) {
     if (!IsTaskActive(task.state())) continue;
     KillWhenDurable(task.node(), {job.id(), task.index(), task.attempt()}, reason);
@@ -62,7 +62,7 @@ void TaskDispatch::SendLaunch(const TaskId& id) {
   req.set_gid(job->spec().gid());
   req.set_user(job->spec().user());
   *req.mutable_hint() = task.mapping().rect();
-  req.set_hint_only(job->spec().kind() == v1::STEP);  // the session holds exactly these cores
+  req.set_hint_only(!HoldsItsCores(job->spec()));  // the session holds exactly these cores
   const std::string node = task.node();
   launches_in_flight_[id] = agents_.SessionEpoch(node);
   agents_.Launch(node, req, [this, node, id](Result<v1::LaunchResponse> answer) {
