@@ -31,19 +31,32 @@ std::string CsvField(const std::string& s) {
 
 std::string FormatUsage(const v1::UsageResponse& usage, bool csv) {
   std::vector<std::vector<std::string>> rows = {
-      {"JOBID", "TASK", "TRY", "TENANT", "USER", "POOL", "BOARD", "START", "END", "ELAPSED",
-       "CORES", "CORE_S", "KSPS", "KSPS_S", "SPIKES", "EXIT", "STATE", "KIND", "IDLE"}};
+      {"JOBID", "TASK",   "TRY",  "TENANT", "USER",   "POOL", "BOARD", "START", "END",  "ELAPSED",
+       "CORES", "CORE_S", "KSPS", "KSPS_S", "SPIKES", "EXIT", "STATE", "KIND",  "IDLE", "BUSY"}};
   for (const auto& r : usage.records()) {
     const int64_t end = r.end_ms() == 0 ? usage.now_ms() : r.end_ms();
     const int64_t elapsed_s = std::max<int64_t>(0, end - r.start_ms()) / 1000;
-    const double seconds = static_cast<double>(std::max<int64_t>(0, end - r.start_ms())) / 1000;
+    double seconds = static_cast<double>(std::max<int64_t>(0, end - r.start_ms())) / 1000;
+    // What is billed: an experiment record's board time; a service's held time less its users'.
+    const double busy_s = static_cast<double>(r.busy_us()) / 1e6;
+    if (r.kind() == "experiment") seconds = busy_s;
+    if (r.kind() == "service") seconds = std::max(0.0, seconds - busy_s);
     rows.push_back(
-        {std::to_string(r.tenant_job_id()), std::to_string(r.task()), std::to_string(r.attempt()),
-         r.tenant(), r.user(), r.pool(), r.board_type().empty() ? "-" : r.board_type(),
-         FormatTimestamp(r.start_ms()), r.end_ms() == 0 ? "-" : FormatTimestamp(r.end_ms()),
+        {std::to_string(r.tenant_job_id()),
+         std::to_string(r.task()),
+         std::to_string(r.attempt()),
+         r.tenant(),
+         r.user(),
+         r.pool(),
+         r.board_type().empty() ? "-" : r.board_type(),
+         FormatTimestamp(r.start_ms()),
+         r.end_ms() == 0 ? "-" : FormatTimestamp(r.end_ms()),
          csv ? std::to_string(elapsed_s) : FormatDurationSeconds(static_cast<uint64_t>(elapsed_s)),
-         std::to_string(r.cores()), Fixed(seconds * r.cores(), 1), std::to_string(r.ksps()),
-         Fixed(seconds * r.ksps(), 1), std::to_string(r.spikes()),
+         std::to_string(r.cores()),
+         Fixed(seconds * r.cores(), 1),
+         std::to_string(r.ksps()),
+         Fixed(seconds * r.ksps(), 1),
+         std::to_string(r.spikes()),
          r.end_ms() == 0 ? "-" : std::to_string(r.exit_code()),
          r.state().rfind("TASK_", 0) == 0 ? r.state().substr(5) : r.state(),
          r.kind().empty()     ? "batch"
@@ -51,7 +64,8 @@ std::string FormatUsage(const v1::UsageResponse& usage, bool csv) {
                               : r.kind(),
          r.kind() != "session" ? "-"
          : csv                 ? std::to_string(r.idle_ms() / 1000)
-                               : FormatDurationSeconds(static_cast<uint64_t>(r.idle_ms() / 1000))});
+                               : FormatDurationSeconds(static_cast<uint64_t>(r.idle_ms() / 1000)),
+         r.kind() == "experiment" || r.kind() == "service" ? Fixed(busy_s, 3) : "-"});
   }
   std::string text;
   if (csv) {

@@ -7,6 +7,7 @@
 
 #include "cli/accounting_commands.h"
 #include "cli/billing_commands.h"
+#include "cli/experiment_commands.h"
 #include "cli/job_commands.h"
 #include "cli/job_control_commands.h"
 #include "cli/node_commands.h"
@@ -83,6 +84,23 @@ const std::vector<CliCommand>& CliCommands() {
        "and exits with its exit code (124 at its time limit, 125 cancelled)",
        {"--alloc", "--task"},
        Run},
+      {"experiment submit",
+       "SERVICE MODEL RUN.json",
+       "send experiments to an experiment service: MODEL (JSON or NIR) run\n"
+       "for RUN.json's steps with its inputs; prints their IDs. --wait:\n"
+       "wait and print their output spikes",
+       {"--count", "--wait", "--service-tenant"},
+       Experiment},
+      {"experiment list",
+       "SERVICE",
+       "your experiments in a service: state, board time, outputs, errors",
+       {"--service-tenant"},
+       Experiment},
+      {"experiment results",
+       "SERVICE EXPERIMENT",
+       "one of your experiments' output spikes (-o json: its whole record)",
+       {"--service-tenant"},
+       Experiment},
       {"show", "JOBID", "show one job: state, reason, tasks, core mapping, history", {}, Show},
       {"cancel", "JOBID...", "cancel pending or running jobs", {}, Cancel},
       {"hold", "JOBID...", "keep pending jobs from starting", {}, HoldOrRelease},
@@ -265,7 +283,11 @@ const std::vector<CliOptionSpec>& CliOptionSpecs() {
        "submit: print only the job ID; node token, token create: only the\ntoken"},
       {"--wait", "", "",
        "submit: wait for the job to end; exit 0 if it completed, its exit\n"
-       "code if it failed, 124 at its time limit, 125 if cancelled"},
+       "code if it failed, 124 at its time limit, 125 if cancelled;\n"
+       "experiment submit: wait for the experiments, print their outputs"},
+      {"--count", "", "N", "experiment submit: send the experiment N times (default: 1)"},
+      {"--service-tenant", "", "T",
+       "experiment: the service is tenant T's (default: your tenant's)"},
       {"--page-size", "", "N", "jobs: jobs fetched per request (default: 1000)"},
       {"--user", "", "NAME", "jobs, usage, token list: only NAME's"},
       {"--pool", "", "NAME",

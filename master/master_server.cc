@@ -23,8 +23,10 @@ MasterServer::MasterServer(MasterConfig config, const Clock& clock, std::unique_
       agent_channel_(nodes_),
       job_components_(jobs_, archive_, nodes_, agent_channel_, journal_, clock_, config_.jobs,
                       [this] { RequestSchedule(); }),
+      experiments_(jobs_, journal_, *store_, agent_channel_, job_components_.usage, clock_),
       clients_(jobs_, archive_, nodes_, agent_channel_, journal_, job_components_.lifecycle,
                job_components_.scheduling, clock_),
+      experiment_service_(jobs_, archive_, journal_, job_components_.scheduling, experiments_),
       agents_(nodes_, journal_, job_components_.lifecycle, clock_, config_.agents),
       admin_(nodes_, agent_channel_, journal_, [this] { RequestSchedule(); }),
       policy_(job_components_.scheduling, journal_, [this] { RequestSchedule(); }),
@@ -76,6 +78,11 @@ MasterServer::MasterServer(MasterConfig config, const Clock& clock, std::unique_
       full_pass_timer_(io_),
       cadence_(config_.schedule_cadence) {
   clients_.Register(router_);
+  experiment_service_.Register(router_);
+  job_components_.lifecycle.set_on_service_ended(
+      [this](const v1::JobRecord& job, const std::string& reason) {
+        experiments_.ServiceEnded(job, reason);
+      });
   agents_.Register(router_);
   agents_.set_suspend_after([this] {
     return job_components_.scheduling.scheduling().suspend_after_s() * uint64_t{1000};
@@ -264,6 +271,7 @@ Status MasterServer::Recover() {
   job_components_.set_billing(&billing_);
   job_components_.lifecycle.RecoverReservations();
   job_components_.dependencies.Recover();
+  SNN_RETURN_IF_ERROR(experiments_.Recover());
   if (size_t moved = job_components_.writer.ArchiveFinishedJobs(); moved > 0) {
     LOG(INFO) << "moving " << moved << " finished jobs to the archive";
   }
@@ -384,6 +392,7 @@ void MasterServer::Tick() {
     job_components_.lifecycle.OnNodeDown(node, reason);
   }
   job_components_.lifecycle.ReapSessions();
+  experiments_.Pump();  // a service that started, or one recovered with experiments waiting
   for (auto& event : events_.NodesChanged(nodes_)) events_.Publish(std::move(event));
   events_.Tick();
   // Ages grow, grace periods pass and reservations come due without any event: pass anyway.

@@ -26,6 +26,7 @@
 #include "master/services/billing_service.h"
 #include "master/services/client_service.h"
 #include "master/services/enrol_service.h"
+#include "master/services/experiment_service.h"
 #include "master/services/policy_service.h"
 #include "master/services/replica_service.h"
 #include "master/services/token_service.h"
@@ -111,7 +112,9 @@ class MasterServer {
   NodeApprovals approvals_;  // what nodes may declare; their certificates' generations
   SessionAgentChannel agent_channel_;
   JobComponents job_components_;
+  ExperimentBook experiments_;
   ClientService clients_;
+  ExperimentService experiment_service_;
   AgentService agents_;
   AdminService admin_;
   PolicyService policy_;

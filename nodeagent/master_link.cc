@@ -36,6 +36,7 @@ MasterLink::MasterLink(asio::io_context& io, const Clock& clock, TaskManager& ta
       clock_(clock),
       tasks_(tasks),
       options_(std::move(options)),
+      experiments_(io, clock, tasks.boards()),
       credentials_(options_.tls_dir, options_.join_token) {
   router_.Add(rpc::kAgentLaunch,
               [this](const CallContext&, v1::LaunchRequest req, Responder<v1::LaunchResponse> r) {
@@ -47,9 +48,16 @@ MasterLink::MasterLink(asio::io_context& io, const Clock& clock, TaskManager& ta
               });
   router_.Add(rpc::kAgentKill,
               [this](const CallContext&, v1::KillRequest req, Responder<v1::KillResponse> r) {
-                tasks_.Kill(TaskKey{req.job_id(), req.index(), req.attempt()}, req.reason());
+                const TaskKey key{req.job_id(), req.index(), req.attempt()};
+                tasks_.Kill(key, req.reason());
+                experiments_.Forget(key);  // an experiment service's task
                 r.Ok(v1::KillResponse());
               });
+  router_.Add(rpc::kAgentRunExperiments, [this](const CallContext&, v1::ExperimentBatch batch,
+                                                Responder<v1::ExperimentBatchResponse> r) {
+    experiments_.Run(std::move(batch),
+                     [r](Result<v1::ExperimentBatchResponse> done) { r.Reply(done); });
+  });
   router_.Add(rpc::kAgentTaskOutput, [this](const CallContext&, v1::TaskOutputRequest req,
                                             Responder<v1::TaskOutputResponse> r) {
     auto out = req.list_results() || !req.result().empty() ? ReadTaskResults(tasks_.data_dir(), req)

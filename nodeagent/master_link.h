@@ -1,6 +1,7 @@
 // The agent's one persistent session to the master: connects (and reconnects), registers with
 // its boards and every task it holds, sends heartbeats, reports ended tasks until the master
-// acknowledges them, and serves the master's launch and kill requests.
+// acknowledges them, and serves the master's launch and kill requests and experiment services'
+// turns (nodeagent/experiments/experiment_runner.h).
 // Thread contract: agent io thread only. Timing decisions use the injected Clock; Tick() is
 // driven by the agent's timer.
 #pragma once
@@ -15,6 +16,7 @@
 #include "common/rpc/address.h"
 #include "common/rpc/connection.h"
 #include "common/rpc/rpc_router.h"
+#include "nodeagent/experiments/experiment_runner.h"
 #include "nodeagent/node_credentials.h"
 #include "nodeagent/tasks/task_manager.h"
 
@@ -78,6 +80,7 @@ class MasterLink {
   TaskManager& tasks_;
   const MasterLinkOptions options_;
   MethodRouter router_;
+  ExperimentRunner experiments_;
 
   // Only on the io thread.
   std::shared_ptr<Connection> session_;

@@ -100,6 +100,18 @@ export function jobView(main, tenant, id) {
   };
 }
 
+// What kind of job, with what makes each kind itself.
+function kindText(job) {
+  const spec = job.spec;
+  switch (spec.kind) {
+    case 'SESSION': return `session: ${job.steps || 0} steps so far, keepalive ${spec.keepalive_s}s`;
+    case 'STEP': return `step in session ${spec.alloc} (task ${spec.alloc_task || 0})`;
+    case 'SERVICE':
+      return `experiment service: turns of ${(spec.service && spec.service.period_ms) || 20} ms`;
+    default: return 'batch';
+  }
+}
+
 function render(job, boards, outputs, results, download) {
   const spec = job.spec;
   const res = (spec.task && spec.task.resources) || {};
@@ -108,6 +120,7 @@ function render(job, boards, outputs, results, download) {
       h('dt', {}, 'State'), h('dd', { id: 'job-state' }, stateText(job.state)),
       h('dt', {}, 'Reason'), h('dd', {}, job.reason || '—'),
       h('dt', {}, 'Name'), h('dd', {}, spec.name),
+      h('dt', {}, 'Kind'), h('dd', { id: 'job-kind' }, kindText(job)),
       h('dt', {}, 'User'), h('dd', {}, spec.user),
       h('dt', {}, 'Pool / queue'), h('dd', {}, `${spec.pool || 'default'} / ${spec.queue || 'default'}`),
       h('dt', {}, 'Asked for'), h('dd', {}, `${res.cores || 0} cores, ${res.ksps || 0} KSPS` +

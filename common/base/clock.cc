@@ -30,15 +30,19 @@ void SystemClock::SleepMs(int64_t ms) const {
   if (ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(ms));
 }
 
-void ManualClock::SleepMs(int64_t ms) const {
-  if (ms <= 0) return;
+void SystemClock::SleepUs(int64_t us) const {
+  if (us > 0) std::this_thread::sleep_for(std::chrono::microseconds(us));
+}
+
+void ManualClock::SleepUs(int64_t us) const {
+  if (us <= 0) return;
   struct Wake {
     std::mutex mu;
     std::condition_variable cv;
     bool due = false;
   };
   auto wake = std::make_shared<Wake>();
-  const_cast<ManualClock*>(this)->CallAt(NowUs() + ms * 1000, [wake] {
+  const_cast<ManualClock*>(this)->CallAt(NowUs() + us, [wake] {
     std::lock_guard<std::mutex> lock(wake->mu);
     wake->due = true;
     wake->cv.notify_all();

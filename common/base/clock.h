@@ -36,6 +36,8 @@ class Clock {
   // Blocks the calling thread until `ms` have passed on this clock: real time on a SystemClock;
   // on a ManualClock, until another thread has advanced it that far.
   virtual void SleepMs(int64_t ms) const = 0;
+  // The same in microseconds, for work paced finer than a millisecond (an experiment's run).
+  virtual void SleepUs(int64_t us) const = 0;
 };
 
 class SystemClock : public Clock {
@@ -44,6 +46,7 @@ class SystemClock : public Clock {
   int64_t NowUs() const override;
   int64_t MonotonicMs() const override;
   void SleepMs(int64_t ms) const override;
+  void SleepUs(int64_t us) const override;
 };
 
 class ManualClock : public Clock {
@@ -53,7 +56,8 @@ class ManualClock : public Clock {
   int64_t NowUs() const override { return now_us_.load(); }
   ManualClock* manual() const override { return const_cast<ManualClock*>(this); }
   // Returns once another thread has advanced the clock by `ms` (at once for ms <= 0).
-  void SleepMs(int64_t ms) const override;
+  void SleepMs(int64_t ms) const override { SleepUs(ms * 1000); }
+  void SleepUs(int64_t us) const override;
 
   // Moving time makes every call that came due (CallAt) on the calling thread, in due order.
   void AdvanceMs(int64_t ms) { AdvanceUs(ms * 1000); }

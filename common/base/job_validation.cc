@@ -157,6 +157,20 @@ Status ValidateJobSpec(const v1::JobSpec& spec) {
       return InvalidArgument(
           "a session runs no command itself: start steps in it with snnctl run --alloc ID");
     }
+  } else if (spec.kind() == v1::SERVICE) {
+    if (!task.command().empty()) {
+      return InvalidArgument(
+          "an experiment service runs no command: its agents run the experiments users send "
+          "(snnctl experiment submit)");
+    }
+    if (spec.service().period_ms() > 60'000) {
+      return InvalidArgument("service.period_ms is above the maximum of 60000 (one minute)");
+    }
+    for (const auto& t : spec.service().tenants()) {
+      if (t.empty() || t.size() > 64) {
+        return InvalidArgument("service.tenants: a tenant name is 1 to 64 characters");
+      }
+    }
   } else if (task.command().empty()) {
     return InvalidArgument("task.command is required");
   }
@@ -165,6 +179,9 @@ Status ValidateJobSpec(const v1::JobSpec& spec) {
   }
   if (spec.kind() != v1::STEP && spec.alloc() != 0) {
     return InvalidArgument("alloc names a session: only a step runs in one");
+  }
+  if (spec.kind() != v1::SERVICE && spec.has_service()) {
+    return InvalidArgument("service: is an experiment service's (kind: service)");
   }
   if (spec.kind() != v1::SESSION && spec.keepalive_s() != 0) {
     return InvalidArgument("keepalive is a session's: only a session is renewed");

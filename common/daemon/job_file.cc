@@ -110,14 +110,17 @@ Status ParseFiles(const YAML::Node& files, v1::TaskSpec& task) {
   return Status::Ok();
 }
 
-Status ParseTask(const YAML::Node& node, v1::TaskSpec& task) {
+// A session and a service run no command of their own; a step runs on its session's resources.
+Status ParseTask(const YAML::Node& node, v1::TaskSpec& task, v1::JobKind kind) {
+  const bool command_required = kind == v1::BATCH || kind == v1::STEP;
   SNN_RETURN_IF_ERROR(CheckKnownFields(
       node, "task",
       {"command", "args", "env", "workdir", "resources", "memory_mb", "max_processes", "files"}));
-  if (!node["command"]) return InvalidArgument("task.command is required");
-  auto command = ReadString(node["command"], "task.command");
+  if (!node["command"] && command_required) return InvalidArgument("task.command is required");
+  auto command = node["command"] ? ReadString(node["command"], "task.command")
+                                 : Result<std::string>(std::string());
   if (!command.ok()) return command.status();
-  if (command->empty()) return InvalidArgument("task.command is empty");
+  if (command->empty() && node["command"]) return InvalidArgument("task.command is empty");
   task.set_command(*command);
   if (const YAML::Node args = node["args"]) {
     if (!args.IsSequence()) return InvalidArgument("task.args must be a list");
@@ -155,6 +158,7 @@ Status ParseTask(const YAML::Node& node, v1::TaskSpec& task) {
     if (!n.ok()) return n.status();
     task.set_max_processes(static_cast<uint32_t>(*n));
   }
+  if (!node["resources"] && kind == v1::STEP) return Status::Ok();  // its session's
   if (!node["resources"]) return InvalidArgument("task.resources is required");
   return ParseResources(node["resources"], *task.mutable_resources());
 }
@@ -184,6 +188,65 @@ Status ParseReplicas(const YAML::Node& node, v1::JobSpec& spec) {
   return Status::Ok();
 }
 
+// kind: batch (the default), session (keepalive: how long it lives unrenewed), step (alloc:
+// the session's job ID, alloc_task: its task) or service (service: {period_ms, tenants}).
+Status ParseKind(const YAML::Node& root, v1::JobSpec& spec) {
+  if (root["kind"]) {
+    auto kind = ReadString(root["kind"], "kind");
+    if (!kind.ok()) return kind.status();
+    if (*kind == "batch") {
+      spec.set_kind(v1::BATCH);
+    } else if (*kind == "session") {
+      spec.set_kind(v1::SESSION);
+    } else if (*kind == "service") {
+      spec.set_kind(v1::SERVICE);
+    } else if (*kind == "step") {
+      spec.set_kind(v1::STEP);
+    } else {
+      return InvalidArgument("kind '" + *kind + "' is not batch, session, step or service");
+    }
+  }
+  // A step: the session it runs in, and which of its tasks (default 0).
+  for (const char* field : {"alloc", "alloc_task"}) {
+    if (!root[field]) continue;
+    auto n = ReadWholeNumber(root[field], field, std::string(field) == "alloc" ? 1 : 0,
+                             int64_t{1} << 32);
+    if (!n.ok()) return n.status();
+    if (std::string(field) == "alloc") spec.set_alloc(static_cast<uint64_t>(*n));
+    if (std::string(field) == "alloc_task") spec.set_alloc_task(static_cast<uint32_t>(*n));
+  }
+  if (root["keepalive"]) {
+    auto text = ReadString(root["keepalive"], "keepalive");
+    if (!text.ok()) return text.status();
+    auto seconds = ParseDurationSeconds(*text);
+    if (!seconds.ok()) return InvalidArgument("keepalive: " + seconds.status().message());
+    if (*seconds < 1 || *seconds > JobLimits::kMaxKeepaliveS) {
+      return InvalidArgument("keepalive must be 1s to " +
+                             std::to_string(JobLimits::kMaxKeepaliveS) + "s");
+    }
+    spec.set_keepalive_s(static_cast<uint32_t>(*seconds));
+  }
+  if (const YAML::Node service = root["service"]) {
+    SNN_RETURN_IF_ERROR(CheckKnownFields(service, "service", {"period_ms", "tenants"}));
+    v1::ServiceSpec& s = *spec.mutable_service();
+    if (service["period_ms"]) {
+      auto ms = ReadWholeNumber(service["period_ms"], "service.period_ms", 1, 60'000);
+      if (!ms.ok()) return ms.status();
+      s.set_period_ms(static_cast<uint32_t>(*ms));
+    }
+    if (const YAML::Node tenants = service["tenants"]) {
+      if (!tenants.IsSequence())
+        return InvalidArgument("service.tenants must be a list of tenants");
+      for (size_t i = 0; i < tenants.size(); ++i) {
+        auto t = ReadString(tenants[i], "service.tenants[" + std::to_string(i) + "]");
+        if (!t.ok()) return t.status();
+        s.add_tenants(*t);
+      }
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<v1::JobSpec> ParseJobYaml(const std::string& text, const std::string& default_name) {
@@ -193,10 +256,11 @@ Result<v1::JobSpec> ParseJobYaml(const std::string& text, const std::string& def
     if (!loaded.ok()) return loaded.status();
     YAML::Node root = *loaded;
     if (!root || root.IsNull()) return InvalidArgument("the job file is empty");
-    SNN_RETURN_IF_ERROR(
-        CheckKnownFields(root, "the job file",
-                         {"name", "tenant", "pool", "queue", "priority", "preemptible", "requeue",
-                          "time_limit", "replicas", "task", "depends"}));
+    SNN_RETURN_IF_ERROR(CheckKnownFields(
+        root, "the job file",
+        {"name", "tenant", "pool", "queue", "priority", "preemptible", "requeue", "time_limit",
+         "replicas", "task", "depends", "kind", "keepalive", "service", "alloc", "alloc_task"}));
+    SNN_RETURN_IF_ERROR(ParseKind(root, spec));
     spec.set_name(default_name);
     for (const char* field : {"name", "tenant", "pool", "queue"}) {
       if (!root[field]) continue;
@@ -253,13 +317,16 @@ Result<v1::JobSpec> ParseJobYaml(const std::string& text, const std::string& def
       }
     }
     if (!root["task"]) return InvalidArgument("task is required");
-    SNN_RETURN_IF_ERROR(ParseTask(root["task"], *spec.mutable_task()));
+    SNN_RETURN_IF_ERROR(ParseTask(root["task"], *spec.mutable_task(), spec.kind()));
   } catch (const YAML::Exception& e) {
     return InvalidArgument("the job file is not valid YAML: " + e.msg + " (line " +
                            std::to_string(e.mark.line + 1) + ")");
   }
-  // A model's cores are known only once snnctl knows the board type's neurons per core.
-  if (spec.task().resources().model().empty()) SNN_RETURN_IF_ERROR(ValidateJobSpec(spec));
+  // A model's cores are known only once snnctl knows the board type's neurons per core; a
+  // step's resources are its session's, which the master fills in (and then checks it all).
+  const bool resources_known = spec.task().resources().model().empty() &&
+                               (spec.kind() != v1::STEP || spec.task().has_resources());
+  if (resources_known) SNN_RETURN_IF_ERROR(ValidateJobSpec(spec));
   return spec;
 }
 

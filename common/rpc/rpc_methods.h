@@ -11,6 +11,7 @@
 #include "common/identity/identity.h"
 #include "proto/access.pb.h"
 #include "proto/billing.pb.h"
+#include "proto/experiment.pb.h"
 #include "proto/ha.pb.h"
 #include "proto/job.pb.h"
 #include "proto/node.pb.h"
@@ -43,6 +44,10 @@ inline constexpr RpcMethod<v1::CancelRequest, v1::CancelResponse> kJobCancel{"jo
                                                                              Right::kUser};
 inline constexpr RpcMethod<v1::KeepaliveRequest, v1::KeepaliveResponse> kJobKeepalive{
     "job.keepalive", Right::kUser};
+inline constexpr RpcMethod<v1::ExperimentSubmitRequest, v1::ExperimentSubmitResponse>
+    kExperimentSubmit{"experiment.submit", Right::kUser};
+inline constexpr RpcMethod<v1::ExperimentListRequest, v1::ExperimentListResponse> kExperimentList{
+    "experiment.list", Right::kUser};
 inline constexpr RpcMethod<v1::HoldRequest, v1::CancelResponse> kJobHold{"job.hold", Right::kUser};
 inline constexpr RpcMethod<v1::RequeueRequest, v1::CancelResponse> kJobRequeue{"job.requeue",
                                                                                Right::kUser};
@@ -120,18 +125,21 @@ inline constexpr RpcMethod<v1::TaskOutputRequest, v1::TaskOutputResponse> kAgent
     "agent.task_output", Right::kMaster};
 inline constexpr RpcMethod<v1::SimFaultRequest, v1::SimFaultResponse> kAgentSimFault{
     "agent.sim_fault", Right::kMaster};
+inline constexpr RpcMethod<v1::ExperimentBatch, v1::ExperimentBatchResponse> kAgentRunExperiments{
+    "agent.run_experiments", Right::kMaster};
 
 // Every method the master serves, and every method an agent serves.
-inline constexpr std::array<RpcMethodInfo, 32> kMasterMethods = {
-    kJobSubmit,  kJobCancel,     kJobHold,        kJobRequeue,   kJobLogs,       kJobShow,
-    kJobList,    kPoolStatus,    kBillingInvoice, kBillingUsage, kBillingReport, kBillingCredit,
-    kPolicyGet,  kTenantMembers, kQueueSet,       kTenantSet,    kDrain,         kSimFault,
-    kNodeToken,  kNodeEnrol,     kNodeRenew,      kNodeRegister, kNodeHeartbeat, kNodeTaskStatus,
-    kHaSnapshot, kNodeAdd,       kNodeRevoke,     kTokenCreate,  kTokenList,     kTokenRevoke,
-    kJobResults, kJobKeepalive,
+inline constexpr std::array<RpcMethodInfo, 34> kMasterMethods = {
+    kJobSubmit,     kJobCancel,     kJobHold,          kJobRequeue,     kJobLogs,
+    kJobShow,       kJobList,       kPoolStatus,       kBillingInvoice, kBillingUsage,
+    kBillingReport, kBillingCredit, kPolicyGet,        kTenantMembers,  kQueueSet,
+    kTenantSet,     kDrain,         kSimFault,         kNodeToken,      kNodeEnrol,
+    kNodeRenew,     kNodeRegister,  kNodeHeartbeat,    kNodeTaskStatus, kHaSnapshot,
+    kNodeAdd,       kNodeRevoke,    kTokenCreate,      kTokenList,      kTokenRevoke,
+    kJobResults,    kJobKeepalive,  kExperimentSubmit, kExperimentList,
 };
-inline constexpr std::array<RpcMethodInfo, 4> kAgentMethods = {kAgentLaunch, kAgentKill,
-                                                               kAgentTaskOutput, kAgentSimFault};
+inline constexpr std::array<RpcMethodInfo, 5> kAgentMethods = {
+    kAgentLaunch, kAgentKill, kAgentTaskOutput, kAgentSimFault, kAgentRunExperiments};
 
 }  // namespace rpc
 }  // namespace snn

@@ -20,12 +20,15 @@ const v1::BoardPrice* PriceOf(const v1::BillingConfig& c, const std::string& typ
 }  // namespace
 
 int64_t BilledMs(const v1::UsageRecord& r, const v1::BillingConfig& c) {
+  if (r.kind() == "step") return 0;  // it ran on its session's resources, billed there
+  if (r.kind() == "experiment") return r.busy_us() / 1000;  // its board time, exactly
   const int64_t ran = std::max<int64_t>(0, r.end_ms() - r.start_ms());
-  return std::max<int64_t>(ran, static_cast<int64_t>(c.minimum_s()) * 1000);
+  const int64_t held = std::max<int64_t>(ran, static_cast<int64_t>(c.minimum_s()) * 1000);
+  // A service: its users paid for the board time their experiments used.
+  return r.kind() == "service" ? std::max<int64_t>(0, held - r.busy_us() / 1000) : held;
 }
 
 int64_t ChargeMicros(const v1::UsageRecord& r, const v1::BillingConfig& c) {
-  if (r.kind() == "step") return 0;  // it ran on its session's resources, billed there
   const v1::BoardPrice* price = PriceOf(c, r.board_type());
   if (price == nullptr) return 0;
   const double hours = static_cast<double>(BilledMs(r, c)) / kMsPerHour;
@@ -48,8 +51,7 @@ v1::Invoice ComputeInvoice(const std::string& tenant, int64_t from_ms, int64_t t
   std::map<std::string, Held> by_type;
   for (const auto& r : records) {
     if (r.tenant() != tenant) continue;
-    // A step ran on its session's resources, billed there.
-    const double billed = r.kind() == "step" ? 0.0 : static_cast<double>(BilledMs(r, c));
+    const double billed = static_cast<double>(BilledMs(r, c));
     Held& h = by_type[r.board_type()];
     h.core_ms += r.cores() * billed;
     h.ksps_ms += r.ksps() * billed;

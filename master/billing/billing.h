@@ -13,7 +13,9 @@
 
 namespace snn {
 
-// The billed duration of a task attempt, ms: its run time, at least the minimum.
+// The billed duration of a usage record, ms: a task attempt's run time, at least the minimum;
+// a step's 0 (its session is billed); an experiment record's board time; a service's held time
+// less its users' board time.
 int64_t BilledMs(const v1::UsageRecord& r, const v1::BillingConfig& c);
 
 // Its cost at list prices, in micro-units of the currency (0 for an unpriced board type).

@@ -37,6 +37,10 @@ v1::UsageRecord UsageOf(const v1::JobRecord& job, const v1::TaskRecord& task,
   } else if (job.spec().kind() == v1::STEP) {
     r.set_kind("step");
     r.set_session(job.spec().alloc());
+  } else if (job.spec().kind() == v1::SERVICE) {
+    r.set_kind("service");
+    r.set_busy_us(task.busy_us());
+    r.set_experiments(task.experiments());
   }
   return r;
 }
@@ -63,7 +67,13 @@ void ReportBuilder::Add(const v1::UsageRecord& r) {
   const int64_t until = std::min(end, to_ms_);
   const bool started_inside = r.start_ms() >= from_ms_ && r.start_ms() < to_ms_;
   if (until <= begin && !started_inside) return;
-  const double ms = static_cast<double>(std::max<int64_t>(0, until - begin));
+  double ms = static_cast<double>(std::max<int64_t>(0, until - begin));
+  // An experiment record is its user's board time spread over when it ran; a service's, the
+  // time its users did not use.
+  const double span = static_cast<double>(std::max<int64_t>(0, end - r.start_ms()));
+  const double busy_ms = static_cast<double>(r.busy_us()) / 1000;
+  if (r.kind() == "experiment") ms = span > 0 ? ms * std::min(1.0, busy_ms / span) : busy_ms;
+  if (r.kind() == "service" && span > 0) ms *= std::max(0.0, 1 - busy_ms / span);
   Sums& s = rows_[{r.tenant(), by_user_ ? r.user() : "", r.pool()}];
   s.core_ms += ms * r.cores();
   s.ksps_ms += ms * r.ksps();

@@ -20,6 +20,12 @@ std::vector<RestParam> JobParams() {
           {"tenant", "job.tenant", false, "the job's tenant (default: the caller's)"}};
 }
 
+// An experiment service, named as a job is.
+std::vector<RestParam> ServiceParams() {
+  return {{"id", "service", true, "the service's job id in its tenant"},
+          {"tenant", "service_tenant", false, "the service's tenant (default: the caller's)"}};
+}
+
 }  // namespace
 
 const std::vector<RestRoute>& RestRoutes() {
@@ -50,6 +56,14 @@ const std::vector<RestRoute>& RestRoutes() {
                       "A task's result files and their provenance, or (file=) a slice of one "
                       "(snnctl results)",
                       RestBody::kNone, JobParams()));
+    // Experiment services.
+    r.push_back(Route("POST", "/v1/services/{id}/experiments", rpc::kExperimentSubmit,
+                      "Send experiments to an experiment service (snnctl experiment submit)",
+                      RestBody::kMessage, ServiceParams()));
+    r.push_back(Route("GET", "/v1/services/{id}/experiments", rpc::kExperimentList,
+                      "Your experiments in a service, with their results (outputs=true) "
+                      "(snnctl experiment list)",
+                      RestBody::kNone, ServiceParams()));
     // The pool, accounting and billing.
     r.push_back(
         Route("GET", "/v1/pool", rpc::kPoolStatus, "Nodes and boards (snnctl pool status)"));

@@ -65,15 +65,18 @@ Result<v1::JobSpec> AdmitJob(v1::JobSpec spec, const std::string& user,
   if (spec.time_limit_s() == 0) spec.set_time_limit_s(limits.default_time_limit_s);
   if (!v1::JobKind_IsValid(spec.kind())) {
     return InvalidArgument("kind " + std::to_string(spec.kind()) +
-                           " is unknown (kinds: BATCH, SESSION, STEP)");
+                           " is unknown (kinds: BATCH, SESSION, STEP, SERVICE)");
   }
-  if (spec.kind() == v1::SESSION) {
-    if (spec.keepalive_s() == 0) spec.set_keepalive_s(limits.default_keepalive_s);
+  if (spec.kind() == v1::SESSION || spec.kind() == v1::SERVICE) {
+    if (spec.kind() == v1::SESSION && spec.keepalive_s() == 0) {
+      spec.set_keepalive_s(limits.default_keepalive_s);
+    }
     // A session that lost its boards ends: its client must know, not find it elsewhere.
     spec.set_no_requeue(true);
     spec.set_preemptible(false);  // nor is it taken away for another job
     if (spec.max_replicas() != spec.min_replicas()) {
-      return InvalidArgument("a session holds a fixed number of replicas (replicas.max " +
+      return InvalidArgument(std::string(spec.kind() == v1::SESSION ? "a session" : "a service") +
+                             " holds a fixed number of replicas (replicas.max " +
                              std::to_string(spec.max_replicas()) + " != replicas.min " +
                              std::to_string(spec.min_replicas()) + ")");
     }

@@ -53,6 +53,11 @@ void SessionAgentChannel::SimFault(const std::string& node, const v1::SimFaultRe
   Call(node, rpc::kAgentSimFault, request, std::move(done));
 }
 
+void SessionAgentChannel::RunExperiments(const std::string& node, const v1::ExperimentBatch& turn,
+                                         TurnDone done) {
+  Call(node, rpc::kAgentRunExperiments, turn, std::move(done));
+}
+
 void SessionAgentChannel::Kill(const std::string& node, const v1::KillRequest& request) {
   NodeEntry* entry = nodes_.Find(node);
   if (entry == nullptr || entry->session == nullptr) return;

@@ -1,5 +1,6 @@
 // How the master reaches the agents: launch and kill one task (TaskDispatch), read a task's
-// output (snnctl logs) and inject a simulated fault (operators). The daemon's SessionAgentChannel
+// output (snnctl logs), inject a simulated fault (operators) and run an experiment service's
+// turn (master/experiments/experiment_book.h). The daemon's SessionAgentChannel
 // makes every call on the session the node registered with, with the master's one credential;
 // tests use a fake that records each call and answers, delays or drops it as the test says.
 // Thread contract: the master's io thread; answers come back on it.
@@ -42,6 +43,10 @@ class AgentChannel {
   using FaultDone = std::function<void(Result<v1::SimFaultResponse>)>;
   virtual void SimFault(const std::string& node, const v1::SimFaultRequest& request,
                         FaultDone done) = 0;
+  // One user's turn on a task of an experiment service: `done` gets the results.
+  using TurnDone = std::function<void(Result<v1::ExperimentBatchResponse>)>;
+  virtual void RunExperiments(const std::string& node, const v1::ExperimentBatch& turn,
+                              TurnDone done) = 0;
 };
 
 // Calls the agents' registered sessions (NodeEntry::session).
@@ -56,6 +61,8 @@ class SessionAgentChannel : public AgentChannel {
                   OutputDone done) override;
   void SimFault(const std::string& node, const v1::SimFaultRequest& request,
                 FaultDone done) override;
+  void RunExperiments(const std::string& node, const v1::ExperimentBatch& turn,
+                      TurnDone done) override;
 
  private:
   // Calls `method` on `node`'s session; `done` gets the decoded answer (kUnavailable without

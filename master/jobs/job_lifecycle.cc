@@ -78,7 +78,7 @@ Status JobLifecycle::Cancel(v1::JobRecord& job, const std::string& reason) {
                               v1::JobState_Name(job.state()) + ")");
   }
   job.set_requeue_when_stopped(false);
-  if (job.spec().kind() == v1::SESSION) {
+  if (!RunsOnAgents(job.spec())) {
     EndSession(job, v1::CANCELLED, reason);
     return Status::Ok();
   }
@@ -125,8 +125,7 @@ Status JobLifecycle::Requeue(v1::JobRecord& job, const std::string& by) {
   }
   if (job.requeue_when_stopped()) return FailedPrecondition(name + " is being requeued already");
   if (job.spec().kind() != v1::BATCH) {
-    return FailedPrecondition(name + " is a " +
-                              (job.spec().kind() == v1::SESSION ? "session" : "step") +
+    return FailedPrecondition(name + " is a " + KindName(job.spec().kind()) +
                               ": it is not requeued (cancel it, and start another)");
   }
   const std::string reason = "asked by " + by + " (snnctl requeue)";

@@ -57,6 +57,11 @@ class JobLifecycle {
   // not renew it while the master was down.
   void RecoverReservations();
 
+  // Told when an experiment service ends (its tasks released), with why; in the same batch.
+  void set_on_service_ended(std::function<void(const v1::JobRecord&, const std::string&)> f) {
+    on_service_ended_ = std::move(f);
+  }
+
   // Sessions (job_lifecycle_sessions.cc). A session's client says it is still there (and may
   // change its keepalive): when it must renew again by. The caller commits.
   Result<int64_t> Renew(v1::JobRecord& job, uint32_t keepalive_s);
@@ -105,6 +110,7 @@ class JobLifecycle {
   const std::function<void()> request_schedule_;
   MasterMetrics* metrics_ = nullptr;
   SessionIndex sessions_;
+  std::function<void(const v1::JobRecord&, const std::string&)> on_service_ended_;
 };
 
 }  // namespace snn

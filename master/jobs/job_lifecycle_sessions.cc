@@ -88,7 +88,7 @@ void JobLifecycle::StartSteps(v1::JobRecord& session) {
 }
 
 void JobLifecycle::AfterTaskEnded(v1::JobRecord& job) {
-  if (job.spec().kind() == v1::SESSION && IsTerminal(job.state())) {
+  if (!RunsOnAgents(job.spec()) && IsTerminal(job.state())) {
     SessionStopped(job, job.reason());
     return;
   }
@@ -125,6 +125,7 @@ void JobLifecycle::SessionStopped(v1::JobRecord& session, const std::string& rea
     usage_.Record(session, task);
   }
   jobs_.TasksChanged(session, now);
+  if (session.spec().kind() == v1::SERVICE && on_service_ended_) on_service_ended_(session, reason);
   for (uint64_t id : sessions_.StepsOf(session.id())) {
     v1::JobRecord* step = jobs_.Find(id);
     if (step == nullptr || IsTerminal(step->state())) continue;
@@ -160,14 +161,15 @@ Result<int64_t> JobLifecycle::Renew(v1::JobRecord& job, uint32_t keepalive_s) {
 }
 
 std::string JobLifecycle::SessionExpiry(const v1::JobRecord& job, int64_t now) const {
+  const bool session = job.spec().kind() == v1::SESSION;  // a service is not renewed
   const int64_t keepalive_ms = int64_t(job.spec().keepalive_s()) * 1000;
-  if (now - job.renewed_ms() >= keepalive_ms) {
+  if (session && now - job.renewed_ms() >= keepalive_ms) {
     return "not renewed for " + FormatDurationUnit(job.spec().keepalive_s()) +
            " (its keepalive): its client is gone";
   }
   if (job.state() != v1::RUNNING) return "";
   const uint64_t idle_limit_s = scheduling_.scheduling().session_idle_limit_s();
-  if (idle_limit_s > 0 && job.idle_since_ms() > 0 &&
+  if (session && idle_limit_s > 0 && job.idle_since_ms() > 0 &&
       now - job.idle_since_ms() >= int64_t(idle_limit_s) * 1000) {
     return "idle: no step ran in it for " + FormatDurationUnit(idle_limit_s) +
            " (the policy's session_idle_limit)";

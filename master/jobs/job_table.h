@@ -26,7 +26,22 @@ bool IsTerminal(v1::JobState state);
 // step runs on its session's.
 inline bool HoldsItsCores(const v1::JobSpec& spec) { return spec.kind() != v1::STEP; }
 // Whether agents run a job's tasks: a session's are held in the master, for its steps.
-inline bool RunsOnAgents(const v1::JobSpec& spec) { return spec.kind() != v1::SESSION; }
+inline bool RunsOnAgents(const v1::JobSpec& spec) {
+  return spec.kind() != v1::SESSION && spec.kind() != v1::SERVICE;
+}
+// What a kind is called in messages: "batch job", "session", "step", "service".
+inline const char* KindName(v1::JobKind kind) {
+  switch (kind) {
+    case v1::SESSION:
+      return "session";
+    case v1::STEP:
+      return "step";
+    case v1::SERVICE:
+      return "service";
+    default:
+      return "batch job";
+  }
+}
 // Ended, with no task launching or running: nothing will change the job any more.
 bool IsArchivable(const v1::JobRecord& job);
 

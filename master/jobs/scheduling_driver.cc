@@ -91,8 +91,11 @@ void SchedulingDriver::AddTask(v1::JobRecord& job, const TaskPlacement& p) {
     // Held here for the session's steps: no agent runs anything for it.
     task->set_state(v1::TASK_RUNNING);
     task->set_start_ms(clock_.NowMs());
-    task->set_detail("held for the session's steps (snnctl run --alloc " +
-                     std::to_string(job.tenant_job_id()) + ")");
+    task->set_detail(job.spec().kind() == v1::SERVICE
+                         ? "held for the service's experiments (snnctl experiment submit " +
+                               std::to_string(job.tenant_job_id()) + ")"
+                         : "held for the session's steps (snnctl run --alloc " +
+                               std::to_string(job.tenant_job_id()) + ")");
     return;
   }
   dispatch_.LaunchWhenDurable(job, index);

@@ -8,7 +8,7 @@ namespace snn {
 
 void SessionIndex::Add(const v1::JobRecord& job) {
   if (IsTerminalState(job.state())) return;
-  if (job.spec().kind() == v1::SESSION) {
+  if (job.spec().kind() == v1::SESSION || job.spec().kind() == v1::SERVICE) {
     sessions_.insert(job.id());
     return;
   }

@@ -10,6 +10,11 @@ void UsageRecorder::Record(const v1::JobRecord& job, const v1::TaskRecord& task)
   if (billing_->Record(r, journal_) && changed_) changed_();
 }
 
+void UsageRecorder::Charge(const v1::UsageRecord& record) {
+  if (billing_ == nullptr) return;
+  if (billing_->Record(record, journal_) && changed_) changed_();
+}
+
 std::string UsageRecorder::BoardTypeOf(const v1::TaskRecord& task) const {
   if (const NodeEntry* node = nodes_.Find(task.node())) {
     for (const auto& b : node->record.boards()) {

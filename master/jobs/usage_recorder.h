@@ -25,6 +25,8 @@ class UsageRecorder {
 
   // Records the usage of `task`, an attempt of `job` that ended (nothing if it never ran).
   void Record(const v1::JobRecord& job, const v1::TaskRecord& task);
+  // Records a usage record made elsewhere (an experiment service's users) and charges it.
+  void Charge(const v1::UsageRecord& record);
   // The type of the board `task` runs (or ran) on ("" if its node is unknown now).
   std::string BoardTypeOf(const v1::TaskRecord& task) const;
 

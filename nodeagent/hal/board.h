@@ -42,6 +42,12 @@ class Board {
   // Resets the task's cores and frees them.
   virtual void Release(const TaskKey& task) = 0;
 
+  // Clears whatever the task's cores hold (neurons, synapses, queued spikes) and keeps them the
+  // task's: an experiment service does it between two users' turns. The simulated board builds
+  // every experiment's network afresh and keeps nothing on its cores between them: it checks
+  // the cores are the task's and counts the reset.
+  virtual Status Reset(const TaskKey& task) = 0;
+
   // Prepares loading a task's network onto its `num_cores` logical cores: `model` (validated),
   // or none (the cores take spikes and produce none). A failed board refuses here; a model too
   // large for the task's share, when built. The spike gateway drives the handle built.

@@ -44,6 +44,15 @@ void SimBoard::Release(const TaskKey& task) {
   owners_.erase(it);
 }
 
+Status SimBoard::Reset(const TaskKey& task) {
+  if (failed_) return FailedPrecondition("the board has failed");
+  if (owners_.find(task) == owners_.end()) {
+    return FailedPrecondition("the task holds no cores on this board");
+  }
+  ++resets_;
+  return Status::Ok();
+}
+
 const TaskKey* SimBoard::Owner(uint32_t x, uint32_t y) const {
   if (x >= info_.width() || y >= info_.height()) return nullptr;
   const auto& owner = owner_[Cell(x, y)];

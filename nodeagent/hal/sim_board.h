@@ -23,6 +23,8 @@ class SimBoard : public Board {
   v1::BoardInfo Describe() const override;
   Status Configure(const TaskKey& task, const std::vector<v1::CoreXY>& cores) override;
   void Release(const TaskKey& task) override;
+  Status Reset(const TaskKey& task) override;
+  uint64_t resets() const { return resets_; }
   // A LifNetwork for a model (or a SinkNetwork), processing at most the board's KSPS (at its
   // current speed) times the model's timestep in spikes a step, and holding at most the task's
   // cores' share of the board's network memory.
@@ -50,6 +52,7 @@ class SimBoard : public Board {
   uint64_t host_ksps_ = 0;  // from Fingerprint; 0: not measured
   uint64_t network_memory_bytes_;
   uint32_t latency_us_ = 0;
+  uint64_t resets_ = 0;
   std::vector<std::optional<TaskKey>> owner_;  // by cell
   std::map<TaskKey, std::vector<size_t>> owners_;
 };

@@ -10,6 +10,6 @@ Standard library only, so it runs in any notebook without pip:
     c.wait(job)
     print(c.logs(job))
 """
-from .client import Client, Executor, JobFailed, JobResult, SnnError, TERMINAL
+from .client import Client, Executor, JobFailed, JobResult, Session, SnnError, TERMINAL
 
-__all__ = ["Client", "Executor", "JobFailed", "JobResult", "SnnError", "TERMINAL"]
+__all__ = ["Client", "Executor", "JobFailed", "JobResult", "Session", "SnnError", "TERMINAL"]

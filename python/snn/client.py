@@ -234,6 +234,80 @@ class Client:
     def requeue(self, job_id):
         return self._json("POST", "/v1/jobs/%d/requeue" % int(job_id))["state"]
 
+    # --- sessions (snnctl alloc, snnctl run --alloc) ---
+
+    def alloc(self, cores=1, ksps=1, keepalive_s=60, timeout=None, **fields):
+        """Asks for resources as a session and waits until they are granted. Returns a Session
+        that renews itself every third of `keepalive_s` from a thread of its own until closed
+        (use it in a `with` block): a notebook that dies stops renewing, and the cluster ends
+        the session after the keepalive. `fields` are more of the job file's (name, pool,
+        time_limit, replicas, task={"resources": ...} to ask for a shape)."""
+        job = {"kind": "session", "keepalive": "%ds" % int(keepalive_s),
+               "task": {"resources": {"cores": int(cores), "ksps": int(ksps)}}}
+        job.update(fields)
+        session = Session(self, self.submit(job), keepalive_s)
+        try:
+            session.wait_granted(timeout)
+        except BaseException:
+            session.close()
+            raise
+        return session
+
+    def keepalive(self, job_id, keepalive_s=None):
+        """Renews a session; returns when it will end unless renewed again (ms since the epoch)."""
+        answer = self._json("POST", "/v1/jobs/%d/keepalive" % int(job_id),
+                            {"keepalive_s": keepalive_s})
+        return int(answer["expires_ms"])
+
+    # --- experiment services ---
+
+    def send_experiments(self, service, experiments, tenant=None):
+        """Queues experiments in a running experiment service (its job id; `tenant`: the
+        service's, if it is another tenant's). Each experiment is a dict: "model" (a model as
+        the JSON model file has it), "steps", "inputs" ([{"population", "neuron", "step"}]),
+        "name". Returns their ids, in order."""
+        ids = []
+        for first in range(0, len(experiments), 1000):
+            chunk = experiments[first:first + 1000]
+            answer = self._json("POST", "/v1/services/%d/experiments" % int(service),
+                                {"tenant": tenant}, json.dumps({"experiments": chunk}).encode(),
+                                headers={"Content-Type": "application/json"})
+            start = int(answer["first_id"])
+            ids.extend(range(start, start + int(answer["count"])))
+        return ids
+
+    def experiments(self, service, tenant=None, outputs=False, after_id=0):
+        """Your experiments in a service (every page): their state, board time and (outputs=True)
+        output spikes. Nobody else's: not even the service's owner sees yours."""
+        out = []
+        while True:
+            page = self._json("GET", "/v1/services/%d/experiments" % int(service), {
+                "tenant": tenant, "after_id": after_id or None,
+                "outputs": "true" if outputs else None, "limit": 10000})
+            records = page.get("experiments", [])
+            out.extend(records)
+            if not records:
+                return out
+            after_id = int(records[-1]["id"])
+
+    def run_experiments(self, service, experiments, tenant=None, timeout=None, poll_s=0.2):
+        """Sends experiments, waits until all have run, and returns their records (with their
+        output spikes) in the order given. TimeoutError after `timeout` seconds."""
+        ids = self.send_experiments(service, experiments, tenant)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        wanted, done = set(ids), {}
+        while len(done) < len(wanted):
+            for r in self.experiments(service, tenant, outputs=True, after_id=min(ids) - 1):
+                rid = int(r["id"])
+                if rid in wanted and r["state"] in ("EXPERIMENT_DONE", "EXPERIMENT_FAILED"):
+                    done[rid] = r
+            if len(done) < len(wanted):
+                if deadline is not None and time.monotonic() > deadline:
+                    raise TimeoutError("%d of %d experiments have not run" %
+                                       (len(wanted) - len(done), len(wanted)))
+                time.sleep(poll_s)
+        return [done[i] for i in ids]
+
     # --- the cluster ---
 
     def pool(self):
@@ -277,6 +351,62 @@ class Client:
                     raise
             if not resume:
                 return
+
+
+class Session:
+    """A granted session (Client.alloc): renews itself until closed; runs steps on its boards."""
+
+    def __init__(self, client, job_id, keepalive_s):
+        self.client, self.id, self.keepalive_s = client, job_id, keepalive_s
+        self.error = None  # why renewing stopped, if it did
+        self._stop = threading.Event()
+        self._renewer = threading.Thread(target=self._renew, daemon=True)
+        self._renewer.start()
+
+    def _renew(self):
+        while not self._stop.wait(max(1.0, self.keepalive_s / 3.0)):
+            try:
+                self.client.keepalive(self.id)
+            except SnnError as e:  # it ended: nothing to keep alive
+                self.error = e
+                return
+
+    def wait_granted(self, timeout=None):
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            job = self.client.job(self.id)
+            if job["state"] == "RUNNING":
+                self.record = job
+                return job
+            if job["state"] in TERMINAL:
+                raise JobFailed(job)
+            if deadline is not None and time.monotonic() > deadline:
+                raise TimeoutError("session %s not granted yet: %s" % (self.id, job["reason"]))
+            time.sleep(0.05)
+
+    def run(self, command, *args, task=0, timeout=None):
+        """Runs a step (`command` with `args`) on the session's task `task`, waits for it, and
+        returns a JobResult (its record and stdout); JobFailed if it did not complete."""
+        step = {"kind": "step", "alloc": self.id, "alloc_task": task,
+                "task": {"command": command, "args": [str(a) for a in args]}}
+        job = self.client.wait(self.client.submit(step), timeout=timeout, poll_s=10)
+        if job["state"] != "COMPLETED":
+            raise JobFailed(job)
+        return JobResult(job, self.client.logs(job["tenant_job_id"]))
+
+    def close(self):
+        """Stops renewing and releases the session's boards (cancels it)."""
+        self._stop.set()
+        try:
+            self.client.cancel(self.id)
+        except SnnError:
+            pass  # ended already
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
 
 
 class Executor(concurrent.futures.Executor):

@@ -352,3 +352,54 @@ TEST(JobFileHardeningTest, AnOversizedJobIsOneClearLineBeforeAnythingIsSent) {
 
 }  // namespace
 }  // namespace snn
+
+namespace snn {
+namespace {
+
+TEST(JobFileKindTest, SessionsServicesAndStepsAreWrittenInTheJobFile) {
+  auto session =
+      ParseJobYaml("kind: session\nkeepalive: 5m\ntask:\n  resources: {cores: 4, ksps: 10}\n", "s");
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  EXPECT_EQ(session->kind(), v1::SESSION);
+  EXPECT_EQ(session->keepalive_s(), 300u);
+  EXPECT_TRUE(session->task().command().empty());
+
+  auto service = ParseJobYaml(
+      "kind: service\nservice: {period_ms: 5, tenants: [lab-b, lab-c]}\n"
+      "task:\n  resources: {cores: 4, ksps: 10}\n",
+      "q");
+  ASSERT_TRUE(service.ok()) << service.status().ToString();
+  EXPECT_EQ(service->kind(), v1::SERVICE);
+  EXPECT_EQ(service->service().period_ms(), 5u);
+  EXPECT_EQ(service->service().tenants_size(), 2);
+
+  // A step runs a command on its session's resources: it names no resources of its own.
+  auto step = ParseJobYaml("kind: step\nalloc: 6\ntask:\n  command: /bin/true\n", "st");
+  ASSERT_TRUE(step.ok()) << step.status().ToString();
+  EXPECT_EQ(step->kind(), v1::STEP);
+  EXPECT_EQ(step->alloc(), 6u);
+
+  EXPECT_EQ(ParseJobYaml("kind: gang\ntask:\n  command: x\n  resources: {cores: 1, ksps: 1}\n", "g")
+                .status()
+                .message(),
+            "kind 'gang' is not batch, session, step or service");
+  EXPECT_EQ(ParseJobYaml("task:\n  resources: {cores: 1, ksps: 1}\n", "b").status().message(),
+            "task.command is required");
+  EXPECT_EQ(ParseJobYaml("kind: service\nservice: {period_ms: 0}\ntask:\n  resources: {cores: "
+                         "1, ksps: 1}\n",
+                         "z")
+                .status()
+                .message()
+                .find("service.period_ms"),
+            0u);
+  EXPECT_EQ(ParseJobYaml("kind: service\nservice: {turn: 5}\ntask:\n  resources: {cores: 1, "
+                         "ksps: 1}\n",
+                         "z")
+                .status()
+                .message()
+                .find("service has an unknown field 'turn'"),
+            0u);
+}
+
+}  // namespace
+}  // namespace snn

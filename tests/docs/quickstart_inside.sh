@@ -63,8 +63,10 @@ python3 "$SRC/tests/docs/doc_blocks.py" "$SRC/docs/user-guide.md" "Inputs and re
   >"$WORK/user-results.sh"
 python3 "$SRC/tests/docs/doc_blocks.py" "$SRC/docs/user-guide.md" "Interactive sessions" \
   >"$WORK/user-sessions.sh"
+python3 "$SRC/tests/docs/doc_blocks.py" "$SRC/docs/user-guide.md" "Experiment services" \
+  >"$WORK/user-services.sh"
 chmod 644 "$WORK/operator.sh" "$WORK/user.sh" "$WORK/user-http.sh" "$WORK/user-results.sh" \
-  "$WORK/user-sessions.sh"
+  "$WORK/user-sessions.sh" "$WORK/user-services.sh"
 
 echo "== docs/operator-guide.md, Quick start (as root)"
 (cd /root && env -i PATH="$CLEAN_PATH" HOME=/root USER=root LOGNAME=root LANG=C.UTF-8 \
@@ -113,4 +115,11 @@ expect "$WORK/user-sessions.out" "^Granted session 6 (keepalive 5m): task 0 on" 
 expect "$WORK/user-sessions.out" "^step on cores " "the step did not print its line"
 expect "$WORK/user-sessions.out" "^Renewed session 6" "snnctl alloc --renew 6 did not renew it"
 expect "$WORK/user-sessions.out" "^Cancelled job 6" "snnctl cancel 6 did not end the session"
-echo "docs_quickstart: both quick starts, the HTTP API, the results and the sessions sections ran as written"
+
+echo "== docs/user-guide.md, experiment services (as alice)"
+run_as_alice "$WORK/user-services.sh" "$WORK/user-services.out"
+expect "$WORK/user-services.out" "^experiment 1: DONE, 5\.[0-9]* ms of board time on " \
+  "the experiment did not run as the guide says"
+expect "$WORK/user-services.out" "^1       out             1$" "the output spike is not there"
+expect "$WORK/user-services.out" "^Cancelled job 8" "snnctl cancel 8 did not end the service"
+echo "docs_quickstart: both quick starts, the HTTP API, the results, the sessions and the experiment services sections ran as written"

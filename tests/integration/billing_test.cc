@@ -88,9 +88,9 @@ TEST(BillingIntegrationTest, UsageAndReportShowWhatRanAndWhatRuns) {
   EXPECT_EQ(lines[1].rfind("1,0,1,alice,", 0), 0u) << lines[1];
   EXPECT_NE(lines[1].find(",sim-v1,"), std::string::npos) << lines[1];
   EXPECT_NE(lines[1].find(",2,"), std::string::npos) << lines[1];  // cores
-  EXPECT_EQ(lines[1].substr(lines[1].size() - 17), ",3,EXITED,batch,-") << lines[1];
+  EXPECT_EQ(lines[1].substr(lines[1].size() - 19), ",3,EXITED,batch,-,-") << lines[1];
   EXPECT_EQ(lines[2].rfind("2,0,1,alice,", 0), 0u) << lines[2];
-  EXPECT_EQ(lines[2].substr(lines[2].size() - 18), ",-,RUNNING,batch,-") << lines[2];
+  EXPECT_EQ(lines[2].substr(lines[2].size() - 20), ",-,RUNNING,batch,-,-") << lines[2];
 
   CliRun exited = cluster.Snnctl({"usage", "--state", "exited", "-o", "json"});
   ASSERT_EQ(exited.exit_code, 0) << exited.err;

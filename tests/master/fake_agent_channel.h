@@ -35,6 +35,17 @@ class FakeAgentChannel : public AgentChannel {
   void SimFault(const std::string& node, const v1::SimFaultRequest&, FaultDone done) override {
     done(Unavailable("the fake channel injects no fault"));
   }
+  // Turns of experiment services: kept, for the test to answer.
+  struct SentTurn {
+    std::string node;
+    v1::ExperimentBatch turn;
+    TurnDone done;
+  };
+  std::vector<SentTurn> turns;
+  void RunExperiments(const std::string& node, const v1::ExperimentBatch& turn,
+                      TurnDone done) override {
+    turns.push_back(SentTurn{node, turn, std::move(done)});
+  }
 
   // The agent answers launch `i` with `status` (its task's state as the agent sees it).
   void Answer(size_t i, const v1::TaskStatus& status) {

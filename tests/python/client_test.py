@@ -4,6 +4,7 @@ starts a master and an agent and runs this with SNN_API, SNN_TOKEN, SNN_CA_FILE 
 member of lab-a) and SNN_OTHER_TOKEN (a member of lab-b only) in the environment."""
 import os
 import threading
+import time
 import unittest
 
 import snn
@@ -128,6 +129,43 @@ class ClientTest(unittest.TestCase):
         with self.assertRaises(snn.SnnError) as refused:
             other.results(job_id)
         self.assertEqual(refused.exception.status, 403, refused.exception.message)
+
+    def test_a_session_runs_steps_and_is_released_when_closed(self):
+        with self.client.alloc(cores=1, ksps=10, keepalive_s=30, tenant="lab-a",
+                               time_limit="5m", timeout=120) as session:
+            step = session.run("/bin/echo", "step", 1, timeout=120)
+            self.assertEqual(step.stdout, "step 1\n")
+            with self.assertRaises(snn.JobFailed):
+                session.run("/bin/false", timeout=120)
+            self.assertGreater(self.client.keepalive(session.id), 0)
+        self.assertEqual(self.client.job(session.id)["state"], "CANCELLED")
+
+    def test_experiments_come_back_to_their_sender_only(self):
+        service = self.client.submit({
+            "kind": "service", "tenant": "lab-a", "time_limit": "5m",
+            "service": {"period_ms": 5, "tenants": ["lab-b"]},
+            "task": {"resources": {"cores": 4, "ksps": 100}}})
+        deadline = time.monotonic() + 120
+        while self.client.job(service)["state"] != "RUNNING":
+            self.assertLess(time.monotonic(), deadline)
+            time.sleep(0.05)
+        model = {"name": "relay", "timestep_ms": 1, "populations": [
+            {"name": "in", "size": 2, "role": "input"},
+            {"name": "out", "size": 2, "role": "output"}],
+            "projections": [{"from": "in", "to": "out", "connectivity": "one_to_one",
+                             "weight": 1.5, "delay_steps": 1}]}
+        experiment = {"model": model, "steps": 5,
+                      "inputs": [{"population": "in", "neuron": 1, "step": 0}]}
+        mine = self.client.run_experiments(service, [experiment] * 3, timeout=120)
+        self.assertEqual([r["state"] for r in mine], ["EXPERIMENT_DONE"] * 3)
+        self.assertEqual(mine[0]["outputs"], [{"population": "out", "neuron": 1, "step": 1}])
+        other = snn.Client(token=os.environ["SNN_OTHER_TOKEN"], tenant="lab-b")
+        theirs = other.run_experiments(service, [experiment], tenant="lab-a", timeout=120)
+        self.assertEqual(theirs[0]["state"], "EXPERIMENT_DONE")
+        self.assertEqual([r["id"] for r in other.experiments(service, tenant="lab-a")],
+                         [theirs[0]["id"]])
+        self.assertEqual(len(self.client.experiments(service)), 3)
+        self.client.cancel(service)
 
     def test_pool(self):
         pool = self.client.pool()
