@@ -1,5 +1,6 @@
 // An experiment service under load, run by hand (issue 37): --users users (each a tenant of
 // its own, all admitted by the service) send --per_user experiments of --steps 1 ms steps each
+// (--mixed: user u's take 1 + u % 3 times as long, so that users ask for unequal board time)
 // to one service on a simulated board, through the real master and agent, in requests of 100,
 // all at once; then each reads its results. From the agent's timestamps on every experiment:
 // - Jain's index of per-user service: the board time each user got while every user still had
@@ -27,6 +28,7 @@ DEFINE_int32(users, 10, "users sending experiments at once");
 DEFINE_int32(per_user, 1000, "experiments each user sends");
 DEFINE_int32(steps, 5, "each experiment's steps of 1 ms");
 DEFINE_int32(period_ms, 20, "the service's turn (service.period_ms)");
+DEFINE_bool(mixed, false, "user u's experiments take (1 + u % 3) x --steps: unequal costs");
 
 namespace snn::testing {
 namespace {
@@ -36,7 +38,11 @@ double Percentile(std::vector<double> v, double p) {
   return v.empty() ? 0 : v[static_cast<size_t>(p * static_cast<double>(v.size() - 1))];
 }
 
-v1::ExperimentSpec Experiment() {
+uint32_t StepsOf(int user) {
+  return static_cast<uint32_t>(FLAGS_steps * (FLAGS_mixed ? 1 + user % 3 : 1));
+}
+
+v1::ExperimentSpec Experiment(uint32_t steps) {
   v1::ExperimentSpec spec;
   v1::Model& m = *spec.mutable_model();
   m.set_name("relay");
@@ -53,12 +59,12 @@ v1::ExperimentSpec Experiment() {
   proj->set_connectivity("one_to_one");
   proj->set_weight(1.5);
   proj->set_delay_steps(1);
-  spec.set_steps(static_cast<uint32_t>(FLAGS_steps));
+  spec.set_steps(steps);
   for (uint32_t n = 0; n < 16; ++n) {
     v1::NamedSpike* in = spec.add_inputs();
     in->set_population("in");
     in->set_neuron(n);
-    in->set_step(n % static_cast<uint32_t>(FLAGS_steps));
+    in->set_step(n % steps);
   }
   return spec;
 }
@@ -97,7 +103,7 @@ TEST(ExperimentBench, TenUsersThroughOneService) {
       v1::ExperimentSubmitRequest req;
       req.set_service_tenant("u0");
       req.set_service(service->tenant_job_id());
-      for (int i = 0; i < 100; ++i) *req.add_experiments() = Experiment();
+      for (int i = 0; i < 100; ++i) *req.add_experiments() = Experiment(StepsOf(u));
       for (int sent = 0; sent < FLAGS_per_user; sent += 100) {
         auto queued = client->Call(rpc::kExperimentSubmit, req);
         ASSERT_TRUE(queued.ok()) << queued.status().ToString();
@@ -145,11 +151,11 @@ TEST(ExperimentBench, TenUsersThroughOneService) {
   std::sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.start < b.start; });
   // Useful board time is what the experiments asked for (steps x 1 ms); the rest of each one's
   // time on the board (a sleep that overshot) is overhead, as is the idle gap before it.
-  const double paced_us = FLAGS_steps * 1000.0;
   double busy_us = 0;
   std::vector<double> overhead_us;
   std::vector<double> served(FLAGS_users, 0);
   for (size_t i = 0; i < runs.size(); ++i) {
+    const double paced_us = StepsOf(runs[i].user) * 1000.0;
     busy_us += paced_us;
     const double gap = i > 0 ? double(runs[i].start - runs[i - 1].end) : 0;
     overhead_us.push_back(gap + double(runs[i].end - runs[i].start) - paced_us);
@@ -164,8 +170,9 @@ TEST(ExperimentBench, TenUsersThroughOneService) {
     squares += s * s;
   }
   const double jain = sum * sum / (FLAGS_users * squares);
-  std::printf("%d users x %d experiments of %d ms (period %d ms): %.1f s wall\n", FLAGS_users,
-              FLAGS_per_user, FLAGS_steps, FLAGS_period_ms, wall_s);
+  std::printf("%d users x %d experiments of %d ms%s (period %d ms): %.1f s wall\n", FLAGS_users,
+              FLAGS_per_user, FLAGS_steps, FLAGS_mixed ? " x (1 + user % 3)" : "", FLAGS_period_ms,
+              wall_s);
   std::printf("jain's index of per-user board time while all waited: %.4f (window %.1f s)\n", jain,
               double(window_to - window_from) / 1e6);
   std::printf("board busy: %.1f%% (%.1f s of experiments' steps in %.1f s)\n",
@@ -184,6 +191,6 @@ int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   snn::ParseProgramFlags(&argc, &argv,
                          "experiment_bench [--users=10] [--per_user=1000] [--steps=5] "
-                         "[--period_ms=20]");
+                         "[--period_ms=20] [--mixed]");
   return RUN_ALL_TESTS();
 }
