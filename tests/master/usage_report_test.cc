@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "master/billing/billing.h"
+
 namespace snn {
 namespace {
 
@@ -129,6 +131,41 @@ TEST(UsageReportTest, ARunningTaskHasNoEndAndTheStateRunning) {
   task.set_state(v1::TASK_EXITED);
   task.set_end_ms(150);  // a clock step back: never before the start
   EXPECT_EQ(UsageOf(job, task, "sim-v1").end_ms(), 200);
+}
+
+}  // namespace
+}  // namespace snn
+
+namespace snn {
+namespace {
+
+// An experiment service held 4 cores for 10 h; ann's experiments used 2 h of board time and
+// cyd's (another tenant's) 1 h. Each pays for their own board time, the owner for the rest:
+// in the report by user and on each tenant's invoice, nothing twice.
+TEST(UsageReportTest, AServicesUsersPayTheirBoardTimeAndItsOwnerTheRest) {
+  auto service = Attempt(7, "lab", "owner", "p", 4, 0, 0, 10 * kHour, 20 * kHour);
+  service.set_kind("service");
+  service.set_busy_us(3 * kHour * 1000);
+  auto ann = Attempt(7, "lab", "ann", "p", 4, 0, 0, 10 * kHour, 20 * kHour, "DONE");
+  ann.set_kind("experiment");
+  ann.set_busy_us(2 * kHour * 1000);
+  auto cyd = Attempt(7, "ext", "cyd", "p", 4, 0, 0, 12 * kHour, 14 * kHour, "DONE");
+  cyd.set_kind("experiment");
+  cyd.set_busy_us(1 * kHour * 1000);
+  const std::vector<v1::UsageRecord> records = {service, ann, cyd};
+  auto report = BuildReport(records, 0, 30 * kHour, 30 * kHour, /*by_user=*/true, {{"p", 4}});
+  std::map<std::string, double> hours;
+  for (const auto& row : report.rows()) hours[row.tenant() + "/" + row.user()] = row.core_hours();
+  EXPECT_DOUBLE_EQ(hours["lab/owner"], 4 * 7);  // 10 h held, 3 h of it its users'
+  EXPECT_DOUBLE_EQ(hours["lab/ann"], 4 * 2);
+  EXPECT_DOUBLE_EQ(hours["ext/cyd"], 4 * 1);
+  EXPECT_DOUBLE_EQ(report.pools(0).utilization(), 4.0 * 10 / (4 * 30));  // the held time, once
+
+  v1::BillingConfig prices;
+  prices.add_prices()->set_core_hour(1.0);  // board type "": 1 per core-hour
+  prices.set_minimum_s(60);
+  EXPECT_EQ(ComputeInvoice("lab", 0, 30 * kHour, records, prices).subtotal_cents(), 100 * 4 * 9);
+  EXPECT_EQ(ComputeInvoice("ext", 0, 30 * kHour, records, prices).subtotal_cents(), 100 * 4 * 1);
 }
 
 }  // namespace
