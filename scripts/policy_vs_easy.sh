@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Replays each SWF trace under EASY and under the default policy (with any snn-sim flags given
-# after --) and checks the default against EASY as issue 15 asks: mean bounded slowdown at most
-# 0.67x, utilization at least, max wait at most, per-user fairness (Jain) at least. With
+# after --) and checks the default against EASY, once, as written: mean bounded slowdown at most
+# 0.67x, utilization within 0.5%, max wait at most, the spread of normalized user wait (NUWT sd)
+# and the worst user's mean bounded slowdown at most (issue 38; scripts/shaken_replays.py checks
+# the same and p99 wait over shaken copies). With
 # --thirds, each trace's jobs are also cut into three consecutive parts (header kept), replayed
 # apart: a policy tuned to one file tends to fail on the parts.
 #   scripts/policy_vs_easy.sh [--thirds] TRACE.swf[.gz]... [-- SNN_SIM_FLAGS...]
@@ -55,27 +57,29 @@ for t in "${traces[@]}"; do
   fi
 done
 
-figures() {  # snn-sim output -> "bsld util maxwait jain service-jain"
+figures() {  # snn-sim output -> "bsld util maxwait nuwt-sd worst-user-bsld"
   awk -F': ' '/^mean bounded slowdown/ {b = $2} /^utilization/ {u = $2} /^max wait s/ {m = $2}
-              /^user fairness \(Jain/ {j = $2} /^user fairness of service/ {s = $2}
-              END {print b, u, m, j, s}'
+              /^normalized user wait sd/ {n = $2} /^worst user mean bounded slowdown/ {
+                split($2, w, " "); x = w[1] }
+              END {print b, u, m, n, x}'
 }
 
-printf '%-36s %-16s %-15s %-19s %-15s %-5s %s\n' trace "bsld (<=0.67x)" "util (>=)" \
-  "max wait s (<=)" "Jain (>=)" met "Jain of service (1/bsld), not a criterion"
+printf '%-36s %-16s %-15s %-19s %-17s %-17s %s\n' trace "bsld (<=0.67x)" "util (>=-0.5%)" \
+  "max wait s (<=)" "NUWT sd (<=)" "worst bsld (<=)" met
 all=0
 for c in "${cases[@]}"; do
-  read -r eb eu em ej es < <("$sim" --trace="$c" --policy=easy | figures)
-  read -r db du dm dj ds < <("$sim" --trace="$c" --policy=default "$@" | figures)
-  awk -v c="$(basename "$c")" -v eb="$eb" -v eu="$eu" -v em="$em" -v ej="$ej" -v db="$db" \
-    -v du="$du" -v dm="$dm" -v dj="$dj" -v es="$es" -v ds="$ds" 'BEGIN {
-      ok_b = db <= 0.67 * eb; ok_u = du >= eu; ok_m = dm <= em; ok_j = dj >= ej
+  read -r eb eu em en ew < <("$sim" --trace="$c" --policy=easy | figures)
+  read -r db du dm dn dw < <("$sim" --trace="$c" --policy=default "$@" | figures)
+  awk -v c="$(basename "$c")" -v eb="$eb" -v eu="$eu" -v em="$em" -v en="$en" -v ew="$ew" \
+    -v db="$db" -v du="$du" -v dm="$dm" -v dn="$dn" -v dw="$dw" 'BEGIN {
+      ok_b = db <= 0.67 * eb; ok_u = du >= eu - 0.005; ok_m = dm <= em; ok_n = dn <= en
+      ok_w = dw <= ew
       mark = "-+"
-      printf "%-36s %6.1f/%-6.1f %s %.3f/%.3f %s %7d/%-7d %s %.3f/%.3f %s %d/4   %.3f/%.3f\n",
+      printf "%-36s %6.1f/%-6.1f %s %.3f/%.3f %s %7d/%-7d %s %.4f/%.4f %s %6.0f/%-6.0f %s %d/5\n",
         c, db, eb, substr(mark, ok_b + 1, 1), du, eu, substr(mark, ok_u + 1, 1), dm, em,
-        substr(mark, ok_m + 1, 1), dj, ej, substr(mark, ok_j + 1, 1), ok_b + ok_u + ok_m + ok_j,
-        ds, es
-      exit !(ok_b && ok_u && ok_m && ok_j)
+        substr(mark, ok_m + 1, 1), dn, en, substr(mark, ok_n + 1, 1), dw, ew,
+        substr(mark, ok_w + 1, 1), ok_b + ok_u + ok_m + ok_n + ok_w
+      exit !(ok_b && ok_u && ok_m && ok_n && ok_w)
     }' || all=1
 done
 echo "(default/EASY; + met, - not)"

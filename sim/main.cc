@@ -37,6 +37,10 @@ DEFINE_string(jobs_out, "",
               "also write each job's id, submit, start, wait, run time and processors "
               "to this file, one job a line, for comparison with other schedulers");
 DEFINE_bool(per_user, false, "also print each user's job count and mean bounded slowdown");
+DEFINE_bool(json, false, "print the metrics as one JSON object (and nothing else)");
+DEFINE_uint64(shake, 0,
+              "shake the trace first: a random 10% of the jobs submitted up to 5 minutes "
+              "earlier or later, by this seed (0: as written)");
 
 int main(int argc, char** argv) {
   snn::ParseProgramFlags(
@@ -104,6 +108,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "snn-sim: %s\n", trace.status().message().c_str());
     return 1;
   }
+  if (FLAGS_shake != 0) snn::ShakeTrace(*trace, FLAGS_shake);
   auto outcome = snn::Replay(*trace, options);
   if (!outcome.ok()) {
     std::fprintf(stderr, "snn-sim: %s\n", outcome.status().message().c_str());
@@ -117,6 +122,10 @@ int main(int argc, char** argv) {
   }
   const snn::ReplayMetrics m = snn::Summarize(*outcome, trace->max_procs);
   const double seconds = replay_time.Seconds();
+  if (FLAGS_json) {
+    std::printf("%s\n", snn::MetricsJson(m).c_str());
+    return 0;
+  }
   if (FLAGS_per_user) {
     for (const auto& [user, u] : m.per_user) {
       std::printf("user %lld: %llu jobs, mean bounded slowdown %.1f\n",
@@ -139,14 +148,17 @@ int main(int argc, char** argv) {
   }
   std::printf("replay s: %.2f\n", seconds);
   std::printf("users: %llu\n", static_cast<unsigned long long>(m.users));
-  std::printf("user fairness (Jain index of per-user mean bounded slowdown): %.3f\n", m.fairness);
   std::printf("user fairness of service (Jain index of per-user 1 / mean bounded slowdown): %.3f\n",
               m.service_fairness);
+  std::printf("normalized user wait sd (NUWT, a user's wait over processor-seconds): %.4f\n",
+              m.nuwt_sd);
   std::printf("worst user mean bounded slowdown: %.1f (user %lld)\n", m.worst_user_slowdown,
               static_cast<long long>(m.worst_user));
   std::printf("mean wait s: %.0f\n", m.mean_wait_s);
   std::printf("mean bounded slowdown: %.1f\n", m.mean_bounded_slowdown);
   std::printf("utilization: %.3f\n", m.utilization);
   std::printf("max wait s: %.0f\n", m.max_wait_s);
+  std::printf("wait s p50 / p95 / p99: %.0f / %.0f / %.0f\n", m.p50_wait_s, m.p95_wait_s,
+              m.p99_wait_s);
   return 0;
 }

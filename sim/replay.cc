@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <memory>
 #include <queue>
+#include <random>
 
 #include "common/base/job_validation.h"
 #include "master/sched/policy_config.h"
@@ -353,10 +355,17 @@ ReplayMetrics Summarize(const std::vector<JobOutcome>& jobs, uint32_t max_procs)
   double wait_sum = 0, bsld_sum = 0, work = 0;
   int64_t first_submit = INT64_MAX, last_end = INT64_MIN;
   std::map<int64_t, std::pair<double, uint64_t>> per_user;  // bsld sum, count
+  std::map<int64_t, std::pair<double, double>> user_wait;   // wait, processor-seconds
+  std::vector<double> waits;
+  waits.reserve(jobs.size());
   for (const JobOutcome& j : jobs) {
     const double wait = static_cast<double>(j.start_s - j.submit_s);
     const double run = static_cast<double>(j.run_s);
     const double bsld = std::max(1.0, (wait + run) / std::max(run, 10.0));
+    waits.push_back(wait);
+    auto& uw = user_wait[j.user];
+    uw.first += wait;
+    uw.second += run * j.procs;
     wait_sum += wait;
     bsld_sum += bsld;
     m.max_wait_s = std::max(m.max_wait_s, wait);
@@ -372,12 +381,30 @@ ReplayMetrics Summarize(const std::vector<JobOutcome>& jobs, uint32_t max_procs)
   m.mean_bounded_slowdown = bsld_sum / static_cast<double>(jobs.size());
   m.utilization =
       work / (static_cast<double>(max_procs) * static_cast<double>(last_end - first_submit));
-  double s = 0, s2 = 0, r = 0, r2 = 0;
+  std::sort(waits.begin(), waits.end());
+  auto rank = [&](double p) {  // nearest rank
+    const size_t k = static_cast<size_t>(std::ceil(p * static_cast<double>(waits.size())));
+    return waits[std::min(waits.size(), std::max<size_t>(k, 1)) - 1];
+  };
+  m.p50_wait_s = rank(0.50);
+  m.p95_wait_s = rank(0.95);
+  m.p99_wait_s = rank(0.99);
+  double nuwt_sum = 0, nuwt_sq = 0, nuwt_users = 0;
+  for (const auto& [user, w] : user_wait) {
+    if (w.second <= 0) continue;
+    const double nuwt = w.first / w.second;
+    nuwt_sum += nuwt;
+    nuwt_sq += nuwt * nuwt;
+    ++nuwt_users;
+  }
+  if (nuwt_users > 0) {
+    const double mean = nuwt_sum / nuwt_users;
+    m.nuwt_sd = std::sqrt(std::max(0.0, nuwt_sq / nuwt_users - mean * mean));
+  }
+  double r = 0, r2 = 0;
   for (const auto& [user, v] : per_user) {
     const double mean = v.first / static_cast<double>(v.second);
     m.per_user[user] = UserFigures{v.second, mean};
-    s += mean;
-    s2 += mean * mean;
     r += 1 / mean;  // mean >= 1
     r2 += 1 / (mean * mean);
     if (mean > m.worst_user_slowdown) {
@@ -386,9 +413,34 @@ ReplayMetrics Summarize(const std::vector<JobOutcome>& jobs, uint32_t max_procs)
     }
   }
   m.users = per_user.size();
-  m.fairness = s2 > 0 ? s * s / (static_cast<double>(per_user.size()) * s2) : 1;
   m.service_fairness = r2 > 0 ? r * r / (static_cast<double>(per_user.size()) * r2) : 1;
   return m;
+}
+
+std::string MetricsJson(const ReplayMetrics& m) {
+  char text[1024];
+  std::snprintf(text, sizeof text,
+                "{\"jobs\": %llu, \"users\": %llu, \"mean_bounded_slowdown\": %.6f, "
+                "\"utilization\": %.6f, \"mean_wait_s\": %.3f, \"p50_wait_s\": %.0f, "
+                "\"p95_wait_s\": %.0f, \"p99_wait_s\": %.0f, \"max_wait_s\": %.0f, "
+                "\"nuwt_sd\": %.6f, \"service_fairness\": %.6f, "
+                "\"worst_user_bounded_slowdown\": %.6f, \"worst_user\": %lld}",
+                static_cast<unsigned long long>(m.jobs), static_cast<unsigned long long>(m.users),
+                m.mean_bounded_slowdown, m.utilization, m.mean_wait_s, m.p50_wait_s, m.p95_wait_s,
+                m.p99_wait_s, m.max_wait_s, m.nuwt_sd, m.service_fairness, m.worst_user_slowdown,
+                static_cast<long long>(m.worst_user));
+  return text;
+}
+
+void ShakeTrace(Trace& trace, uint64_t seed) {
+  std::mt19937_64 random(seed);
+  std::uniform_real_distribution<double> pick(0, 1);
+  std::uniform_int_distribution<int64_t> move(-300, 300);
+  for (TraceJob& j : trace.jobs) {
+    if (pick(random) < 0.1) j.submit_s = std::max<int64_t>(0, j.submit_s + move(random));
+  }
+  std::stable_sort(trace.jobs.begin(), trace.jobs.end(),
+                   [](const TraceJob& a, const TraceJob& b) { return a.submit_s < b.submit_s; });
 }
 
 }  // namespace snn

@@ -51,14 +51,18 @@ struct UserFigures {
 struct ReplayMetrics {
   uint64_t jobs = 0;
   double mean_wait_s = 0;
-  double mean_bounded_slowdown = 0;
+  double mean_bounded_slowdown = 0;  // tau 10 s
   double utilization = 0;
   double max_wait_s = 0;
+  double p50_wait_s = 0, p95_wait_s = 0, p99_wait_s = 0;  // nearest rank
   uint64_t users = 0;
-  double fairness = 0;  // Jain's index over the users' mean bounded slowdowns
+  // The standard deviation across users of their normalized user wait time: a user's total
+  // wait over the user's total processor-seconds (Klusacek & Rudova, JSSPP 2012). Users with
+  // no processor-seconds (only zero-length jobs) are left out.
+  double nuwt_sd = 0;
   // Jain's index over the users' rates of service, 1 / mean bounded slowdown: the form Jain
-  // defined it for (an allocation, more is better). A policy that helps most users a lot and the
-  // worst-off a little lowers `fairness` (scale-free, dominated by the worst) but not this.
+  // defined it for (an allocation, more is better). Jain's index over the slowdowns themselves,
+  // the measure of earlier issues, rewarded everyone suffering alike: retired.
   double service_fairness = 0;
   double worst_user_slowdown = 0;  // the highest mean bounded slowdown of any user
   int64_t worst_user = -1;
@@ -72,6 +76,14 @@ PriorityWeights DefaultWeights();
 
 Result<std::vector<JobOutcome>> Replay(const Trace& trace, const ReplayOptions& options);
 ReplayMetrics Summarize(const std::vector<JobOutcome>& jobs, uint32_t max_procs);
+// The metrics as one JSON object (snn-sim --json).
+std::string MetricsJson(const ReplayMetrics& m);
+
+// Moves a random 10% of the jobs' submit times by up to +-5 minutes (uniformly, whole
+// seconds, never before 0), then sorts them again by submit (Tsafrir, Ouaknine & Feitelson,
+// 2007: a result that holds on shaken copies does not rest on one lucky ordering). The same
+// seed shakes the same way.
+void ShakeTrace(Trace& trace, uint64_t seed);
 
 // Writes one job a line, "id submit start wait run procs" (seconds), under a header line.
 Status WriteJobOutcomes(const std::vector<JobOutcome>& jobs, const std::string& path);

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdlib>
+
 #include "sim/replay.h"
 
 namespace snn {
@@ -194,12 +197,16 @@ TEST(SwfTest, TheBackfillOrderDecidesWhichJobTakesAHole) {
   EXPECT_GT((*q)[3].start_s, 2);
 }
 
-TEST(SwfTest, FairnessIsJainsIndexOverUsersSlowdownsAndOverTheirRatesOfService) {
+TEST(SwfTest, FairnessIsJainsIndexOverTheUsersRatesOfServiceAndTheSpreadOfTheirNormalizedWait) {
   // Users 1 and 2: bounded slowdown 1; user 3: (30 + 10) / 10 = 4.
   const std::vector<JobOutcome> jobs = {
       {1, 0, 0, 100, 1, 1}, {2, 0, 0, 100, 1, 2}, {3, 0, 30, 10, 1, 3}};
   const ReplayMetrics m = Summarize(jobs, 4);
-  EXPECT_DOUBLE_EQ(m.fairness, 36.0 / (3 * 18));  // (1+1+4)^2 / (3 (1+1+16))
+  // NUWT: 0, 0 and 30 s of wait over 10 processor-seconds = 3: mean 1, sd sqrt((1+1+4)/3).
+  EXPECT_DOUBLE_EQ(m.nuwt_sd, std::sqrt(2.0));
+  EXPECT_EQ(m.p50_wait_s, 0);
+  EXPECT_EQ(m.p99_wait_s, 30);
+  EXPECT_EQ(m.max_wait_s, 30);
   // (1 + 1 + 1/4)^2 / (3 (1 + 1 + 1/16))
   EXPECT_DOUBLE_EQ(m.service_fairness, 2.25 * 2.25 / (3 * 2.0625));
   EXPECT_DOUBLE_EQ(m.worst_user_slowdown, 4);
@@ -260,6 +267,39 @@ TEST(ReplayTest, GivingEachPassOnlyTheJobsThatCanStartChangesNoDecision) {
       EXPECT_GT(waited, 100u) << "the trace must keep a deep queue";
     }
   }
+}
+
+}  // namespace
+}  // namespace snn
+
+namespace snn {
+namespace {
+
+TEST(SwfTest, ShakingMovesATenthOfTheJobsByAtMostFiveMinutesTheSameWayForTheSameSeed) {
+  Trace trace;
+  for (uint64_t i = 0; i < 10000; ++i) {
+    trace.jobs.push_back(TraceJob{i + 1, int64_t(i) * 1000, 10, 10, 1, 1});
+  }
+  Trace a = trace, b = trace, c = trace;
+  ShakeTrace(a, 7);
+  ShakeTrace(b, 7);
+  ShakeTrace(c, 8);
+  size_t moved = 0;
+  for (size_t i = 0; i < a.jobs.size(); ++i) {
+    EXPECT_EQ(a.jobs[i].id, b.jobs[i].id);
+    EXPECT_EQ(a.jobs[i].submit_s, b.jobs[i].submit_s);
+    if (i > 0) {
+      EXPECT_LE(a.jobs[i - 1].submit_s, a.jobs[i].submit_s);  // sorted again
+    }
+    const int64_t was = int64_t(a.jobs[i].id - 1) * 1000;
+    EXPECT_LE(std::abs(a.jobs[i].submit_s - was), 300);
+    moved += a.jobs[i].submit_s != was;
+  }
+  EXPECT_GT(moved, 850u);  // about 1,000 chosen; a few moved by 0
+  EXPECT_LT(moved, 1150u);
+  bool differs = false;
+  for (size_t i = 0; i < a.jobs.size(); ++i) differs |= a.jobs[i].submit_s != c.jobs[i].submit_s;
+  EXPECT_TRUE(differs);
 }
 
 }  // namespace
