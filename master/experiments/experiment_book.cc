@@ -59,8 +59,8 @@ Status ExperimentBook::Check(const v1::JobRecord& service, const v1::ExperimentS
   const ModelAddresses addresses(spec.model(), 1);
   for (int i = 0; i < spec.inputs_size(); ++i) {
     const v1::NamedSpike& in = spec.inputs(i);
-    if (auto a = addresses.Of(in.population(), in.neuron()); !a.ok()) {
-      return InvalidArgument("input " + std::to_string(i) + ": " + a.status().message());
+    if (Status known = addresses.Check(in.population(), in.neuron()); !known.ok()) {
+      return InvalidArgument("input " + std::to_string(i) + ": " + known.message());
     }
     if (in.step() >= spec.steps()) {
       return InvalidArgument("input " + std::to_string(i) + " fires at step " +

@@ -4,6 +4,11 @@
 
 #include <cmath>
 #include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/model/model_addresses.h"
 
 namespace snn {
 namespace {
@@ -133,6 +138,56 @@ TEST(ModelTest, ParseErrorsAreOnePrintableLine) {
     EXPECT_EQ(m.find('\x1b'), std::string::npos) << m;
     EXPECT_LE(m.size(), 260u) << m;
   }
+}
+
+}  // namespace
+}  // namespace snn
+
+namespace snn {
+namespace {
+
+// Experiments name neurons by population; the simulated board lays populations on cores in
+// model order, each on cores of its own. A model of a billion neurons costs nothing to address.
+TEST(ModelAddressesTest, AddressesRoundTripAndCostNothingPerNeuron) {
+  v1::Model model;
+  for (const auto& [name, size] :
+       std::vector<std::pair<std::string, int64_t>>{{"in", 5}, {"hidden", 300}, {"out", 2}}) {
+    v1::Population* p = model.add_populations();
+    p->set_name(name);
+    p->set_size(size);
+  }
+  const ModelAddresses addresses(model, 256);
+  auto out1 = addresses.Of("out", 1);
+  ASSERT_TRUE(out1.ok());
+  EXPECT_EQ(out1->core, 3);  // in: core 0; hidden: cores 1-2; out: core 3
+  EXPECT_EQ(out1->neuron, 1);
+  auto hidden299 = addresses.Of("hidden", 299);
+  ASSERT_TRUE(hidden299.ok());
+  EXPECT_EQ(hidden299->core, 2);
+  EXPECT_EQ(hidden299->neuron, 43);
+  std::string population;
+  uint32_t index = 0;
+  ASSERT_TRUE(addresses.NameOf(2, 43, &population, &index));
+  EXPECT_EQ(population, "hidden");
+  EXPECT_EQ(index, 299u);
+  EXPECT_FALSE(addresses.NameOf(2, 44, &population, &index));  // past hidden's last neuron
+  EXPECT_FALSE(addresses.NameOf(4, 0, &population, &index));   // no core 4
+  EXPECT_EQ(addresses.Of("out", 2).status().message(),
+            "population 'out' has 2 neurons: there is no neuron 2");
+  EXPECT_EQ(addresses.Of("inp", 0).status().message(),
+            "the model has no population 'inp' (it has in (5), hidden (300), out (2))");
+
+  v1::Model huge;
+  for (int i = 0; i < 10; ++i) {
+    v1::Population* p = huge.add_populations();
+    p->set_name("p" + std::to_string(i));
+    p->set_size(100'000'000);
+  }
+  const ModelAddresses one_per_core(huge, 1);  // ten populations, nothing per neuron
+  EXPECT_TRUE(one_per_core.Of("p0", 65'535).ok());
+  EXPECT_FALSE(one_per_core.Of("p0", 65'536).ok());  // beyond the cores a task addresses
+  EXPECT_TRUE(one_per_core.NameOf(65'535, 0, &population, &index));
+  EXPECT_EQ(index, 65'535u);
 }
 
 }  // namespace

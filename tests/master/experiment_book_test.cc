@@ -207,3 +207,30 @@ TEST_F(ExperimentBookTest, AMasterThatRestartsQueuesAgainWhatHadNotRun) {
 
 }  // namespace
 }  // namespace snn
+
+namespace snn {
+namespace {
+
+// Checking an experiment's inputs costs nothing per neuron: a model naming a trillion neurons
+// (10,000 populations at the most a population may have, in well under the 1 MiB an experiment
+// may take) is checked at once; a master that allocated per neuron would die of it.
+TEST_F(ExperimentBookTest, AModelOfATrillionNeuronsIsCheckedWithoutAllocatingForThem) {
+  v1::ExperimentSpec spec = Spec(1);
+  for (int i = 0; i < 10'000; ++i) {
+    v1::Population* p = spec.mutable_model()->add_populations();
+    p->set_name("big" + std::to_string(i));
+    p->set_size(100'000'000);
+  }
+  v1::NamedSpike* in = spec.add_inputs();
+  in->set_population("big9999");
+  in->set_neuron(99'999'999);
+  auto sent = book_.Submit(service(), "lab-a", "ann", {spec});
+  ASSERT_TRUE(sent.ok()) << sent.status().ToString();  // the agent's build refuses it, later
+  in->set_neuron(100'000'000);
+  EXPECT_EQ(book_.Submit(service(), "lab-a", "ann", {spec}).status().message(),
+            "experiment 0: input 0: population 'big9999' has 100000000 neurons: there is no "
+            "neuron 100000000");
+}
+
+}  // namespace
+}  // namespace snn
