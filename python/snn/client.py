@@ -266,14 +266,25 @@ class Client:
         service's, if it is another tenant's). Each experiment is a dict: "model" (a model as
         the JSON model file has it), "steps", "inputs" ([{"population", "neuron", "step"}]),
         "name". Returns their ids, in order."""
-        ids = []
-        for first in range(0, len(experiments), 1000):
-            chunk = experiments[first:first + 1000]
+        ids, chunk, size = [], [], 0
+
+        def send():
             answer = self._json("POST", "/v1/services/%d/experiments" % int(service),
                                 {"tenant": tenant}, json.dumps({"experiments": chunk}).encode(),
                                 headers={"Content-Type": "application/json"})
             start = int(answer["first_id"])
             ids.extend(range(start, start + int(answer["count"])))
+
+        # Requests of at most 1,000 experiments and well under the API's 1 MiB body.
+        for experiment in experiments:
+            length = len(json.dumps(experiment)) + 2
+            if chunk and (len(chunk) == 1000 or size + length > 900_000):
+                send()
+                chunk, size = [], 0
+            chunk.append(experiment)
+            size += length
+        if chunk:
+            send()
         return ids
 
     def experiments(self, service, tenant=None, outputs=False, after_id=0):
