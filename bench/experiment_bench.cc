@@ -103,8 +103,11 @@ TEST(ExperimentBench, TenUsersThroughOneService) {
       v1::ExperimentSubmitRequest req;
       req.set_service_tenant("u0");
       req.set_service(service->tenant_job_id());
-      for (int i = 0; i < 100; ++i) *req.add_experiments() = Experiment(StepsOf(u));
       for (int sent = 0; sent < FLAGS_per_user; sent += 100) {
+        req.clear_experiments();  // requests of 100, the last of what is left
+        for (int i = 0; i < std::min(100, FLAGS_per_user - sent); ++i) {
+          *req.add_experiments() = Experiment(StepsOf(u));
+        }
         auto queued = client->Call(rpc::kExperimentSubmit, req);
         ASSERT_TRUE(queued.ok()) << queued.status().ToString();
       }
