@@ -40,8 +40,7 @@ int64_t ExperimentBook::CostUs(const v1::ExperimentSpec& spec) {
   return std::max<int64_t>(1, std::llround(spec.steps() * dt * 1000.0));
 }
 
-Status ExperimentBook::Check(const v1::JobRecord& service, const v1::ExperimentSpec& spec) const {
-  (void)service;
+Status ExperimentBook::Check(const v1::ExperimentSpec& spec) {
   if (spec.model().populations_size() == 0) return InvalidArgument("it has no model");
   if (spec.steps() == 0) return InvalidArgument("steps must be at least 1");
   const double dt = spec.model().timestep_ms();
@@ -103,7 +102,7 @@ Result<v1::ExperimentSubmitResponse> ExperimentBook::Submit(const v1::JobRecord&
   size_t bytes = 0;
   for (size_t i = 0; i < specs.size(); ++i) {
     Status valid = ValidateModel(*specs[i].mutable_model());
-    if (valid.ok()) valid = Check(service, specs[i]);
+    if (valid.ok()) valid = Check(specs[i]);
     if (!valid.ok()) {
       return InvalidArgument("experiment " + std::to_string(i) + ": " + valid.message());
     }

@@ -105,7 +105,8 @@ class ExperimentBook {
     int64_t retry_at_ms = 0;  // no turn before (an agent was unreachable)
   };
 
-  Status Check(const v1::JobRecord& service, const v1::ExperimentSpec& spec) const;
+  // Steps, board time, size and inputs of one experiment whose model passed ValidateModel.
+  static Status Check(const v1::ExperimentSpec& spec);
   static int64_t CostUs(const v1::ExperimentSpec& spec);
   void Enqueue(Service& s, const std::string& who, uint64_t id, bool front);
   // The next turn from `s`'s queues, or an empty batch.
