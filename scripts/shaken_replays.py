@@ -15,7 +15,7 @@ import sys
 
 METRICS = ["mean_bounded_slowdown", "utilization", "mean_wait_s", "p50_wait_s", "p95_wait_s",
            "p99_wait_s", "max_wait_s", "nuwt_sd", "service_fairness",
-           "worst_user_bounded_slowdown"]
+           "worst_user_bounded_slowdown", "late_share"]
 
 
 def replay(sim, trace, policy, seed, flags):

@@ -120,8 +120,8 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
+  const double seconds = replay_time.Seconds();  // the replay's, not the metrics'
   const snn::ReplayMetrics m = snn::Summarize(*outcome, trace->max_procs);
-  const double seconds = replay_time.Seconds();
   if (FLAGS_json) {
     std::printf("%s\n", snn::MetricsJson(m).c_str());
     return 0;
@@ -160,5 +160,6 @@ int main(int argc, char** argv) {
   std::printf("max wait s: %.0f\n", m.max_wait_s);
   std::printf("wait s p50 / p95 / p99: %.0f / %.0f / %.0f\n", m.p50_wait_s, m.p95_wait_s,
               m.p99_wait_s);
+  std::printf("started after their fair start time: %.4f of the jobs\n", m.late_share);
   return 0;
 }

@@ -11,6 +11,7 @@
 
 #include "common/base/job_validation.h"
 #include "master/sched/policy_config.h"
+#include "sim/fair_start.h"
 
 namespace snn {
 namespace {
@@ -413,6 +414,7 @@ ReplayMetrics Summarize(const std::vector<JobOutcome>& jobs, uint32_t max_procs)
     }
   }
   m.users = per_user.size();
+  m.late_share = FairStarts(jobs, max_procs).late_share;
   m.service_fairness = r2 > 0 ? r * r / (static_cast<double>(per_user.size()) * r2) : 1;
   return m;
 }
@@ -424,11 +426,12 @@ std::string MetricsJson(const ReplayMetrics& m) {
                 "\"utilization\": %.6f, \"mean_wait_s\": %.3f, \"p50_wait_s\": %.0f, "
                 "\"p95_wait_s\": %.0f, \"p99_wait_s\": %.0f, \"max_wait_s\": %.0f, "
                 "\"nuwt_sd\": %.6f, \"service_fairness\": %.6f, "
-                "\"worst_user_bounded_slowdown\": %.6f, \"worst_user\": %lld}",
+                "\"worst_user_bounded_slowdown\": %.6f, \"worst_user\": %lld, "
+                "\"late_share\": %.6f}",
                 static_cast<unsigned long long>(m.jobs), static_cast<unsigned long long>(m.users),
                 m.mean_bounded_slowdown, m.utilization, m.mean_wait_s, m.p50_wait_s, m.p95_wait_s,
                 m.p99_wait_s, m.max_wait_s, m.nuwt_sd, m.service_fairness, m.worst_user_slowdown,
-                static_cast<long long>(m.worst_user));
+                static_cast<long long>(m.worst_user), m.late_share);
   return text;
 }
 

@@ -65,6 +65,9 @@ struct ReplayMetrics {
   // the measure of earlier issues, rewarded everyone suffering alike: retired.
   double service_fairness = 0;
   double worst_user_slowdown = 0;  // the highest mean bounded slowdown of any user
+  // The share of jobs that started after their fair start time (sim/fair_start.h states the
+  // approximation).
+  double late_share = 0;
   int64_t worst_user = -1;
   std::map<int64_t, UserFigures> per_user;
 };

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "sim/fair_start.h"
 #include "sim/replay.h"
 
 namespace snn {
@@ -300,6 +301,28 @@ TEST(SwfTest, ShakingMovesATenthOfTheJobsByAtMostFiveMinutesTheSameWayForTheSame
   bool differs = false;
   for (size_t i = 0; i < a.jobs.size(); ++i) differs |= a.jobs[i].submit_s != c.jobs[i].submit_s;
   EXPECT_TRUE(differs);
+}
+
+}  // namespace
+}  // namespace snn
+
+namespace snn {
+namespace {
+
+// Two processors; A holds both until 100. B (both, 100 s) comes at 1, C (one, 10 s) at 2.
+// Served in order of arrival, B starts at 100 and C at 200: nobody is late. A policy that lets
+// C go first (at 100, pushing B to 110) makes B late; C itself gained, and is not.
+TEST(FairStartTest, AJobIsLateWhenOneThatCameAfterItPushedItBack) {
+  std::vector<JobOutcome> in_order = {
+      {1, 0, 0, 100, 2, 1}, {2, 1, 100, 100, 2, 2}, {3, 2, 200, 10, 1, 3}};
+  EXPECT_EQ(FairStarts(in_order, 2).late, 0u);
+  EXPECT_EQ(FairStarts(in_order, 2).waited, 2u);
+  std::vector<JobOutcome> overtaken = {
+      {1, 0, 0, 100, 2, 1}, {2, 1, 110, 100, 2, 2}, {3, 2, 100, 10, 1, 3}};
+  const FairStartFigures f = FairStarts(overtaken, 2);
+  EXPECT_EQ(f.late, 1u);
+  EXPECT_DOUBLE_EQ(f.late_share, 1.0 / 3);
+  EXPECT_DOUBLE_EQ(Summarize(overtaken, 2).late_share, 1.0 / 3);
 }
 
 }  // namespace
