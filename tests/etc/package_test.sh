@@ -33,7 +33,10 @@ dpkg-deb -I "$agent_deb" conffiles | grep -qx /etc/snn/snn-agent.flags || fail "
 dpkg-deb -c "$cli_deb" >"$tmp/cli.contents"
 grep -q "usr/share/bash-completion/completions/snnctl" "$tmp/cli.contents" ||
   fail "snnctl has no bash completion"
-dpkg-deb -c "$python_deb" | grep -q "usr/lib/python3/dist-packages/snn/client.py" ||
+# Listed to a file first: with pipefail, grep -q leaving early kills dpkg-deb with SIGPIPE and
+# the check fails although the file is there (red once beside two busy loops).
+dpkg-deb -c "$python_deb" >"$tmp/python.contents"
+grep -q "usr/lib/python3/dist-packages/snn/client.py" "$tmp/python.contents" ||
   fail "python3-snn has no snn/client.py"
 echo "dependencies and conffiles: ok"
 
