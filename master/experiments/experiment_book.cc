@@ -236,8 +236,11 @@ void ExperimentBook::Pump() {
                                      ? job->spec().service().period_ms()
                                      : ExperimentLimits::kDefaultPeriodMs;
       for (const auto& task : job->tasks()) {
-        if (task.state() != v1::TASK_RUNNING) continue;
-        while (s.turns_out[task.index()] < ExperimentLimits::kTurnsAhead && !s.ring.empty()) {
+        // An agent not connected now gets its turns once it registers (the tick pumps again).
+        if (task.state() != v1::TASK_RUNNING || !agents_.Reachable(task.node())) continue;
+        // A turn that failed at once (its session dropped) sets retry_at_ms: no loop on it.
+        while (s.turns_out[task.index()] < ExperimentLimits::kTurnsAhead && !s.ring.empty() &&
+               clock_.NowMs() >= s.retry_at_ms) {
           v1::ExperimentBatch turn = NextTurn(s, int64_t{period_ms} * 1000);
           if (turn.runs_size() == 0) break;
           SendTurn(*job, task, std::move(turn));

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <map>
 
+#include "common/base/proto_json.h"
 #include "proto/billing.pb.h"
 #include "tests/integration/cluster.h"
 
@@ -154,6 +155,64 @@ TEST_F(ExperimentServiceTest, EachUserGetsTheirOwnResultsOnAFreshBoardAndIsBille
   // The service itself was billed to its owner for the rest of its time.
   CliRun report = As("daemon", {"usage", "-o", "json"});
   EXPECT_NE(report.out.find("\"kind\": \"service\""), std::string::npos) << report.out;
+}
+
+// Every experiment the master acknowledged runs and is recorded once, though the master is
+// killed (SIGKILL) while they run: those it had not recorded as finished run again.
+TEST_F(ExperimentServiceTest, AcknowledgedExperimentsSurviveAMasterKilledWhileTheyRun) {
+  auto client = cluster_.Client("root", "lab-a");  // an admin, acting for lab-a
+  v1::SubmitRequest submit;
+  v1::JobSpec& spec = *submit.mutable_spec();
+  spec.set_kind(v1::SERVICE);
+  spec.set_time_limit_s(600);
+  spec.mutable_task()->mutable_resources()->set_cores(4);
+  spec.mutable_task()->mutable_resources()->set_ksps(100);
+  auto service = client->Call(rpc::kJobSubmit, submit);
+  ASSERT_TRUE(service.ok()) << service.status().ToString();
+  v1::ExperimentSubmitRequest send;
+  send.set_service(service->tenant_job_id());
+  for (int i = 0; i < 100; ++i) {
+    v1::ExperimentSpec& e = *send.add_experiments();
+    ASSERT_TRUE(FromJson(kModel, *e.mutable_model()).ok());
+    e.set_steps(20);  // 20 ms each: two seconds of board time in all
+    for (uint32_t step : {0u, 1u}) {
+      v1::NamedSpike* in = e.add_inputs();
+      in->set_population("in");
+      in->set_step(step);
+    }
+  }
+  auto sent = client->Call(rpc::kExperimentSubmit, send);  // queued while the service waits
+  ASSERT_TRUE(sent.ok()) << sent.status().ToString();
+  ASSERT_EQ(sent->count(), 100u);
+  v1::ExperimentListRequest list;
+  list.set_service(service->tenant_job_id());
+  list.set_limit(10000);
+  auto finished = [&](RpcClient& c) {
+    auto page = c.Call(rpc::kExperimentList, list);
+    size_t n = 0;
+    if (page.ok()) {
+      for (const auto& r : page->experiments()) n += r.state() == v1::EXPERIMENT_DONE;
+    }
+    return n;
+  };
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return finished(*client) >= 10; }));
+  cluster_.KillMaster();
+  cluster_.StartMaster({"--policy_file=" + path("policy.yaml")});
+  auto again = cluster_.Client("root", "lab-a");
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return finished(*again) == 100; }, 60000));
+  auto all = again->Call(rpc::kExperimentList, list);
+  ASSERT_TRUE(all.ok());
+  ASSERT_EQ(all->experiments_size(), 100);  // each once
+  list.set_outputs(true);
+  all = again->Call(rpc::kExperimentList, list);
+  ASSERT_TRUE(all.ok());
+  for (int i = 0; i < 100; ++i) {
+    const v1::ExperimentRecord& r = all->experiments(i);
+    EXPECT_EQ(r.id(), uint64_t(i) + sent->first_id());
+    EXPECT_EQ(r.state(), v1::EXPERIMENT_DONE) << r.error();
+    ASSERT_EQ(r.outputs_size(), 1) << r.id();  // two spikes: the output fires once
+    EXPECT_EQ(r.outputs(0).population(), "out");
+  }
 }
 
 }  // namespace

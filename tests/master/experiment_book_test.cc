@@ -234,3 +234,38 @@ TEST_F(ExperimentBookTest, AModelOfATrillionNeuronsIsCheckedWithoutAllocatingFor
 
 }  // namespace
 }  // namespace snn
+
+namespace snn {
+namespace {
+
+// An agent whose session drops as a turn is sent answers at once, on the same stack: the book
+// puts the turn back, first, and tries again a second later, never in a loop (a master that
+// looped here hung after a restart, before the agent had registered again).
+class DroppingChannel : public testing::FakeAgentChannel {
+ public:
+  int sent = 0;
+  void RunExperiments(const std::string&, const v1::ExperimentBatch&, TurnDone done) override {
+    ++sent;
+    done(Unavailable("the session to node1 dropped"));
+  }
+};
+
+TEST_F(ExperimentBookTest, ATurnWhoseAgentIsGoneWaitsAgainFirstAndIsRetriedLater) {
+  DroppingChannel dropping;
+  ExperimentBook book(jobs_, journal_, store_, dropping, usage_, clock_);
+  std::vector<v1::ExperimentSpec> specs(3, Spec(1));
+  ASSERT_TRUE(book.Submit(service(), "lab-a", "ann", specs).ok());
+  book.Pump();
+  EXPECT_EQ(dropping.sent, 1);
+  book.Pump();
+  EXPECT_EQ(dropping.sent, 1);  // not before the pause
+  clock_.AdvanceMs(ExperimentLimits::kRetryPauseMs);
+  book.Pump();
+  EXPECT_EQ(dropping.sent, 2);
+  auto ann = book.List(service(), "lab-a", "ann", v1::ExperimentListRequest());
+  ASSERT_EQ(ann->experiments_size(), 3);
+  EXPECT_EQ(ann->queued(), 3u);  // none lost, none failed
+}
+
+}  // namespace
+}  // namespace snn
