@@ -15,11 +15,6 @@
 namespace snn {
 namespace {
 
-std::string Setting(const CliOptions& o, const std::string& name) {
-  auto it = o.settings.find(name);
-  return it == o.settings.end() ? "" : it->second;
-}
-
 const char* StateWord(v1::ExperimentState state) {
   switch (state) {
     case v1::EXPERIMENT_QUEUED:
@@ -60,7 +55,7 @@ void PrintOutputs(const v1::ExperimentRecord& r, std::ostream& out) {
 
 v1::ExperimentListRequest ListOf(const CliOptions& o, uint64_t service) {
   v1::ExperimentListRequest list;
-  list.set_service_tenant(Setting(o, "service-tenant"));
+  list.set_service_tenant(o.setting("service-tenant"));
   list.set_service(service);
   return list;
 }
@@ -83,14 +78,14 @@ int Submit(const CliOptions& o, uint64_t service, std::ostream& out, std::ostrea
   }
   *spec.mutable_model() = std::move(*model);
   uint32_t count = 1;
-  if (std::string c = Setting(o, "count"); !c.empty()) {
+  if (std::string c = o.setting("count"); !c.empty()) {
     auto [p, ec] = std::from_chars(c.data(), c.data() + c.size(), count);
     if (ec != std::errc() || p != c.data() + c.size() || count < 1 || count > 1000) {
       return Fail(err, InvalidArgument("--count must be 1 to 1000"));
     }
   }
   v1::ExperimentSubmitRequest req;
-  req.set_service_tenant(Setting(o, "service-tenant"));
+  req.set_service_tenant(o.setting("service-tenant"));
   req.set_service(service);
   for (uint32_t i = 0; i < count; ++i) *req.add_experiments() = spec;
   Session session(o);

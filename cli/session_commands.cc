@@ -34,20 +34,15 @@ Result<uint64_t> Seconds(const CliOptions& o, const std::string& name) {
   return *s;
 }
 
-std::string Setting(const CliOptions& o, const std::string& name) {
-  auto it = o.settings.find(name);
-  return it == o.settings.end() ? "" : it->second;
-}
-
 Result<v1::JobSpec> SessionSpec(const CliOptions& o) {
   v1::JobSpec spec;
   spec.set_kind(v1::SESSION);
-  spec.set_name(Setting(o, "name").empty() ? "session" : Setting(o, "name"));
-  spec.set_pool(Setting(o, "pool"));
-  spec.set_queue(Setting(o, "queue"));
+  spec.set_name(o.setting("name").empty() ? "session" : o.setting("name"));
+  spec.set_pool(o.setting("pool"));
+  spec.set_queue(o.setting("queue"));
   v1::Resources& r = *spec.mutable_task()->mutable_resources();
   r.set_board_type(o.board_type);
-  if (std::string shape = Setting(o, "shape"); !shape.empty()) {
+  if (std::string shape = o.setting("shape"); !shape.empty()) {
     uint32_t w = 0, h = 0;
     const size_t x = shape.find('x');
     auto [p1, e1] =
@@ -113,8 +108,8 @@ int Alloc(const CliOptions& o, std::ostream& out, std::ostream& err) {
   Session session(o);
   if (Status s = session.Open(); !s.ok()) return Fail(err, s);
   RpcClient& client = session.client();
-  if (!Setting(o, "renew").empty()) {
-    auto id = ParseJobId(Setting(o, "renew"));
+  if (!o.setting("renew").empty()) {
+    auto id = ParseJobId(o.setting("renew"));
     auto keepalive = Seconds(o, "keepalive");
     if (!id.ok()) return Fail(err, id.status());
     if (!keepalive.ok()) return Fail(err, keepalive.status());
@@ -183,7 +178,7 @@ int Run(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (o.args.size() < 2) {
     return Fail(err, InvalidArgument("usage: snnctl run --alloc ID [--task N] COMMAND [ARGS...]"));
   }
-  std::string alloc = Setting(o, "alloc");
+  std::string alloc = o.setting("alloc");
   if (alloc.empty()) {
     const char* env = std::getenv("SNN_ALLOC");
     if (env != nullptr) alloc = env;

@@ -50,6 +50,11 @@ struct CliOptions {
   bool detach = false;            // alloc: print the grant and exit
   // queue/tenant set: --priority, --weight, ...; alloc and run: --cores, --keepalive, ...
   std::map<std::string, std::string> settings;
+  // One of `settings` ("name" for --name), or "" if not given.
+  std::string setting(const std::string& name) const {
+    auto it = settings.find(name);
+    return it == settings.end() ? "" : it->second;
+  }
   std::vector<std::string> args;  // the command and its operands
 };
 

@@ -90,8 +90,7 @@ Result<v1::ExperimentSubmitResponse> ExperimentBook::Submit(const v1::JobRecord&
   }
   Service& s = services_[service.id()];
   const std::string who = Who(tenant, user);
-  size_t waiting = 0;
-  for (uint64_t id : s.ids[who]) waiting += s.live.count(id);
+  const size_t waiting = s.unfinished[who];
   if (waiting + specs.size() > ExperimentLimits::kMaxWaitingPerUser) {
     return Status(Code::kResourceExhausted,
                   "you have " + std::to_string(waiting) + " experiments waiting in " +
@@ -132,6 +131,7 @@ Result<v1::ExperimentSubmitResponse> ExperimentBook::Submit(const v1::JobRecord&
     journal_.Put(ExperimentKey(r.service(), r.id()), r.SerializeAsString());
     s.waiting_bytes += r.spec().ByteSizeLong();
     s.ids[who].push_back(r.id());
+    ++s.unfinished[who];
     const uint64_t id = r.id();
     s.live.emplace(id, std::move(r));
     Enqueue(s, who, id, false);
@@ -162,8 +162,7 @@ Result<v1::ExperimentListResponse> ExperimentBook::List(const v1::JobRecord& ser
   const auto ids = s.ids.find(Who(tenant, user));
   if (ids == s.ids.end()) return response;
   const uint32_t limit = request.limit() == 0 ? 1000 : std::min<uint32_t>(request.limit(), 10000);
-  for (uint64_t id : ids->second)
-    if (s.live.count(id)) response.set_queued(response.queued() + 1);
+  response.set_queued(static_cast<uint32_t>(s.unfinished[Who(tenant, user)]));
   auto from = std::upper_bound(ids->second.begin(), ids->second.end(), request.after_id());
   for (; from != ids->second.end() && uint32_t(response.experiments_size()) < limit; ++from) {
     v1::ExperimentRecord record;
@@ -292,20 +291,20 @@ void ExperimentBook::TurnEnded(uint64_t service_id, uint32_t index, const std::s
   for (uint64_t id : ids) {
     auto live = s.live.find(id);
     if (live == s.live.end()) continue;
-    v1::ExperimentRecord record = live->second;
+    const bool ran = result.ok() && by_id.count(id) > 0;
+    if (!ran && (result.ok() || result.status().code() == Code::kUnavailable)) {
+      // The agent's session dropped, or the turn's answer was full: it waits again, first.
+      again.push_back(id);
+      continue;
+    }
+    v1::ExperimentRecord record = std::move(live->second);  // Finish forgets it
     record.set_task(index);
     record.set_board(board);
-    if (!result.ok() && result.status().code() == Code::kUnavailable) {
-      again.push_back(id);  // the agent's session dropped: it waits again, first
-      continue;
-    } else if (!result.ok()) {
+    if (!result.ok()) {
       record.set_state(v1::EXPERIMENT_FAILED);
       record.set_error("its turn on " + board + " failed: " + result.status().message());
-    } else if (auto r = by_id.find(id); r == by_id.end()) {
-      again.push_back(id);  // the turn's answer was full: it waits again, first
-      continue;
     } else {
-      const v1::ExperimentResult& done = *r->second;
+      const v1::ExperimentResult& done = *by_id.at(id);
       record.set_state(done.error().empty() ? v1::EXPERIMENT_DONE : v1::EXPERIMENT_FAILED);
       record.set_error(done.error());
       *record.mutable_outputs() = done.outputs();
@@ -348,6 +347,7 @@ void ExperimentBook::Finish(Service& s, v1::ExperimentRecord record) {
   record.mutable_spec()->clear_inputs();
   journal_.Put(ExperimentKey(record.service(), record.id()), record.SerializeAsString());
   s.live.erase(record.id());
+  --s.unfinished[Who(record.tenant(), record.user())];
 }
 
 void ExperimentBook::ServiceEnded(const v1::JobRecord& job, const std::string& reason) {
@@ -359,7 +359,7 @@ void ExperimentBook::ServiceEnded(const v1::JobRecord& job, const std::string& r
     if (r.state() == v1::EXPERIMENT_QUEUED) waiting.push_back(id);
   }
   for (uint64_t id : waiting) {
-    v1::ExperimentRecord record = s.live.at(id);
+    v1::ExperimentRecord record = std::move(s.live.at(id));
     record.set_state(v1::EXPERIMENT_FAILED);
     record.set_error("the service ended before it ran: " + reason);
     Finish(s, std::move(record));
@@ -433,6 +433,7 @@ Status ExperimentBook::Recover() {
       }
       return true;
     }
+    ++s.unfinished[who];
     r.set_state(v1::EXPERIMENT_QUEUED);  // it may have run: it runs again, recorded once
     s.waiting_bytes += r.spec().ByteSizeLong();
     const uint64_t id = r.id();

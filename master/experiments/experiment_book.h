@@ -99,6 +99,7 @@ class ExperimentBook {
     std::deque<std::string> ring;                      // users with experiments waiting, in turn
     std::map<uint64_t, v1::ExperimentRecord> live;     // waiting or running
     std::map<std::string, std::vector<uint64_t>> ids;  // every experiment of each user
+    std::map<std::string, size_t> unfinished;          // each user's in `live`
     std::map<std::string, UserSums> sums;
     std::map<uint32_t, int> turns_out;  // by task index
     size_t waiting_bytes = 0;
