@@ -34,13 +34,17 @@ class Scenario {
   }
   SchedulePlan Plan(std::vector<BoardCapacity> boards, const SchedulerPolicy& policy,
                     int64_t now_ms = 0) {
+    return PlanPass(Input(std::move(boards), now_ms), policy);
+  }
+  // The pass's input: the jobs, and the boards with the running jobs' cores taken. Valid
+  // until the next call.
+  SchedulerInput Input(std::vector<BoardCapacity> boards, int64_t now_ms = 0) {
     SchedulerInput in;
     for (const SchedJob* p : pending_) in.pending.push_back(PendingJob::Of(*p));
-    std::vector<RunningJob> running;
-    for (const SchedJob* r : running_) running.push_back(RunningJob::Of(*r));
-    in.running = running;
+    running_views_.clear();
+    for (const SchedJob* r : running_) running_views_.push_back(RunningJob::Of(*r));
+    in.running = running_views_;
     in.now_ms = now_ms;
-    // The running jobs hold their cores on the boards given.
     for (const SchedJob* r : running_) {
       for (const TaskPlacement& t : r->tasks) {
         for (auto& b : boards) {
@@ -54,7 +58,7 @@ class Scenario {
       }
     }
     in.boards = std::move(boards);
-    return PlanPass(std::move(in), policy);
+    return in;
   }
 
  private:
@@ -77,6 +81,7 @@ class Scenario {
   std::deque<v1::Resources> resources_;
   std::deque<SchedJob> jobs_;
   std::vector<const SchedJob*> pending_, running_;
+  std::vector<RunningJob> running_views_;
 };
 
 inline SchedulerPolicy Fcfs() {

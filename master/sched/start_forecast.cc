@@ -1,0 +1,157 @@
+#include "master/sched/start_forecast.h"
+
+#include <algorithm>
+#include <deque>
+#include <functional>
+#include <map>
+#include <queue>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "master/sched/pool_state.h"
+
+namespace snn {
+namespace {
+
+// The boards as the plan goes: what each job it starts takes, and gives back at its limit.
+class ForecastBoards {
+ public:
+  explicit ForecastBoards(std::vector<BoardCapacity> boards) : boards_(std::move(boards)) {
+    for (size_t i = 0; i < boards_.size(); ++i) index_[{boards_[i].node, boards_[i].board}] = i;
+  }
+  const std::vector<BoardCapacity>& boards() const { return boards_; }
+
+  // sign 1: the job's tasks take their room; -1: they give it back.
+  void Apply(const SchedJob& job, int sign) {
+    const v1::Resources& r = *job.resources;
+    for (const TaskPlacement& t : job.tasks) {
+      auto it = index_.find({t.node, t.board});
+      if (it == index_.end()) continue;  // a board that is down: nothing to free there
+      BoardCapacity& b = boards_[it->second];
+      if (b.units > 0) {
+        b.units_free = sign > 0 ? b.units_free - std::min(b.units_free, t.count)
+                                : std::min(b.units, b.units_free + t.count);
+        continue;
+      }
+      if (!b.grid) continue;
+      auto grid = std::make_shared<CoreGrid>(*b.grid);
+      if (sign > 0) {
+        grid->Occupy(t.rect);
+      } else {
+        grid->Release(t.rect);
+      }
+      b.grid = std::move(grid);
+      b.own.reset();
+      b.mers.reset();
+      b.max_mer_area = 0;
+      auto move = [sign](uint32_t& free, uint32_t total, uint32_t amount) {
+        free = sign > 0 ? free - std::min(free, amount) : std::min(total, free + amount);
+      };
+      move(b.ksps_free, b.ksps_total, r.ksps());
+      move(b.streams_free, b.streams_total, r.streams());
+    }
+  }
+
+ private:
+  std::vector<BoardCapacity> boards_;
+  std::map<std::pair<std::string, uint32_t>, size_t> index_;
+};
+
+}  // namespace
+
+std::string BasisName(StartForecast::Basis basis) {
+  switch (basis) {
+    case StartForecast::Basis::kPlan:
+      return "plan";
+    case StartForecast::Basis::kHeld:
+      return "held";
+    case StartForecast::Basis::kNever:
+      return "none";
+    case StartForecast::Basis::kBeyondLimit:
+      return "beyond";
+  }
+  return "?";
+}
+
+std::vector<StartForecast> ForecastStarts(const SchedulerInput& input,
+                                          const SchedulerPolicy& policy,
+                                          const ForecastLimits& limits) {
+  std::vector<StartForecast> out(input.pending.size());
+  std::unordered_map<uint64_t, size_t> slot;
+  std::vector<PendingJob> pending;
+  for (size_t i = 0; i < input.pending.size(); ++i) {
+    const PendingJob& p = input.pending[i];
+    out[i].job_id = p.id;
+    slot[p.id] = i;
+    const bool held = p.hold != nullptr || policy.held_tenants.count(*p.tenant) > 0;
+    if (i >= limits.max_jobs) {
+      out[i].basis = StartForecast::Basis::kBeyondLimit;
+    } else if (held) {
+      out[i].basis = StartForecast::Basis::kHeld;
+    } else {
+      out[i].basis = StartForecast::Basis::kNever;  // until the plan starts it
+      pending.push_back(p);
+    }
+  }
+  SchedulerPolicy plan_policy = policy;
+  plan_policy.explain = false;
+  plan_policy.preemption = false;
+  plan_policy.grow = false;
+  ForecastBoards boards(input.boards);
+  // The running jobs, and those the plan starts (kept here: the passes point at them).
+  std::deque<SchedJob> started;
+  std::vector<RunningJob> running(input.running.begin(), input.running.end());
+  using End = std::pair<int64_t, const SchedJob*>;
+  std::priority_queue<End, std::vector<End>, std::greater<>> ends;
+  for (const RunningJob& r : running) ends.emplace(std::max(input.now_ms, r.limit_end_ms), r.job);
+  int64_t now = input.now_ms;
+  bool target_done = false, nothing_ends = false;
+  for (size_t step = 0; step < limits.max_steps && !pending.empty() && !target_done; ++step) {
+    SchedulerInput in;
+    in.pending = pending;
+    in.running = running;
+    in.boards = boards.boards();
+    in.now_ms = now;
+    SchedulePlan plan = PlanPass(std::move(in), plan_policy);
+    if (!plan.starts.empty()) {
+      std::unordered_set<uint64_t> gone;
+      for (const StartDecision& s : plan.starts) {
+        auto it = std::find_if(pending.begin(), pending.end(),
+                               [&](const PendingJob& p) { return p.id == s.job_id; });
+        if (it == pending.end()) continue;
+        StartForecast& f = out[slot[s.job_id]];
+        f.start_ms = now;
+        f.basis = StartForecast::Basis::kPlan;
+        f.backfilled = s.backfilled;
+        SchedJob& job = started.emplace_back(*it->job);
+        job.start_ms = now;
+        job.tasks = s.tasks;
+        boards.Apply(job, 1);
+        running.push_back(RunningJob::Of(job));
+        ends.emplace(now + std::max<int64_t>(0, job.time_limit_ms), &job);
+        gone.insert(s.job_id);
+        target_done |= s.job_id == limits.until_job;
+      }
+      std::erase_if(pending, [&](const PendingJob& p) { return gone.count(p.id) > 0; });
+    }
+    if (ends.empty()) {  // nothing left to end: what waits now waits for ever
+      nothing_ends = true;
+      break;
+    }
+    // The next time a job reaches its limit: everything ending then gives its room back.
+    now = std::max(now, ends.top().first);
+    std::unordered_set<const SchedJob*> ended;
+    while (!ends.empty() && ends.top().first <= now) {
+      boards.Apply(*ends.top().second, -1);
+      ended.insert(ends.top().second);
+      ends.pop();
+    }
+    std::erase_if(running, [&](const RunningJob& r) { return ended.count(r.job) > 0; });
+  }
+  if (!nothing_ends) {  // the plan stopped looking before these started
+    for (const PendingJob& p : pending) out[slot[p.id]].basis = StartForecast::Basis::kBeyondLimit;
+  }
+  return out;
+}
+
+}  // namespace snn
