@@ -33,6 +33,10 @@ DEFINE_string(backfill_order, "",
 DEFINE_int32(accrue_per_user, -1,
              "default policy: only each user's first N pending jobs accrue waiting time (0: every "
              "job; -1: the default)");
+DEFINE_uint32(forecast_every, 0,
+              "forecast the start of every Nth job at its submit (as snnctl jobs --start does) "
+              "and print the median relative error against the job's own reservation alone "
+              "(0: no forecasts; slow on deep queues)");
 DEFINE_string(jobs_out, "",
               "also write each job's id, submit, start, wait, run time and processors "
               "to this file, one job a line, for comparison with other schedulers");
@@ -86,6 +90,7 @@ int main(int argc, char** argv) {
     }
     options.backfill_shortest_first = FLAGS_backfill_order == "shortest_first";
   }
+  options.forecast_every = FLAGS_forecast_every;
   if (FLAGS_max_age_h > 0)
     options.weights.max_age_ms = static_cast<int64_t>(FLAGS_max_age_h * 3600e3);
   if (!FLAGS_mesh.empty()) {
@@ -161,5 +166,11 @@ int main(int argc, char** argv) {
   std::printf("wait s p50 / p95 / p99: %.0f / %.0f / %.0f\n", m.p50_wait_s, m.p95_wait_s,
               m.p99_wait_s);
   std::printf("started after their fair start time: %.4f of the jobs\n", m.late_share);
+  if (options.forecast_every > 0) {
+    std::printf(
+        "start forecast at submit, median |forecast - start| / wait over %llu waiting jobs: "
+        "%.3f (the job's own reservation alone: %.3f)\n",
+        static_cast<unsigned long long>(m.forecasts), m.forecast_error, m.reservation_only_error);
+  }
   return 0;
 }

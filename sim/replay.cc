@@ -11,6 +11,8 @@
 
 #include "common/base/job_validation.h"
 #include "master/sched/policy_config.h"
+#include "master/sched/runtime_prediction.h"
+#include "master/sched/start_forecast.h"
 #include "sim/fair_start.h"
 
 namespace snn {
@@ -24,6 +26,7 @@ struct SimJob {
   v1::Resources resources;
   const TraceJob* trace = nullptr;
   int64_t start_s = -1;
+  int64_t forecast_s = -1, reservation_only_s = -1;
   uint32_t tenant_index = 0;  // dense, for per-event caches
 };
 
@@ -51,6 +54,12 @@ class Replayer {
   void Schedule(int64_t now_s);
   void Candidates(int64_t now_s);
   void Rank(int64_t now_s);
+  void ChargeFairShare(int64_t now_s);
+  void Key(int64_t now_s, bool update_accrual);
+  // The forecasts, at their submit, of the jobs from `first` on that did not start then.
+  void Forecast(int64_t now_s, size_t first, size_t end);
+  SchedulerInput PassInput(int64_t now_s, std::vector<RunningJob>& running,
+                           bool with_running) const;
   size_t BoardIndex(const std::string& node) const { return std::stoul(node.substr(1)); }
 
   const Trace& trace_;
@@ -86,6 +95,7 @@ class Replayer {
   std::vector<std::pair<uint64_t, double>> share_;  // by tenant index: (event, usage share)
   uint64_t share_epoch_ = 0;
   std::vector<FairShareLedger::Account> accounts_;  // by tenant index, once charged
+  std::vector<RuntimeHistory> history_;  // by tenant index: the forecasts' run-time predictions
   const std::string pool_name_ = "default";
 };
 
@@ -183,6 +193,11 @@ void Replayer::Candidates(int64_t now_s) {
 // The default policy's keys for every pending job: multifactor priority, with fair share
 // charged for the running jobs' use since the last event.
 void Replayer::Rank(int64_t now_s) {
+  ChargeFairShare(now_s);
+  Key(now_s, /*update_accrual=*/true);
+}
+
+void Replayer::ChargeFairShare(int64_t now_s) {
   for (SimJob* j : running_) {
     FairShareLedger::Account& account = accounts_[j->tenant_index];
     if (account == nullptr) account = ledger_.AccountOf(j->sched.tenant);
@@ -192,12 +207,15 @@ void Replayer::Rank(int64_t now_s) {
   }
   charged_to_s_ = now_s;
   ledger_.AdvanceTo(now_s * kMs);
+}
+
+void Replayer::Key(int64_t now_s, bool update_accrual) {
   const double total = ledger_.total();
   const double users = std::max<double>(1, static_cast<double>(ledger_.tenants()));
   keyed_.clear();
   keyed_.reserve(pending_.size());
   ++share_epoch_;  // each tenant's share, looked up once an event
-  if (accrual_.on()) {
+  if (accrual_.on() && update_accrual) {
     accrual_jobs_.clear();
     for (const SimJob* j : pending_) {
       accrual_jobs_.push_back({j->tenant_index, j->sched.submit_ms, j->sched.id});
@@ -222,23 +240,68 @@ void Replayer::Rank(int64_t now_s) {
   }
 }
 
-void Replayer::Schedule(int64_t now_s) {
-  // No free core: nothing can start under any policy (the simulator never preempts).
-  if (pending_.empty() || free_cores_ == 0) return;
-  Candidates(now_s);
+SchedulerInput Replayer::PassInput(int64_t now_s, std::vector<RunningJob>& running,
+                                   bool with_running) const {
   SchedulerInput in;
   in.now_ms = now_s * kMs;
-  if (boards_.size() == 1 && boards_[0].units > 0) boards_[0].units_free = free_cores_;
   in.boards = boards_;
-  // First come, first served looks not at the running jobs (no reservation).
-  in.pending.reserve(candidates_.size());
-  for (const SimJob* candidate : candidates_) in.pending.push_back(candidate->pending);
-  std::vector<RunningJob> running;
-  if (policy_.backfill) {
+  if (in.boards.size() == 1 && in.boards[0].units > 0) in.boards[0].units_free = free_cores_;
+  if (with_running) {
     running.reserve(running_.size());
     for (SimJob* j : running_) running.push_back(RunningJob::Of(j->sched));
   }
   in.running = running;
+  return in;
+}
+
+void Replayer::Forecast(int64_t now_s, size_t first, size_t end) {
+  std::vector<SimJob*> order;
+  for (size_t i = first; i < end; ++i) {
+    SimJob& j = jobs_[i];
+    if (j.start_s >= 0 || i % options_.forecast_every != 0) continue;
+    if (order.empty()) {  // the queue in the policy's order, once
+      if (options_.policy == SimPolicy::kDefault) {
+        // The keys as they are: charging fair share or accruing here would change the replay.
+        Key(now_s, /*update_accrual=*/false);
+        std::sort(keyed_.begin(), keyed_.end(),
+                  [this](const Keyed& a, const Keyed& b) { return GoesFirst(a, b); });
+        for (const Keyed& k : keyed_) order.push_back(k.job);
+      } else {
+        order = pending_;
+      }
+    }
+    std::vector<RunningJob> running;
+    SchedulerInput in = PassInput(now_s, running, true);
+    for (const SimJob* p : order) {
+      in.pending.push_back(p->pending);
+      if (p == &j) break;  // those after it cannot delay it
+    }
+    ForecastLimits limits;
+    limits.max_jobs = SIZE_MAX;
+    limits.max_steps = SIZE_MAX;
+    limits.until_job = j.sched.id;
+    limits.expected_run_ms = [this](const SchedJob& job) {
+      const SimJob& sim = jobs_[job.id];
+      return history_[sim.tenant_index].Predict(sim.sched.time_limit_ms);
+    };
+    const StartForecast f = ForecastStarts(in, policy_, limits).back();
+    if (f.basis == StartForecast::Basis::kPlan) j.forecast_s = f.start_ms / kMs;
+    in.pending = {j.pending};
+    limits.expected_run_ms = nullptr;  // a reservation is made from time limits
+    const StartForecast alone = ForecastStarts(in, policy_, limits).back();
+    if (alone.basis == StartForecast::Basis::kPlan) j.reservation_only_s = alone.start_ms / kMs;
+  }
+}
+
+void Replayer::Schedule(int64_t now_s) {
+  // No free core: nothing can start under any policy (the simulator never preempts).
+  if (pending_.empty() || free_cores_ == 0) return;
+  Candidates(now_s);
+  std::vector<RunningJob> running;
+  // First come, first served looks not at the running jobs (no reservation).
+  SchedulerInput in = PassInput(now_s, running, policy_.backfill);
+  in.pending.reserve(candidates_.size());
+  for (const SimJob* candidate : candidates_) in.pending.push_back(candidate->pending);
   SchedulePlan plan = PlanPass(std::move(in), policy_);
   if (plan.starts.empty()) return;
   for (const StartDecision& start : plan.starts) {
@@ -286,6 +349,7 @@ Result<std::vector<JobOutcome>> Replayer::Run() {
   }
   share_.assign(tenant_index.size(), {0, 0.0});
   accounts_.assign(tenant_index.size(), nullptr);
+  history_.assign(tenant_index.size(), RuntimeHistory{});
   size_t next = 0;
   while (next < jobs_.size() || !ends_.empty()) {
     int64_t now = INT64_MAX;
@@ -299,15 +363,18 @@ Result<std::vector<JobOutcome>> Replayer::Run() {
         free_cores_ += mesh_ ? t.rect.area() : t.count;
       }
       running_.erase(std::find(running_.begin(), running_.end(), &job));
+      history_[job.tenant_index].Record(job.trace->run_s * kMs);
     }
+    const size_t arrived = next;
     while (next < jobs_.size() && jobs_[next].trace->submit_s == now)
       pending_.push_back(&jobs_[next++]);
     Schedule(now);
+    if (options_.forecast_every > 0 && arrived < next) Forecast(now, arrived, next);
   }
   std::vector<JobOutcome> out;
   for (const SimJob& j : jobs_) {
     out.push_back(JobOutcome{j.trace->id, j.trace->submit_s, j.start_s, j.trace->run_s,
-                             j.trace->procs, j.trace->user});
+                             j.trace->procs, j.trace->user, j.forecast_s, j.reservation_only_s});
   }
   return out;
 }
@@ -414,6 +481,21 @@ ReplayMetrics Summarize(const std::vector<JobOutcome>& jobs, uint32_t max_procs)
     }
   }
   m.users = per_user.size();
+  std::vector<double> forecast_errors, alone_errors;
+  for (const JobOutcome& j : jobs) {
+    if (j.forecast_s < 0 || j.reservation_only_s < 0 || j.start_s <= j.submit_s) continue;
+    const double wait = static_cast<double>(j.start_s - j.submit_s);
+    forecast_errors.push_back(std::abs(static_cast<double>(j.forecast_s - j.start_s)) / wait);
+    alone_errors.push_back(std::abs(static_cast<double>(j.reservation_only_s - j.start_s)) / wait);
+  }
+  auto median = [](std::vector<double>& v) {
+    if (v.empty()) return 0.0;
+    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+    return v[v.size() / 2];
+  };
+  m.forecasts = forecast_errors.size();
+  m.forecast_error = median(forecast_errors);
+  m.reservation_only_error = median(alone_errors);
   m.late_share = FairStarts(jobs, max_procs).late_share;
   m.service_fairness = r2 > 0 ? r * r / (static_cast<double>(per_user.size()) * r2) : 1;
   return m;
@@ -427,11 +509,14 @@ std::string MetricsJson(const ReplayMetrics& m) {
                 "\"p95_wait_s\": %.0f, \"p99_wait_s\": %.0f, \"max_wait_s\": %.0f, "
                 "\"nuwt_sd\": %.6f, \"service_fairness\": %.6f, "
                 "\"worst_user_bounded_slowdown\": %.6f, \"worst_user\": %lld, "
-                "\"late_share\": %.6f}",
+                "\"late_share\": %.6f, \"forecasts\": %llu, \"forecast_error\": %.6f, "
+                "\"reservation_only_error\": %.6f}",
                 static_cast<unsigned long long>(m.jobs), static_cast<unsigned long long>(m.users),
                 m.mean_bounded_slowdown, m.utilization, m.mean_wait_s, m.p50_wait_s, m.p95_wait_s,
                 m.p99_wait_s, m.max_wait_s, m.nuwt_sd, m.service_fairness, m.worst_user_slowdown,
-                static_cast<long long>(m.worst_user), m.late_share);
+                static_cast<long long>(m.worst_user), m.late_share,
+                static_cast<unsigned long long>(m.forecasts), m.forecast_error,
+                m.reservation_only_error);
   return text;
 }
 

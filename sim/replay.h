@@ -34,6 +34,10 @@ struct ReplayOptions {
   // Give every pending job to each pass, with words, as the master's full pass does: the same
   // decisions, at a cost that grows with the queue. For checking the fast path.
   bool whole_queue_each_pass = false;
+  // Forecast each job's start at its submit (master/sched/start_forecast.h), and what its own
+  // reservation alone would say, for every `forecast_every`-th job that does not start at once
+  // (0: none). Slow on deep queues: each forecast carries the plan forward.
+  uint32_t forecast_every = 0;
 };
 
 struct JobOutcome {
@@ -41,6 +45,9 @@ struct JobOutcome {
   int64_t submit_s = 0, start_s = 0, run_s = 0;
   uint32_t procs = 0;
   int64_t user = -1;
+  // With ReplayOptions::forecast_every: at submit, the start the forecast gave and the one the
+  // job's own reservation gave (ignoring the jobs ahead of it); -1: not forecast.
+  int64_t forecast_s = -1, reservation_only_s = -1;
 };
 
 struct UserFigures {
@@ -68,6 +75,10 @@ struct ReplayMetrics {
   // The share of jobs that started after their fair start time (sim/fair_start.h states the
   // approximation).
   double late_share = 0;
+  // Over the jobs forecast at submit: the median of |forecast - actual start| / actual wait,
+  // for the forecast and for the reservation-only estimate.
+  uint64_t forecasts = 0;
+  double forecast_error = 0, reservation_only_error = 0;
   int64_t worst_user = -1;
   std::map<int64_t, UserFigures> per_user;
 };

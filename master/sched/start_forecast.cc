@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "master/sched/pool_state.h"
+#include "master/sched/runtime_prediction.h"
 
 namespace snn {
 namespace {
@@ -103,7 +104,16 @@ std::vector<StartForecast> ForecastStarts(const SchedulerInput& input,
   std::vector<RunningJob> running(input.running.begin(), input.running.end());
   using End = std::pair<int64_t, const SchedJob*>;
   std::priority_queue<End, std::vector<End>, std::greater<>> ends;
-  for (const RunningJob& r : running) ends.emplace(std::max(input.now_ms, r.limit_end_ms), r.job);
+  // When a job ends: predicted (by its run so far), or at its limit, never before now.
+  auto expected_end = [&](const SchedJob& job, int64_t limit_end_ms) {
+    int64_t end = limit_end_ms;
+    if (limits.expected_run_ms) {
+      end =
+          PredictedEnd(job.start_ms, limits.expected_run_ms(job), job.time_limit_ms, input.now_ms);
+    }
+    return std::max(input.now_ms, end);
+  };
+  for (const RunningJob& r : running) ends.emplace(expected_end(*r.job, r.limit_end_ms), r.job);
   int64_t now = input.now_ms;
   bool target_done = false, nothing_ends = false;
   for (size_t step = 0; step < limits.max_steps && !pending.empty() && !target_done; ++step) {
@@ -128,7 +138,7 @@ std::vector<StartForecast> ForecastStarts(const SchedulerInput& input,
         job.tasks = s.tasks;
         boards.Apply(job, 1);
         running.push_back(RunningJob::Of(job));
-        ends.emplace(now + std::max<int64_t>(0, job.time_limit_ms), &job);
+        ends.emplace(expected_end(job, now + std::max<int64_t>(0, job.time_limit_ms)), &job);
         gone.insert(s.job_id);
         target_done |= s.job_id == limits.until_job;
       }

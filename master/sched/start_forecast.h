@@ -1,15 +1,18 @@
 // When each pending job should start: the scheduler's own plan carried forward. From the state
 // of a pass (the pending jobs in priority order, the running jobs, the boards), it runs the
-// same pass (PlanPass) at `now`, then at each time a running job (or one it started) reaches
-// its time limit, releasing what that job holds, until every job it looks at has started: a
-// job's forecast is the time the plan starts it. It assumes what the scheduler's reservation
-// assumes: every job runs to its time limit, nothing is submitted meanwhile, no board fails,
-// and the order stays as it is now; nobody is preempted in it. Jobs that end early make the
-// forecast pessimistic, as Slurm's `squeue --start` is.
+// same pass (PlanPass, deciding on time limits as the scheduler does) at `now`, then again at
+// each time a running job (or one the plan started) is expected to end, releasing what that
+// job holds, until every job it looks at has started: a job's forecast is the time the plan
+// starts it. A job is expected to end when its run-time prediction says (runtime_prediction.h:
+// its user's last two jobs), or at its time limit without one; nothing is submitted meanwhile,
+// no board fails, the order stays as it is now, and nobody is preempted. Run on time limits
+// alone (as Slurm's `squeue --start` is) a forecast is pessimistic wherever jobs end early,
+// which most do.
 // Pure: no clock, no I/O. Thread-compatible.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -38,6 +41,8 @@ struct ForecastLimits {
   size_t max_jobs = 1000;   // the first jobs in the order get a forecast; the rest kBeyondLimit
   size_t max_steps = 5000;  // passes at most (each at one time a job reaches its limit)
   uint64_t until_job = 0;   // stop once this job has its forecast (0: go on to the last)
+  // How long a job is expected to run (at most its time limit); null: its time limit.
+  std::function<int64_t(const SchedJob&)> expected_run_ms;
 };
 
 // One forecast per pending job of `input` (in the input's order). The running jobs must carry

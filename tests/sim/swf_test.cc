@@ -327,3 +327,48 @@ TEST(FairStartTest, AJobIsLateWhenOneThatCameAfterItPushedItBack) {
 
 }  // namespace
 }  // namespace snn
+
+namespace snn {
+namespace {
+
+TEST(ReplayTest, ForecastsChangeNoDecisionAndAreExactWhereJobsRunToTheirLimitsInOrder) {
+  const Trace trace = OverloadedTrace();
+  for (SimPolicy policy : {SimPolicy::kFcfs, SimPolicy::kEasy, SimPolicy::kDefault}) {
+    ReplayOptions plain;
+    plain.policy = policy;
+    if (policy == SimPolicy::kDefault) plain.weights = DefaultWeights();
+    ReplayOptions forecast = plain;
+    forecast.forecast_every = 1;
+    auto a = Replay(trace, plain);
+    auto b = Replay(trace, forecast);
+    ASSERT_TRUE(a.ok() && b.ok());
+    size_t forecast_jobs = 0;
+    for (size_t i = 0; i < a->size(); ++i) {
+      EXPECT_EQ((*a)[i].start_s, (*b)[i].start_s) << "job " << (*a)[i].id;
+      if ((*b)[i].forecast_s >= 0) ++forecast_jobs;
+    }
+    EXPECT_GT(forecast_jobs, 100u);
+    const ReplayMetrics m = Summarize(*b, trace.max_procs);
+    EXPECT_GT(m.forecasts, 100u);
+    EXPECT_LT(m.forecast_error, m.reservation_only_error) << static_cast<int>(policy);
+  }
+  // Every job running exactly to its limit, first come first served: nothing submitted later
+  // can change a start, and each user's history predicts the limit exactly.
+  Trace exact = OverloadedTrace();
+  for (TraceJob& j : exact.jobs) j.run_s = j.estimate_s = 60 * (1 + j.user % 3);
+  ReplayOptions fcfs;
+  fcfs.policy = SimPolicy::kFcfs;
+  fcfs.forecast_every = 1;
+  auto c = Replay(exact, fcfs);
+  ASSERT_TRUE(c.ok());
+  size_t forecast_jobs = 0;
+  for (const JobOutcome& j : *c) {
+    if (j.forecast_s < 0) continue;
+    ++forecast_jobs;
+    EXPECT_EQ(j.forecast_s, j.start_s) << "job " << j.id;
+  }
+  EXPECT_GT(forecast_jobs, 100u);
+}
+
+}  // namespace
+}  // namespace snn
