@@ -65,8 +65,8 @@ const std::vector<CliCommand>& CliCommands() {
        "",
        "list your tenant's jobs: pending, running, and those that ended\n"
        "in the last day (--since, --until, --user, --state to choose)",
-       {"--all-tenants", "--state", "--priority", "--format", "--page-size", "--user", "--since",
-        "--until"},
+       {"--all-tenants", "--state", "--priority", "--start", "--format", "--page-size", "--user",
+        "--since", "--until"},
        Jobs},
       {"alloc",
        "",
@@ -275,6 +275,11 @@ const std::vector<CliOptionSpec>& CliOptionSpecs() {
       {"--priority", "", "",
        "jobs: pending jobs in scheduling order with their priority factors;\n"
        "queue set: the queue's tier (a number)"},
+      {"--start", "", "",
+       "jobs: pending jobs with when each should start: the scheduler's\n"
+       "plan carried forward, each job expected to run as its user's last\n"
+       "two did (at most its time limit); BASIS says plan, backfill, held,\n"
+       "none (never, as the boards are now) or beyond (past the first 1000)"},
       {"--format", "", "COL[,COL...]",
        "jobs: these columns, of id, globalid, tenant, name, user, state,\n"
        "reason, pool, queue, priority, tasks, cores, ksps, submit, start,\n"

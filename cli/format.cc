@@ -152,6 +152,44 @@ std::string FormatPriorityTable(const v1::ListJobsResponse& jobs) {
          "first)\n";
 }
 
+std::string FormatForecast(const v1::JobRecord& job, int64_t now_ms) {
+  const std::string& basis = job.forecast_basis();
+  if (job.forecast_start_ms() == 0) {
+    if (basis == "held") return "none: held";
+    if (basis == "beyond") return "none: further back than the first 1000 pending jobs";
+    return "none: the plan never starts it as the boards are now";
+  }
+  const int64_t in_s = std::max<int64_t>(0, (job.forecast_start_ms() - now_ms + 999) / 1000);
+  return FormatTimestamp(job.forecast_start_ms()) + " (" +
+         (in_s == 0 ? std::string("now") : "in " + FormatDurationSeconds(in_s)) + "; " + basis +
+         ")";
+}
+
+std::string FormatStartTable(const v1::ListJobsResponse& jobs, int64_t now_ms) {
+  std::vector<const v1::JobRecord*> pending;
+  for (const auto& j : jobs.jobs()) pending.push_back(&j);
+  std::stable_sort(pending.begin(), pending.end(),
+                   [](const v1::JobRecord* a, const v1::JobRecord* b) {
+                     const int64_t x = a->forecast_start_ms(), y = b->forecast_start_ms();
+                     if ((x == 0) != (y == 0)) return y == 0;
+                     return x < y;
+                   });
+  std::vector<std::vector<std::string>> rows = {
+      {"JOBID", "TENANT", "NAME", "USER", "POOL", "START", "IN", "BASIS"}};
+  for (const v1::JobRecord* j : pending) {
+    const int64_t start = j->forecast_start_ms();
+    const int64_t in_s = std::max<int64_t>(0, (start - now_ms + 999) / 1000);
+    rows.push_back({std::to_string(j->tenant_job_id()), j->tenant(), j->spec().name(),
+                    j->spec().user(), j->spec().pool(), start == 0 ? "-" : FormatTimestamp(start),
+                    start == 0 ? "-" : (in_s == 0 ? "now" : FormatDurationSeconds(in_s)),
+                    j->forecast_basis().empty() ? "-" : j->forecast_basis()});
+  }
+  return FormatTable(rows) +
+         "(the scheduler's plan carried forward: each job runs as long as its user's last two "
+         "jobs did, at most its time limit; jobs submitted later, failures and preemption can "
+         "change it)\n";
+}
+
 // "injected 8, delivered 24, ..., rate 0.0 KSPS", or "" when nothing was counted.
 std::string FormatSpikeUsage(const v1::SpikeUsage& u) {
   if (u.ByteSizeLong() == 0) return "";
@@ -205,6 +243,9 @@ std::string FormatJobDetail(const v1::JobRecord& job, int64_t now_ms,
   if (job.state() == v1::PENDING && job.expected_start_ms() > 0) {
     line("ExpectedStart:", FormatTimestamp(job.expected_start_ms()) +
                                " (reserved; by the running jobs' time limits)");
+  }
+  if (job.state() == v1::PENDING && !job.forecast_basis().empty()) {
+    line("Forecast:", FormatForecast(job, now_ms));
   }
   const std::string spikes = FormatSpikeUsage(job.usage());
   line("Spikes:", spikes.empty() ? "none counted" : spikes + " (all attempts)");

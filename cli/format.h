@@ -18,6 +18,10 @@ std::string FormatTable(const std::vector<std::vector<std::string>>& rows);
 std::string FormatJobsTable(const v1::ListJobsResponse& jobs, bool show_tenant, int64_t now_ms);
 // Pending jobs in the order the scheduler considers them, with their priority factors.
 std::string FormatPriorityTable(const v1::ListJobsResponse& jobs);
+// Pending jobs by forecast start (snnctl jobs --start): those with none last.
+std::string FormatStartTable(const v1::ListJobsResponse& jobs, int64_t now_ms);
+// "2026-11-27 06:10:00 (in 1h 5m; plan)", or why there is none.
+std::string FormatForecast(const v1::JobRecord& job, int64_t now_ms);
 // `gang`: a running gang's replica pairs and how close they are (ShowJobResponse.gang_links).
 std::string FormatJobDetail(const v1::JobRecord& job, int64_t now_ms,
                             const std::vector<std::string>* gang = nullptr);

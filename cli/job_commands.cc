@@ -111,7 +111,7 @@ int Submit(const CliOptions& o, std::ostream& out, std::ostream& err) {
 int Jobs(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (o.args.size() != 1) {
     return Fail(err, InvalidArgument("usage: snnctl jobs [--all-tenants] [--user U] [--state "
-                                     "S[,S]] [--since T] [--until T] [--priority]"));
+                                     "S[,S]] [--since T] [--until T] [--priority] [--start]"));
   }
   v1::ListJobsRequest req;
   req.set_all_tenants(o.all_tenants);
@@ -125,7 +125,8 @@ int Jobs(const CliOptions& o, std::ostream& out, std::ostream& err) {
     if (!until.ok()) return Fail(err, until.status());
     req.set_until_ms(*until);
   }
-  if (o.show_priority) req.add_states(v1::PENDING);
+  if (o.show_priority || o.show_start) req.add_states(v1::PENDING);
+  req.set_start(o.show_start);
   for (const auto& s : o.states) {
     auto state = ParseState(s);
     if (!state.ok()) return Fail(err, state.status());
@@ -150,6 +151,8 @@ int Jobs(const CliOptions& o, std::ostream& out, std::ostream& err) {
   }
   if (o.output == "json") {
     out << FormatJson(all) << "\n";
+  } else if (o.show_start) {
+    out << FormatStartTable(all, now_ms);
   } else if (o.show_priority) {
     out << FormatPriorityTable(all);
   } else if (!o.format.empty()) {

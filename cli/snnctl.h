@@ -40,6 +40,7 @@ struct CliOptions {
   double input_rate_hz = 10;      // estimate
   uint32_t neurons_per_core = 0;  // estimate: 0 asks the master
   bool show_priority = false;     // jobs: pending jobs with their priority factors
+  bool show_start = false;        // jobs: pending jobs with their forecast start
   bool by_user = false;           // report: a row per user
   std::string format;             // jobs: the columns (--format id,name,...)
   uint32_t task = 0;              // logs: the task's index

@@ -157,9 +157,10 @@ Result<CliOptions> ParseCliArgs(const std::vector<std::string>& argv) {
       }
     } else if (arg == "--all-tenants" || arg == "--parsable" || arg == "--wait" || arg == "--csv" ||
                arg == "--by-user" || arg == "--stderr" || arg == "-f" || arg == "--follow" ||
-               arg == "--detach") {
+               arg == "--detach" || arg == "--start") {
       if (has_value) return InvalidArgument(arg + " takes no value");
       if (arg == "--detach") o.detach = true;
+      if (arg == "--start") o.show_start = true;
       if (arg == "--stderr") o.stderr_stream = true;
       if (arg == "-f" || arg == "--follow") o.follow = true;
       if (arg == "--csv") o.output = "csv";

@@ -111,6 +111,7 @@ v1::JobRecord* JobTable::FindByTenant(const std::string& tenant, uint64_t tenant
 void JobTable::SetState(v1::JobRecord& job, v1::JobState to, int64_t now_ms,
                         const std::string& reason) {
   Unindex(job, now_ms);
+  const bool ran = job.state() == v1::RUNNING;
   auto* t = job.add_history();
   t->set_time_ms(now_ms);
   t->set_from(job.state());
@@ -119,8 +120,16 @@ void JobTable::SetState(v1::JobRecord& job, v1::JobState to, int64_t now_ms,
   job.set_state(to);
   job.set_reason(reason);
   if (to == v1::RUNNING) job.set_start_ms(now_ms);
-  if (IsTerminal(to)) job.set_end_ms(now_ms);
+  if (IsTerminal(to)) {
+    job.set_end_ms(now_ms);
+    if (ran) run_times_[job.spec().user()].Record(now_ms - job.start_ms());
+  }
   Index(job, now_ms);
+}
+
+const RuntimeHistory* JobTable::RunTimesOf(const std::string& user) const {
+  auto it = run_times_.find(user);
+  return it == run_times_.end() ? nullptr : &it->second;
 }
 
 void JobTable::TasksChanged(const v1::JobRecord& job, int64_t now_ms) {

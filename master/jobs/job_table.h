@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "master/sched/core_time.h"
+#include "master/sched/runtime_prediction.h"
 #include "master/sched/scheduler_views.h"
 #include "proto/job.pb.h"
 
@@ -80,6 +81,9 @@ class JobTable {
   const std::set<uint64_t>& JobsActiveOn(const std::string& node) const;
   // Core-milliseconds each tenant's running jobs used since the last call, up to `now_ms`.
   std::map<std::string, double> TakeCoreTime(int64_t now_ms) { return core_time_.Take(now_ms); }
+  // How long `user`'s last jobs ran (those that ended after running, since the master
+  // started): the start forecast's run-time predictions. Null: none yet.
+  const RuntimeHistory* RunTimesOf(const std::string& user) const;
   // Hot jobs in `state` (jobs on their way to the archive are the archive's to count).
   uint64_t CountInState(v1::JobState state) const;
 
@@ -107,6 +111,7 @@ class JobTable {
   std::unordered_map<std::string, std::set<uint64_t>> active_on_;    // node -> jobs
   std::unordered_map<uint64_t, std::vector<std::string>> nodes_of_;  // job -> those nodes
   std::unordered_set<uint64_t> archived_;
+  std::unordered_map<std::string, RuntimeHistory> run_times_;  // by user
   uint64_t next_job_id_ = 1;
 };
 

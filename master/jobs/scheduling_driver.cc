@@ -219,6 +219,7 @@ bool SchedulingDriver::RunSchedulingPass(size_t head_depth) {
     if (v1::JobRecord* job = jobs_.Find(grow.job_id)) GrowJob(*job, grow);
   }
   if (full) {  // a quick pass has no words to give: the full pass's stand until the next
+    ++full_passes_;
     explained_.clear();
     for (const auto& wait : plan.waits) {
       if (v1::JobRecord* job = jobs_.Find(wait.job_id)) {

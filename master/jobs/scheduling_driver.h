@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <set>
 #include <string>
 #include <unordered_set>
@@ -24,6 +25,7 @@
 #include "master/sched/policy_config.h"
 #include "master/sched/queue_order.h"
 #include "master/sched/scheduler.h"
+#include "master/sched/start_forecast.h"
 
 namespace snn {
 
@@ -53,6 +55,14 @@ class SchedulingDriver {
   // `head_depth` and on what changed, not on how many jobs wait. Returns whether the pass was
   // full (a quick one with no full order to start from is).
   bool RunSchedulingPass(size_t head_depth = 0);
+  // When each pending job should start (master/sched/start_forecast.h), the first 1,000 in the
+  // order the last full pass found (with the jobs submitted since merged in), expected to run
+  // as their users' last two jobs did. Worked out again only after a full pass or a change in
+  // the number of pending jobs.
+  using Forecasts = std::unordered_map<uint64_t, StartForecast>;
+  std::shared_ptr<const Forecasts> StartForecasts();
+  // A pending job's forecast in `shown` (forecast_start_ms, forecast_basis).
+  static void ShowForecast(const Forecasts& forecasts, v1::JobRecord& shown);
   // A pending job's waiting reason, as users see it.
   std::string PendingReason(const v1::JobRecord& job) const;
   // The billing ledger's holds changed (a charge, a credit): they apply from the next pass.
@@ -93,6 +103,9 @@ class SchedulingDriver {
   QueueOrder order_;
   std::unordered_set<uint64_t> explained_;  // pending jobs the last full pass gave a reason
   bool no_board_up_ = false;                // at the last pass
+  uint64_t full_passes_ = 0;
+  std::shared_ptr<const Forecasts> forecasts_;  // as of (full passes, pending jobs) then
+  std::pair<uint64_t, size_t> forecasts_key_{0, 0};
   std::vector<BoardClass> admission_boards_;
   uint64_t admission_generation_ = UINT64_MAX;
 };

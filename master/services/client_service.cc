@@ -307,6 +307,9 @@ void ClientService::Show(const CallContext& ctx, v1::ShowJobRequest req,
   if (!job.ok()) return r.Fail(job.status());
   v1::ShowJobResponse resp;
   *resp.mutable_job() = ForDisplay(**job, ctx.identity);
+  if ((*job)->state() == v1::PENDING) {
+    SchedulingDriver::ShowForecast(*scheduling_.StartForecasts(), *resp.mutable_job());
+  }
   if ((*job)->state() == v1::RUNNING) {
     for (std::string& l : GangLinks(nodes_, **job)) resp.add_gang_links(std::move(l));
   }
@@ -346,12 +349,16 @@ void ClientService::List(const CallContext& ctx, v1::ListJobsRequest req,
   size_t bytes = 0;
   const uint32_t limit = req.limit() == 0 ? 1000 : std::min<uint32_t>(req.limit(), 10000);
   auto resp = std::make_shared<v1::ListJobsResponse>();
+  std::shared_ptr<const SchedulingDriver::Forecasts> forecasts;
+  if (req.start()) forecasts = scheduling_.StartForecasts();
   auto end = ListJobs(jobs_, archive_, filter, req.after_id(), limit, kArchiveBudget,
                       [&](const v1::JobRecord& job) {
                         v1::JobRecord* shown = resp->add_jobs();
                         *shown = ForDisplay(job, ctx.identity);
                         shown->mutable_spec()->mutable_task()->clear_network();  // `show` has it
                         HideFileContents(*shown);
+                        if (forecasts != nullptr)
+                          SchedulingDriver::ShowForecast(*forecasts, *shown);
                         bytes += shown->ByteSizeLong();
                         return bytes < kMaxPageBytes;
                       });

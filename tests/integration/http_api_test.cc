@@ -151,6 +151,7 @@ TEST_F(HttpApiTest, EveryOperationAnswersAsSnnctlDoes) {
   }));
   ExpectSameAsSnnctl(token, {{{"jobs"}, "/v1/jobs"},
                              {{"jobs", "--state", "RUNNING"}, "/v1/jobs?states=RUNNING"},
+                             {{"jobs", "--start"}, "/v1/jobs?states=PENDING&start=true"},
                              {{"show", "1"}, "/v1/jobs/1"},
                              {{"pool", "status"}, "/v1/pool"},
                              {{"policy", "show"}, "/v1/policy"},

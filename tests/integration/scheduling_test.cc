@@ -3,7 +3,7 @@
 // another tenant's job runs, and nonsense quota changes are refused; a 3-replica gang does not
 // start on room for 2 and holds nothing meanwhile; an elastic job grows on idle boards and
 // gives an extra replica back to a job that needs the room, and still completes; a pending job
-// shows the priority factors of the last pass.
+// shows the priority factors of the last pass, and every pending job its forecast start.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -218,6 +218,54 @@ TEST(SchedulingTest, APendingJobShowsThePriorityFactorsOfTheLastPass) {
   char fairshare[32];
   snprintf(fairshare, sizeof fairshare, "%.3f", waiting.priority().fairshare());
   EXPECT_NE(table.out.find(fairshare), std::string::npos) << table.out;
+}
+
+}  // namespace
+}  // namespace snn::testing
+
+namespace snn::testing {
+namespace {
+
+// `snnctl jobs --start` on a live cluster: each pending job starts when the plan, carried
+// forward from the running jobs' limits (no history: no job of this user has ended), starts it;
+// a held job has none.
+TEST(SchedulingTest, EveryPendingJobHasItsForecastStartFromThePlanCarriedForward) {
+  TestCluster cluster;
+  cluster.StartMaster();
+  cluster.StartAgent("node1", SmallBoards(1, 4, 1000, 4));
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster.NodesUp() == 1; }));
+  ASSERT_TRUE(cluster.Submit(ShellJob("sleep 600", 16, 600)).ok());  // the whole board
+  ASSERT_NE(cluster.WaitForRunningTask(1).pid(), 0u);
+  const int64_t started = cluster.Show(1)->start_ms();
+  ASSERT_TRUE(cluster.Submit(ShellJob("exit 0", 16, 60)).ok());  // after job 1
+  ASSERT_TRUE(cluster.Submit(ShellJob("exit 0", 8, 120)).ok());  // after job 2
+  ASSERT_TRUE(cluster.Submit(ShellJob("exit 0", 4, 60)).ok());   // held
+  ASSERT_EQ(cluster.Snnctl({"hold", "4"}).exit_code, 0);
+  v1::JobRecord third;
+  ASSERT_TRUE(TestCluster::WaitUntil([&] {
+    auto job = cluster.Show(3);
+    if (!job.ok()) return false;
+    third = *job;
+    return third.forecast_start_ms() > 0;
+  })) << cluster.Snnctl({"show", "3"}).out;
+  EXPECT_EQ(third.forecast_basis(), "plan");
+  EXPECT_EQ(third.forecast_start_ms(), started + 660'000) << "job 1's limit, then job 2's";
+  EXPECT_EQ(cluster.Show(2)->forecast_start_ms(), started + 600'000);
+  EXPECT_EQ(cluster.Show(4)->forecast_basis(), "held");
+  EXPECT_EQ(cluster.Show(4)->forecast_start_ms(), 0);
+  EXPECT_EQ(cluster.Show(1)->forecast_basis(), "") << "a running job has no forecast";
+  auto table = cluster.Snnctl({"jobs", "--start"});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("START"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find(" plan"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find(" held"), std::string::npos) << table.out;
+  EXPECT_EQ(table.out.find("sleep 600"), std::string::npos) << "pending jobs only";
+  // Job 2 comes before job 3 (sorted by start), job 4 (none) last.
+  EXPECT_LT(table.out.find("\n2 "), table.out.find("\n3 ")) << table.out;
+  EXPECT_LT(table.out.find("\n3 "), table.out.find("\n4 ")) << table.out;
+  auto shown = cluster.Snnctl({"show", "3"});
+  EXPECT_NE(shown.out.find("Forecast:"), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("; plan)"), std::string::npos) << shown.out;
 }
 
 }  // namespace

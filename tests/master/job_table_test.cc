@@ -130,3 +130,38 @@ TEST(JobTableTest, JobsWithActiveTasksAreIndexedByNodeWhateverTheJobsState) {
 
 }  // namespace
 }  // namespace snn
+
+namespace snn {
+namespace {
+
+// The start forecast's run-time predictions: the mean of the user's last two jobs that ran,
+// at most the job's limit, at least 1 s; a job cancelled before it ran says nothing.
+TEST(JobTableTest, EachUsersLastRunTimesPredictTheirNextJobs) {
+  JobTable jobs;
+  auto run = [&](const std::string& user, int64_t start, int64_t end, v1::JobState how) {
+    v1::JobRecord record = testing_helpers::PendingJob(jobs, "default", 1);
+    record.mutable_spec()->set_user(user);
+    v1::JobRecord& job = jobs.Insert(std::move(record));
+    jobs.SetState(job, v1::RUNNING, start, "started");
+    jobs.SetState(job, how, end, "ended");
+  };
+  EXPECT_EQ(jobs.RunTimesOf("alice"), nullptr);
+  run("alice", 0, 60'000, v1::COMPLETED);
+  ASSERT_NE(jobs.RunTimesOf("alice"), nullptr);
+  EXPECT_EQ(jobs.RunTimesOf("alice")->Predict(3'600'000), 60'000);
+  run("alice", 100'000, 400'000, v1::FAILED);  // ran 300 s
+  EXPECT_EQ(jobs.RunTimesOf("alice")->Predict(3'600'000), 180'000);
+  EXPECT_EQ(jobs.RunTimesOf("alice")->Predict(100'000), 100'000) << "never past the limit";
+  run("alice", 500'000, 500'010, v1::COMPLETED);  // the oldest is forgotten
+  EXPECT_EQ(jobs.RunTimesOf("alice")->Predict(3'600'000), 150'005);
+  v1::JobRecord never = testing_helpers::PendingJob(jobs, "default", 1);
+  never.mutable_spec()->set_user("bob");
+  jobs.SetState(jobs.Insert(std::move(never)), v1::CANCELLED, 10, "cancelled");
+  EXPECT_EQ(jobs.RunTimesOf("bob"), nullptr);
+  RuntimeHistory tiny;
+  tiny.Record(10);
+  EXPECT_EQ(tiny.Predict(60'000), 1000);
+}
+
+}  // namespace
+}  // namespace snn
