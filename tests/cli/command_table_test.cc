@@ -69,7 +69,8 @@ TEST(CommandTableTest, ACommandGivenAnOptionItDoesNotTakeSaysWhichItTakes) {
   auto wrong = ParseCliArgs({"jobs", "--ttl", "5m"});
   ASSERT_FALSE(wrong.ok());
   EXPECT_EQ(wrong.status().message(),
-            "'jobs' takes no option --ttl (its own: --all-tenants, --state, --priority, --format, "
+            "'jobs' takes no option --ttl (its own: --all-tenants, --state, --priority, --start, "
+            "--format, "
             "--page-size, --user, --since, --until)");
   auto none = ParseCliArgs({"show", "1", "--wait"});
   ASSERT_FALSE(none.ok());

@@ -65,8 +65,10 @@ python3 "$SRC/tests/docs/doc_blocks.py" "$SRC/docs/user-guide.md" "Interactive s
   >"$WORK/user-sessions.sh"
 python3 "$SRC/tests/docs/doc_blocks.py" "$SRC/docs/user-guide.md" "Experiment services" \
   >"$WORK/user-services.sh"
+python3 "$SRC/tests/docs/doc_blocks.py" "$SRC/docs/user-guide.md" "When will my job start?" \
+  >"$WORK/user-start.sh"
 chmod 644 "$WORK/operator.sh" "$WORK/user.sh" "$WORK/user-http.sh" "$WORK/user-results.sh" \
-  "$WORK/user-sessions.sh" "$WORK/user-services.sh"
+  "$WORK/user-sessions.sh" "$WORK/user-services.sh" "$WORK/user-start.sh"
 
 echo "== docs/operator-guide.md, Quick start (as root)"
 (cd /root && env -i PATH="$CLEAN_PATH" HOME=/root USER=root LOGNAME=root LANG=C.UTF-8 \
@@ -122,4 +124,9 @@ expect "$WORK/user-services.out" "^experiment 1: DONE, 5\.[0-9]* ms of board tim
   "the experiment did not run as the guide says"
 expect "$WORK/user-services.out" "^1       out             1$" "the output spike is not there"
 expect "$WORK/user-services.out" "^Cancelled job 8" "snnctl cancel 8 did not end the service"
-echo "docs_quickstart: both quick starts, the HTTP API, the results, the sessions and the experiment services sections ran as written"
+
+echo "== docs/user-guide.md, when will my job start? (as alice)"
+run_as_alice "$WORK/user-start.sh" "$WORK/user-start.out"
+expect "$WORK/user-start.out" "^10 .* second .* - *- *held$" "jobs --start did not show job 10 held"
+expect "$WORK/user-start.out" "^Cancelled job 9" "snnctl cancel 9 did not cancel job 9"
+echo "docs_quickstart: both quick starts, the HTTP API, the results, the sessions, the experiment services and the start forecast sections ran as written"
