@@ -37,6 +37,9 @@ DEFINE_uint32(forecast_every, 0,
               "forecast the start of every Nth job at its submit (as snnctl jobs --start does) "
               "and print the median relative error against the job's own reservation alone "
               "(0: no forecasts; slow on deep queues)");
+DEFINE_string(slowdown_from, "prediction",
+              "default policy: the slowdown factor's run time, prediction (the user's last two "
+              "jobs, at most the limit: the master's) or limit");
 DEFINE_string(jobs_out, "",
               "also write each job's id, submit, start, wait, run time and processors "
               "to this file, one job a line, for comparison with other schedulers");
@@ -91,6 +94,12 @@ int main(int argc, char** argv) {
     options.backfill_shortest_first = FLAGS_backfill_order == "shortest_first";
   }
   options.forecast_every = FLAGS_forecast_every;
+  if (FLAGS_slowdown_from != "prediction" && FLAGS_slowdown_from != "limit") {
+    std::fprintf(stderr, "snn-sim: --slowdown_from is '%s'; use prediction or limit\n",
+                 FLAGS_slowdown_from.c_str());
+    return 2;
+  }
+  options.slowdown_from_limits = FLAGS_slowdown_from == "limit";
   if (FLAGS_max_age_h > 0)
     options.weights.max_age_ms = static_cast<int64_t>(FLAGS_max_age_h * 3600e3);
   if (!FLAGS_mesh.empty()) {

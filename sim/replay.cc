@@ -234,7 +234,10 @@ void Replayer::Key(int64_t now_s, bool update_accrual) {
     in.pool_cores = pool_cores_;
     in.tenant_usage_share = tenant_share;
     in.tenant_weight_share = 1.0 / users;
-    in.time_limit_ms = j->sched.time_limit_ms;
+    // The slowdown factor on the run time the user's last two jobs predict, as the master's.
+    in.time_limit_ms = options_.slowdown_from_limits
+                           ? j->sched.time_limit_ms
+                           : history_[j->tenant_index].Predict(j->sched.time_limit_ms);
     keyed_.push_back(
         Keyed{in.wait_ms, ComputePriority(in, options_.weights).total, j->sched.id, j});
   }

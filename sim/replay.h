@@ -31,6 +31,9 @@ struct ReplayOptions {
   std::optional<bool> backfill_shortest_first;  // for kDefault; none: the master's default
   std::optional<uint32_t> accrue_per_user;      // for kDefault; none: the master's default
   int64_t fairshare_half_life_s = 7 * 86400;
+  // For kDefault: the priority's slowdown factor on time limits rather than on predicted run
+  // times (the master's way; for comparison).
+  bool slowdown_from_limits = false;
   // Give every pending job to each pass, with words, as the master's full pass does: the same
   // decisions, at a cost that grows with the queue. For checking the fast path.
   bool whole_queue_each_pass = false;

@@ -108,6 +108,15 @@ v1::JobRecord* JobTable::FindByTenant(const std::string& tenant, uint64_t tenant
   return it == by_tenant_.end() ? nullptr : Find(it->second);
 }
 
+JobTable::JobTable() {
+  // A pending job is expected to run as its user's last two jobs did (the slowdown factor).
+  views_.SetRunTimePredictor([this](const v1::JobRecord& job) -> int64_t {
+    const RuntimeHistory* history = RunTimesOf(job.spec().user());
+    const int64_t limit_ms = static_cast<int64_t>(job.spec().time_limit_s()) * 1000;
+    return history == nullptr || limit_ms <= 0 ? 0 : history->Predict(limit_ms);
+  });
+}
+
 void JobTable::SetState(v1::JobRecord& job, v1::JobState to, int64_t now_ms,
                         const std::string& reason) {
   Unindex(job, now_ms);

@@ -48,6 +48,8 @@ bool IsArchivable(const v1::JobRecord& job);
 
 class JobTable {
  public:
+  JobTable();
+
   // Adds a job read back from the store (any state).
   void Restore(v1::JobRecord job);
 

@@ -90,7 +90,7 @@ v1::SchedulingConfig DefaultSchedulingConfig() {
   p->set_queue_weight(1000);
   p->set_job_weight(1000);
   p->set_slowdown_weight(1000);
-  p->set_max_age_s(2 * 86400);
+  p->set_max_age_s(4 * 86400);
   p->set_fairshare_half_life_s(7 * 86400);
   p->set_starve_after_s(5 * 3600);
   auto* q = c.add_queues();

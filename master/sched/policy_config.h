@@ -14,9 +14,9 @@
 
 namespace snn {
 
-// EASY with shortest-first backfill, preemption after a 5-minute grace, weights age 1000,
-// fair share 1000, queue 1000, job 1000, size 0; full age after 2 days; fair-share half-life
-// 7 days; starvation guard 4 hours; one queue, "default".
+// EASY with shortest-first backfill (jobs waiting past 14 h first), preemption after a 5-minute
+// grace, weights age 1000, fair share 1000, queue 1000, job 1000, slowdown 1000, size 0; full
+// age after 4 days; fair-share half-life 7 days; starvation guard 5 hours; one queue, "default".
 v1::SchedulingConfig DefaultSchedulingConfig();
 
 // The policy's max_lost_requeues, or its default when the stored policy predates it.

@@ -9,9 +9,11 @@
 //   size       the job's cores / the pool's cores, or 1 minus that when favoring small jobs
 //   queue      the queue's priority / the highest queue priority
 //   job        the job's own priority, -1000..1000, mapped onto 0..1
-//   slowdown   the slowdown the job would see if it started now, s = (wait + limit) / limit
-//              (the time limit at least 10 s, as bounded slowdown is measured), as 1 - 1/s:
-//              0 on arrival, 0.5 once it has waited its own time limit. Short jobs climb
+//   slowdown   the slowdown the job would see if it started now, s = (wait + run) / run, its run
+//              time as its user's last two jobs predict (runtime_prediction.h: at most its
+//              limit; with no history, its limit; at least 10 s, as bounded slowdown is
+//              measured), as 1 - 1/s: 0 on arrival, 0.5 once it has waited as long as it is
+//              expected to run. Short jobs climb
 //              fast (highest response ratio next), long ones slowly; the starvation guard
 //              bounds how long they wait. 0 for a job without a time limit.
 // Pure; the ledger is a plain value. Thread-compatible.

@@ -96,7 +96,8 @@ QueueOrder::Key QueueOrder::KeyOf(PendingEntry& e, int64_t now_ms) {
   in.queue_priority = queue.factor;
   in.max_queue_priority = 1000;
   in.job_priority = job.job->tier.second;
-  in.time_limit_ms = job.time_limit_ms;
+  // The slowdown a job would see if it started now, on how long it is expected to run.
+  in.time_limit_ms = job.predicted_ms > 0 ? job.predicted_ms : job.time_limit_ms;
   e.factors = ComputePriority(in, weights_);
   e.factors.starving = weights_.starve_after_ms > 0 && in.wait_ms > weights_.starve_after_ms;
   return Key{e.factors.starving, in.wait_ms, queue.tier, e.factors.total, job.id};

@@ -148,6 +148,11 @@ struct PendingJob {
   // The job's hold (SchedJob::hold) when it has one: a pass settles held jobs from here, and
   // touches no SchedJob for the others.
   const std::shared_ptr<const std::string>* hold = nullptr;
+  // How long it is expected to run: its user's last two jobs' mean, at most its limit
+  // (runtime_prediction.h; 0: no prediction, its limit). The priority's slowdown factor is
+  // worked out on it; every decision that could delay another job (reservations, backfill) is
+  // still taken on time limits.
+  int64_t predicted_ms = 0;
 
   static PendingJob Of(const SchedJob& j);
 };

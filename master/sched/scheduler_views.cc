@@ -106,6 +106,7 @@ const SchedJob& SchedulerViews::Put(const v1::JobRecord& record) {
     p.job.board_type = Intern(e.job.resources->board_type());
     p.job.tenant = Intern(e.job.tenant, &p.tenant);
     p.job.queue = Intern(e.job.queue, &p.queue);
+    if (predictor_) p.job.predicted_ms = predictor_(record);
   } else {
     DropFromPending(e);
   }

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -38,6 +39,11 @@ struct PendingEntry {
 class SchedulerViews {
  public:
   void SetQueuePriorities(std::map<std::string, int32_t> priorities);
+  // A pending job's predicted run time (PendingJob::predicted_ms), worked out when its view is
+  // (re)built; unset: none.
+  void SetRunTimePredictor(std::function<int64_t(const v1::JobRecord&)> predictor) {
+    predictor_ = std::move(predictor);
+  }
 
   // (Re)builds the view of a pending or running job; it points into `job`, which must stay put.
   const SchedJob& Put(const v1::JobRecord& job);
@@ -79,6 +85,7 @@ class SchedulerViews {
   const std::string* Intern(const std::string& name, uint32_t* id = nullptr);
 
   std::map<std::string, int32_t> queue_priority_;
+  std::function<int64_t(const v1::JobRecord&)> predictor_;
   std::unordered_map<uint64_t, Entry> views_;
   std::vector<RunningJob> running_;
   QuotaUse use_;

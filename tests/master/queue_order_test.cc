@@ -163,3 +163,36 @@ TEST(AccrualLimitTest, ATenantsFloodNoLongerGoesAheadOfAnotherTenantsJob) {
 
 }  // namespace
 }  // namespace snn
+
+namespace snn {
+namespace {
+
+// The slowdown factor counts a job's wait against how long it is expected to run: as long as
+// its user's last two jobs ran (at most its limit); a user with no history, its limit.
+TEST(QueueOrderSlowdownTest, TheSlowdownFactorIsWorkedOutOnThePredictedRunTime) {
+  JobTable table;
+  QueueOrder order;
+  order.Configure(DefaultSchedulingConfig());
+  auto submit = [&](const std::string& user, int64_t submit_ms) {
+    v1::JobRecord job = testing_helpers::PendingJob(table, "default", 1);
+    job.set_tenant(user);
+    job.mutable_spec()->set_user(user);
+    job.mutable_spec()->set_time_limit_s(3600);
+    job.set_submit_ms(submit_ms);
+    return &table.Insert(std::move(job));
+  };
+  // Alice's two jobs ran 60 s each; Bob has none that ended.
+  for (int64_t start : {0, 100'000}) {
+    v1::JobRecord* done = submit("alice", start);
+    table.SetState(*done, v1::RUNNING, start, "started");
+    table.SetState(*done, v1::COMPLETED, start + 60'000, "done");
+  }
+  const uint64_t alice = submit("alice", 200'000)->id();
+  const uint64_t bob = submit("bob", 200'000)->id();
+  order.Order(table.views(), {}, {{"default", 64}}, 260'000);        // both waited 60 s
+  EXPECT_NEAR(table.views().FactorsOf(alice)->slowdown, 0.5, 1e-9);  // 1 - 60 / (60 + 60)
+  EXPECT_NEAR(table.views().FactorsOf(bob)->slowdown, 60.0 / 3660, 1e-9);
+}
+
+}  // namespace
+}  // namespace snn
