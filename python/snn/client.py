@@ -125,14 +125,15 @@ class Client:
         """The job's record, as snnctl -o json show prints it."""
         return self._json("GET", "/v1/jobs/%d" % int(job_id))["job"]
 
-    def jobs(self, states=None, all_tenants=False, user=None):
-        """Jobs (every page), newest last."""
+    def jobs(self, states=None, all_tenants=False, user=None, start=False):
+        """Jobs (every page), newest last. start=True: pending jobs carry their forecast start
+        (forecast_start_ms, forecast_basis), as snnctl jobs --start shows them."""
         out, after = [], 0
         while True:
             page = self._json("GET", "/v1/jobs", {
                 "states": ",".join(states) if states else None,
                 "all_tenants": "true" if all_tenants else None, "user": user,
-                "after_id": after or None})
+                "start": "true" if start else None, "after_id": after or None})
             out.extend(page["jobs"])
             if not page["more"] or int(page["next_after_id"]) <= after:
                 return out

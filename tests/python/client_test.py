@@ -71,6 +71,22 @@ class ClientTest(unittest.TestCase):
         self.client.cancel(job_id)
         self.assertEqual(self.client.wait(job_id, timeout=120)["state"], "CANCELLED")
 
+    def test_pending_jobs_carry_their_forecast_start(self):
+        first = self.client.submit({"name": "long", "tenant": "lab-a", "time_limit": "10m",
+                                    "task": {"command": "/bin/sleep", "args": ["600"],
+                                             "resources": {"cores": 1, "ksps": 10}}})
+        second = self.client.submit({"name": "after", "tenant": "lab-a", "time_limit": "1m",
+                                     "depends": {"after_ok": [first]},
+                                     "task": {"command": "/bin/true",
+                                              "resources": {"cores": 1, "ksps": 10}}})
+        try:
+            pending = {int(j["tenant_job_id"]): j
+                       for j in self.client.jobs(states=["PENDING"], start=True)}
+            self.assertEqual(pending[second].get("forecast_basis"), "held", pending[second])
+            self.assertEqual(self.client.jobs(states=["PENDING"])[0].get("forecast_basis", ""), "")
+        finally:
+            self.client.cancel(first)
+
     def test_refusals_are_one_line_errors(self):
         with self.assertRaises(snn.SnnError) as bad:
             self.client.submit({"name": "bad", "task": {"command": "/bin/true"}})
