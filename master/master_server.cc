@@ -111,6 +111,9 @@ MasterServer::MasterServer(MasterConfig config, const Clock& clock, std::unique_
     });
   });
   job_components_.set_metrics(&metrics_);
+  // Start forecasts are worked out on a thread of their own and answered here.
+  job_components_.scheduling.set_post_to_io(
+      [this](std::function<void()> fn) { asio::post(io_, std::move(fn)); });
   router_.set_on_refused([](const Identity& who, const std::string& method, const Status& why) {
     LOG(WARNING) << "refused " << method << " to " << who.Describe() << ": " << why.message();
   });

@@ -15,6 +15,7 @@
 
 #include "common/base/clock.h"
 #include "master/jobs/admission.h"
+#include "master/jobs/forecast_worker.h"
 #include "master/jobs/job_table.h"
 #include "master/jobs/job_writer.h"
 #include "master/jobs/pass_jobs.h"
@@ -57,10 +58,12 @@ class SchedulingDriver {
   bool RunSchedulingPass(size_t head_depth = 0);
   // When each pending job should start (master/sched/start_forecast.h), the first 1,000 in the
   // order the last full pass found (with the jobs submitted since merged in), expected to run
-  // as their users' last two jobs did. Worked out again only after a full pass or a change in
-  // the number of pending jobs.
+  // as their users' last two jobs did; `done` gets them on the io thread. Worked out again only
+  // after a full pass or a change in the number of pending jobs, on a copy of the state, on a
+  // thread of its own once set_post_to_io gave the way back (else at once, here).
   using Forecasts = std::unordered_map<uint64_t, StartForecast>;
-  std::shared_ptr<const Forecasts> StartForecasts();
+  void StartForecasts(std::function<void(std::shared_ptr<const Forecasts>)> done);
+  void set_post_to_io(ForecastWorker::Post post);
   // A pending job's forecast in `shown` (forecast_start_ms, forecast_basis).
   static void ShowForecast(const Forecasts& forecasts, v1::JobRecord& shown);
   // A pending job's waiting reason, as users see it.
@@ -106,6 +109,8 @@ class SchedulingDriver {
   uint64_t full_passes_ = 0;
   std::shared_ptr<const Forecasts> forecasts_;  // as of (full passes, pending jobs) then
   std::pair<uint64_t, size_t> forecasts_key_{0, 0};
+  std::unique_ptr<ForecastWorker> forecast_worker_;
+  std::vector<std::function<void(std::shared_ptr<const Forecasts>)>> forecast_waiters_;
   std::vector<BoardClass> admission_boards_;
   uint64_t admission_generation_ = UINT64_MAX;
 };

@@ -1,31 +1,103 @@
-// SchedulingDriver::StartForecasts: the start forecast over the master's live state.
+// SchedulingDriver::StartForecasts: the start forecast over the master's live state, worked out
+// on a copy of it, away from the io thread.
+#include <deque>
+
 #include "master/jobs/scheduling_driver.h"
 
 namespace snn {
+namespace {
 
-std::shared_ptr<const SchedulingDriver::Forecasts> SchedulingDriver::StartForecasts() {
+constexpr size_t kForecastJobs = 1000;
+
+// Everything a forecast reads, copied: the worker thread shares nothing with the io thread but
+// the boards' core maps, which are never changed once published (copy on write).
+struct ForecastState {
+  std::deque<v1::Resources> resources;
+  std::deque<SchedJob> jobs;
+  SchedulerInput input;
+  std::vector<RunningJob> running;
+  SchedulerPolicy policy;
+  std::unordered_map<uint64_t, int64_t> expected_run_ms;  // by job id
+
+  SchedJob& Copy(const SchedJob& job) {
+    SchedJob& copy = jobs.emplace_back(job);
+    copy.resources = &resources.emplace_back(*job.resources);
+    return copy;
+  }
+};
+
+std::shared_ptr<const SchedulingDriver::Forecasts> Work(const ForecastState& state) {
+  ForecastLimits limits;
+  limits.max_jobs = kForecastJobs;
+  limits.expected_run_ms = [&state](const SchedJob& job) {
+    auto it = state.expected_run_ms.find(job.id);
+    return it == state.expected_run_ms.end() ? job.time_limit_ms : it->second;
+  };
+  auto out = std::make_shared<SchedulingDriver::Forecasts>();
+  for (const StartForecast& f : ForecastStarts(state.input, state.policy, limits)) {
+    (*out)[f.job_id] = f;
+  }
+  return out;
+}
+
+}  // namespace
+
+void SchedulingDriver::set_post_to_io(ForecastWorker::Post post) {
+  forecast_worker_ = std::make_unique<ForecastWorker>(std::move(post));
+}
+
+void SchedulingDriver::StartForecasts(std::function<void(std::shared_ptr<const Forecasts>)> done) {
   const std::pair<uint64_t, size_t> key{full_passes_, jobs_.views().pending().size()};
-  if (forecasts_ != nullptr && forecasts_key_ == key) return forecasts_;
-  constexpr size_t kForecastJobs = 1000;
-  auto out = std::make_shared<Forecasts>();
+  if (forecasts_ != nullptr && forecasts_key_ == key) return done(forecasts_);
+  forecast_waiters_.push_back(std::move(done));
+  if (forecast_waiters_.size() > 1) return;  // one is being worked out: it answers this too
+  auto state = std::make_shared<ForecastState>();
   std::vector<BoardCapacity> boards = SchedulableBoards(true);
   // With no board up, or before the first full pass orders the queue, there is no plan yet.
   if (!boards.empty() && order_.has_order()) {
-    SchedulerInput in =
+    SchedulerInput live =
         CollectPassInput(jobs_, order_, std::move(boards), clock_.NowMs(), kForecastJobs);
-    ForecastLimits limits;
-    limits.max_jobs = kForecastJobs;
-    limits.expected_run_ms = [this](const SchedJob& job) {
+    auto predict = [this, &state](const SchedJob& job) {
       const v1::JobRecord* record = jobs_.Find(job.id);
       const RuntimeHistory* history =
           record == nullptr ? nullptr : jobs_.RunTimesOf(record->spec().user());
-      return history == nullptr ? job.time_limit_ms : history->Predict(job.time_limit_ms);
+      if (history != nullptr) state->expected_run_ms[job.id] = history->Predict(job.time_limit_ms);
     };
-    for (const StartForecast& f : ForecastStarts(in, policy_, limits)) (*out)[f.job_id] = f;
+    state->input.now_ms = live.now_ms;
+    state->input.boards = std::move(live.boards);
+    for (const PendingJob& p : live.pending) {
+      SchedJob& job = state->Copy(*p.job);
+      PendingJob copy = p;
+      copy.job = &job;
+      copy.pool = &job.pool;
+      copy.tenant = &job.tenant;
+      copy.queue = &job.queue;
+      copy.board_type = &job.resources->board_type();
+      copy.hold = job.hold ? &job.hold : nullptr;
+      state->input.pending.push_back(copy);
+      predict(job);
+    }
+    for (const RunningJob& r : live.running) {
+      SchedJob& job = state->Copy(*r.job);
+      RunningJob copy = r;
+      copy.job = &job;
+      copy.pool = &job.pool;
+      state->running.push_back(copy);
+      predict(job);
+    }
+    state->input.running = state->running;
+    state->policy = policy_;
   }
-  forecasts_ = std::move(out);
-  forecasts_key_ = key;
-  return forecasts_;
+  auto finish = [this, key](std::shared_ptr<const Forecasts> forecasts) {
+    forecasts_ = std::move(forecasts);
+    forecasts_key_ = key;
+    for (auto& waiter : std::exchange(forecast_waiters_, {})) waiter(forecasts_);
+  };
+  if (forecast_worker_ == nullptr) return finish(Work(*state));
+  forecast_worker_->Run([state, finish]() -> std::function<void()> {
+    auto forecasts = Work(*state);
+    return [finish, forecasts] { finish(forecasts); };
+  });
 }
 
 void SchedulingDriver::ShowForecast(const Forecasts& forecasts, v1::JobRecord& shown) {

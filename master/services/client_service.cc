@@ -307,13 +307,20 @@ void ClientService::Show(const CallContext& ctx, v1::ShowJobRequest req,
   if (!job.ok()) return r.Fail(job.status());
   v1::ShowJobResponse resp;
   *resp.mutable_job() = ForDisplay(**job, ctx.identity);
-  if ((*job)->state() == v1::PENDING) {
-    SchedulingDriver::ShowForecast(*scheduling_.StartForecasts(), *resp.mutable_job());
-  }
   if ((*job)->state() == v1::RUNNING) {
     for (std::string& l : GangLinks(nodes_, **job)) resp.add_gang_links(std::move(l));
   }
-  journal_.Commit([r, resp = std::move(resp)] { r.Ok(resp); });
+  if ((*job)->state() != v1::PENDING) {
+    journal_.Commit([r, resp = std::move(resp)] { r.Ok(resp); });
+    return;
+  }
+  // A pending job with its forecast start (worked out away from the io thread).
+  scheduling_.StartForecasts(
+      [this, r, resp = std::move(resp)](std::shared_ptr<const SchedulingDriver::Forecasts> f) {
+        v1::ShowJobResponse shown = resp;
+        SchedulingDriver::ShowForecast(*f, *shown.mutable_job());
+        journal_.Commit([r, shown = std::move(shown)] { r.Ok(shown); });
+      });
 }
 
 void ClientService::List(const CallContext& ctx, v1::ListJobsRequest req,
@@ -344,28 +351,34 @@ void ClientService::List(const CallContext& ctx, v1::ListJobsRequest req,
   // Pages keep every answer far below the frame limit however many jobs the cluster has seen,
   // and however large they are: a page ends after 1000 jobs (or the asked limit) or 1 MiB, and
   // looks at no more than 20,000 archived jobs.
-  constexpr size_t kMaxPageBytes = 1 << 20;
-  constexpr size_t kArchiveBudget = 20000;
-  size_t bytes = 0;
+  static constexpr size_t kMaxPageBytes = 1 << 20;
+  static constexpr size_t kArchiveBudget = 20000;
   const uint32_t limit = req.limit() == 0 ? 1000 : std::min<uint32_t>(req.limit(), 10000);
-  auto resp = std::make_shared<v1::ListJobsResponse>();
-  std::shared_ptr<const SchedulingDriver::Forecasts> forecasts;
-  if (req.start()) forecasts = scheduling_.StartForecasts();
-  auto end = ListJobs(jobs_, archive_, filter, req.after_id(), limit, kArchiveBudget,
-                      [&](const v1::JobRecord& job) {
-                        v1::JobRecord* shown = resp->add_jobs();
-                        *shown = ForDisplay(job, ctx.identity);
-                        shown->mutable_spec()->mutable_task()->clear_network();  // `show` has it
-                        HideFileContents(*shown);
-                        if (forecasts != nullptr)
-                          SchedulingDriver::ShowForecast(*forecasts, *shown);
-                        bytes += shown->ByteSizeLong();
-                        return bytes < kMaxPageBytes;
-                      });
-  if (!end.ok()) return r.Fail(end.status());
-  resp->set_more(end->more);
-  resp->set_next_after_id(end->next_after_id);
-  journal_.Commit([r, resp] { r.Ok(*resp); });
+  // With start: pending jobs with their forecast start (worked out away from the io thread),
+  // the listing made once it is known.
+  auto answer = [this, identity = ctx.identity, filter, after_id = req.after_id(), limit,
+                 r](std::shared_ptr<const SchedulingDriver::Forecasts> forecasts) {
+    size_t bytes = 0;
+    auto resp = std::make_shared<v1::ListJobsResponse>();
+    auto end = ListJobs(jobs_, archive_, filter, after_id, limit, kArchiveBudget,
+                        [&](const v1::JobRecord& job) {
+                          v1::JobRecord* shown = resp->add_jobs();
+                          *shown = ForDisplay(job, identity);
+                          shown->mutable_spec()->mutable_task()->clear_network();  // `show` has it
+                          HideFileContents(*shown);
+                          if (forecasts != nullptr) {
+                            SchedulingDriver::ShowForecast(*forecasts, *shown);
+                          }
+                          bytes += shown->ByteSizeLong();
+                          return bytes < kMaxPageBytes;
+                        });
+    if (!end.ok()) return r.Fail(end.status());
+    resp->set_more(end->more);
+    resp->set_next_after_id(end->next_after_id);
+    journal_.Commit([r, resp] { r.Ok(*resp); });
+  };
+  if (!req.start()) return answer(nullptr);
+  scheduling_.StartForecasts(std::move(answer));
 }
 
 void ClientService::PoolStatus(const CallContext& ctx, v1::PoolStatusRequest req,
