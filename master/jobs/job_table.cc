@@ -120,7 +120,9 @@ JobTable::JobTable() {
 void JobTable::SetState(v1::JobRecord& job, v1::JobState to, int64_t now_ms,
                         const std::string& reason) {
   Unindex(job, now_ms);
-  const bool ran = job.state() == v1::RUNNING;
+  // Only batch jobs say how long a user's next job runs: a session is held as long as its
+  // client likes, and a session's steps (seconds each) would make every job look short.
+  const bool ran = job.state() == v1::RUNNING && job.spec().kind() == v1::BATCH;
   auto* t = job.add_history();
   t->set_time_ms(now_ms);
   t->set_from(job.state());

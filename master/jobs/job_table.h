@@ -83,8 +83,8 @@ class JobTable {
   const std::set<uint64_t>& JobsActiveOn(const std::string& node) const;
   // Core-milliseconds each tenant's running jobs used since the last call, up to `now_ms`.
   std::map<std::string, double> TakeCoreTime(int64_t now_ms) { return core_time_.Take(now_ms); }
-  // How long `user`'s last jobs ran (those that ended after running, since the master
-  // started): the start forecast's run-time predictions. Null: none yet.
+  // How long `user`'s last batch jobs ran (those that ended after running, since the master
+  // started): run-time predictions for the slowdown factor and the start forecast. Null: none.
   const RuntimeHistory* RunTimesOf(const std::string& user) const;
   // Hot jobs in `state` (jobs on their way to the archive are the archive's to count).
   uint64_t CountInState(v1::JobState state) const;

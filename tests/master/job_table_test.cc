@@ -134,8 +134,8 @@ TEST(JobTableTest, JobsWithActiveTasksAreIndexedByNodeWhateverTheJobsState) {
 namespace snn {
 namespace {
 
-// The start forecast's run-time predictions: the mean of the user's last two jobs that ran,
-// at most the job's limit, at least 1 s; a job cancelled before it ran says nothing.
+// Run-time predictions: the mean of the user's last two batch jobs that ran, at most the job's
+// limit, at least 1 s; a job cancelled before it ran, a session and its steps say nothing.
 TEST(JobTableTest, EachUsersLastRunTimesPredictTheirNextJobs) {
   JobTable jobs;
   auto run = [&](const std::string& user, int64_t start, int64_t end, v1::JobState how) {
@@ -158,6 +158,16 @@ TEST(JobTableTest, EachUsersLastRunTimesPredictTheirNextJobs) {
   never.mutable_spec()->set_user("bob");
   jobs.SetState(jobs.Insert(std::move(never)), v1::CANCELLED, 10, "cancelled");
   EXPECT_EQ(jobs.RunTimesOf("bob"), nullptr);
+  // A session's steps and the session itself say nothing about the user's next job.
+  for (v1::JobKind kind : {v1::STEP, v1::SESSION}) {
+    v1::JobRecord record = testing_helpers::PendingJob(jobs, "default", 1);
+    record.mutable_spec()->set_user("alice");
+    record.mutable_spec()->set_kind(kind);
+    v1::JobRecord& job = jobs.Insert(std::move(record));
+    jobs.SetState(job, v1::RUNNING, 600'000, "started");
+    jobs.SetState(job, v1::COMPLETED, 601'000, "ended");
+  }
+  EXPECT_EQ(jobs.RunTimesOf("alice")->Predict(3'600'000), 150'005);
   RuntimeHistory tiny;
   tiny.Record(10);
   EXPECT_EQ(tiny.Predict(60'000), 1000);
