@@ -302,18 +302,33 @@ Result<v1::JobSpec> ParseJobYaml(const std::string& text, const std::string& def
       spec.set_max_replicas(1);
     }
     if (const YAML::Node depends = root["depends"]) {
-      // depends: {after_ok: [JOBID, ...]}: start once every one of them completed.
-      SNN_RETURN_IF_ERROR(CheckKnownFields(depends, "depends", {"after_ok"}));
-      const YAML::Node after = depends["after_ok"];
-      if (!after || !after.IsSequence()) {
-        return InvalidArgument("depends.after_ok must be a list of job IDs");
+      // depends: {after_ok: [JOBID, ...], after_any: [...], after_not_ok: [...]}: start once
+      // every one of them completed, ended, or ended other than COMPLETED.
+      if (!depends.IsMap() || depends.size() == 0) {
+        return InvalidArgument(
+            "depends must name after_ok, after_any or after_not_ok, each a list of job IDs");
       }
-      if (after.size() > 64) return InvalidArgument("depends.after_ok: at most 64 jobs");
-      for (size_t i = 0; i < after.size(); ++i) {
-        auto id = ReadWholeNumber(after[i], "depends.after_ok[" + std::to_string(i) + "]", 1,
-                                  int64_t{1} << 53);
-        if (!id.ok()) return id.status();
-        spec.add_after_ok(static_cast<uint64_t>(*id));
+      SNN_RETURN_IF_ERROR(
+          CheckKnownFields(depends, "depends", {"after_ok", "after_any", "after_not_ok"}));
+      using Adder = void (v1::JobSpec::*)(uint64_t);
+      const std::pair<const char*, Adder> kinds[] = {
+          {"after_ok", &v1::JobSpec::add_after_ok},
+          {"after_any", &v1::JobSpec::add_after_any},
+          {"after_not_ok", &v1::JobSpec::add_after_not_ok}};
+      size_t total = 0;
+      for (const auto& [name, add] : kinds) {
+        const YAML::Node after = depends[name];
+        if (!after) continue;
+        const std::string field = std::string("depends.") + name;
+        if (!after.IsSequence()) return InvalidArgument(field + " must be a list of job IDs");
+        total += after.size();
+        if (total > 64) return InvalidArgument("depends: at most 64 jobs in all");
+        for (size_t i = 0; i < after.size(); ++i) {
+          auto id =
+              ReadWholeNumber(after[i], field + "[" + std::to_string(i) + "]", 1, int64_t{1} << 53);
+          if (!id.ok()) return id.status();
+          (spec.*add)(static_cast<uint64_t>(*id));
+        }
       }
     }
     if (!root["task"]) return InvalidArgument("task is required");

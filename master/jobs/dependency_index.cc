@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "master/sched/dependency_kinds.h"
+
 namespace snn {
 
 DependencyIndex::DependencyIndex(JobTable& jobs, JobArchive& archive, Journal& journal,
@@ -21,30 +23,36 @@ DependencyIndex::DependencyIndex(JobTable& jobs, JobArchive& archive, Journal& j
 }
 
 Status DependencyIndex::Check(v1::JobRecord& job) {
-  const auto& after = job.spec().after_ok();
-  if (after.size() > 64) return InvalidArgument("after_ok: at most 64 jobs");
-  for (uint64_t tid : after) {
+  const std::vector<Dependency> deps = DependenciesOf(job.spec());
+  if (deps.size() > 64) return InvalidArgument("depends: at most 64 jobs in all");
+  for (size_t i = 0; i < deps.size(); ++i) {
+    const Dependency& d = deps[i];
+    const char* kind = DependencyName(d.kind);
+    for (size_t k = 0; k < i; ++k) {
+      if (deps[k].job == d.job) {
+        return InvalidArgument(std::string("depends: job ") + std::to_string(d.job) +
+                               " is named twice (" + DependencyName(deps[k].kind) + ", " + kind +
+                               "); name it once");
+      }
+    }
     v1::JobState state = v1::JOB_STATE_UNSPECIFIED;
-    if (const v1::JobRecord* dep = jobs_.FindByTenant(job.tenant(), tid)) {
+    if (const v1::JobRecord* dep = jobs_.FindByTenant(job.tenant(), d.job)) {
       state = dep->state();
     } else {
-      auto stored = archive_.FindByTenant(job.tenant(), tid);
+      auto stored = archive_.FindByTenant(job.tenant(), d.job);
       if (!stored.ok()) return stored.status();
       if (!*stored) {
-        return InvalidArgument("after_ok: tenant " + job.tenant() + " has no job " +
-                               std::to_string(tid));
+        return InvalidArgument(std::string(kind) + ": tenant " + job.tenant() + " has no job " +
+                               std::to_string(d.job));
       }
       state = (*stored)->state();
     }
-    if (state == v1::COMPLETED) continue;
     if (IsTerminal(state)) {
-      return FailedPrecondition("after_ok: job " + std::to_string(tid) + " ended " +
+      if (DependencyMetBy(d.kind, state)) continue;
+      return FailedPrecondition(std::string(kind) + ": job " + std::to_string(d.job) + " ended " +
                                 v1::JobState_Name(state) + ", so this job could never start");
     }
-    if (std::find(job.deps_pending().begin(), job.deps_pending().end(), tid) ==
-        job.deps_pending().end()) {
-      job.add_deps_pending(tid);
-    }
+    job.add_deps_pending(d.job);
   }
   return Status::Ok();
 }
@@ -71,14 +79,17 @@ void DependencyIndex::Settle(const v1::JobRecord& ended) {
       if (job == nullptr || job->state() != v1::PENDING) continue;
       auto* pending = job->mutable_deps_pending();
       pending->erase(std::remove(pending->begin(), pending->end(), key.second), pending->end());
-      if (state == v1::COMPLETED) {
+      const DependencyKind kind =
+          DependencyOn(job->spec(), key.second).value_or(DependencyKind::kAfterOk);
+      if (DependencyMetBy(kind, state)) {
         jobs_.views().Put(*job);
         journal_.PutJob(*job);
         request_schedule_();
         continue;
       }
       const std::string reason = "cancelled: job " + std::to_string(key.second) +
-                                 " it depends on (after_ok) ended " + v1::JobState_Name(state);
+                                 " it depends on (" + DependencyName(kind) + ") ended " +
+                                 v1::JobState_Name(state);
       LOG(INFO) << "job " << job->id() << " " << reason;
       jobs_.SetState(*job, v1::CANCELLED, clock_.NowMs(), reason);
       work.push_back({job->tenant(), job->tenant_job_id()});
@@ -111,9 +122,10 @@ void DependencyIndex::Recover() {
         keep.push_back(tid);
         continue;
       }
-      if (*stored && (*stored)->state() == v1::COMPLETED) continue;
-      cancel =
-          "cancelled: job " + std::to_string(tid) + " it depends on (after_ok) did not complete";
+      const DependencyKind kind = DependencyOn(job.spec(), tid).value_or(DependencyKind::kAfterOk);
+      if (*stored && DependencyMetBy(kind, (*stored)->state())) continue;
+      cancel = "cancelled: job " + std::to_string(tid) + " it depends on (" + DependencyName(kind) +
+               ") " + (*stored ? "ended " + v1::JobState_Name((*stored)->state()) : "is gone");
     }
     job.clear_deps_pending();
     for (uint64_t tid : keep) job.add_deps_pending(tid);

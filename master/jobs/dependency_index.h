@@ -1,9 +1,9 @@
-// after_ok dependencies between a tenant's jobs. A dependent job waits (its SchedJob's hold says
-// why) until every job it names has COMPLETED; one that ends otherwise cancels it with the
-// reason, and so on down the chain. An index from each awaited job to its dependents makes an
-// ending job settle them at once, without a pass looking at any job it does not concern.
-// Hooked into JobWriter: every job written in a terminal state settles its dependents.
-// Thread contract: only on the master's io thread.
+// Dependencies between a tenant's jobs (after_ok, after_any, after_not_ok: dependency_kinds.h).
+// A dependent job waits (its SchedJob's hold says why) until every job it names has ended as
+// its kind asks; one that ends otherwise cancels it with the reason, and so on down the chain. An
+// index from each awaited job to its dependents makes an ending job settle them at once, without a
+// pass looking at any job it does not concern. Hooked into JobWriter: every job written in a
+// terminal state settles its dependents. Thread contract: only on the master's io thread.
 #pragma once
 
 #include <cstdint>
@@ -27,8 +27,8 @@ class DependencyIndex {
   DependencyIndex(JobTable& jobs, JobArchive& archive, Journal& journal, JobWriter& writer,
                   const Clock& clock, std::function<void()> request_schedule);
 
-  // Checks a new job's after_ok (each named job exists; none ended other than COMPLETED) and
-  // notes in it those not completed yet. Before the job is given an id.
+  // Checks a new job's dependencies (each named job exists, once; none ended in a way that can
+  // never meet it) and notes in it those not ended yet. Before the job is given an id.
   Status Check(v1::JobRecord& job);
   // Indexes an inserted job's pending dependencies.
   void Index(const v1::JobRecord& job);

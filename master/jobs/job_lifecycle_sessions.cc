@@ -41,9 +41,10 @@ Result<uint64_t> JobLifecycle::PrepareStep(v1::JobSpec& spec, const std::string&
     return InvalidArgument(which + " has " + std::to_string(session->tasks_size()) +
                            " task(s): there is no task " + std::to_string(spec.alloc_task()));
   }
-  if (spec.after_ok_size() > 0 || spec.min_replicas() > 1 || spec.max_replicas() > 1) {
+  if (spec.after_ok_size() > 0 || spec.after_any_size() > 0 || spec.after_not_ok_size() > 0 ||
+      spec.min_replicas() > 1 || spec.max_replicas() > 1) {
     return InvalidArgument(
-        "a step runs on one task of its session, in its turn: no replicas, no after_ok");
+        "a step runs on one task of its session, in its turn: no replicas, no dependencies");
   }
   // Everything it holds is the session's.
   spec.set_pool(session->spec().pool());

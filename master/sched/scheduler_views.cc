@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/base/rect_allocator.h"
+#include "master/sched/dependency_kinds.h"
 
 namespace snn {
 
@@ -14,6 +15,30 @@ void SchedulerViews::SetQueuePriorities(std::map<std::string, int32_t> prioritie
     e.job.tier.first = q == queue_priority_.end() ? 0 : q->second;
   }
 }
+
+namespace {
+
+// "waiting for job 3 to complete (after_ok); jobs 4, 5 to end (after_any)": the pending ones,
+// by kind, at most 8 named per kind.
+std::string DependencyWaitWords(const v1::JobRecord& record) {
+  std::string words;
+  for (DependencyKind kind :
+       {DependencyKind::kAfterOk, DependencyKind::kAfterAny, DependencyKind::kAfterNotOk}) {
+    std::string ids;
+    int count = 0;
+    for (uint64_t id : record.deps_pending()) {
+      if (DependencyOn(record.spec(), id).value_or(DependencyKind::kAfterOk) != kind) continue;
+      if (count++ < 8) ids += (ids.empty() ? " " : ", ") + std::to_string(id);
+    }
+    if (count == 0) continue;
+    if (count > 8) ids += ", ...";
+    words += std::string(words.empty() ? "waiting for " : "; ") + (count > 1 ? "jobs" : "job") +
+             ids + " to " + DependencyAwaits(kind) + " (" + DependencyName(kind) + ")";
+  }
+  return words;
+}
+
+}  // namespace
 
 void SchedulerViews::Fill(const v1::JobRecord& record, SchedJob& j) const {
   j.id = record.id();
@@ -39,14 +64,7 @@ void SchedulerViews::Fill(const v1::JobRecord& record, SchedJob& j) const {
         std::make_shared<const std::string>("held by " + record.user_hold() + " (snnctl release " +
                                             std::to_string(record.tenant_job_id()) + ")");
   } else if (record.deps_pending_size() > 0) {
-    std::string ids;
-    for (int i = 0; i < record.deps_pending_size() && i < 8; ++i) {
-      ids += (i ? ", " : " ") + std::to_string(record.deps_pending(i));
-    }
-    if (record.deps_pending_size() > 8) ids += ", ...";
-    j.hold = std::make_shared<const std::string>(std::string("waiting for job") +
-                                                 (record.deps_pending_size() > 1 ? "s" : "") + ids +
-                                                 " to complete (after_ok)");
+    j.hold = std::make_shared<const std::string>(DependencyWaitWords(record));
   }
   j.start_ms = 0;
   j.tasks.clear();

@@ -85,17 +85,28 @@ TEST(JobFileTest, AGangSaysHowItsReplicasAreSpread) {
       << odd.status().message();
 }
 
-TEST(JobFileTest, DependsAfterOkListsJobIds) {
+TEST(JobFileTest, DependsListsJobIdsByKind) {
   auto spec = ParseJobYaml(
-      "depends: {after_ok: [1, 7]}\ntask: {command: /bin/true, resources: {cores: 1, ksps: 1}}",
+      "depends: {after_ok: [1, 7], after_any: [2], after_not_ok: [3, 4]}\n"
+      "task: {command: /bin/true, resources: {cores: 1, ksps: 1}}",
       "job");
   ASSERT_TRUE(spec.ok()) << spec.status().ToString();
   ASSERT_EQ(spec->after_ok_size(), 2);
   EXPECT_EQ(spec->after_ok(1), 7u);
-  for (const char* bad : {"depends: {after_ok: [0]}", "depends: {after_ok: 3}",
-                          "depends: {after_any: [1]}", "depends: {after_ok: [x]}"}) {
-    auto r = ParseJobYaml(
-        std::string(bad) + "\ntask: {command: /bin/true, resources: {cores: 1, ksps: 1}}", "job");
+  ASSERT_EQ(spec->after_any_size(), 1);
+  EXPECT_EQ(spec->after_any(0), 2u);
+  ASSERT_EQ(spec->after_not_ok_size(), 2);
+  EXPECT_EQ(spec->after_not_ok(1), 4u);
+  std::string many = "depends: {after_ok: [";
+  for (int i = 1; i <= 40; ++i) many += std::to_string(i) + (i < 40 ? ", " : "], after_any: [");
+  for (int i = 41; i <= 65; ++i) many += std::to_string(i) + (i < 65 ? ", " : "]}");
+  for (const std::string bad :
+       {std::string("depends: {after_ok: [0]}"), std::string("depends: {after_ok: 3}"),
+        std::string("depends: {after_all: [1]}"), std::string("depends: {after_ok: [x]}"),
+        std::string("depends: {after_not_ok: [-1]}"), std::string("depends: {}"),
+        std::string("depends: 5"), many}) {
+    auto r =
+        ParseJobYaml(bad + "\ntask: {command: /bin/true, resources: {cores: 1, ksps: 1}}", "job");
     ASSERT_FALSE(r.ok()) << bad;
     EXPECT_NE(r.status().message().find("depends"), std::string::npos) << r.status().message();
   }

@@ -1,7 +1,8 @@
 // The habits of Slurm users, with real daemons: `snnctl submit --wait` exits with the job's
 // outcome; `hold` keeps a pending job from starting and `release` lets it go; after_ok
 // dependencies run a preprocessing -> encoding -> network chain in order, and a failed step
-// cancels what depends on it, with the reason; `logs` prints a task's output from its node
+// cancels what depends on it, with the reason; after_any and after_not_ok wait for their
+// outcome; `logs` prints a task's output from its node
 // (and follows it with -f); `requeue` stops a running job and starts it again.
 #include <gtest/gtest.h>
 
@@ -66,9 +67,12 @@ TEST_F(JobControlTest, AHeldJobWaitsWithTheReasonUntilReleased) {
 
 TEST_F(JobControlTest, AfterOkRunsAChainInOrderAndAFailedStepCancelsItsDependents) {
   const std::string out = cluster_.dir() + "/chain.txt";
+  // Each first step waits for a gate the test opens once its dependents are in (a sleep would
+  // race a loaded host).
+  const std::string gate = cluster_.dir() + "/gate";
+  const std::string held = "while [ ! -e " + gate + " ]; do sleep 0.05; done; ";
   // preprocessing (1) -> encoding (2) -> network (3), each appending its name.
-  ASSERT_EQ(cluster_.Snnctl({"submit", JobFile("pre", "sleep 1; echo pre >> " + out)}).exit_code,
-            0);
+  ASSERT_EQ(cluster_.Snnctl({"submit", JobFile("pre", held + "echo pre >> " + out)}).exit_code, 0);
   ASSERT_EQ(
       cluster_
           .Snnctl({"submit", JobFile("enc", "echo enc >> " + out, "depends: {after_ok: [1]}\n")})
@@ -82,6 +86,7 @@ TEST_F(JobControlTest, AfterOkRunsAChainInOrderAndAFailedStepCancelsItsDependent
   auto waiting = cluster_.Show(3);
   ASSERT_TRUE(waiting.ok());
   EXPECT_EQ(waiting->state(), v1::PENDING);
+  std::ofstream(gate) << "";
   ASSERT_TRUE(cluster_.WaitForState(3, v1::COMPLETED, 30000)) << cluster_.Snnctl({"show", "3"}).out;
   std::ifstream in(out);
   std::string a, b, c;
@@ -89,7 +94,12 @@ TEST_F(JobControlTest, AfterOkRunsAChainInOrderAndAFailedStepCancelsItsDependent
   EXPECT_EQ(a + " " + b + " " + c, "pre enc net");
 
   // A step that fails: what depends on it (directly or not) is cancelled with the reason.
-  ASSERT_EQ(cluster_.Snnctl({"submit", JobFile("bad", "sleep 1; exit 1")}).exit_code, 0);  // 4
+  const std::string gate2 = cluster_.dir() + "/gate2";
+  ASSERT_EQ(cluster_
+                .Snnctl({"submit", JobFile("bad", "while [ ! -e " + gate2 +
+                                                      " ]; do sleep 0.05; done; exit 1")})
+                .exit_code,
+            0);  // 4
   ASSERT_EQ(cluster_.Snnctl({"submit", JobFile("after-bad", "true", "depends: {after_ok: [4]}\n")})
                 .exit_code,
             0);  // 5
@@ -97,6 +107,7 @@ TEST_F(JobControlTest, AfterOkRunsAChainInOrderAndAFailedStepCancelsItsDependent
       cluster_.Snnctl({"submit", JobFile("after-after", "true", "depends: {after_ok: [5]}\n")})
           .exit_code,
       0);  // 6
+  std::ofstream(gate2) << "";
   ASSERT_TRUE(cluster_.WaitForState(6, v1::CANCELLED, 30000));
   EXPECT_NE(cluster_.Show(5)->reason().find("job 4 it depends on (after_ok) ended FAILED"),
             std::string::npos)
@@ -107,6 +118,57 @@ TEST_F(JobControlTest, AfterOkRunsAChainInOrderAndAFailedStepCancelsItsDependent
   EXPECT_NE(never.err.find("job 4 ended FAILED"), std::string::npos) << never.err;
   CliRun missing = cluster_.Snnctl({"submit", JobFile("y", "true", "depends: {after_ok: [99]}\n")});
   EXPECT_NE(missing.err.find("has no job 99"), std::string::npos) << missing.err;
+}
+
+TEST_F(JobControlTest, AfterAnyAndAfterNotOkWaitForTheirOutcomeAndSayWhatTheyWaitFor) {
+  const std::string gate = cluster_.dir() + "/gate";
+  const std::string held = "while [ ! -e " + gate + " ]; do sleep 0.05; done; ";
+  auto submit = [&](const std::string& name, const std::string& script,
+                    const std::string& depends = "") {
+    return cluster_.Snnctl({"submit", JobFile(name, script, depends)});
+  };
+  ASSERT_EQ(submit("fails", held + "exit 1").exit_code, 0);                           // 1
+  ASSERT_EQ(submit("works", held + "exit 0").exit_code, 0);                           // 2
+  ASSERT_EQ(submit("any", "true", "depends: {after_any: [1]}\n").exit_code, 0);       // 3
+  ASSERT_EQ(submit("notok", "true", "depends: {after_not_ok: [1]}\n").exit_code, 0);  // 4
+  ASSERT_EQ(submit("never", "true", "depends: {after_not_ok: [2]}\n").exit_code, 0);  // 5
+  ASSERT_EQ(submit("both", "true", "depends: {after_ok: [2], after_not_ok: [1]}\n").exit_code,
+            0);  // 6
+  // While 1 and 2 run, each says what it waits for.
+  auto reason_has = [&](uint64_t id, const std::string& words) {
+    return TestCluster::WaitUntil([&] {
+      auto job = cluster_.Show(id);
+      return job.ok() && job->reason().find(words) != std::string::npos;
+    });
+  };
+  EXPECT_TRUE(reason_has(3, "waiting for job 1 to end (after_any)")) << cluster_.Show(3)->reason();
+  EXPECT_TRUE(reason_has(4, "waiting for job 1 to end other than COMPLETED (after_not_ok)"))
+      << cluster_.Show(4)->reason();
+  EXPECT_TRUE(reason_has(6,
+                         "waiting for job 2 to complete (after_ok); job 1 to end other than "
+                         "COMPLETED (after_not_ok)"))
+      << cluster_.Show(6)->reason();
+  EXPECT_EQ(cluster_.Show(3)->state(), v1::PENDING);
+  // A job named twice is refused at submit.
+  CliRun twice = submit("twice", "true", "depends: {after_ok: [1], after_any: [1]}\n");
+  EXPECT_NE(twice.err.find("job 1 is named twice (after_ok, after_any)"), std::string::npos)
+      << twice.err;
+  std::ofstream(gate) << "";
+  ASSERT_TRUE(cluster_.WaitForState(1, v1::FAILED, 30000));
+  EXPECT_TRUE(cluster_.WaitForState(3, v1::COMPLETED, 30000)) << cluster_.Show(3)->reason();
+  EXPECT_TRUE(cluster_.WaitForState(4, v1::COMPLETED, 30000)) << cluster_.Show(4)->reason();
+  EXPECT_TRUE(cluster_.WaitForState(6, v1::COMPLETED, 30000)) << cluster_.Show(6)->reason();
+  ASSERT_TRUE(cluster_.WaitForState(5, v1::CANCELLED, 30000)) << cluster_.Show(5)->reason();
+  EXPECT_NE(cluster_.Show(5)->reason().find("job 2 it depends on (after_not_ok) ended COMPLETED"),
+            std::string::npos)
+      << cluster_.Show(5)->reason();
+  // Once they have ended: what can never be met is refused; what is met starts at once.
+  CliRun never = submit("late", "true", "depends: {after_not_ok: [2]}\n");
+  EXPECT_NE(never.err.find("after_not_ok: job 2 ended COMPLETED, so this job could never start"),
+            std::string::npos)
+      << never.err;
+  ASSERT_EQ(submit("after-end", "true", "depends: {after_any: [1, 2]}\n").exit_code, 0);  // 7
+  EXPECT_TRUE(cluster_.WaitForState(7, v1::COMPLETED, 30000)) << cluster_.Show(7)->reason();
 }
 
 TEST_F(JobControlTest, ADependentJobStillWaitsAfterAMasterRestartAndThenRuns) {
