@@ -172,16 +172,30 @@ TEST_F(JobControlTest, AfterAnyAndAfterNotOkWaitForTheirOutcomeAndSayWhatTheyWai
 }
 
 TEST_F(JobControlTest, ADependentJobStillWaitsAfterAMasterRestartAndThenRuns) {
-  ASSERT_TRUE(cluster_.Submit(ShellJob("sleep 3")).ok());
+  const std::string gate = cluster_.dir() + "/gate";  // job 1 ends once the test opens it
+  ASSERT_TRUE(
+      cluster_.Submit(ShellJob("while [ ! -e " + gate + " ]; do sleep 0.05; done; exit 0")).ok());
   ASSERT_EQ(
       cluster_.Snnctl({"submit", JobFile("next", "true", "depends: {after_ok: [1]}\n")}).exit_code,
+      0);
+  ASSERT_EQ(cluster_.Snnctl({"submit", JobFile("notok", "true", "depends: {after_not_ok: [1]}\n")})
+                .exit_code,
+            0);
+  ASSERT_EQ(
+      cluster_.Snnctl({"submit", JobFile("any", "true", "depends: {after_any: [1]}\n")}).exit_code,
       0);
   ASSERT_TRUE(cluster_.WaitForState(1, v1::RUNNING));
   cluster_.StopMaster();
   cluster_.StartMaster();
-  EXPECT_EQ(cluster_.Show(2)->state(), v1::PENDING);
+  for (uint64_t id : {2, 3, 4}) EXPECT_EQ(cluster_.Show(id)->state(), v1::PENDING) << id;
+  std::ofstream(gate) << "";
   EXPECT_TRUE(cluster_.WaitForState(2, v1::COMPLETED, 30000)) << cluster_.Snnctl({"show", "2"}).out;
   EXPECT_GE(cluster_.Show(2)->start_ms(), cluster_.Show(1)->end_ms());
+  EXPECT_TRUE(cluster_.WaitForState(4, v1::COMPLETED, 30000)) << cluster_.Snnctl({"show", "4"}).out;
+  EXPECT_TRUE(cluster_.WaitForState(3, v1::CANCELLED, 30000)) << cluster_.Snnctl({"show", "3"}).out;
+  EXPECT_NE(cluster_.Show(3)->reason().find("job 1 it depends on (after_not_ok) ended COMPLETED"),
+            std::string::npos)
+      << cluster_.Show(3)->reason();
 }
 
 TEST_F(JobControlTest, LogsPrintATasksOutputAndFollowItUntilTheJobEnds) {
