@@ -306,10 +306,18 @@ Result<v1::JobSpec> ParseJobYaml(const std::string& text, const std::string& def
       // every one of them completed, ended, or ended other than COMPLETED.
       if (!depends.IsMap() || depends.size() == 0) {
         return InvalidArgument(
-            "depends must name after_ok, after_any or after_not_ok, each a list of job IDs");
+            "depends must name after_ok, after_any or after_not_ok (each a list of job IDs) or "
+            "singleton: true");
       }
-      SNN_RETURN_IF_ERROR(
-          CheckKnownFields(depends, "depends", {"after_ok", "after_any", "after_not_ok"}));
+      SNN_RETURN_IF_ERROR(CheckKnownFields(depends, "depends",
+                                           {"after_ok", "after_any", "after_not_ok", "singleton"}));
+      if (const YAML::Node singleton = depends["singleton"]) {
+        if (!singleton.IsScalar() ||
+            (singleton.as<std::string>() != "true" && singleton.as<std::string>() != "false")) {
+          return InvalidArgument("depends.singleton must be true or false");
+        }
+        spec.set_singleton(singleton.as<std::string>() == "true");
+      }
       using Adder = void (v1::JobSpec::*)(uint64_t);
       const std::pair<const char*, Adder> kinds[] = {
           {"after_ok", &v1::JobSpec::add_after_ok},

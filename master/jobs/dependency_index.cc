@@ -22,7 +22,36 @@ DependencyIndex::DependencyIndex(JobTable& jobs, JobArchive& archive, Journal& j
   });
 }
 
+Status DependencyIndex::AddSingleton(v1::JobRecord& job) {
+  // Every live job of the same tenant, user and name: the last singleton among them waits for
+  // those before it, so it stands for them.
+  std::vector<const v1::JobRecord*> live;
+  for (const auto& [id, other] : jobs_.jobs()) {
+    if (IsTerminal(other.state()) || other.tenant() != job.tenant() ||
+        other.spec().user() != job.spec().user() || other.spec().name() != job.spec().name()) {
+      continue;
+    }
+    live.push_back(&other);
+  }
+  size_t last_singleton = 0;  // index + 1 in `live`
+  for (size_t i = 0; i < live.size(); ++i) {
+    if (live[i]->spec().singleton()) last_singleton = i + 1;
+  }
+  for (size_t i = last_singleton == 0 ? 0 : last_singleton - 1; i < live.size(); ++i) {
+    const uint64_t id = live[i]->tenant_job_id();
+    if (!DependencyOn(job.spec(), id)) job.mutable_spec()->add_after_any(id);
+  }
+  if (DependenciesOf(job.spec()).size() > 64) {
+    return InvalidArgument("singleton: " + std::to_string(live.size()) + " jobs named '" +
+                           job.spec().name() +
+                           "' are pending or running, and a job waits for at most 64; make "
+                           "the earlier ones singletons too, or wait for some to end");
+  }
+  return Status::Ok();
+}
+
 Status DependencyIndex::Check(v1::JobRecord& job) {
+  if (job.spec().singleton()) SNN_RETURN_IF_ERROR(AddSingleton(job));
   const std::vector<Dependency> deps = DependenciesOf(job.spec());
   if (deps.size() > 64) return InvalidArgument("depends: at most 64 jobs in all");
   for (size_t i = 0; i < deps.size(); ++i) {

@@ -28,7 +28,8 @@ class DependencyIndex {
                   const Clock& clock, std::function<void()> request_schedule);
 
   // Checks a new job's dependencies (each named job exists, once; none ended in a way that can
-  // never meet it) and notes in it those not ended yet. Before the job is given an id.
+  // never meet it) and notes in it those not ended yet; a singleton gets its after_any first.
+  // Before the job is given an id.
   Status Check(v1::JobRecord& job);
   // Indexes an inserted job's pending dependencies.
   void Index(const v1::JobRecord& job);
@@ -37,6 +38,9 @@ class DependencyIndex {
   void Recover();
 
  private:
+  // A singleton's after_any: the live jobs of its tenant, user and name (from the last
+  // singleton among them).
+  Status AddSingleton(v1::JobRecord& job);
   // `ended` reached a terminal state: its dependents go on, or are cancelled (transitively).
   void Settle(const v1::JobRecord& ended);
 

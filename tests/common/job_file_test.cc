@@ -97,6 +97,12 @@ TEST(JobFileTest, DependsListsJobIdsByKind) {
   EXPECT_EQ(spec->after_any(0), 2u);
   ASSERT_EQ(spec->after_not_ok_size(), 2);
   EXPECT_EQ(spec->after_not_ok(1), 4u);
+  EXPECT_FALSE(spec->singleton());
+  auto single = ParseJobYaml(
+      "depends: {singleton: true}\ntask: {command: /bin/true, resources: {cores: 1, ksps: 1}}",
+      "job");
+  ASSERT_TRUE(single.ok()) << single.status().ToString();
+  EXPECT_TRUE(single->singleton());
   std::string many = "depends: {after_ok: [";
   for (int i = 1; i <= 40; ++i) many += std::to_string(i) + (i < 40 ? ", " : "], after_any: [");
   for (int i = 41; i <= 65; ++i) many += std::to_string(i) + (i < 65 ? ", " : "]}");
@@ -104,7 +110,7 @@ TEST(JobFileTest, DependsListsJobIdsByKind) {
        {std::string("depends: {after_ok: [0]}"), std::string("depends: {after_ok: 3}"),
         std::string("depends: {after_all: [1]}"), std::string("depends: {after_ok: [x]}"),
         std::string("depends: {after_not_ok: [-1]}"), std::string("depends: {}"),
-        std::string("depends: 5"), many}) {
+        std::string("depends: 5"), std::string("depends: {singleton: yes please}"), many}) {
     auto r =
         ParseJobYaml(bad + "\ntask: {command: /bin/true, resources: {cores: 1, ksps: 1}}", "job");
     ASSERT_FALSE(r.ok()) << bad;

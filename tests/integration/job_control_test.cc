@@ -2,8 +2,8 @@
 // outcome; `hold` keeps a pending job from starting and `release` lets it go; after_ok
 // dependencies run a preprocessing -> encoding -> network chain in order, and a failed step
 // cancels what depends on it, with the reason; after_any and after_not_ok wait for their
-// outcome; `logs` prints a task's output from its node
-// (and follows it with -f); `requeue` stops a running job and starts it again.
+// outcome, a singleton for the earlier jobs of its name; `logs` prints a task's output from its
+// node (and follows it with -f); `requeue` stops a running job and starts it again.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -169,6 +169,46 @@ TEST_F(JobControlTest, AfterAnyAndAfterNotOkWaitForTheirOutcomeAndSayWhatTheyWai
       << never.err;
   ASSERT_EQ(submit("after-end", "true", "depends: {after_any: [1, 2]}\n").exit_code, 0);  // 7
   EXPECT_TRUE(cluster_.WaitForState(7, v1::COMPLETED, 30000)) << cluster_.Show(7)->reason();
+}
+
+TEST_F(JobControlTest, ASingletonWaitsForEveryEarlierJobOfItsNameAndUser) {
+  const std::string gate = cluster_.dir() + "/gate";
+  const std::string held = "while [ ! -e " + gate + " ]; do sleep 0.05; done; ";
+  auto submit = [&](const std::string& file, const std::string& name, const std::string& script,
+                    const std::string& depends = "") {
+    const std::string path = cluster_.dir() + "/" + file + ".yaml";
+    std::ofstream(path) << "name: " << name << "\n"
+                        << depends << "time_limit: 1m\ntask:\n  command: /bin/sh\n"
+                        << "  args: [\"-c\", \"" << script << "\"]\n"
+                        << "  resources: {cores: 1, ksps: 10, streams: 1}\n";
+    return cluster_.Snnctl({"submit", path});
+  };
+  const std::string singleton = "depends: {singleton: true}\n";
+  ASSERT_EQ(submit("a", "sweep", held + "true").exit_code, 0);      // 1
+  ASSERT_EQ(submit("b", "sweep", held + "true").exit_code, 0);      // 2
+  ASSERT_EQ(submit("c", "sweep", "true", singleton).exit_code, 0);  // 3: after 1, 2
+  ASSERT_EQ(submit("d", "other", "true", singleton).exit_code, 0);  // 4: alone
+  ASSERT_EQ(submit("e", "sweep", "true", singleton).exit_code, 0);  // 5: after 3
+  EXPECT_TRUE(cluster_.WaitForState(4, v1::COMPLETED, 30000)) << cluster_.Show(4)->reason();
+  auto reason_has = [&](uint64_t id, const std::string& words) {
+    return TestCluster::WaitUntil([&] {
+      auto job = cluster_.Show(id);
+      return job.ok() && job->reason().find(words) != std::string::npos;
+    });
+  };
+  EXPECT_TRUE(reason_has(3, "waiting for jobs 1, 2 to end (after_any)"))
+      << cluster_.Show(3)->reason();
+  EXPECT_TRUE(reason_has(5, "waiting for job 3 to end (after_any)")) << cluster_.Show(5)->reason();
+  EXPECT_TRUE(cluster_.Show(5)->spec().singleton());
+  std::ofstream(gate) << "";
+  ASSERT_TRUE(cluster_.WaitForState(5, v1::COMPLETED, 30000)) << cluster_.Show(5)->reason();
+  const int64_t first_two_end = std::max(cluster_.Show(1)->end_ms(), cluster_.Show(2)->end_ms());
+  EXPECT_GE(cluster_.Show(3)->start_ms(), first_two_end);
+  EXPECT_GE(cluster_.Show(5)->start_ms(), cluster_.Show(3)->end_ms());
+  // Nothing of its name left: a singleton starts at once.
+  ASSERT_EQ(submit("f", "sweep", "true", singleton).exit_code, 0);  // 6
+  EXPECT_TRUE(cluster_.WaitForState(6, v1::COMPLETED, 30000)) << cluster_.Show(6)->reason();
+  EXPECT_EQ(cluster_.Show(6)->spec().after_any_size(), 0);
 }
 
 TEST_F(JobControlTest, ADependentJobStillWaitsAfterAMasterRestartAndThenRuns) {
