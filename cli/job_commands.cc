@@ -113,6 +113,10 @@ int Jobs(const CliOptions& o, std::ostream& out, std::ostream& err) {
     return Fail(err, InvalidArgument("usage: snnctl jobs [--all-tenants] [--user U] [--state "
                                      "S[,S]] [--since T] [--until T] [--priority] [--start]"));
   }
+  if (int(o.show_start) + int(o.show_priority) + int(!o.format.empty()) > 1) {
+    return Fail(err, InvalidArgument("jobs: --start, --priority and --format are different "
+                                     "views of the jobs; give one"));
+  }
   v1::ListJobsRequest req;
   req.set_all_tenants(o.all_tenants);
   req.set_user(o.job_user);

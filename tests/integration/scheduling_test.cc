@@ -263,6 +263,9 @@ TEST(SchedulingTest, EveryPendingJobHasItsForecastStartFromThePlanCarriedForward
   // Job 2 comes before job 3 (sorted by start), job 4 (none) last.
   EXPECT_LT(table.out.find("\n2 "), table.out.find("\n3 ")) << table.out;
   EXPECT_LT(table.out.find("\n3 "), table.out.find("\n4 ")) << table.out;
+  auto both = cluster.Snnctl({"jobs", "--start", "--priority"});
+  EXPECT_EQ(both.exit_code, 1);
+  EXPECT_NE(both.err.find("different views of the jobs; give one"), std::string::npos) << both.err;
   auto shown = cluster.Snnctl({"show", "3"});
   EXPECT_NE(shown.out.find("Forecast:"), std::string::npos) << shown.out;
   EXPECT_NE(shown.out.find("; plan)"), std::string::npos) << shown.out;
