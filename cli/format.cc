@@ -186,6 +186,7 @@ std::string FormatStartTable(const v1::ListJobsResponse& jobs, int64_t now_ms) {
   }
   return FormatTable(rows) +
          "(the scheduler's plan carried forward: each job runs as long as its user's last two "
+         "batch "
          "jobs did, at most its time limit; jobs submitted later, failures and preemption can "
          "change it)\n";
 }

@@ -130,6 +130,9 @@ echo "== snnctl pool status (jobs running)"
 sleep 1
 "$SNNCTL" pool status
 
+echo "== snnctl jobs --start (when each job still pending should start, by the scheduler's plan)"
+"$SNNCTL" jobs --start
+
 echo "== the packed gang (etc/examples/gang.yaml): how close its replicas run (snnctl show, while it runs)"
 for job in $("$SNNCTL" jobs --format id,name | awk '$2 == "gang-of-three" {print $1}'); do
   "$SNNCTL" show "$job" | sed -n '/^Gang:/,/^[A-Z]/p' | grep -v '^History' || true
