@@ -186,9 +186,8 @@ std::string FormatStartTable(const v1::ListJobsResponse& jobs, int64_t now_ms) {
   }
   return FormatTable(rows) +
          "(the scheduler's plan carried forward: each job runs as long as its user's last two "
-         "batch "
-         "jobs did, at most its time limit; jobs submitted later, failures and preemption can "
-         "change it)\n";
+         "batch jobs did, at most its time limit; jobs submitted later, failures and preemption "
+         "can change it)\n";
 }
 
 // "injected 8, delivered 24, ..., rate 0.0 KSPS", or "" when nothing was counted.
