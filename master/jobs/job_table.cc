@@ -110,10 +110,8 @@ v1::JobRecord* JobTable::FindByTenant(const std::string& tenant, uint64_t tenant
 
 JobTable::JobTable() {
   // A pending job is expected to run as its user's last two jobs did (the slowdown factor).
-  views_.SetRunTimePredictor([this](const v1::JobRecord& job) -> int64_t {
-    const RuntimeHistory* history = RunTimesOf(job.spec().user());
-    const int64_t limit_ms = static_cast<int64_t>(job.spec().time_limit_s()) * 1000;
-    return history == nullptr || limit_ms <= 0 ? 0 : history->Predict(limit_ms);
+  views_.SetRunTimePredictor([this](const v1::JobRecord& job) {
+    return PredictRunMs(job.spec().user(), static_cast<int64_t>(job.spec().time_limit_s()) * 1000);
   });
 }
 
@@ -141,6 +139,11 @@ void JobTable::SetState(v1::JobRecord& job, v1::JobState to, int64_t now_ms,
 const RuntimeHistory* JobTable::RunTimesOf(const std::string& user) const {
   auto it = run_times_.find(user);
   return it == run_times_.end() ? nullptr : &it->second;
+}
+
+int64_t JobTable::PredictRunMs(const std::string& user, int64_t limit_ms) const {
+  const RuntimeHistory* history = RunTimesOf(user);
+  return history == nullptr || limit_ms <= 0 ? 0 : history->Predict(limit_ms);
 }
 
 void JobTable::TasksChanged(const v1::JobRecord& job, int64_t now_ms) {

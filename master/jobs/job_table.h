@@ -86,6 +86,9 @@ class JobTable {
   // How long `user`'s last batch jobs ran (those that ended after running, since the master
   // started): run-time predictions for the slowdown factor and the start forecast. Null: none.
   const RuntimeHistory* RunTimesOf(const std::string& user) const;
+  // How long a job of `user` with this limit is expected to run by that history; 0: no
+  // history (its limit, for the caller).
+  int64_t PredictRunMs(const std::string& user, int64_t limit_ms) const;
   // Hot jobs in `state` (jobs on their way to the archive are the archive's to count).
   uint64_t CountInState(v1::JobState state) const;
 

@@ -59,9 +59,10 @@ void SchedulingDriver::StartForecasts(std::function<void(std::shared_ptr<const F
         CollectPassInput(jobs_, order_, std::move(boards), clock_.NowMs(), kForecastJobs);
     auto predict = [this, &state](const SchedJob& job) {
       const v1::JobRecord* record = jobs_.Find(job.id);
-      const RuntimeHistory* history =
-          record == nullptr ? nullptr : jobs_.RunTimesOf(record->spec().user());
-      if (history != nullptr) state->expected_run_ms[job.id] = history->Predict(job.time_limit_ms);
+      if (record == nullptr) return;
+      if (int64_t ms = jobs_.PredictRunMs(record->spec().user(), job.time_limit_ms); ms > 0) {
+        state->expected_run_ms[job.id] = ms;
+      }
     };
     state->input.now_ms = live.now_ms;
     state->input.boards = std::move(live.boards);

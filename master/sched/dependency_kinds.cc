@@ -17,29 +17,21 @@ std::optional<DependencyKind> DependencyOn(const v1::JobSpec& spec, uint64_t job
   return std::nullopt;
 }
 
-const char* DependencyName(DependencyKind kind) {
-  switch (kind) {
-    case DependencyKind::kAfterOk:
-      return "after_ok";
-    case DependencyKind::kAfterAny:
-      return "after_any";
-    case DependencyKind::kAfterNotOk:
-      return "after_not_ok";
-  }
-  return "?";
-}
+namespace {
 
-const char* DependencyAwaits(DependencyKind kind) {
-  switch (kind) {
-    case DependencyKind::kAfterOk:
-      return "complete";
-    case DependencyKind::kAfterAny:
-      return "end";
-    case DependencyKind::kAfterNotOk:
-      return "end other than COMPLETED";
-  }
-  return "?";
-}
+struct KindWords {
+  const char* name;    // as the job file names it
+  const char* awaits;  // what the awaited job must do
+};
+// By DependencyKind.
+constexpr KindWords kWords[] = {
+    {"after_ok", "complete"}, {"after_any", "end"}, {"after_not_ok", "end other than COMPLETED"}};
+
+}  // namespace
+
+const char* DependencyName(DependencyKind kind) { return kWords[static_cast<int>(kind)].name; }
+
+const char* DependencyAwaits(DependencyKind kind) { return kWords[static_cast<int>(kind)].awaits; }
 
 bool DependencyMetBy(DependencyKind kind, v1::JobState state) {
   switch (kind) {

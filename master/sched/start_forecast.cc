@@ -126,14 +126,14 @@ std::vector<StartForecast> ForecastStarts(const SchedulerInput& input,
     if (!plan.starts.empty()) {
       std::unordered_set<uint64_t> gone;
       for (const StartDecision& s : plan.starts) {
-        auto it = std::find_if(pending.begin(), pending.end(),
-                               [&](const PendingJob& p) { return p.id == s.job_id; });
-        if (it == pending.end()) continue;
-        StartForecast& f = out[slot[s.job_id]];
+        auto at = slot.find(s.job_id);
+        if (at == slot.end()) continue;
+        const PendingJob& p = input.pending[at->second];
+        StartForecast& f = out[at->second];
         f.start_ms = now;
         f.basis = StartForecast::Basis::kPlan;
         f.backfilled = s.backfilled;
-        SchedJob& job = started.emplace_back(*it->job);
+        SchedJob& job = started.emplace_back(*p.job);
         job.start_ms = now;
         job.tasks = s.tasks;
         boards.Apply(job, 1);
