@@ -14,6 +14,7 @@
 #include "cli/policy_commands.h"
 #include "cli/results_command.h"
 #include "cli/session_commands.h"
+#include "cli/simulate_command.h"
 #include "cli/token_commands.h"
 
 namespace snn {
@@ -59,7 +60,7 @@ const std::vector<CliCommand>& CliCommands() {
       {"submit",
        "FILE.yaml",
        "submit a job; prints its job ID (--wait: and waits for its end)",
-       {"--wait", "--parsable", "--input-rate"},
+       {"--wait", "--parsable", "--input-rate", "--dt"},
        Submit},
       {"jobs",
        "",
@@ -131,8 +132,15 @@ const std::vector<CliCommand>& CliCommands() {
        "MODEL",
        "neurons, synapses, logical cores, a suggested shape and the spike\n"
        "rate of a model (JSON, or NIR: .nir files from Norse, snnTorch, ...)",
-       {"--board-type", "--neurons-per-core", "--input-rate"},
+       {"--board-type", "--neurons-per-core", "--input-rate", "--dt"},
        Estimate},
+      {"simulate",
+       "MODEL",
+       "runs a model on this host with the board's own engine: input spikes\n"
+       "from --inputs (step,layer,neuron lines), output spikes and values to\n"
+       "--out (step,layer,neuron,value)",
+       {"--inputs", "--steps", "--out", "--dt"},
+       Simulate},
       {"policy show",
        "",
        "the scheduling policy: queues, tenants, quotas, priority weights",
@@ -307,7 +315,14 @@ const std::vector<CliOptionSpec>& CliOptionSpecs() {
       {"--to", "", "T", "invoice, report: the end of the period (T as for --since)"},
       {"--by-user", "", "", "report: a row per user of each tenant"},
       {"--task", "", "N", "logs, results: task N of the job; run: of the session (default: 0)"},
-      {"--out", "", "DIR", "results: fetch every file into DIR, beside provenance.json"},
+      {"--out", "", "PATH",
+       "results: fetch every file into directory PATH, beside\n"
+       "provenance.json; simulate: write the outputs to file PATH"},
+      {"--inputs", "", "FILE", "simulate: the input spikes, step,layer,neuron lines"},
+      {"--steps", "", "N", "simulate: run N steps"},
+      {"--dt", "", "MS",
+       "simulate, estimate, submit: a NIR model's step in ms, the one it was\n"
+       "trained with (default: 1)"},
       {"--stderr", "", "", "logs: the task's stderr instead of its stdout"},
       {"--follow", "-f", "", "logs: keep printing what the task writes until the job ends"},
       {"--note", "", "TEXT",

@@ -6,6 +6,7 @@
 #include "cli/accounting_commands.h"
 #include "cli/billing_commands.h"
 #include "cli/format.h"
+#include "cli/host_network.h"
 #include "cli/job_columns.h"
 #include "cli/job_control_commands.h"
 #include "cli/model_import.h"
@@ -68,7 +69,7 @@ Result<uint32_t> NeuronsPerCore(const CliOptions& o, const std::string& board_ty
 Status ResolveModel(const CliOptions& o, v1::JobSpec& spec) {
   auto* r = spec.mutable_task()->mutable_resources();
   if (r->model().empty()) return Status::Ok();
-  auto model = LoadModelOfJob(r->model());
+  auto model = LoadModelOfJob(r->model(), o.step_ms > 0 ? o.step_ms : r->model_step_ms());
   if (!model.ok()) return model.status();
   auto npc = NeuronsPerCore(o, r->board_type(), spec.pool().empty() ? "default" : spec.pool());
   if (!npc.ok()) return npc.status();
@@ -189,7 +190,7 @@ int Estimate(const CliOptions& o, std::ostream& out, std::ostream& err) {
     return Fail(err, InvalidArgument("usage: snnctl estimate MODEL.json|MODEL.nir [--board-type T] "
                                      "[--input-rate HZ] [--neurons-per-core N]"));
   }
-  auto model = LoadModelOfJob(o.args[1]);
+  auto model = LoadModelOfJob(o.args[1], o.step_ms);
   if (!model.ok()) return Fail(err, model.status());
   uint32_t npc = o.neurons_per_core;
   std::string where = std::to_string(npc) + " neurons per core";
@@ -204,17 +205,22 @@ int Estimate(const CliOptions& o, std::ostream& out, std::ostream& err) {
             std::to_string(npc) + " neurons per core";
   }
   const ModelEstimate e = EstimateModel(*model, npc, o.input_rate_hz);
-  char rate[64], spikes[64], fan_in[64];
-  snprintf(rate, sizeof rate, "%.1f", e.spikes_per_s / 1000.0);
-  snprintf(spikes, sizeof spikes, "%.0f", e.spikes_per_s);
+  // The rate is measured: the board's own engine runs the network on this host.
+  auto measured = MeasureRate(*model, o.input_rate_hz, /*seed=*/1);
+  if (!measured.ok()) return Fail(err, measured.status());
+  char rate[64], spikes[64], fan_in[64], window[64];
+  snprintf(rate, sizeof rate, "%.1f", measured->spikes_per_s / 1000.0);
+  snprintf(spikes, sizeof spikes, "%.0f", measured->spikes_per_s);
   snprintf(fan_in, sizeof fan_in, "%.0f", e.max_fan_in);
+  snprintf(window, sizeof window, "%.3g", measured->simulated_s);
   if (o.output == "json") {
     out << "{\"model\": \"" << model->name() << "\", \"neurons\": " << e.neurons
         << ", \"neurons_per_core\": " << npc << ", \"cores\": " << e.cores << ", \"shape\": \""
         << e.shape_width << "x" << e.shape_height
         << "\", \"synapses\": " << static_cast<uint64_t>(e.synapses)
         << ", \"max_fan_in\": " << fan_in << ", \"input_rate_hz\": " << o.input_rate_hz
-        << ", \"ksps\": " << rate << ", \"spikes_per_s\": " << spikes << "}\n";
+        << ", \"ksps\": " << rate << ", \"spikes_per_s\": " << spikes
+        << ", \"measured_steps\": " << measured->steps << ", \"simulated_s\": " << window << "}\n";
     return 0;
   }
   out << "model:            " << (model->name().empty() ? o.args[1] : model->name()) << " ("
@@ -226,6 +232,9 @@ int Estimate(const CliOptions& o, std::ostream& out, std::ostream& err) {
   out << "suggested shape:  " << e.shape_width << "x" << e.shape_height << "\n";
   out << "spike rate:       " << rate << " ksps (" << spikes << " spikes/s) with inputs at "
       << o.input_rate_hz << " Hz\n";
+  out << "measured:         by running the network on the board's engine for " << window
+      << " s of simulated time (" << measured->steps << " steps of " << model->timestep_ms()
+      << " ms; random inputs, seed 1)\n";
   return 0;
 }
 

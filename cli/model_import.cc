@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 
 #include "common/model/model.h"
@@ -33,7 +34,7 @@ std::string HelperPath() {
   return (ec ? std::filesystem::path(".") : self.parent_path()) / "snn-nir-import";
 }
 
-Result<v1::Model> ImportNir(const std::string& path) {
+Result<v1::Model> ImportNir(const std::string& path, double step_ms) {
   const std::string helper = HelperPath();
   if (access(helper.c_str(), X_OK) != 0) {
     return FailedPrecondition(
@@ -54,7 +55,9 @@ Result<v1::Model> ImportNir(const std::string& path) {
   posix_spawn_file_actions_adddup2(&actions, err[1], 2);
   std::string binary = "--binary";
   std::string file = path;
-  char* argv[] = {const_cast<char*>(helper.c_str()), binary.data(), file.data(), nullptr};
+  char step[64];
+  std::snprintf(step, sizeof step, "--dt=%.17g", step_ms > 0 ? step_ms : 1.0);
+  char* argv[] = {const_cast<char*>(helper.c_str()), binary.data(), step, file.data(), nullptr};
   pid_t pid = 0;
   const int spawned = posix_spawn(&pid, helper.c_str(), &actions, nullptr, argv, environ);
   posix_spawn_file_actions_destroy(&actions);
@@ -85,8 +88,12 @@ Result<v1::Model> ImportNir(const std::string& path) {
 
 }  // namespace
 
-Result<v1::Model> LoadModelOfJob(const std::string& path) {
-  return LooksLikeNir(path) ? ImportNir(path) : LoadModelFile(path);
+Result<v1::Model> LoadModelOfJob(const std::string& path, double step_ms) {
+  if (LooksLikeNir(path)) return ImportNir(path, step_ms);
+  if (step_ms > 0) {
+    return InvalidArgument("--dt is for NIR models; " + path + " gives its own timestep_ms");
+  }
+  return LoadModelFile(path);
 }
 
 }  // namespace snn

@@ -11,6 +11,7 @@
 
 namespace snn {
 
-Result<v1::Model> LoadModelOfJob(const std::string& path);
+// `step_ms`: a NIR model's time step (0: 1 ms); a JSON model gives its own.
+Result<v1::Model> LoadModelOfJob(const std::string& path, double step_ms = 0);
 
 }  // namespace snn

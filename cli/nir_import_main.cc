@@ -1,9 +1,11 @@
-// snn-nir-import [--binary] FILE.nir: the model a NIR file makes (see common/model/nir_model.h),
-// as JSON on standard output, or with --binary as the protobuf that snnctl reads. snnctl runs it
+// snn-nir-import [--binary] [--dt=MS] FILE.nir: the model a NIR file makes at a step of MS
+// milliseconds (default 1; see common/model/nir_model.h), as JSON on standard output, or with
+// --binary as the protobuf that snnctl reads. snnctl runs it
 // for NIR models so that it does not load HDF5 itself; people can use it to see what a NIR
 // export becomes. Errors: one line on standard error, exit code 1.
 #include <google/protobuf/util/json_util.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 
@@ -12,9 +14,15 @@
 int main(int argc, char** argv) {
   bool binary = false;
   const char* path = nullptr;
+  snn::NirOptions options;
+  bool usage = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--binary") == 0) {
       binary = true;
+    } else if (std::strncmp(argv[i], "--dt=", 5) == 0) {
+      char* end = nullptr;
+      options.step_ms = std::strtod(argv[i] + 5, &end);
+      usage |= end == argv[i] + 5 || *end != '\0';
     } else if (path == nullptr && argv[i][0] != '-') {
       path = argv[i];
     } else {
@@ -22,11 +30,11 @@ int main(int argc, char** argv) {
       break;
     }
   }
-  if (path == nullptr) {
-    std::cerr << "usage: snn-nir-import [--binary] FILE.nir\n";
+  if (path == nullptr || usage) {
+    std::cerr << "usage: snn-nir-import [--binary] [--dt=MS] FILE.nir\n";
     return 2;
   }
-  auto model = snn::LoadNirFile(path);
+  auto model = snn::LoadNirFile(path, options);
   if (!model.ok()) {
     std::cerr << model.status().message() << "\n";
     return 1;
@@ -35,10 +43,10 @@ int main(int argc, char** argv) {
     return model->SerializeToOstream(&std::cout) && std::cout.flush() ? 0 : 1;
   }
   std::string json;
-  google::protobuf::util::JsonPrintOptions options;
-  options.add_whitespace = true;
-  options.preserve_proto_field_names = true;
-  (void)google::protobuf::util::MessageToJsonString(*model, &json, options);
+  google::protobuf::util::JsonPrintOptions json_options;
+  json_options.add_whitespace = true;
+  json_options.preserve_proto_field_names = true;
+  (void)google::protobuf::util::MessageToJsonString(*model, &json, json_options);
   std::cout << json;
   return 0;
 }

@@ -46,7 +46,10 @@ struct CliOptions {
   uint32_t task = 0;              // logs: the task's index
   bool stderr_stream = false;     // logs: stderr instead of stdout
   bool follow = false;            // logs -f
-  std::string out_dir;            // results: where to write the files
+  std::string out_dir;            // results: where to write the files; simulate: the file
+  std::string inputs_file;        // simulate: the input spikes
+  uint32_t steps = 0;             // simulate: how many steps
+  double step_ms = 0;             // simulate, estimate, submit: a NIR model's step (0: 1 ms)
   bool create = false;            // queue/tenant set: the name may be new
   bool detach = false;            // alloc: print the grant and exit
   // queue/tenant set: --priority, --weight, ...; alloc and run: --cores, --keepalive, ...

@@ -83,7 +83,8 @@ Result<CliOptions> ParseCliArgs(const std::vector<std::string>& argv) {
                arg == "--page-size" || arg == "--ca-file" || arg == "--munge-socket" ||
                arg == "--auth" || arg == "--ttl" || arg == "--within" || arg == "--user" ||
                arg == "--since" || arg == "--until" || arg == "--from" || arg == "--to" ||
-               arg == "--note" || arg == "--format" || arg == "--out") {
+               arg == "--note" || arg == "--format" || arg == "--out" || arg == "--inputs" ||
+               arg == "--steps" || arg == "--dt") {
       auto v = take(arg);
       if (!v.ok()) return v.status();
       if (arg == "--master") o.master = *v;
@@ -102,6 +103,21 @@ Result<CliOptions> ParseCliArgs(const std::vector<std::string>& argv) {
       }
       if (arg == "--note") o.note = *v;
       if (arg == "--out") o.out_dir = *v;
+      if (arg == "--inputs") o.inputs_file = *v;
+      if (arg == "--steps") {
+        auto [p, ec] = std::from_chars(v->data(), v->data() + v->size(), o.steps);
+        if (ec != std::errc() || p != v->data() + v->size() || o.steps < 1 ||
+            o.steps > 100'000'000) {
+          return InvalidArgument("--steps must be 1 to 100000000");
+        }
+      }
+      if (arg == "--dt") {
+        char* end = nullptr;
+        o.step_ms = std::strtod(v->c_str(), &end);
+        if (end == v->c_str() || *end != '\0' || !(o.step_ms >= 0.001 && o.step_ms <= 1000)) {
+          return InvalidArgument("--dt must be a step in ms from 0.001 to 1000 (e.g. 0.1)");
+        }
+      }
       if (arg == "--format") o.format = *v;
       if (arg == "--auth") {
         if (*v != "munge" && *v != "none") return InvalidArgument("--auth must be munge or none");

@@ -113,8 +113,9 @@ echo "== snnctl estimate etc/models/chain.json --board-type sim-v1"
 "$SNNCTL" estimate etc/models/chain.json --board-type sim-v1
 
 echo "== NIR models exported by Rockpool, Sinabs and a Braille reader: snnctl estimate FILE.nir"
-for model in etc/models/nir/*.nir; do
-  "$SNNCTL" estimate "$model" --board-type sim-v1
+# Each at the step it was trained with (the Braille reader: snnTorch at 0.1 ms).
+for spec in lif_rockpool:1 cnn_sinabs:1 braille_noDelay_bias_zero:0.1; do
+  "$SNNCTL" estimate "etc/models/nir/${spec%%:*}.nir" --dt "${spec##*:}" --board-type sim-v1
 done
 
 echo "== submitting the example jobs"

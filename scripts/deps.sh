@@ -16,7 +16,7 @@ PACKAGES=(
   clang-14 libfuzzer-14-dev
   libsystemd-dev prometheus-cpp-dev prometheus curl
   libgrpc++-dev protobuf-compiler-grpc etcd-server etcd-client
-  libhdf5-dev
+  libhdf5-dev python3-numpy python3-h5py
   nodejs
   chromium chromium-driver python3-selenium
 )

@@ -21,7 +21,8 @@ Status ParseEventResources(const YAML::Node& node, v1::Resources& r);
 
 Status ParseResources(const YAML::Node& node, v1::Resources& r) {
   SNN_RETURN_IF_ERROR(CheckKnownFields(
-      node, "task.resources", {"cores", "ksps", "units", "streams", "board_type", "model"}));
+      node, "task.resources",
+      {"cores", "ksps", "units", "streams", "board_type", "model", "model_step_ms"}));
   if (node["model"]) {
     if (node["cores"]) {
       return InvalidArgument("task.resources: give cores or model, not both");
@@ -30,6 +31,22 @@ Status ParseResources(const YAML::Node& node, v1::Resources& r) {
     if (!model.ok()) return model.status();
     if (model->empty()) return InvalidArgument("task.resources.model is empty");
     r.set_model(*model);  // cores come from the model when the job is submitted
+    if (node["model_step_ms"]) {
+      double step = 0;
+      try {
+        step = node["model_step_ms"].as<double>();
+      } catch (const YAML::Exception&) {
+        step = -1;
+      }
+      if (!(step >= 0.001 && step <= 1000)) {
+        return InvalidArgument(
+            "task.resources.model_step_ms must be a step in ms from 0.001 "
+            "to 1000 (e.g. 0.1)");
+      }
+      r.set_model_step_ms(step);
+    }
+  } else if (node["model_step_ms"]) {
+    return InvalidArgument("task.resources.model_step_ms is the step of a model: give a model");
   } else if (!node["cores"]) {
     return InvalidArgument("task.resources.cores is required (or a model to derive it from)");
   }

@@ -10,6 +10,7 @@
 
 #include "common/base/file_util.h"
 #include "common/base/rect_allocator.h"
+#include "common/model/nir_dynamics.h"
 #include "common/model/projection_stages.h"
 
 namespace snn {
@@ -107,6 +108,10 @@ Status ValidateModel(v1::Model& model) {
     return InvalidArgument("timestep_ms must be between 0.001 (1 us) and 1000");
   }
   if (model.populations_size() == 0) return InvalidArgument("the model has no populations");
+  if (model.dynamics() != "" && model.dynamics() != "nir") {
+    return InvalidArgument("dynamics '" + model.dynamics() +
+                           "' is unknown: leave it out (the board's LIF neurons) or give nir");
+  }
   std::map<std::string, int64_t> sizes;
   bool has_input = false, has_output = false;
   for (int i = 0; i < model.populations_size(); ++i) {
@@ -147,6 +152,10 @@ Status ValidateModel(v1::Model& model) {
       }
     }
     sizes[p.name()] = p.size();
+    if (model.dynamics().empty() && p.has_nir()) {
+      return InvalidArgument("population '" + p.name() +
+                             "' has NIR parameters in a model whose dynamics are not nir");
+    }
   }
   if (!has_input) return InvalidArgument("the model needs a population with role 'input'");
   if (!has_output) return InvalidArgument("the model needs a population with role 'output'");
@@ -203,6 +212,7 @@ Status ValidateModel(v1::Model& model) {
                              "; at most " + std::to_string(kMaxDelaySteps) + " are supported");
     }
   }
+  if (model.dynamics() == "nir") return ValidateNirDynamics(model);
   return Status::Ok();
 }
 

@@ -288,7 +288,7 @@ double StageSynapseBound(const v1::Projection& p, int64_t from_size, int64_t to_
 }
 
 void ForEachStageSynapse(const v1::Projection& p, uint32_t from_size,
-                         const std::function<void(uint32_t, uint32_t, float)>& fn) {
+                         const std::function<void(uint32_t, uint32_t, double)>& fn) {
   Sparse a, b;
   for (uint32_t source = 0; source < from_size; ++source) {
     a.Reset(from_size);
@@ -301,10 +301,22 @@ void ForEachStageSynapse(const v1::Projection& p, uint32_t from_size,
     }
     std::sort(in->touched.begin(), in->touched.end());
     for (uint32_t target : in->touched) {
-      const float w = static_cast<float>(in->value[target]);
-      if (w != 0) fn(source, target, w);
+      const double w = in->value[target];
+      if (static_cast<float>(w) != 0) fn(source, target, w);
     }
   }
+}
+
+std::vector<double> ApplyStage(const v1::Stage& s, const std::vector<double>& in) {
+  Sparse a, b;
+  a.Reset(in.size());
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (in[i] != 0) a.Add(static_cast<uint32_t>(i), in[i]);
+  }
+  Apply(s, a, b);
+  std::vector<double> out(Product(s.out_shape()), 0.0);
+  for (uint32_t i : b.touched) out[i] = b.value[i] == 1e-300 ? 0 : b.value[i];
+  return out;
 }
 
 }  // namespace snn

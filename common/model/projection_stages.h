@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 #include "common/base/status.h"
 #include "proto/model.pb.h"
@@ -26,6 +27,10 @@ double StageSynapseBound(const v1::Projection& p, int64_t from_size, int64_t to_
 // Calls fn(source, target, weight) for every synapse, sources in order; a path whose weight
 // comes to 0 is no synapse, and paths to one target add up. Passed CheckStages.
 void ForEachStageSynapse(const v1::Projection& p, uint32_t from_size,
-                         const std::function<void(uint32_t, uint32_t, float)>& fn);
+                         const std::function<void(uint32_t, uint32_t, double)>& fn);
+
+// One stage applied to a whole vector of values (its in_shape's count): what a bias becomes
+// through the operators after it. The stage must have passed CheckStages.
+std::vector<double> ApplyStage(const v1::Stage& s, const std::vector<double>& in);
 
 }  // namespace snn

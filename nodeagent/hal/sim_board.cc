@@ -5,6 +5,7 @@
 
 #include "common/base/clock.h"
 #include "nodeagent/hal/lif_network.h"
+#include "nodeagent/hal/nir_network.h"
 
 namespace snn {
 
@@ -112,9 +113,7 @@ Result<NetworkBuild> SimBoard::PrepareNetwork(const v1::Model* model, uint32_t n
                         std::to_string(network_memory_bytes_ >> 20) +
                         " MiB (snn-agent --sim_board_memory_mb)";
   return NetworkBuild([limits, model = *model]() mutable -> Result<std::unique_ptr<SpikeNetwork>> {
-    auto net = LifNetwork::Build(model, limits);
-    if (!net.ok()) return net.status();
-    return std::unique_ptr<SpikeNetwork>(std::move(*net));
+    return BuildNetwork(model, limits);
   });
 }
 

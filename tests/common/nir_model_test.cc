@@ -13,6 +13,7 @@
 #include "common/model/model.h"
 #include "common/model/projection_stages.h"
 #include "nodeagent/hal/lif_network.h"
+#include "nodeagent/hal/nir_network.h"
 
 namespace snn {
 namespace {
@@ -52,6 +53,7 @@ class NirFiles : public ::testing::Test {
 
 struct Expected {
   const char* file;
+  double step_ms;
   int populations;
   uint64_t neurons;
   int projections;
@@ -64,14 +66,17 @@ TEST(NirModelTest, TheThreeRealExportsGiveTheirLayersAndSynapses) {
   // Worked out from the files: braille 12 -> 38 (fc1), 38 -> 38 (recurrent), 38 -> 7 (fc2);
   // the CNN's convolutions and pooling (h5dump) make 1,122,848 synapses over 11,282 neurons.
   const Expected cases[] = {
-      {"lif_rockpool.nir", 2, 2, 1, 1, "input", "1_LIFNeuronTorch"},
-      {"braille_noDelay_bias_zero.nir", 3, 57, 3, 12 * 38 + 38 * 38 + 38 * 7, "input", "lif2"},
-      {"cnn_sinabs.nir", 6, 2 * 34 * 34 + 4096 + 4096 + 512 + 256 + 10, 5, 1122848, "input", "12"},
+      {"lif_rockpool.nir", 1, 2, 2, 1, 1, "input", "1_LIFNeuronTorch"},
+      {"braille_noDelay_bias_zero.nir", 0.1, 3, 57, 3, 12 * 38 + 38 * 38 + 38 * 7, "input", "lif2"},
+      {"cnn_sinabs.nir", 1, 6, 2 * 34 * 34 + 4096 + 4096 + 512 + 256 + 10, 5, 1122848, "input",
+       "12"},
   };
   for (const Expected& c : cases) {
     SCOPED_TRACE(c.file);
-    auto model = LoadAnyModelFile(Data(c.file));
+    auto model = LoadAnyModelFile(Data(c.file), NirOptions{c.step_ms});
     ASSERT_TRUE(model.ok()) << model.status().ToString();
+    EXPECT_EQ(model->dynamics(), "nir");
+    EXPECT_DOUBLE_EQ(model->timestep_ms(), c.step_ms);
     EXPECT_EQ(model->populations_size(), c.populations);
     EXPECT_EQ(model->projections_size(), c.projections);
     const ModelEstimate e = EstimateModel(*model, 256, 10);
@@ -86,28 +91,52 @@ TEST(NirModelTest, TheThreeRealExportsGiveTheirLayersAndSynapses) {
   }
 }
 
-TEST(NirModelTest, CubaLifParametersAndTheRecurrentSubgraphAreKept) {
-  auto model = LoadNirFile(Data("braille_noDelay_bias_zero.nir"));
+TEST(NirModelTest, ParametersPerNeuronBiasesAndTheRecurrentLoopAreKept) {
+  auto model = LoadNirFile(Data("braille_noDelay_bias_zero.nir"), NirOptions{0.1});
   ASSERT_TRUE(model.ok()) << model.status().ToString();
-  int recurrent = 0;
-  for (const auto& p : model->projections()) recurrent += p.from() == p.to() ? 1 : 0;
-  EXPECT_EQ(recurrent, 1);  // lif1.lif -> lif1.w_rec -> lif1.lif
-  for (const auto& p : model->populations()) {
-    if (p.role() != "input") {
-      EXPECT_GT(p.neuron().tau_m_ms(), 0);
-    }
+  const v1::Projection* loop = nullptr;
+  for (const auto& p : model->projections()) {
+    if (p.from() == p.to())
+      loop = &p;
+    else
+      EXPECT_EQ(p.delay_steps(), 0u) << p.from() << " -> " << p.to();  // the same step
   }
+  ASSERT_NE(loop, nullptr);  // lif1.lif -> lif1.w_rec -> lif1.lif
+  EXPECT_EQ(loop->delay_steps(), 1u) << "a loop takes effect the next step";
+  const v1::Population& lif1 = model->populations(1);
+  ASSERT_EQ(lif1.name(), "lif1.lif");
+  EXPECT_EQ(lif1.nir().kind(), "CubaLIF");
+  EXPECT_EQ(lif1.nir().tau_syn_size(), 38);
+  EXPECT_NEAR(lif1.nir().w_in(0), 2.2222222810910086, 1e-15);
+  // fc1's bias and the recurrent Affine's both drive lif1.lif (h5dump: -0.128 + -0.214 for
+  // neuron 0); fc2's drives lif2.
+  ASSERT_EQ(lif1.nir().bias_size(), 38);
+  EXPECT_NE(lif1.nir().bias(0), 0);
+  EXPECT_EQ(model->populations(2).nir().bias_size(), 7);
+  EXPECT_GT(model->populations(2).nir().bias(0), 0.25);
+}
+
+TEST(NirModelTest, AStepLongerThanATimeConstantIsRefusedNamingIt) {
+  // Exported from snnTorch at 0.1 ms: at the default 1 ms forward Euler would overshoot.
+  auto model = LoadNirFile(Data("braille_noDelay_bias_zero.nir"));
+  ASSERT_FALSE(model.ok());
+  EXPECT_NE(model.status().message().find("node 'lif1.lif' (CubaLIF): tau_syn 0.000222222 s is "
+                                          "shorter than the 1 ms step"),
+            std::string::npos)
+      << model.status().message();
+  EXPECT_NE(model.status().message().find("--dt"), std::string::npos);
 }
 
 TEST(NirModelTest, TheSimulatedBoardRunsANirModel) {
-  // Rockpool's LIF: r 24, tau 2.5 ms, weight 0.04: one spike lifts it 24 x 0.04 x 1/2.5 = 0.384,
-  // past its threshold of 0.1, so each input spike makes an output spike a step later.
+  // Rockpool's LIF: r 24.02, tau 2.5 ms, weight 0.04, threshold 0.1. At 1 ms an input spike
+  // lifts v by 0.4 x 24.02 x 0.04 = 0.384: a spike in the same step, v - 0.1 = 0.284 left,
+  // which decays to 0.170 (a second spike) and then 0.042: two outputs per input, spaced so.
   auto model = LoadNirFile(Data("lif_rockpool.nir"));
   ASSERT_TRUE(model.ok()) << model.status().ToString();
   SimNetworkLimits limits;
   limits.num_cores = 2;
   limits.neurons_per_core = 16;
-  auto net = LifNetwork::Build(*model, limits);
+  auto net = NirNetwork::Build(*model, limits);
   ASSERT_TRUE(net.ok()) << net.status().ToString();
   auto in = (*net)->AddressOf("input", 0);
   ASSERT_TRUE(in.ok());
@@ -117,9 +146,9 @@ TEST(NirModelTest, TheSimulatedBoardRunsANirModel) {
   (*net)->Step(20);
   std::vector<wire::Spike> out(16);
   out.resize((*net)->ReadOutput(out.data(), out.size()));
-  ASSERT_EQ(out.size(), 3u);
-  EXPECT_EQ(out[0].step, 3u);
-  EXPECT_EQ(out[2].step, 10u);
+  std::vector<uint32_t> steps;
+  for (const auto& s : out) steps.push_back(s.step);
+  EXPECT_EQ(steps, (std::vector<uint32_t>{2, 3, 5, 6, 9, 10}));
 }
 
 v1::Projection Stages(std::vector<v1::Stage> stages) {
