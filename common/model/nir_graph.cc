@@ -120,7 +120,7 @@ Result<std::vector<std::string>> Reader::Strings(hid_t dataset, const std::strin
   if (H5Tis_variable_str(type.get()) > 0) {
     Handle mem(H5Tcopy(H5T_C_S1), H5Tclose);
     H5Tset_size(mem.get(), H5T_VARIABLE);
-    H5Tset_cset(mem.get(), H5T_CSET_UTF8);
+    H5Tset_cset(mem.get(), H5Tget_cset(type.get()));  // ASCII or UTF-8, as written
     std::vector<char*> raw(count, nullptr);
     if (H5Dread(dataset, mem.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, raw.data()) < 0) {
       return Damaged(where);
@@ -128,17 +128,21 @@ Result<std::vector<std::string>> Reader::Strings(hid_t dataset, const std::strin
     for (char* s : raw) out.emplace_back(s ? s : "");
     H5Dvlen_reclaim(mem.get(), space.get(), H5P_DEFAULT, raw.data());
   } else {
+    // Fixed-length strings (h5py writes bytes so): read as stored, whatever their padding
+    // (null-terminated, null-padded or space-padded), so that no conversion cuts a character.
     const size_t size = H5Tget_size(type.get());
     if (size == 0 || size > 4096) return Damaged(where);
-    Handle mem(H5Tcopy(H5T_C_S1), H5Tclose);
-    H5Tset_size(mem.get(), size);
+    const bool spaces = H5Tget_strpad(type.get()) == H5T_STR_SPACEPAD;
+    Handle mem(H5Tcopy(type.get()), H5Tclose);
     std::vector<char> raw(count * size, '\0');
-    if (H5Dread(dataset, mem.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, raw.data()) < 0) {
+    if (!mem.ok() || H5Dread(dataset, mem.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, raw.data()) < 0) {
       return Damaged(where);
     }
     for (uint64_t i = 0; i < count; ++i) {
       const char* s = raw.data() + i * size;
-      out.emplace_back(s, strnlen(s, size));
+      std::string text(s, strnlen(s, size));
+      while (spaces && !text.empty() && text.back() == ' ') text.pop_back();
+      out.push_back(std::move(text));
     }
   }
   return out;

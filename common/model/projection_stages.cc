@@ -34,6 +34,7 @@ struct Grid {
 };
 
 // Reads a per-dimension parameter given for `rank` spatial dimensions (or empty: `fallback`).
+// 1-d stages have a height of 1, and there the height's fallback always applies.
 bool Spatial(const google::protobuf::RepeatedField<uint32_t>& v, size_t rank, uint32_t fallback_h,
              uint32_t fallback_w, uint32_t* h, uint32_t* w) {
   if (v.empty()) {
@@ -42,7 +43,7 @@ bool Spatial(const google::protobuf::RepeatedField<uint32_t>& v, size_t rank, ui
     return true;
   }
   if (static_cast<size_t>(v.size()) != rank) return false;
-  *h = rank == 2 ? v[0] : 1;
+  *h = rank == 2 ? v[0] : fallback_h;  // 1-d: the height's own value (a padding of 0, ...)
   *w = v[v.size() - 1];
   return true;
 }
@@ -73,7 +74,7 @@ Result<Grid> GridOf(const v1::Stage& s, const std::string& which) {
   g.out_h = rank == 2 ? s.out_shape(1) : 1;
   g.out_w = s.out_shape(rank);
   const std::string bad = which + ": the " + s.kind() + " stage's ";
-  if (!Spatial(s.kernel(), rank, 0, 0, &g.k_h, &g.k_w) || s.kernel().empty() || g.k_h == 0 ||
+  if (!Spatial(s.kernel(), rank, 1, 0, &g.k_h, &g.k_w) || s.kernel().empty() || g.k_h == 0 ||
       g.k_w == 0) {
     return InvalidArgument(bad + "kernel needs " + std::to_string(rank) + " sizes of at least 1");
   }

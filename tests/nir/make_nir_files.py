@@ -1,0 +1,158 @@
+#!/usr/bin/python3
+"""Writes NIR files (HDF5, as the nir package writes them) that exercise what real exports may
+hold and the three shipped ones do not: biases everywhere, every parameter different per neuron,
+v_reset given, LI and I layers that give values, Threshold, Scale, Delay, Conv1d with groups,
+AvgPool2d, a recurrent subgraph whose edges name its nodes as snnTorch does, and two inputs.
+
+    make_nir_files.py DIR     (seeded: the same files every time)
+Prints each file's name and the step (ms) to run it at.
+"""
+import os
+import sys
+
+import h5py
+import numpy as np
+
+rng = np.random.default_rng(20261127)
+
+
+def f32(a):
+    return np.asarray(a, dtype=np.float32)
+
+
+def write(path, nodes, edges):
+    with h5py.File(path, "w") as f:
+        f["version"] = b"0.2.0"
+        root = f.create_group("node")
+        root["type"] = b"NIRGraph"
+        _write_graph(root, nodes, edges)
+
+
+def _write_graph(group, nodes, edges):
+    g = group.create_group("nodes")
+    for name, node in nodes.items():
+        n = g.create_group(name)
+        if node.get("type") == "NIRGraph":
+            n["type"] = b"NIRGraph"
+            _write_graph(n, node["nodes"], node["edges"])
+            continue
+        for key, value in node.items():
+            if key == "type":
+                n["type"] = value.encode()
+            else:
+                n[key] = value
+    group["edges"] = np.array([[s.encode(), d.encode()] for s, d in edges], dtype=object)
+
+
+def lif(size, dt, reset=False):
+    tau = rng.uniform(2 * dt, 20 * dt, size)
+    node = {"type": "LIF", "tau": tau, "r": rng.uniform(0.5, 2.0, size) * tau / dt,
+            "v_leak": rng.uniform(-0.05, 0.05, size), "v_threshold": rng.uniform(0.5, 1.5, size)}
+    if reset:
+        node["v_reset"] = rng.uniform(-0.2, 0.1, size)
+    return node
+
+
+def cuba(size, dt):
+    tau_mem = rng.uniform(2 * dt, 20 * dt, size)
+    tau_syn = rng.uniform(1 * dt, 5 * dt, size)
+    return {"type": "CubaLIF", "tau_mem": tau_mem, "tau_syn": tau_syn,
+            "r": tau_mem / dt * rng.uniform(0.8, 1.2, size), "w_in": tau_syn / dt,
+            "v_leak": np.zeros(size), "v_threshold": rng.uniform(0.8, 1.2, size)}
+
+
+def affine(out, inp, scale=1.0, bias=0.3):
+    return {"type": "Affine", "weight": f32(rng.normal(0, scale, (out, inp))),
+            "bias": f32(rng.normal(0, bias, out))}
+
+
+def main():
+    out_dir = sys.argv[1]
+    os.makedirs(out_dir, exist_ok=True)
+    made = []
+    dt = 1e-3
+
+    # Biases and every parameter per neuron, LIF with v_reset into CubaLIF.
+    nodes = {"input": {"type": "Input", "shape": np.array([8])},
+             "fc1": affine(16, 8, 1.2, 0.2), "lif1": lif(16, dt, reset=True),
+             "fc2": affine(6, 16, 0.8, 0.1), "cuba": cuba(6, dt),
+             "output": {"type": "Output", "shape": np.array([6])}}
+    edges = [("input", "fc1"), ("fc1", "lif1"), ("lif1", "fc2"), ("fc2", "cuba"),
+             ("cuba", "output")]
+    write(os.path.join(out_dir, "gen_bias_hetero.nir"), nodes, edges)
+    made.append(("gen_bias_hetero.nir", 1))
+
+    # A leaky-integrator read-out: the output gives values, not spikes.
+    li_tau = rng.uniform(2 * dt, 10 * dt, 3)
+    nodes = {"input": {"type": "Input", "shape": np.array([6])},
+             "lin": {"type": "Linear", "weight": f32(rng.normal(0, 1.5, (10, 6)))},
+             "lif": lif(10, dt), "fc": affine(3, 10, 1.0, 0.5),
+             "li": {"type": "LI", "tau": li_tau, "r": li_tau / dt, "v_leak": np.full(3, 0.1)},
+             "output": {"type": "Output", "shape": np.array([3])}}
+    edges = [("input", "lin"), ("lin", "lif"), ("lif", "fc"), ("fc", "li"), ("li", "output")]
+    write(os.path.join(out_dir, "gen_li_readout.nir"), nodes, edges)
+    made.append(("gen_li_readout.nir", 1))
+
+    # A recurrent subgraph named as snnTorch's RLeaky export names it (edges say 'lif', the
+    # node is 'lif'; the subgraph is 'rec'), a Delay of 3 steps and a Scale on the way out,
+    # and an integrator and a threshold layer.
+    rec_tau = rng.uniform(3 * dt, 12 * dt, 12)
+    rec = {"type": "NIRGraph",
+           "nodes": {"input": {"type": "Input", "shape": np.array([12])},
+                     "lif": {"type": "LIF", "tau": rec_tau, "r": rec_tau / dt,
+                             "v_leak": np.zeros(12), "v_threshold": rng.uniform(0.6, 1.0, 12)},
+                     "w_rec": affine(12, 12, 0.4, 0.05),
+                     "output": {"type": "Output", "shape": np.array([12])}},
+           "edges": [("input", "lif"), ("lif", "w_rec"), ("w_rec", "lif"), ("lif", "output")]}
+    nodes = {"input": {"type": "Input", "shape": np.array([5])},
+             "fc_in": affine(12, 5, 1.5, 0.1), "rec": rec,
+             "delay": {"type": "Delay", "delay": np.full(12, 3 * dt)},
+             "scale": {"type": "Scale", "scale": f32(rng.uniform(0.5, 1.5, 12))},
+             "integ": {"type": "I", "r": rng.uniform(0.05, 0.2, 12)},
+             "fc_out": affine(4, 12, 0.7, 0.0),
+             "thr": {"type": "Threshold", "threshold": rng.uniform(0.1, 0.4, 4)},
+             "fc_last": {"type": "Linear", "weight": f32(rng.normal(0.5, 0.5, (4, 4)))},
+             "last": lif(4, dt),
+             "output": {"type": "Output", "shape": np.array([4])}}
+    edges = [("input", "fc_in"), ("fc_in", "rec"), ("rec", "delay"), ("delay", "scale"),
+             ("scale", "integ"), ("integ", "fc_out"), ("fc_out", "thr"), ("thr", "fc_last"),
+             ("fc_last", "last"), ("last", "output")]
+    write(os.path.join(out_dir, "gen_recurrent_delay.nir"), nodes, edges)
+    made.append(("gen_recurrent_delay.nir", 1))
+
+    # Convolutions: Conv2d with a bias and padding into IF with per-neuron thresholds, AvgPool2d,
+    # Flatten, and a second input through a grouped Conv1d; both reach one LIF layer.
+    if_thr = rng.uniform(0.5, 1.5, (4, 6, 6))
+    nodes = {"image": {"type": "Input", "shape": np.array([2, 6, 6])},
+             "conv": {"type": "Conv2d", "weight": f32(rng.normal(0, 0.6, (4, 2, 3, 3))),
+                      "bias": f32(rng.normal(0.05, 0.05, 4)), "stride": np.array([1, 1]),
+                      "padding": np.array([1, 1]), "dilation": np.array([1, 1]),
+                      "groups": 1, "input_shape": np.array([6, 6])},
+             "if": {"type": "IF", "r": f32(rng.uniform(0.8, 1.2, (4, 6, 6))),
+                    "v_threshold": f32(if_thr)},
+             "pool": {"type": "AvgPool2d", "kernel_size": np.array([2, 2]),
+                      "stride": np.array([2, 2]), "padding": np.array([0, 0])},
+             "flat": {"type": "Flatten", "start_dim": 0, "end_dim": -1},
+             "fc": affine(5, 36, 1.0, 0.1),
+             "signal": {"type": "Input", "shape": np.array([4, 10])},
+             "conv1": {"type": "Conv1d", "weight": f32(rng.normal(0, 0.8, (4, 2, 3))),
+                       "bias": f32(rng.normal(0, 0.1, 4)), "stride": np.array([2]),
+                       "padding": np.array([1]), "dilation": np.array([2]), "groups": 2,
+                       "input_shape": np.array([10])},
+             "flat1": {"type": "Flatten", "start_dim": 0, "end_dim": -1},
+             "fc1": {"type": "Linear", "weight": f32(rng.normal(0, 0.5, (5, 16)))},
+             "out": lif(5, dt),
+             "output": {"type": "Output", "shape": np.array([5])}}
+    edges = [("image", "conv"), ("conv", "if"), ("if", "pool"), ("pool", "flat"),
+             ("flat", "fc"), ("fc", "out"), ("signal", "conv1"), ("conv1", "flat1"),
+             ("flat1", "fc1"), ("fc1", "out"), ("out", "output")]
+    write(os.path.join(out_dir, "gen_conv_two_inputs.nir"), nodes, edges)
+    made.append(("gen_conv_two_inputs.nir", 1))
+
+    for name, step in made:
+        print(name, step)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
