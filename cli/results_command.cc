@@ -69,6 +69,10 @@ int Results(const CliOptions& o, std::ostream& out, std::ostream& err) {
       return 0;
     }
     out << Describe(list->provenance()) << "\n";
+    if (const v1::Provenance& p = list->provenance(); !p.model_sha256().empty()) {
+      out << "Model " << (p.model().empty() ? "(unnamed)" : p.model()) << " (" << p.model_dynamics()
+          << ", step " << p.model_step_ms() << " ms), sha256 " << p.model_sha256() << "\n";
+    }
     if (list->files().empty()) {
       out << "No results: the task wrote nothing to $SNN_OUTPUT_DIR.\n";
       return 0;

@@ -1,7 +1,11 @@
 #include "master/services/client_service.h"
 
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+
 #include "common/base/job_validation.h"
 #include "common/base/rect_allocator.h"
+#include "common/identity/pki.h"
 #include "master/auth/access_policy.h"
 #include "master/jobs/gang_links.h"
 #include "master/jobs/job_listing.h"
@@ -28,6 +32,18 @@ v1::Provenance ProvenanceOf(const v1::JobRecord& job, const v1::TaskRecord& task
     }
   }
   p.set_model(job.spec().task().resources().model());
+  if (job.spec().task().has_network()) {
+    const v1::Model& net = job.spec().task().network();
+    std::string bytes;
+    google::protobuf::io::StringOutputStream stream(&bytes);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    net.SerializeToCodedStream(&coded);
+    coded.Trim();
+    p.set_model_sha256(pki::Sha256Hex(bytes));
+    p.set_model_dynamics(net.dynamics().empty() ? "lif" : net.dynamics());
+    p.set_model_step_ms(net.timestep_ms());
+  }
   p.set_state(job.state());
   p.set_task_state(task.state());
   p.set_exit_code(task.exit_code());
