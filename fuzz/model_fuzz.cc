@@ -1,11 +1,12 @@
 // Model files: parse, validate, estimate, then build the simulated network a board would load
-// (with small limits) and run it a few steps. Nothing may crash or allocate past the limits.
+// (with small limits; the NIR engine for dynamics "nir") and run it a few steps. Nothing may
+// crash or allocate past the limits.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
 #include "common/model/model.h"
-#include "nodeagent/hal/lif_network.h"
+#include "nodeagent/hal/nir_network.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
@@ -18,7 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   limits.spikes_per_step = 1000;
   limits.max_synapses = 200'000;
   limits.max_state_bytes = 64 << 20;
-  auto net = snn::LifNetwork::Build(*model, limits);
+  auto net = snn::BuildNetwork(*model, limits);
   if (!net.ok()) return 0;
   snn::wire::Spike spike{};
   if ((*net)->Addressable(0, 0)) (*net)->Inject(&spike, 1);

@@ -20,28 +20,33 @@ def f32(a):
     return np.asarray(a, dtype=np.float32)
 
 
-def write(path, nodes, edges):
+def write(path, nodes, edges, ascii_bytes=False):
+    """Strings as the nir package writes them (h5py, variable-length UTF-8), or with
+    `ascii_bytes` as bytes objects (variable-length ASCII), which other writers produce."""
+    text = (lambda v: v.encode()) if ascii_bytes else (lambda v: v)
     with h5py.File(path, "w") as f:
-        f["version"] = b"0.2.0"
+        f["version"] = text("0.2.0")
         root = f.create_group("node")
-        root["type"] = b"NIRGraph"
-        _write_graph(root, nodes, edges)
+        root["type"] = text("NIRGraph")
+        _write_graph(root, nodes, edges, text)
 
 
-def _write_graph(group, nodes, edges):
+def _write_graph(group, nodes, edges, text):
     g = group.create_group("nodes")
     for name, node in nodes.items():
         n = g.create_group(name)
         if node.get("type") == "NIRGraph":
-            n["type"] = b"NIRGraph"
-            _write_graph(n, node["nodes"], node["edges"])
+            n["type"] = text("NIRGraph")
+            _write_graph(n, node["nodes"], node["edges"], text)
             continue
         for key, value in node.items():
             if key == "type":
-                n["type"] = value.encode()
+                n["type"] = text(value)
             else:
                 n[key] = value
-    group["edges"] = np.array([[s.encode(), d.encode()] for s, d in edges], dtype=object)
+    kind = h5py.string_dtype("ascii" if text("x") == b"x" else "utf-8")
+    group.create_dataset("edges", data=np.array([[text(s), text(d)] for s, d in edges],
+                                                dtype=object), dtype=kind)
 
 
 def lif(size, dt, reset=False):
@@ -117,7 +122,7 @@ def main():
     edges = [("input", "fc_in"), ("fc_in", "rec"), ("rec", "delay"), ("delay", "scale"),
              ("scale", "integ"), ("integ", "fc_out"), ("fc_out", "thr"), ("thr", "fc_last"),
              ("fc_last", "last"), ("last", "output")]
-    write(os.path.join(out_dir, "gen_recurrent_delay.nir"), nodes, edges)
+    write(os.path.join(out_dir, "gen_recurrent_delay.nir"), nodes, edges, ascii_bytes=True)
     made.append(("gen_recurrent_delay.nir", 1))
 
     # Convolutions: Conv2d with a bias and padding into IF with per-neuron thresholds, AvgPool2d,
