@@ -106,7 +106,9 @@ class Translator {
   Status AddOperator(const NirNode& n, std::vector<uint32_t>& shape, v1::Projection& p);
   Status Walk(const std::string& from, const std::string& at, std::vector<uint32_t> shape,
               v1::Projection chain, int depth);
-  Status Emit(const std::string& target, v1::Projection p, const std::vector<uint32_t>& shape);
+  // `at`: the node the path reaches `target` from (the source layer, or an operator).
+  Status Emit(const std::string& at, const std::string& target, v1::Projection p,
+              const std::vector<uint32_t>& shape);
   Status AddBiases();
   Status CarryBias(const std::string& at, const std::vector<double>& value, int depth);
 
@@ -268,13 +270,14 @@ Status Translator::AddOperator(const NirNode& n, std::vector<uint32_t>& shape, v
   return Status::Ok();
 }
 
-Status Translator::Emit(const std::string& target, v1::Projection p,
+Status Translator::Emit(const std::string& at, const std::string& target, v1::Projection p,
                         const std::vector<uint32_t>& shape) {
   const uint64_t size = Count(layer_shape_.at(target));
   if (Count(shape) != size) {
-    return Error("edge " + p.from() + " -> " + target + ": " + ShapeText(shape) + " (" +
-                 std::to_string(Count(shape)) + " values) reaches '" + target + "' of " +
-                 ShapeText(layer_shape_.at(target)) + " (" + std::to_string(size) + ")");
+    return Error("edge " + at + " -> " + target + " (from layer '" + p.from() +
+                 "'): " + ShapeText(shape) + " (" + std::to_string(Count(shape)) +
+                 " values) reaches '" + target + "' of " + ShapeText(layer_shape_.at(target)) +
+                 " (" + std::to_string(size) + ")");
   }
   if (p.stages_size() == 0) {  // straight from layer to layer
     v1::Stage* s = p.add_stages();
@@ -322,7 +325,7 @@ Status Translator::Walk(const std::string& from, const std::string& at, std::vec
       continue;
     }
     if (population_.count(next.name)) {
-      SNN_RETURN_IF_ERROR(Emit(next.name, std::move(longer), shape));
+      SNN_RETURN_IF_ERROR(Emit(at, next.name, std::move(longer), shape));
       continue;
     }
     std::vector<uint32_t> next_shape = shape;
@@ -415,7 +418,7 @@ Result<v1::Model> Translator::Run() {
         SNN_RETURN_IF_ERROR(AddPopulation(graph_.nodes.at(p.to())));
       }
       const std::string to = p.to();
-      SNN_RETURN_IF_ERROR(Emit(to, std::move(p), layer_shape_[to]));
+      SNN_RETURN_IF_ERROR(Emit(p.from(), to, std::move(p), layer_shape_[to]));
     }
   }
   SNN_RETURN_IF_ERROR(AddBiases());

@@ -6,6 +6,8 @@ AvgPool2d, a recurrent subgraph whose edges name its nodes as snnTorch does, and
 
     make_nir_files.py DIR     (seeded: the same files every time)
 Prints each file's name and the step (ms) to run it at.
+    make_nir_files.py --bad DIR
+Writes files snn must refuse, and bad_files.txt: each one's name and the words its error holds.
 """
 import os
 import sys
@@ -157,6 +159,40 @@ def main():
     for name, step in made:
         print(name, step)
     return 0
+
+
+def make_bad(out_dir):
+    """Files snn must refuse, each with the words its one line must hold (bad_files.txt)."""
+    os.makedirs(out_dir, exist_ok=True)
+    dt = 1e-3
+    cases = []
+    nodes = {"input": {"type": "Input", "shape": np.array([8])}, "fc": affine(5, 8),
+             "lif": lif(6, dt), "output": {"type": "Output", "shape": np.array([6])}}
+    edges = [("input", "fc"), ("fc", "lif"), ("lif", "output")]
+    write(os.path.join(out_dir, "bad_shapes.nir"), nodes, edges)
+    cases.append(("bad_shapes.nir", "edge fc -> lif (from layer 'input'): 5 (5 values) reaches 'lif' of 6 (6)"))
+    nodes = {"input": {"type": "Input", "shape": np.array([4])},
+             "delay": {"type": "Delay", "delay": np.full(4, 1.5 * dt)}, "lif": lif(4, dt),
+             "output": {"type": "Output", "shape": np.array([4])}}
+    edges = [("input", "delay"), ("delay", "lif"), ("lif", "output")]
+    write(os.path.join(out_dir, "bad_delay.nir"), nodes, edges)
+    cases.append(("bad_delay.nir", "a delay of 0.0015 s is not a whole number of 1 ms steps"))
+    bad_lif = lif(3, dt)
+    bad_lif["v_threshold"] = np.ones(4)
+    nodes = {"input": {"type": "Input", "shape": np.array([3])},
+             "lin": {"type": "Linear", "weight": f32(np.eye(3))}, "lif": bad_lif,
+             "output": {"type": "Output", "shape": np.array([3])}}
+    edges = [("input", "lin"), ("lin", "lif"), ("lif", "output")]
+    write(os.path.join(out_dir, "bad_counts.nir"), nodes, edges)
+    cases.append(("bad_counts.nir", "'v_threshold' has 4 values for a layer of 3"))
+    with open(os.path.join(out_dir, "bad_files.txt"), "w") as f:
+        for name, words in cases:
+            f.write("%s\t%s\n" % (name, words))
+
+
+if __name__ == "__main__" and len(sys.argv) == 3 and sys.argv[1] == "--bad":
+    make_bad(sys.argv[2])
+    sys.exit(0)
 
 
 if __name__ == "__main__":

@@ -123,6 +123,20 @@ def main():
         if total == 0:
             print("FAIL %s: no output at all in either regime: the check would prove nothing" % path)
             failures += 1
+    # Files that cannot be run exactly: one line that names the file, the node and why.
+    bad = os.path.join(work, "bad")
+    subprocess.run([sys.executable, os.path.join(HERE, "make_nir_files.py"), "--bad", bad],
+                   check=True)
+    with open(os.path.join(bad, "bad_files.txt")) as f:
+        for line in f:
+            name, words = line.rstrip("\n").split("\t")
+            r = subprocess.run([os.path.join(build, "cli", "snn-nir-import"),
+                                os.path.join(bad, name)], capture_output=True, text=True)
+            if r.returncode == 0 or words not in r.stderr or r.stderr.count("\n") != 1:
+                print("FAIL %s: expected one line with '%s', got: %s" % (name, words, r.stderr))
+                failures += 1
+            else:
+                print("refused %s: %s" % (name, r.stderr.strip()))
     print("%d files, %d failures" % (len(files), failures))
     return 1 if failures else 0
 
