@@ -1,7 +1,9 @@
 #include "cli/host_network.h"
 
+#include <cmath>
 #include <random>
 
+#include "common/model/model.h"
 #include "nodeagent/hal/lif_network.h"
 
 namespace snn {
@@ -10,7 +12,7 @@ namespace {
 constexpr uint64_t kHostStateBytes = uint64_t{2} << 30;
 constexpr double kMinWindowS = 1, kMaxWindowS = 60;
 constexpr uint64_t kEnoughSpikes = 20'000;
-constexpr double kMaxNeuronSteps = 2e8;
+constexpr double kMaxWork = 5e8;  // neuron updates plus synaptic events
 
 }  // namespace
 
@@ -80,17 +82,25 @@ Result<MeasuredRate> MeasureRate(const v1::Model& model, double input_rate_hz, u
   HostNetwork& h = *built;
   uint64_t neurons = 0;
   for (const HostLayer& l : h.layers) neurons += l.size;
+  // Each step updates every neuron; each spike reaches its synapses (the mean fan-out).
+  const double fan_out = EstimateModel(model, HostNetwork::kNeuronsPerCore, 0).synapses /
+                         static_cast<double>(std::max<uint64_t>(1, neurons));
   const uint64_t min_steps = static_cast<uint64_t>(std::ceil(kMinWindowS / step_s));
-  const uint64_t max_steps = std::max<uint64_t>(
-      1,
-      std::min<uint64_t>(static_cast<uint64_t>(std::ceil(kMaxWindowS / step_s)),
-                         static_cast<uint64_t>(kMaxNeuronSteps / std::max<uint64_t>(1, neurons))));
+  const uint64_t max_steps = static_cast<uint64_t>(std::ceil(kMaxWindowS / step_s));
   std::mt19937_64 rng(seed);
   std::bernoulli_distribution fires(std::min(1.0, chance));
   std::vector<wire::Spike> in, out(4096);
   MeasuredRate m;
+  auto work = [&] {
+    return static_cast<double>(m.steps) * static_cast<double>(neurons) +
+           static_cast<double>(h.net->counters().delivered) * fan_out;
+  };
   while (m.steps < max_steps &&
          (m.steps < min_steps || h.net->counters().delivered < kEnoughSpikes)) {
+    if (m.steps > 0 && work() > kMaxWork) {
+      m.work_bound = true;
+      break;
+    }
     in.clear();
     for (const HostLayer& l : h.layers) {
       if (!l.input) continue;

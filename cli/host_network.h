@@ -41,12 +41,13 @@ struct MeasuredRate {
   double spikes_per_s = 0;  // every layer's spikes, inputs included
   uint64_t steps = 0;
   double simulated_s = 0;
+  bool work_bound = false;  // stopped by the bound on work, before its window's end
 };
 
 // Runs the model with every input neuron firing at random (Bernoulli each step, `seed`) at
 // `input_rate_hz`, for at least 1 s of simulated time and then until 20,000 spikes or 60 s,
-// and at most 200 million neuron-steps of work: bounded whatever the model. Refuses a rate
-// above one spike a step.
+// and at most 500 million units of work (neuron updates plus synaptic events, counted from the
+// mean fan-out): bounded whatever the model. Refuses a rate above one spike a step.
 Result<MeasuredRate> MeasureRate(const v1::Model& model, double input_rate_hz, uint64_t seed);
 
 }  // namespace snn

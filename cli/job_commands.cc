@@ -234,7 +234,8 @@ int Estimate(const CliOptions& o, std::ostream& out, std::ostream& err) {
       << o.input_rate_hz << " Hz\n";
   out << "measured:         by running the network on the board's engine for " << window
       << " s of simulated time (" << measured->steps << " steps of " << model->timestep_ms()
-      << " ms; random inputs, seed 1)\n";
+      << " ms; random inputs, seed 1"
+      << (measured->work_bound ? "; cut short by the bound on work: a large network" : "") << ")\n";
   return 0;
 }
 
