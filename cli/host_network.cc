@@ -4,6 +4,7 @@
 #include <random>
 
 #include "common/model/model.h"
+#include "common/model/nir_dynamics.h"
 #include "nodeagent/hal/lif_network.h"
 
 namespace snn {
@@ -42,8 +43,7 @@ Result<HostNetwork> BuildHostNetwork(const v1::Model& model) {
     l.size = static_cast<uint32_t>(p.size());
     l.input = p.role() == "input";
     l.output = p.role() == "output";
-    l.graded = model.dynamics() == "nir" &&
-               (p.nir().kind() == "LI" || p.nir().kind() == "I" || p.nir().kind() == "Output");
+    l.graded = model.dynamics() == "nir" && NirKindIsGraded(p.nir().kind());
     h.layers.push_back(l);
     cores += (static_cast<uint64_t>(p.size()) + HostNetwork::kNeuronsPerCore - 1) /
              HostNetwork::kNeuronsPerCore;

@@ -9,7 +9,7 @@ namespace snn {
 namespace {
 
 const std::set<std::string>& Kinds() {
-  static const std::set<std::string> k = {"Input", "LIF", "CubaLIF",   "IF",
+  static const std::set<std::string> k = {"Input", "LIF", "CubaLIF",   "CubaLI", "IF",
                                           "LI",    "I",   "Threshold", "Output"};
   return k;
 }
@@ -34,7 +34,7 @@ Status CheckValues(const std::string& layer, const char* what,
 }  // namespace
 
 bool NirKindIsGraded(const std::string& kind) {
-  return kind == "LI" || kind == "I" || kind == "Output";
+  return kind == "LI" || kind == "CubaLI" || kind == "I" || kind == "Output";
 }
 
 Status ValidateNirDynamics(const v1::Model& model) {
@@ -44,21 +44,23 @@ Status ValidateNirDynamics(const v1::Model& model) {
     index[p.name()] = i;
     const v1::NirNeuron& n = p.nir();
     if (!Kinds().count(n.kind())) {
-      return InvalidArgument("population '" + p.name() + "' has NIR kind '" + n.kind() +
-                             "' (known: Input, LIF, CubaLIF, IF, LI, I, Threshold, Output)");
+      return InvalidArgument(
+          "population '" + p.name() + "' has NIR kind '" + n.kind() +
+          "' (known: Input, LIF, CubaLIF, CubaLI, IF, LI, I, Threshold, Output)");
     }
     if ((p.role() == "input") != (n.kind() == "Input")) {
       return InvalidArgument("population '" + p.name() +
                              "': input layers, and only they, are of kind Input");
     }
-    const bool leaky = n.kind() == "LIF" || n.kind() == "LI" || n.kind() == "CubaLIF";
+    const bool cuba = n.kind() == "CubaLIF" || n.kind() == "CubaLI";
+    const bool leaky = n.kind() == "LIF" || n.kind() == "LI" || cuba;
     const bool fires =
         n.kind() == "LIF" || n.kind() == "CubaLIF" || n.kind() == "IF" || n.kind() == "Threshold";
     if (leaky && n.tau().empty()) {
       return InvalidArgument("population '" + p.name() + "' (" + n.kind() + ") needs tau");
     }
-    if (n.kind() == "CubaLIF" && n.tau_syn().empty()) {
-      return InvalidArgument("population '" + p.name() + "' (CubaLIF) needs tau_syn");
+    if (cuba && n.tau_syn().empty()) {
+      return InvalidArgument("population '" + p.name() + "' (" + n.kind() + ") needs tau_syn");
     }
     if (fires && n.v_threshold().empty()) {
       return InvalidArgument("population '" + p.name() + "' (" + n.kind() + ") needs v_threshold");

@@ -15,7 +15,7 @@ namespace snn {
 Status ValidateNirDynamics(const v1::Model& model);
 
 // Whether a layer of this kind gives values (its potential, or what reaches it) rather than
-// spikes: LI, I and Output.
+// spikes: LI, CubaLI, I and Output.
 bool NirKindIsGraded(const std::string& kind);
 
 }  // namespace snn

@@ -21,8 +21,8 @@ constexpr uint64_t kMaxWalkSteps = 1'000'000;
 constexpr uint32_t kMaxDelaySteps = 65'536;
 
 const std::set<std::string>& NeuronTypes() {
-  static const std::set<std::string> t = {"LIF", "CubaLIF",    "IF",       "LI",
-                                          "I",   "Integrator", "Threshold"};
+  static const std::set<std::string> t = {"LIF", "CubaLIF", "CubaLI",     "IF",
+                                          "LI",  "I",       "Integrator", "Threshold"};
   return t;
 }
 const std::set<std::string>& OperatorTypes() {
@@ -59,14 +59,17 @@ std::vector<ParamSpec> ParamsOf(const std::string& type) {
     }
     return p;
   }
-  if (type == "CubaLIF") {
-    return {{"tau_mem", SNN_NIR_FIELD(tau), true},
-            {"tau_syn", SNN_NIR_FIELD(tau_syn), true},
-            {"r", SNN_NIR_FIELD(r), false},
-            {"w_in", SNN_NIR_FIELD(w_in), false},
-            {"v_leak", SNN_NIR_FIELD(v_leak), false},
-            {"v_threshold", SNN_NIR_FIELD(v_threshold), true},
-            {"v_reset", SNN_NIR_FIELD(v_reset), false}};
+  if (type == "CubaLIF" || type == "CubaLI") {
+    std::vector<ParamSpec> p = {{"tau_mem", SNN_NIR_FIELD(tau), true},
+                                {"tau_syn", SNN_NIR_FIELD(tau_syn), true},
+                                {"r", SNN_NIR_FIELD(r), false},
+                                {"w_in", SNN_NIR_FIELD(w_in), false},
+                                {"v_leak", SNN_NIR_FIELD(v_leak), false}};
+    if (type == "CubaLIF") {
+      p.push_back({"v_threshold", SNN_NIR_FIELD(v_threshold), true});
+      p.push_back({"v_reset", SNN_NIR_FIELD(v_reset), false});
+    }
+    return p;
   }
   if (type == "IF") {
     return {{"r", SNN_NIR_FIELD(r), false},
@@ -190,7 +193,7 @@ Result<std::vector<uint32_t>> Translator::LayerShape(const NirNode& n) const {
 Status Translator::CheckTimeConstants(const NirNode& n, const v1::NirNeuron& nir) const {
   const double step_s = options_.step_ms / 1000;
   const std::pair<const char*, const google::protobuf::RepeatedField<double>*> constants[] = {
-      {n.type == "CubaLIF" ? "tau_mem" : "tau", &nir.tau()}, {"tau_syn", &nir.tau_syn()}};
+      {n.type.rfind("Cuba", 0) == 0 ? "tau_mem" : "tau", &nir.tau()}, {"tau_syn", &nir.tau_syn()}};
   for (const auto& [name, taus] : constants) {
     for (double tau : *taus) {
       if (!(tau > 0) || !std::isfinite(tau)) {

@@ -5,7 +5,8 @@
 // states it (forward Euler at the model's step, every parameter per neuron, biases kept).
 //
 // The translation:
-// - Input nodes become input layers; LIF, CubaLIF, IF, LI, I (Integrator) and Threshold nodes
+// - Input nodes become input layers; LIF, CubaLIF, CubaLI, IF, LI, I (Integrator) and Threshold
+// nodes
 //   become layers with their own parameters (v1::NirNeuron); a top-level Output fed straight by
 //   a layer marks that layer as the output, otherwise it becomes an output layer of its own
 //   that passes on what reaches it.

@@ -64,6 +64,7 @@ Result<std::unique_ptr<NirNetwork>> NirNetwork::Build(const v1::Model& model,
       static const std::map<std::string, Kind> kinds = {{"Input", Kind::kInput},
                                                         {"LIF", Kind::kLif},
                                                         {"CubaLIF", Kind::kCubaLif},
+                                                        {"CubaLI", Kind::kCubaLi},
                                                         {"IF", Kind::kIf},
                                                         {"LI", Kind::kLi},
                                                         {"I", Kind::kI},
@@ -211,7 +212,8 @@ void NirNetwork::StepLayer(size_t layer) {
         v += q.a_mem * (q.v_leak - v + q.r * x);
         spike = v > q.threshold;
         break;
-      case Kind::kCubaLif: {
+      case Kind::kCubaLif:
+      case Kind::kCubaLi: {
         const double current = i_[gid];
         i_[gid] = current + q.a_syn * (q.w_in * x - current);
         v += q.a_mem * (q.v_leak - v + q.r * current);

@@ -52,7 +52,7 @@ class NirNetwork : public SpikeNetwork {
   std::vector<double> GradedOutput(size_t layer) const;
 
  private:
-  enum class Kind { kInput, kLif, kCubaLif, kIf, kLi, kI, kThreshold, kOutput };
+  enum class Kind { kInput, kLif, kCubaLif, kCubaLi, kIf, kLi, kI, kThreshold, kOutput };
   struct Synapse {
     uint32_t target;
     uint32_t delay;

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Writes NIR files (HDF5, as the nir package writes them) that exercise what real exports may
 hold and the three shipped ones do not: biases everywhere, every parameter different per neuron,
-v_reset given, LI and I layers that give values, Threshold, Scale, Delay, Conv1d with groups,
+v_reset given, LI, CubaLI and I layers that give values, Threshold, Scale, Delay, Conv1d with groups,
 AvgPool2d, a recurrent subgraph whose edges name its nodes as snnTorch does, and two inputs.
 
     make_nir_files.py DIR     (seeded: the same files every time)
@@ -155,6 +155,21 @@ def main():
              ("flat1", "fc1"), ("fc1", "out"), ("out", "output")]
     write(os.path.join(out_dir, "gen_conv_two_inputs.nir"), nodes, edges)
     made.append(("gen_conv_two_inputs.nir", 1))
+
+    # A current-based leaky integrator read-out (NIR 1.0's CubaLI, as Norse exports LICell).
+    cli_tau_mem = rng.uniform(3 * dt, 10 * dt, 3)
+    cli_tau_syn = rng.uniform(2 * dt, 5 * dt, 3)
+    nodes = {"input": {"type": "Input", "shape": np.array([6])},
+             "fc": affine(8, 6, 1.5, 0.2), "cuba": cuba(8, dt),
+             "lin": {"type": "Linear", "weight": f32(rng.normal(0, 1.0, (3, 8)))},
+             "readout": {"type": "CubaLI", "tau_mem": cli_tau_mem, "tau_syn": cli_tau_syn,
+                         "r": cli_tau_mem / dt, "w_in": cli_tau_syn / dt,
+                         "v_leak": rng.uniform(-0.1, 0.1, 3)},
+             "output": {"type": "Output", "shape": np.array([3])}}
+    edges = [("input", "fc"), ("fc", "cuba"), ("cuba", "lin"), ("lin", "readout"),
+             ("readout", "output")]
+    write(os.path.join(out_dir, "gen_cubali_readout.nir"), nodes, edges)
+    made.append(("gen_cubali_readout.nir", 1))
 
     for name, step in made:
         print(name, step)

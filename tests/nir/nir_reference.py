@@ -16,7 +16,7 @@ import sys
 import h5py
 import numpy as np
 
-NEURONS = {"LIF", "CubaLIF", "IF", "LI", "I", "Integrator", "Threshold"}
+NEURONS = {"LIF", "CubaLIF", "CubaLI", "IF", "LI", "I", "Integrator", "Threshold"}
 
 
 def read_node(group):
@@ -219,7 +219,7 @@ class Neuron:
         self.size = size
         if self.type in ("LIF", "LI"):
             self.a_mem = dt / param(node, "tau", size)
-        if self.type == "CubaLIF":
+        if self.type in ("CubaLIF", "CubaLI"):
             self.a_mem = dt / param(node, "tau_mem", size)
             self.a_syn = dt / param(node, "tau_syn", size)
             self.w_in = param(node, "w_in", size, 1)
@@ -231,14 +231,14 @@ class Neuron:
         self.v_reset = param(node, "v_reset", size, 0)
         self.v = np.zeros(size)
         self.i = np.zeros(size)
-        self.graded = self.type in ("LI", "I", "Integrator")
+        self.graded = self.type in ("LI", "CubaLI", "I", "Integrator")
 
     def step(self, x):
         x = x.reshape(-1)
         t = self.type
         if t in ("LIF", "LI"):
             self.v = self.v + self.a_mem * (self.v_leak - self.v + self.r * x)
-        elif t == "CubaLIF":
+        elif t in ("CubaLIF", "CubaLI"):
             current = self.i
             self.i = current + self.a_syn * (self.w_in * x - current)
             self.v = self.v + self.a_mem * (self.v_leak - self.v + self.r * current)
