@@ -11,6 +11,19 @@
 namespace snn {
 namespace {
 
+// "; each user at most 100 jobs pending or running, time limits up to 2d" ("" without limits).
+std::string Describe(const v1::UsageLimits& l, const std::string& whose) {
+  std::string parts;
+  if (l.max_submitted() > 0) {
+    parts += "at most " + std::to_string(l.max_submitted()) + " jobs pending or running";
+  }
+  if (l.max_time_limit_s() > 0) {
+    parts += (parts.empty() ? "" : ", ") + std::string("time limits up to ") +
+             FormatDurationUnit(l.max_time_limit_s());
+  }
+  return parts.empty() ? "" : "; " + whose + " " + parts;
+}
+
 Result<uint64_t> Cores(const std::string& name, const std::string& text) {
   uint64_t v = 0;
   auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
@@ -64,8 +77,8 @@ std::string Describe(const v1::Members& m) {
 std::string Describe(const v1::TenantConfig& t) {
   char w[32];
   snprintf(w, sizeof w, "%g", t.weight());
-  std::string out =
-      "tenant " + t.name() + ": weight " + w + Caps(t.quotas(), "limit") + Describe(t.members());
+  std::string out = "tenant " + t.name() + ": weight " + w + Caps(t.quotas(), "limit") +
+                    Describe(t.limits(), "its jobs") + Describe(t.members());
   if (t.coordinators_size() > 0) out += "; coordinators " + Names(t.coordinators());
   return out;
 }
@@ -140,6 +153,9 @@ int PolicyShow(const CliOptions& o, std::ostream& out, std::ostream& err) {
   }
   out << "\n";
   for (const auto& q : c.queues()) out << Describe(q) << "\n";
+  if (const std::string limits = Describe(c.user_limits(), "each user"); !limits.empty()) {
+    out << "limits:" << limits.substr(1) << "\n";
+  }
   for (const auto& t : c.tenants()) out << Describe(t) << "\n";
   const v1::AccessConfig& a = c.access();
   out << "access: admins uid 0 and the master's user" << Describe(a.admins());

@@ -7,6 +7,7 @@
 
 #include "common/base/duration.h"
 #include "master/billing/usage_accounting.h"
+#include "master/jobs/usage_limits.h"
 
 namespace snn {
 namespace {
@@ -42,6 +43,9 @@ Result<const v1::JobRecord*> JobLifecycle::Submit(v1::JobSpec submitted, const s
   auto admitted = scheduling_.Admit(std::move(submitted), user);
   if (!admitted.ok()) return admitted.status();
   v1::JobSpec spec = std::move(*admitted);
+  SNN_RETURN_IF_ERROR(CheckUsageLimits(spec, scheduling_.scheduling(),
+                                       jobs_.ActiveOfUser(spec.user()),
+                                       jobs_.ActiveOfTenant(spec.tenant())));
   const int64_t now = clock_.NowMs();
   v1::JobRecord job;
   job.set_tenant(spec.tenant());

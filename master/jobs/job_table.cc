@@ -51,9 +51,25 @@ const std::set<uint64_t>& JobTable::JobsActiveOn(const std::string& node) const 
   return it == active_on_.end() ? kNone : it->second;
 }
 
+void JobTable::CountActive(const v1::JobRecord& job, int sign) {
+  if (job.spec().kind() == v1::STEP) return;
+  if (job.state() != v1::PENDING && job.state() != v1::RUNNING) return;
+  auto count = [sign](std::map<std::string, uint64_t, std::less<>>& map, const std::string& key) {
+    uint64_t& n = map[key];
+    if (sign > 0) {
+      ++n;
+    } else if (--n == 0) {
+      map.erase(key);
+    }
+  };
+  count(active_users_, job.spec().user());
+  count(active_tenants_, job.tenant());
+}
+
 void JobTable::Index(v1::JobRecord& job, int64_t at_ms) {
   IndexNodes(job);
   ++counts_[job.state()];
+  CountActive(job, 1);
   // A step runs on its session's resources: the scheduler neither places nor charges it.
   if (!HoldsItsCores(job.spec())) return;
   if (job.state() == v1::RUNNING) {
@@ -64,6 +80,7 @@ void JobTable::Index(v1::JobRecord& job, int64_t at_ms) {
 
 void JobTable::Unindex(const v1::JobRecord& job, int64_t at_ms) {
   --counts_[job.state()];
+  CountActive(job, -1);
   if (const SchedJob* view = views_.Find(job.id())) {
     if (job.state() == v1::RUNNING) core_time_.Stop(job.tenant(), view->cores(), at_ms);
     views_.Remove(job.id());

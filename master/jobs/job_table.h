@@ -91,6 +91,12 @@ class JobTable {
   int64_t PredictRunMs(const std::string& user, int64_t limit_ms) const;
   // Hot jobs in `state` (jobs on their way to the archive are the archive's to count).
   uint64_t CountInState(v1::JobState state) const;
+  // Jobs pending or running (steps of sessions aside) of a user, and of a tenant: what the
+  // policy's max_submitted limits.
+  uint64_t ActiveOfUser(const std::string& user) const { return Lookup(active_users_, user); }
+  uint64_t ActiveOfTenant(const std::string& tenant) const {
+    return Lookup(active_tenants_, tenant);
+  }
 
   // Finished jobs leave for the archive in two steps: marked when the move is written, dropped
   // from memory once it is durable (until then they are still found here).
@@ -113,6 +119,13 @@ class JobTable {
   SchedulerViews views_;
   CoreTimeAccrual core_time_;
   std::map<v1::JobState, uint64_t> counts_;
+  std::map<std::string, uint64_t, std::less<>> active_users_, active_tenants_;
+  static uint64_t Lookup(const std::map<std::string, uint64_t, std::less<>>& m,
+                         const std::string& key) {
+    auto it = m.find(key);
+    return it == m.end() ? 0 : it->second;
+  }
+  void CountActive(const v1::JobRecord& job, int sign);
   std::unordered_map<std::string, std::set<uint64_t>> active_on_;    // node -> jobs
   std::unordered_map<uint64_t, std::vector<std::string>> nodes_of_;  // job -> those nodes
   std::unordered_set<uint64_t> archived_;

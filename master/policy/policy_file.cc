@@ -34,6 +34,27 @@ Result<uint64_t> ReadDuration(const YAML::Node& node, const std::string& where) 
   return s;
 }
 
+// {max_submitted: N, max_time_limit: DURATION}
+Status ReadUsageLimits(const YAML::Node& node, const std::string& where, v1::UsageLimits* out) {
+  SNN_RETURN_IF_ERROR(CheckKnownFields(node, where, {"max_submitted", "max_time_limit"}));
+  if (node["max_submitted"]) {
+    try {
+      const int64_t n = node["max_submitted"].as<int64_t>();
+      if (n < 1 || n > 100'000'000) throw YAML::Exception(YAML::Mark(), "");
+      out->set_max_submitted(static_cast<uint32_t>(n));
+    } catch (const YAML::Exception&) {
+      return InvalidArgument(where + ".max_submitted must be a number of jobs from 1 to 100000000");
+    }
+  }
+  if (node["max_time_limit"]) {
+    auto d = ReadDuration(node["max_time_limit"], where + ".max_time_limit");
+    if (!d.ok()) return d.status();
+    if (*d == 0) return InvalidArgument(where + ".max_time_limit must be longer than 0");
+    out->set_max_time_limit_s(*d);
+  }
+  return Status::Ok();
+}
+
 // pools: {POOL: {limit: N, guaranteed: N}} (limit may be called max for queues).
 Status ReadPoolCaps(const YAML::Node& node, const std::string& where, const char* limit_name,
                     google::protobuf::RepeatedPtrField<v1::PoolCap>* out) {
@@ -174,9 +195,9 @@ Result<v1::SchedulingConfig> ParsePolicyYaml(const std::string& text) {
     if (!loaded.ok()) return loaded.status();
     const YAML::Node root = *loaded;
     if (!root.IsMap()) return InvalidArgument("the policy file must be a map");
-    SNN_RETURN_IF_ERROR(
-        CheckKnownFields(root, "the policy file",
-                         {"scheduler", "priority", "queues", "tenants", "access", "billing"}));
+    SNN_RETURN_IF_ERROR(CheckKnownFields(
+        root, "the policy file",
+        {"scheduler", "priority", "queues", "tenants", "access", "billing", "limits"}));
     if (const YAML::Node b = root["billing"]) {
       SNN_RETURN_IF_ERROR(ReadBilling(b, c.mutable_billing()));
     }
@@ -281,13 +302,20 @@ Result<v1::SchedulingConfig> ParsePolicyYaml(const std::string& text) {
               ReadPoolCaps(q["pools"], where + ".pools", "max", out->mutable_pools()));
       }
     }
+    if (const YAML::Node limits = root["limits"]) {
+      SNN_RETURN_IF_ERROR(CheckKnownFields(limits, "limits", {"per_user"}));
+      if (limits["per_user"]) {
+        SNN_RETURN_IF_ERROR(
+            ReadUsageLimits(limits["per_user"], "limits.per_user", c.mutable_user_limits()));
+      }
+    }
     if (const YAML::Node tenants = root["tenants"]) {
       if (!tenants.IsSequence()) return InvalidArgument("tenants must be a list");
       for (size_t i = 0; i < tenants.size(); ++i) {
         const YAML::Node t = tenants[i];
         const std::string where = "tenants[" + std::to_string(i) + "]";
         SNN_RETURN_IF_ERROR(CheckKnownFields(
-            t, where, {"name", "weight", "quotas", "users", "groups", "coordinators"}));
+            t, where, {"name", "weight", "quotas", "users", "groups", "coordinators", "limits"}));
         auto* out = c.add_tenants();
         auto name = ReadString(t["name"], where + ".name");
         if (!name.ok()) return name.status();
@@ -312,6 +340,10 @@ Result<v1::SchedulingConfig> ParsePolicyYaml(const std::string& text) {
         if (t["coordinators"]) {
           SNN_RETURN_IF_ERROR(
               ReadNames(t["coordinators"], where + ".coordinators", out->mutable_coordinators()));
+        }
+        if (t["limits"]) {
+          SNN_RETURN_IF_ERROR(
+              ReadUsageLimits(t["limits"], where + ".limits", out->mutable_limits()));
         }
       }
     }

@@ -189,6 +189,22 @@ TEST(PolicyConfigTest, ChangesThatMakeNoSenseAreRefusedWithTheReason) {
             std::string::npos);
   EXPECT_NE(bad("priority: {accrue_per_tenant: two}").find("priority.accrue_per_tenant"),
             std::string::npos);
+  EXPECT_NE(bad("limits: {per_user: {max_submitted: 0}}")
+                .find("limits.per_user.max_submitted must be a number of jobs from 1"),
+            std::string::npos);
+  EXPECT_NE(
+      bad("limits: {per_user: {max_time_limit: soon}}").find("limits.per_user.max_time_limit"),
+      std::string::npos);
+  EXPECT_NE(bad("limits: {per_group: {max_submitted: 3}}").find("per_group"), std::string::npos);
+  EXPECT_NE(bad("tenants: [{name: a, limits: {max_running: 3}}]").find("max_running"),
+            std::string::npos);
+  auto limited = ParsePolicyYaml(
+      "limits: {per_user: {max_submitted: 5, max_time_limit: 1d}}\n"
+      "tenants: [{name: a, limits: {max_time_limit: 90m}}]");
+  ASSERT_TRUE(limited.ok()) << limited.status().ToString();
+  EXPECT_EQ(limited->user_limits().max_submitted(), 5u);
+  EXPECT_EQ(limited->user_limits().max_time_limit_s(), 86400u);
+  EXPECT_EQ(limited->tenants(0).limits().max_time_limit_s(), 5400u);
 
   const v1::SchedulingConfig base = DefaultSchedulingConfig();
   const std::set<std::string> pools = {"default"};

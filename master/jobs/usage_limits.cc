@@ -1,0 +1,40 @@
+#include "master/jobs/usage_limits.h"
+
+#include "common/base/duration.h"
+
+namespace snn {
+namespace {
+
+Status Check(const v1::UsageLimits& limits, const std::string& who, const std::string& where,
+             const v1::JobSpec& spec, uint64_t active) {
+  if (limits.max_time_limit_s() > 0 && spec.time_limit_s() > limits.max_time_limit_s()) {
+    return InvalidArgument("time_limit " + FormatDurationUnit(spec.time_limit_s()) +
+                           " is longer than " + who + " may ask for, " +
+                           FormatDurationUnit(limits.max_time_limit_s()) + " (policy " + where +
+                           ".max_time_limit)");
+  }
+  if (limits.max_submitted() > 0 && active >= limits.max_submitted()) {
+    return Status(Code::kResourceExhausted,
+                  who + " has " + std::to_string(active) + " jobs pending or running, the most " +
+                      std::to_string(limits.max_submitted()) + " allowed (policy " + where +
+                      ".max_submitted): submit again when some have ended");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status CheckUsageLimits(const v1::JobSpec& spec, const v1::SchedulingConfig& policy,
+                        uint64_t user_active, uint64_t tenant_active) {
+  if (spec.kind() == v1::STEP) return Status::Ok();
+  SNN_RETURN_IF_ERROR(
+      Check(policy.user_limits(), "user " + spec.user(), "limits.per_user", spec, user_active));
+  for (const v1::TenantConfig& t : policy.tenants()) {
+    if (t.name() != spec.tenant()) continue;
+    return Check(t.limits(), "tenant " + t.name(), "tenant " + t.name() + " limits", spec,
+                 tenant_active);
+  }
+  return Status::Ok();
+}
+
+}  // namespace snn
