@@ -17,6 +17,10 @@ std::string Describe(const v1::UsageLimits& l, const std::string& whose) {
   if (l.max_submitted() > 0) {
     parts += "at most " + std::to_string(l.max_submitted()) + " jobs pending or running";
   }
+  if (l.max_running() > 0) {
+    parts += (parts.empty() ? "" : ", ") + std::string("at most ") +
+             std::to_string(l.max_running()) + " running";
+  }
   if (l.max_time_limit_s() > 0) {
     parts += (parts.empty() ? "" : ", ") + std::string("time limits up to ") +
              FormatDurationUnit(l.max_time_limit_s());

@@ -73,6 +73,7 @@ void SchedulingDriver::StartForecasts(std::function<void(std::shared_ptr<const F
       copy.pool = &job.pool;
       copy.tenant = &job.tenant;
       copy.queue = &job.queue;
+      copy.user = &job.user;
       copy.board_type = &job.resources->board_type();
       copy.hold = job.hold ? &job.hold : nullptr;
       state->input.pending.push_back(copy);

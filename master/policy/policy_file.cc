@@ -36,14 +36,17 @@ Result<uint64_t> ReadDuration(const YAML::Node& node, const std::string& where) 
 
 // {max_submitted: N, max_time_limit: DURATION}
 Status ReadUsageLimits(const YAML::Node& node, const std::string& where, v1::UsageLimits* out) {
-  SNN_RETURN_IF_ERROR(CheckKnownFields(node, where, {"max_submitted", "max_time_limit"}));
-  if (node["max_submitted"]) {
+  SNN_RETURN_IF_ERROR(
+      CheckKnownFields(node, where, {"max_submitted", "max_running", "max_time_limit"}));
+  for (const char* key : {"max_submitted", "max_running"}) {
+    if (!node[key]) continue;
     try {
-      const int64_t n = node["max_submitted"].as<int64_t>();
+      const int64_t n = node[key].as<int64_t>();
       if (n < 1 || n > 100'000'000) throw YAML::Exception(YAML::Mark(), "");
-      out->set_max_submitted(static_cast<uint32_t>(n));
+      (std::string(key) == "max_running" ? out->set_max_running(static_cast<uint32_t>(n))
+                                         : out->set_max_submitted(static_cast<uint32_t>(n)));
     } catch (const YAML::Exception&) {
-      return InvalidArgument(where + ".max_submitted must be a number of jobs from 1 to 100000000");
+      return InvalidArgument(where + "." + key + " must be a number of jobs from 1 to 100000000");
     }
   }
   if (node["max_time_limit"]) {

@@ -216,7 +216,9 @@ SchedulerPolicy ToSchedulerPolicy(const v1::SchedulingConfig& c) {
   p.backfill_age_first_after_ms = static_cast<int64_t>(c.backfill_age_first_after_s()) * 1000;
   p.preemption = c.preemption();
   p.preempt_grace_ms = static_cast<int64_t>(c.preempt_grace_s()) * 1000;
+  p.user_max_running = c.user_limits().max_running();
   for (const auto& t : c.tenants()) {
+    if (t.limits().max_running() > 0) p.tenant_max_running[t.name()] = t.limits().max_running();
     for (const auto& cap : t.quotas()) {
       Quota q;
       if (cap.has_limit()) q.limit = cap.limit();

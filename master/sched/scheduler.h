@@ -54,6 +54,7 @@ struct SchedJob {
   uint64_t id = 0;
   uint64_t tenant_job_id = 0;  // the number its tenant knows it by (0: the same as id)
   std::string pool, tenant, queue;
+  std::string user;                          // who submitted it
   const v1::Resources* resources = nullptr;  // one replica's; must outlive the pass
   uint32_t replicas = 1;                     // to start with (min); running: the active tasks
   uint32_t max_replicas = 0;  // elastic: grows toward this while boards are idle (0: never)
@@ -115,6 +116,10 @@ struct SchedulerPolicy {
   std::map<std::pair<std::string, std::string>, Quota, NamePairLess>
       tenant_quotas;  // (tenant, pool)
   std::map<std::pair<std::string, std::string>, Quota, NamePairLess> queue_quotas;  // (queue, pool)
+  // Jobs running at once (v1::UsageLimits.max_running): each user's, and each tenant's
+  // together. 0 / absent: no limit.
+  uint32_t user_max_running = 0;
+  std::map<std::string, uint32_t, std::less<>> tenant_max_running;
 };
 
 // A running job at a glance: a pass reads hundreds of thousands of these in a row, and looks
@@ -141,6 +146,7 @@ struct PendingJob {
   const std::string* board_type = nullptr;  // likewise
   const std::string* tenant = nullptr;      // likewise
   const std::string* queue = nullptr;       // likewise
+  const std::string* user = nullptr;
   int64_t submit_ms = 0, time_limit_ms = 0;
   // Per replica; cores as placed (a shape's area when it has one).
   uint32_t cores = 0, shape_width = 0, shape_height = 0, ksps = 0, streams = 0;

@@ -46,6 +46,7 @@ void SchedulerViews::Fill(const v1::JobRecord& record, SchedJob& j) const {
   j.pool = record.spec().pool();
   j.tenant = record.tenant();
   j.queue = record.spec().queue();
+  j.user = record.spec().user();
   j.resources = &record.spec().task().resources();
   const uint32_t min = std::max(1u, record.spec().min_replicas());
   j.replicas = min;

@@ -1,7 +1,8 @@
 // The policy's limits on what a user and a tenant may have at once, with real daemons: a job
 // past a user's or a tenant's max_submitted, or asking more than max_time_limit, is refused with
 // one line naming the limit and changes nothing; a job that ends makes room; the counts survive
-// a master restart; policy show says the limits.
+// a master restart; past max_running a job waits, its reason naming the limit, and starts when
+// a running one ends; policy show says the limits.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -12,10 +13,12 @@ namespace snn::testing {
 namespace {
 
 constexpr char kPolicy[] = R"(limits:
-  per_user: {max_submitted: 3, max_time_limit: 2h}
+  per_user: {max_submitted: 3, max_running: 2, max_time_limit: 2h}
 tenants:
   - name: lab
     limits: {max_submitted: 2}
+  - name: batch
+    limits: {max_running: 1}
 )";
 
 class UsageLimitsTest : public ::testing::Test {
@@ -86,12 +89,47 @@ TEST_F(UsageLimitsTest, SubmitsPastALimitAreRefusedNamingItAndChangeNothing) {
 
   CliRun shown = cluster_.Snnctl({"policy", "show"});
   ASSERT_EQ(shown.exit_code, 0) << shown.err;
-  EXPECT_NE(shown.out.find("limits: each user at most 3 jobs pending or running, time limits up "
-                           "to 2h"),
+  EXPECT_NE(shown.out.find("limits: each user at most 3 jobs pending or running, at most 2 "
+                           "running, time limits up to 2h"),
             std::string::npos)
       << shown.out;
   EXPECT_NE(shown.out.find("; its jobs at most 2 jobs pending or running"), std::string::npos)
       << shown.out;
+}
+
+TEST_F(UsageLimitsTest, PastMaxRunningAJobWaitsSayingWhyAndStartsWhenOneEnds) {
+  auto reason_of = [&](uint64_t id, const std::string& tenant) {
+    auto job = cluster_.Show(id, tenant);
+    return job.ok() ? job->reason() : std::string();
+  };
+  auto running = [&](uint64_t id, const std::string& tenant) {
+    return TestCluster::WaitUntil([&] {
+      auto job = cluster_.Show(id, tenant);
+      return job.ok() && job->state() == v1::RUNNING;
+    });
+  };
+  ASSERT_EQ(Submit("batch").exit_code, 0);
+  ASSERT_TRUE(running(1, "batch"));
+  ASSERT_EQ(Submit("batch").exit_code, 0);
+  ASSERT_TRUE(TestCluster::WaitUntil([&] {
+    return reason_of(2, "batch") ==
+           "tenant batch runs 1 job, the most 1 allowed at once (policy tenant batch "
+           "limits.max_running)";
+  })) << reason_of(2, "batch");
+
+  ASSERT_EQ(Submit("alice").exit_code, 0);  // the user's second running job
+  ASSERT_TRUE(running(1, "alice"));
+  // batch's first ends: its second starts (the tenant runs none, the user one).
+  ASSERT_EQ(cluster_.Snnctl({"cancel", "1"}, "batch").exit_code, 0);
+  ASSERT_TRUE(running(2, "batch")) << reason_of(2, "batch");
+  // The user runs two now: a third waits for the user's limit.
+  ASSERT_EQ(Submit("alice").exit_code, 0);
+  const std::string user = cluster_.Show(1, "alice")->spec().user();
+  ASSERT_TRUE(TestCluster::WaitUntil([&] {
+    return reason_of(2, "alice") == "user " + user +
+                                        " runs 2 jobs, the most 2 allowed at once (policy "
+                                        "limits.per_user.max_running)";
+  })) << reason_of(2, "alice");
 }
 
 }  // namespace
