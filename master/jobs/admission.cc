@@ -9,6 +9,7 @@
 #include "common/base/duration.h"
 #include "common/base/job_validation.h"
 #include "common/model/model.h"
+#include "common/model/nir_dynamics.h"
 #include "master/sched/policy_config.h"
 
 namespace snn {
@@ -25,6 +26,17 @@ Status ValidateNetwork(v1::TaskSpec& task) {
   }
   Status s = ValidateModel(*task.mutable_network());
   if (!s.ok()) return InvalidArgument("task.network: " + s.message());
+  // The board returns spikes: an output giving values would be refused when it loads, after
+  // the job waited its turn. Said now, with where the values can be had.
+  if (task.network().dynamics() == "nir") {
+    for (const v1::Population& p : task.network().populations()) {
+      if (p.role() == "output" && NirKindIsGraded(p.nir().kind())) {
+        return InvalidArgument("task.network: output layer '" + p.name() + "' (" + p.nir().kind() +
+                               ") gives values, not spikes, and the board returns spikes only; "
+                               "snnctl simulate writes its values");
+      }
+    }
+  }
   return Status::Ok();
 }
 

@@ -73,6 +73,29 @@ TEST(NirJobTest, EachRealExportIsEstimatedAndRunsOnTheSimulatedBoard) {
   }
 }
 
+TEST(NirJobTest, AModelWhoseOutputGivesValuesIsRefusedAtSubmit) {
+  TestCluster cluster;
+  cluster.StartMaster();
+  cluster.StartAgent("node1", SmallBoards());
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster.NodesUp() == 1; }));
+  const std::string model = cluster.dir() + "/li.json";
+  std::ofstream(model) << R"({"name": "li", "dynamics": "nir", "populations": [
+      {"name": "in", "size": 1, "role": "input", "nir": {"kind": "Input"}},
+      {"name": "li", "size": 1, "role": "output", "nir": {"kind": "LI", "tau": [0.002]}}],
+    "projections": [{"from": "in", "to": "li", "connectivity": "stages", "stages": [
+      {"kind": "dense", "in_shape": [1], "out_shape": [1], "weights": [1]}]}]})";
+  const std::string job = cluster.dir() + "/li.yaml";
+  std::ofstream(job) << "task:\n  command: /bin/true\n  resources:\n    model: " << model
+                     << "\n    ksps: 10\n";
+  auto submit = cluster.Snnctl({"submit", job});
+  EXPECT_NE(submit.exit_code, 0);
+  EXPECT_NE(submit.err.find("output layer 'li' (LI) gives values, not spikes, and the board "
+                            "returns spikes only; snnctl simulate writes its values"),
+            std::string::npos)
+      << submit.err;
+  EXPECT_EQ(cluster.ListAll()->jobs_size(), 0);
+}
+
 TEST(NirJobTest, ABrokenNirFileIsRefusedBeforeSubmittingWithOneLine) {
   TestCluster cluster;
   cluster.StartMaster();
