@@ -6,6 +6,7 @@
 
 #include "common/base/job_validation.h"
 #include "master/sched/pool_state.h"
+#include "master/sched/running_limits.h"
 #include "master/sched/wait_reason.h"
 
 namespace snn {
@@ -21,6 +22,7 @@ class Pass {
   Pass(SchedulerInput& in, const SchedulerPolicy& policy)
       : in_(in),
         policy_(policy),
+        running_limits_(policy, in.running),
         track_use_(!policy.tenant_quotas.empty() || !policy.queue_quotas.empty()) {}
 
   SchedulePlan Run();
@@ -32,8 +34,6 @@ class Pass {
   // Consider on a pool of one-core boards: counted, not placed.
   void ConsiderUnits(PoolState& pool, const PendingJob& p);
   bool OverQuota(const PendingJob& p);
-  // The policy's max_running for the job's user or tenant reached: it waits, saying so.
-  bool OverRunningLimit(const PendingJob& p);
   // A job's use counters and quotas, looked up once per (tenant, queue, pool) a pass meets.
   struct QuotaSlot {
     uint64_t* tenant_use = nullptr;
@@ -87,8 +87,7 @@ class Pass {
   std::map<std::tuple<const std::string*, const std::string*, const std::string*>, QuotaSlot>
       slots_;
   std::set<uint64_t> preempted_;
-  bool running_counted_ = false;  // running_users_ and running_tenants_ filled
-  std::map<std::string, uint32_t, std::less<>> running_users_, running_tenants_;
+  RunningLimits running_limits_;
   std::set<std::pair<uint64_t, uint32_t>> given_back_;  // (job, task index)
   std::set<uint64_t> giving_back_;                      // jobs that give extras back
   const bool track_use_;                                // quotas or queue limits to keep
@@ -185,37 +184,6 @@ Pass::QuotaSlot& Pass::SlotOf(const PendingJob& p) {
   return slot;
 }
 
-bool Pass::OverRunningLimit(const PendingJob& p) {
-  if (policy_.user_max_running == 0 && policy_.tenant_max_running.empty()) return false;
-  if (!running_counted_) {  // once a pass: the running jobs per user and per tenant
-    running_counted_ = true;
-    for (const RunningJob& r : in_.running) {
-      ++running_users_[r.job->user];
-      ++running_tenants_[r.job->tenant];
-    }
-  }
-  // "user alice runs 2 jobs, the most 2 allowed at once (policy limits.per_user.max_running)"
-  auto over = [&](uint32_t limit, const auto& counts, const char* kind, const std::string& who,
-                  const std::string& setting) {
-    if (limit == 0) return false;
-    auto it = counts.find(who);
-    const uint32_t running = it == counts.end() ? 0 : it->second;
-    if (running < limit) return false;
-    Wait(p.id, std::make_shared<const std::string>(
-                   kind + who + " runs " + std::to_string(running) +
-                   (running == 1 ? " job" : " jobs") + ", the most " + std::to_string(limit) +
-                   " allowed at once (policy " + setting + ".max_running)"));
-    return true;
-  };
-  if (p.user != nullptr &&
-      over(policy_.user_max_running, running_users_, "user ", *p.user, "limits.per_user")) {
-    return true;
-  }
-  auto t = policy_.tenant_max_running.find(*p.tenant);
-  return t != policy_.tenant_max_running.end() &&
-         over(t->second, running_tenants_, "tenant ", *p.tenant, "tenant " + *p.tenant + " limits");
-}
-
 bool Pass::OverQuota(const PendingJob& p) {
   if (p.hold != nullptr) {
     Wait(p.id, *p.hold);
@@ -227,7 +195,10 @@ bool Pass::OverQuota(const PendingJob& p) {
       return true;
     }
   }
-  if (OverRunningLimit(p)) return true;
+  if (auto reason = running_limits_.Blocks(p)) {
+    Wait(p.id, std::move(reason));
+    return true;
+  }
   if (!track_use_) return false;
   const QuotaSlot& slot = SlotOf(p);
   const uint64_t cores = uint64_t{p.cores} * p.replicas;
@@ -256,10 +227,7 @@ void Pass::Start(PoolState& pool, const SchedJob& job, const Gang& gang, bool lo
     TenantUse(job) += job.cores();
     QueueUse(job) += job.cores();
   }
-  if (running_counted_) {
-    ++running_users_[job.user];
-    ++running_tenants_[job.tenant];
-  }
+  running_limits_.Started(job);
   plan_.starts.push_back(std::move(start));
 }
 
@@ -589,47 +557,6 @@ SchedulePlan Pass::Run() {
 }
 
 }  // namespace
-
-PendingJob PendingJob::Of(const SchedJob& j) {
-  const v1::Resources& r = *j.resources;
-  PendingJob p;
-  p.job = &j;
-  p.id = j.id;
-  p.pool = &j.pool;
-  p.board_type = &r.board_type();
-  p.tenant = &j.tenant;
-  p.queue = &j.queue;
-  p.user = &j.user;
-  p.submit_ms = j.submit_ms;
-  p.time_limit_ms = j.time_limit_ms;
-  p.cores = CoreRequestOf(r).cores();
-  p.shape_width = r.shape_width();
-  p.shape_height = r.shape_height();
-  p.ksps = r.ksps();
-  p.streams = r.streams();
-  p.replicas = j.replicas;
-  p.hold = j.hold ? &j.hold : nullptr;
-  return p;
-}
-
-uint64_t SchedJob::cores() const { return uint64_t{replicas} * CoreRequestOf(*resources).cores(); }
-
-uint64_t& QuotaUse::At(Map& map, const std::string& who, const std::string& pool) {
-  auto it = map.find(NamePair(who, pool));
-  if (it == map.end()) it = map.emplace(std::make_pair(who, pool), 0).first;
-  return it->second;
-}
-
-void QuotaUse::Add(const SchedJob& job, uint64_t cores, int sign) {
-  for (uint64_t* use : {&Tenant(job.tenant, job.pool), &Queue(job.queue, job.pool)}) {
-    *use = sign > 0 ? *use + cores : *use - std::min(*use, cores);
-  }
-}
-
-bool BoardCanEverHold(const BoardCapacity& b, const v1::Resources& r) {
-  return TypeFits(r.board_type(), b) && b.ksps_total >= r.ksps() &&
-         b.streams_total >= r.streams() && RectCanHold(b.largest_live, CoreRequestOf(r));
-}
 
 SchedulePlan PlanPass(SchedulerInput input, const SchedulerPolicy& policy) {
   Pass pass(input, policy);
