@@ -97,7 +97,7 @@ TEST_F(ExperimentServiceTest, EachUserGetsTheirOwnResultsOnAFreshBoardAndIsBille
   EXPECT_EQ(charged.out.find("out  "), std::string::npos) << charged.out;
   CliRun fresh = As("sys", {"experiment", "submit", "--service-tenant", "lab-a", "1",
                             path("model.json"), path("one.json"), "--wait"});
-  ASSERT_EQ(fresh.exit_code, 0) << fresh.err;
+  ASSERT_EQ(fresh.exit_code, 0) << fresh.out << fresh.err;
   EXPECT_NE(fresh.out.find("experiment 3: DONE"), std::string::npos) << fresh.out;
   EXPECT_EQ(fresh.out.find("out  "), std::string::npos) << fresh.out;
 
