@@ -196,8 +196,7 @@ TEST(PolicyConfigTest, ChangesThatMakeNoSenseAreRefusedWithTheReason) {
       bad("limits: {per_user: {max_time_limit: soon}}").find("limits.per_user.max_time_limit"),
       std::string::npos);
   EXPECT_NE(bad("limits: {per_group: {max_submitted: 3}}").find("per_group"), std::string::npos);
-  EXPECT_NE(bad("tenants: [{name: a, limits: {max_jobs: 3}}]").find("max_jobs"),
-            std::string::npos);
+  EXPECT_NE(bad("tenants: [{name: a, limits: {max_jobs: 3}}]").find("max_jobs"), std::string::npos);
   auto limited = ParsePolicyYaml(
       "limits: {per_user: {max_submitted: 5, max_time_limit: 1d}}\n"
       "tenants: [{name: a, limits: {max_time_limit: 90m}}]");
