@@ -113,6 +113,7 @@ class Translator {
   Status Emit(const std::string& at, const std::string& target, v1::Projection p,
               const std::vector<uint32_t>& shape);
   Status AddBiases();
+  Status CountStep(const std::string& at, int depth);
   Status CarryBias(const std::string& at, const std::vector<double>& value, int depth);
 
   std::string path_;
@@ -296,8 +297,8 @@ Status Translator::Emit(const std::string& at, const std::string& target, v1::Pr
   return Status::Ok();
 }
 
-Status Translator::Walk(const std::string& from, const std::string& at, std::vector<uint32_t> shape,
-                        v1::Projection chain, int depth) {
+// One more step of a walk through the operators: bounded in count and in depth.
+Status Translator::CountStep(const std::string& at, int depth) {
   if (++walk_steps_ > kMaxWalkSteps) {
     return Error("the graph has more than " + std::to_string(kMaxWalkSteps) +
                  " paths through its operators");
@@ -305,6 +306,12 @@ Status Translator::Walk(const std::string& from, const std::string& at, std::vec
   if (depth > kMaxOperatorChain) {
     return Error("a loop of operators with no neuron layer in it, through node '" + at + "'");
   }
+  return Status::Ok();
+}
+
+Status Translator::Walk(const std::string& from, const std::string& at, std::vector<uint32_t> shape,
+                        v1::Projection chain, int depth) {
+  SNN_RETURN_IF_ERROR(CountStep(at, depth));
   auto [begin, end] = out_edges_.equal_range(at);
   for (auto it = begin; it != end; ++it) {
     const NirNode& next = graph_.nodes.at(it->second);
@@ -346,13 +353,7 @@ Status Translator::Walk(const std::string& from, const std::string& at, std::vec
 // reaches, whose constant input it becomes (all signals start from a network at rest, so a
 // bias is there from the first step, whatever delays or loops lie on its way).
 Status Translator::CarryBias(const std::string& at, const std::vector<double>& value, int depth) {
-  if (++walk_steps_ > kMaxWalkSteps) {
-    return Error("the graph has more than " + std::to_string(kMaxWalkSteps) +
-                 " paths through its operators");
-  }
-  if (depth > kMaxOperatorChain) {
-    return Error("a loop of operators with no neuron layer in it, through node '" + at + "'");
-  }
+  SNN_RETURN_IF_ERROR(CountStep(at, depth));
   auto [begin, end] = out_edges_.equal_range(at);
   for (auto it = begin; it != end; ++it) {
     const std::string& next = it->second;

@@ -7,7 +7,6 @@ Prints the table docs/nir.md quotes.
 
     estimate_check.py SOURCE_DIR BUILD_DIR WORK_DIR
 """
-import glob
 import json
 import os
 import random
@@ -17,7 +16,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from reference_check import import_model, input_layers  # noqa: E402
+from reference_check import import_model, input_layers, nir_files  # noqa: E402
 
 RATES = (10, 1000)
 TOLERANCE = 0.20
@@ -25,12 +24,7 @@ TOLERANCE = 0.20
 
 def main():
     source, build, work = sys.argv[1:4]
-    os.makedirs(work, exist_ok=True)
-    gen = os.path.join(work, "generated")
-    subprocess.run([sys.executable, os.path.join(HERE, "make_nir_files.py"), gen], check=True,
-                   stdout=subprocess.DEVNULL)
-    files = sorted(glob.glob(os.path.join(source, "etc", "models", "nir", "*.nir")))
-    files += sorted(glob.glob(os.path.join(gen, "*.nir")))
+    files = nir_files(source, work, shared=False)
     snnctl = os.path.join(build, "cli", "snnctl")
     failures = 0
     print("| file | step | input | estimate (spikes/s) | measured run (spikes/s) | ratio |")

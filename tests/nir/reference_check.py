@@ -81,15 +81,21 @@ def compare(ours, ref):
     return None
 
 
-def main():
-    source, build, work = sys.argv[1:4]
+def nir_files(source, work, shared=True):
+    """The shipped NIR files, ../shared's when there and `shared`, and the generated ones."""
     os.makedirs(work, exist_ok=True)
     gen = os.path.join(work, "generated")
     subprocess.run([sys.executable, os.path.join(HERE, "make_nir_files.py"), gen], check=True,
                    stdout=subprocess.DEVNULL)
     files = sorted(glob.glob(os.path.join(source, "etc", "models", "nir", "*.nir")))
-    files += sorted(glob.glob(os.path.join(source, "..", "shared", "models", "nir", "*.nir")))
-    files += sorted(glob.glob(os.path.join(gen, "*.nir")))
+    if shared:
+        files += sorted(glob.glob(os.path.join(source, "..", "shared", "models", "nir", "*.nir")))
+    return files + sorted(glob.glob(os.path.join(gen, "*.nir")))
+
+
+def main():
+    source, build, work = sys.argv[1:4]
+    files = nir_files(source, work)
     snnctl = os.path.join(build, "cli", "snnctl")
     failures = 0
     for path in files:
