@@ -169,6 +169,15 @@ Result<v1::ExperimentListResponse> ExperimentBook::List(const v1::JobRecord& ser
     if (auto live = s.live.find(*from); live != s.live.end()) {
       if (request.finished_only()) continue;
       record = live->second;
+    } else if (s.settling.count(*from) > 0) {
+      // Its end is not durable yet: to the caller it still runs.
+      if (request.finished_only()) continue;
+      record.set_service(service.id());
+      record.set_service_tenant_job_id(service.tenant_job_id());
+      record.set_id(*from);
+      record.set_tenant(tenant);
+      record.set_user(user);
+      record.set_state(v1::EXPERIMENT_RUNNING);
     } else {
       auto stored = store_.Get(ExperimentKey(service.id(), *from));
       if (!stored.ok()) return stored.status();
@@ -348,6 +357,10 @@ void ExperimentBook::Finish(Service& s, v1::ExperimentRecord record) {
   journal_.Put(ExperimentKey(record.service(), record.id()), record.SerializeAsString());
   s.live.erase(record.id());
   --s.unfinished[Who(record.tenant(), record.user())];
+  s.settling.insert(record.id());
+  journal_.Defer([this, service = record.service(), id = record.id()] {
+    if (auto it = services_.find(service); it != services_.end()) it->second.settling.erase(id);
+  });
 }
 
 void ExperimentBook::ServiceEnded(const v1::JobRecord& job, const std::string& reason) {

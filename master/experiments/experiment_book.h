@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -98,6 +99,9 @@ class ExperimentBook {
     std::map<std::string, UserQueue> queues;           // by "tenant/user"
     std::deque<std::string> ring;                      // users with experiments waiting, in turn
     std::map<uint64_t, v1::ExperimentRecord> live;     // waiting or running
+    // Finished, their records not yet durable: listed as still running until they are (the
+    // store still holds what was there before).
+    std::set<uint64_t> settling;
     std::map<std::string, std::vector<uint64_t>> ids;  // every experiment of each user
     std::map<std::string, size_t> unfinished;          // each user's in `live`
     std::map<std::string, UserSums> sums;
@@ -115,7 +119,7 @@ class ExperimentBook {
   void SendTurn(const v1::JobRecord& job, const v1::TaskRecord& task, v1::ExperimentBatch turn);
   void TurnEnded(uint64_t service_id, uint32_t index, const std::string& board,
                  const std::vector<uint64_t>& ids, Result<v1::ExperimentBatchResponse> result);
-  // Writes a finished experiment (without its model and inputs) and forgets it.
+  // Writes a finished experiment (without its model and inputs) and forgets it once durable.
   void Finish(Service& s, v1::ExperimentRecord record);
   void Bill(const v1::JobRecord& job, Service& s);
 

@@ -32,6 +32,10 @@ void MemoryStore::Commit(StoreBatch batch, std::function<void(Status)> done) {
   Status status;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    if (hold_) {
+      held_.emplace_back(std::move(batch), std::move(done));
+      return;
+    }
     if (fail_next_ > 0) {
       --fail_next_;
       status = Internal("injected store failure");
@@ -46,6 +50,21 @@ void MemoryStore::Commit(StoreBatch batch, std::function<void(Status)> done) {
     }
   }
   done(status);
+}
+
+void MemoryStore::HoldCommits() {
+  std::lock_guard<std::mutex> lock(mu_);
+  hold_ = true;
+}
+
+void MemoryStore::ReleaseCommits() {
+  std::vector<std::pair<StoreBatch, std::function<void(Status)>>> held;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    hold_ = false;
+    held.swap(held_);
+  }
+  for (auto& [batch, done] : held) Commit(std::move(batch), std::move(done));
 }
 
 void MemoryStore::FailNextCommits(int n) {

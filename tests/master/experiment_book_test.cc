@@ -138,6 +138,27 @@ TEST_F(ExperimentBookTest, EachUserListsOnlyTheirOwnExperimentsAndResults) {
   EXPECT_TRUE(ExperimentBook::Admits(service(), "lab-b").ok());
 }
 
+// A finished experiment's record reaches the store a little after the turn's answer (a slow
+// disk): until then a list shows it still running, never the state the store held before it
+// ran (snnctl experiment submit --wait read "QUEUED" there and stopped with exit 1).
+TEST_F(ExperimentBookTest, AnExperimentWhoseEndIsNotDurableYetIsListedAsRunning) {
+  ASSERT_TRUE(Send("lab-a", "ann", 1, 1).ok());
+  store_.HoldCommits();
+  AnswerNext();
+  v1::ExperimentListRequest finished;
+  finished.set_finished_only(true);
+  auto early = book_.List(service(), "lab-a", "ann", finished);
+  ASSERT_TRUE(early.ok());
+  EXPECT_EQ(early->experiments_size(), 0);
+  auto all = book_.List(service(), "lab-a", "ann", v1::ExperimentListRequest());
+  ASSERT_EQ(all->experiments_size(), 1);
+  EXPECT_EQ(all->experiments(0).state(), v1::EXPERIMENT_RUNNING);
+  store_.ReleaseCommits();
+  auto durable = book_.List(service(), "lab-a", "ann", finished);
+  ASSERT_EQ(durable->experiments_size(), 1);
+  EXPECT_EQ(durable->experiments(0).state(), v1::EXPERIMENT_DONE);
+}
+
 TEST_F(ExperimentBookTest, BadExperimentsAreRefusedWholeWithTheirNumber) {
   std::vector<v1::ExperimentSpec> specs(2, Spec(3));
   specs[1].add_inputs()->set_population("hidden");
