@@ -96,9 +96,9 @@ class ExperimentBook {
   struct Service {
     uint64_t next_id = 1;
     bool ended = false;
-    std::map<std::string, UserQueue> queues;           // by "tenant/user"
-    std::deque<std::string> ring;                      // users with experiments waiting, in turn
-    std::map<uint64_t, v1::ExperimentRecord> live;     // waiting or running
+    std::map<std::string, UserQueue> queues;        // by "tenant/user"
+    std::deque<std::string> ring;                   // users with experiments waiting, in turn
+    std::map<uint64_t, v1::ExperimentRecord> live;  // waiting or running
     // Finished, their records not yet durable: listed as still running until they are (the
     // store still holds what was there before).
     std::set<uint64_t> settling;

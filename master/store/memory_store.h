@@ -28,9 +28,9 @@ class MemoryStore : public Store {
 
  private:
   mutable std::mutex mu_;
-  std::map<std::string, std::string> data_;  // guarded by mu_
-  int fail_next_ = 0;                        // guarded by mu_
-  bool hold_ = false;                        // guarded by mu_
+  std::map<std::string, std::string> data_;                               // guarded by mu_
+  int fail_next_ = 0;                                                     // guarded by mu_
+  bool hold_ = false;                                                     // guarded by mu_
   std::vector<std::pair<StoreBatch, std::function<void(Status)>>> held_;  // guarded by mu_
 };
 
