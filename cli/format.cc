@@ -233,6 +233,7 @@ std::string FormatJobDetail(const v1::JobRecord& job, int64_t now_ms,
   line("Resources:", std::to_string(r.cores()) + " cores, " + std::to_string(r.ksps()) + " ksps" +
                          units + ", " + std::to_string(r.streams()) + " streams per task, board " +
                          (AnyBoardType(r.board_type()) ? "any" : r.board_type()));
+  if (!r.constraints().empty()) line("Constraints:", r.constraints());
   line("Replicas:", "min " + std::to_string(spec.min_replicas()) + ", max " +
                         std::to_string(spec.max_replicas()) +
                         (spec.spread().empty() ? "" : ", " + spec.spread()));

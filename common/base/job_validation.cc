@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/base/board_constraint.h"
+
 namespace snn {
 namespace {
 
@@ -151,6 +153,9 @@ Status ValidateJobSpec(const v1::JobSpec& spec) {
                            ") is below replicas.min (" + std::to_string(spec.min_replicas()) + ")");
   }
   const auto& task = spec.task();
+  if (const std::string& c = task.resources().constraints(); !c.empty()) {
+    if (auto parsed = BoardConstraint::Parse(c); !parsed.ok()) return parsed.status();
+  }
   if (spec.kind() == v1::SESSION) {
     // A session runs nothing itself: its steps do.
     if (!task.command().empty()) {

@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "common/base/board_constraint.h"
 #include "common/base/file_util.h"
 #include "common/daemon/yaml_fields.h"
 
@@ -45,11 +46,32 @@ Result<v1::CoreXY> ParseCore(const YAML::Node& node, const std::string& where,
   return c;
 }
 
+// attributes: {rev: 3, firmware: "2.4"}: what jobs' constraints compare (a driver's own
+// attributes of the same name take their place).
+Status ParseAttributes(const YAML::Node& node, const std::string& where, v1::BoardInfo& board) {
+  if (!node.IsMap()) return InvalidArgument(where + " must map names to values");
+  if (node.size() > kMaxBoardAttributes) {
+    return InvalidArgument(where + " has more than " + std::to_string(kMaxBoardAttributes) +
+                           " entries");
+  }
+  for (const auto& kv : node) {
+    const std::string name = kv.first.IsScalar() ? kv.first.as<std::string>() : "";
+    if (Status s = CheckBoardAttribute(
+            name, kv.second.IsScalar() ? kv.second.as<std::string>() : std::string("\n"));
+        !s.ok()) {
+      return InvalidArgument(where + ": " + s.message());
+    }
+    (*board.mutable_attributes())[name] = kv.second.as<std::string>();
+  }
+  return Status::Ok();
+}
+
 Result<v1::BoardInfo> ParseBoard(const YAML::Node& node, size_t index) {
   const std::string where = "boards[" + std::to_string(index) + "]";
-  SNN_RETURN_IF_ERROR(CheckKnownFields(node, where,
-                                       {"type", "mesh", "neurons_per_core", "ksps", "streams",
-                                        "dead_cores", "health", "io_port", "driver", "board"}));
+  SNN_RETURN_IF_ERROR(
+      CheckKnownFields(node, where,
+                       {"type", "mesh", "neurons_per_core", "ksps", "streams", "dead_cores",
+                        "health", "io_port", "driver", "board", "attributes"}));
   for (const char* required : {"type", "mesh", "ksps", "streams"}) {
     if (!node[required]) return InvalidArgument(where + " needs '" + required + "'");
   }
@@ -100,6 +122,9 @@ Result<v1::BoardInfo> ParseBoard(const YAML::Node& node, size_t index) {
                                std::to_string(board.width() - 1) + ",0\")");
       }
     }
+  }
+  if (const YAML::Node attributes = node["attributes"]) {
+    SNN_RETURN_IF_ERROR(ParseAttributes(attributes, where + ".attributes", board));
   }
   return board;
 }

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "common/base/base64.h"
+#include "common/base/board_constraint.h"
 #include "common/base/duration.h"
 #include "common/base/file_util.h"
 #include "common/base/job_validation.h"
@@ -273,10 +274,11 @@ Result<v1::JobSpec> ParseJobYaml(const std::string& text, const std::string& def
     if (!loaded.ok()) return loaded.status();
     YAML::Node root = *loaded;
     if (!root || root.IsNull()) return InvalidArgument("the job file is empty");
-    SNN_RETURN_IF_ERROR(CheckKnownFields(
-        root, "the job file",
-        {"name", "tenant", "pool", "queue", "priority", "preemptible", "requeue", "time_limit",
-         "replicas", "task", "depends", "kind", "keepalive", "service", "alloc", "alloc_task"}));
+    SNN_RETURN_IF_ERROR(
+        CheckKnownFields(root, "the job file",
+                         {"name", "tenant", "pool", "queue", "priority", "preemptible", "requeue",
+                          "time_limit", "replicas", "task", "depends", "kind", "keepalive",
+                          "service", "alloc", "alloc_task", "constraints"}));
     SNN_RETURN_IF_ERROR(ParseKind(root, spec));
     spec.set_name(default_name);
     for (const char* field : {"name", "tenant", "pool", "queue"}) {
@@ -358,6 +360,13 @@ Result<v1::JobSpec> ParseJobYaml(const std::string& text, const std::string& def
     }
     if (!root["task"]) return InvalidArgument("task is required");
     SNN_RETURN_IF_ERROR(ParseTask(root["task"], *spec.mutable_task(), spec.kind()));
+    if (root["constraints"]) {
+      // Which boards may hold its tasks: checked here, so that a typo is named before submit.
+      auto text = ReadString(root["constraints"], "constraints");
+      if (!text.ok()) return text.status();
+      if (auto parsed = BoardConstraint::Parse(*text); !parsed.ok()) return parsed.status();
+      spec.mutable_task()->mutable_resources()->set_constraints(*text);
+    }
   } catch (const YAML::Exception& e) {
     return InvalidArgument("the job file is not valid YAML: " + e.msg + " (line " +
                            std::to_string(e.mark.line + 1) + ")");

@@ -6,6 +6,7 @@
 #include <set>
 #include <tuple>
 
+#include "common/base/board_constraint.h"
 #include "common/base/duration.h"
 #include "common/base/job_validation.h"
 #include "common/model/model.h"
@@ -40,17 +41,59 @@ Status ValidateNetwork(v1::TaskSpec& task) {
   return Status::Ok();
 }
 
+// A constraint no board of the pool (of the type asked) meets can never be met until the
+// boards change: refused, naming what the boards have of each attribute it compares.
+Status CheckConstraintsCanBeMet(const v1::JobSpec& spec,
+                                const std::vector<const BoardClass*>& pool_boards) {
+  const v1::Resources& r = spec.task().resources();
+  if (r.constraints().empty()) return Status::Ok();
+  const BoardConstraint* constraint = CompiledConstraint(r.constraints());
+  if (constraint == nullptr) return BoardConstraint::Parse(r.constraints()).status();
+  bool any_typed = false;
+  for (const BoardClass* c : pool_boards) {
+    if (!TypeFits(r.board_type(), c->board)) continue;
+    if (BoardFits(r, c->board)) return Status::Ok();
+    any_typed = true;
+  }
+  if (!any_typed) return Status::Ok();  // "no board of type ..." says it
+  std::string have;
+  for (const std::string& name : constraint->names()) {
+    std::set<std::string> values;
+    for (const BoardClass* c : pool_boards) {
+      if (!TypeFits(r.board_type(), c->board)) continue;
+      if (auto v = BoardAttribute(c->board, name)) values.insert(std::string(v->substr(0, 64)));
+    }
+    std::string said;
+    size_t shown = 0;
+    for (const auto& v : values) {
+      if (++shown > 6) {
+        said += ", ...";
+        break;
+      }
+      said += (said.empty() ? "" : ", ") + v;
+    }
+    have +=
+        (have.empty() ? "" : "; ") + (values.empty() ? "none reports " + name : name + ": " + said);
+  }
+  return InvalidArgument("no board in pool '" + spec.pool() + "'" +
+                         (AnyBoardType(r.board_type()) ? "" : " of type '" + r.board_type() + "'") +
+                         " meets the constraints '" + r.constraints() + "' (its boards have " +
+                         have + ")");
+}
+
 }  // namespace
 
 std::vector<BoardClass> ClassifyBoards(std::vector<BoardCapacity> boards) {
   using Key = std::tuple<std::vector<std::string>, std::string, uint32_t, uint32_t, uint32_t,
-                         uint32_t, uint32_t>;
+                         uint32_t, uint32_t, BoardCapacity::Attributes>;
   std::map<Key, size_t> index;
   std::vector<BoardClass> classes;
   for (auto& b : boards) {
     std::sort(b.pools.begin(), b.pools.end());
-    Key key{b.pools,         b.type,           b.health,        b.ksps_total,
-            b.streams_total, b.largest_live.w, b.largest_live.h};
+    Key key{b.pools,          b.type,
+            b.health,         b.ksps_total,
+            b.streams_total,  b.largest_live.w,
+            b.largest_live.h, b.attributes ? *b.attributes : BoardCapacity::Attributes()};
     auto [it, added] = index.emplace(std::move(key), classes.size());
     if (!added) {
       ++classes[it->second].count;
@@ -136,6 +179,7 @@ Result<v1::JobSpec> AdmitJob(v1::JobSpec spec, const std::string& user,
         "pool '" + spec.pool() + "' has no boards" +
         (known.empty() ? " (no agent has registered yet)" : " (known pools: " + known + ")"));
   }
+  SNN_RETURN_IF_ERROR(CheckConstraintsCanBeMet(spec, pool_boards));
   // Per board type, the healthiest board (then the one with the largest live rectangle)
   // decides whether a task of this shape can ever run; every board counts toward replicas.
   const CoreRequest request = CoreRequestOf(r);
@@ -143,7 +187,7 @@ Result<v1::JobSpec> AdmitJob(v1::JobSpec spec, const std::string& user,
   uint64_t replicas_possible = 0;
   for (const BoardClass* board_class : pool_boards) {
     const BoardCapacity& b = board_class->board;
-    if (!TypeFits(r.board_type(), b)) continue;
+    if (!BoardFits(r, b)) continue;
     const BoardCapacity*& h = healthiest[b.type];
     if (h == nullptr || b.health > h->health ||
         (b.health == h->health && b.largest_live.area() > h->largest_live.area())) {

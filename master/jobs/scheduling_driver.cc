@@ -168,6 +168,10 @@ std::vector<BoardCapacity> SchedulingDriver::SchedulableBoards(bool only_up, boo
       b.streams_free = free(b.streams_total, used.streams);
       b.largest_live = used.largest_live;
       b.topology = TopologyOf(entry, info.index());
+      if (info.attributes_size() > 0) {
+        b.attributes = std::make_shared<const BoardCapacity::Attributes>(info.attributes().begin(),
+                                                                         info.attributes().end());
+      }
       b.grid = used.grid;
       b.mers = used.mers;
       b.max_mer_area = used.max_mer_area;

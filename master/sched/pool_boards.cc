@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "common/base/board_constraint.h"
 #include "common/base/job_validation.h"
 
 namespace snn {
@@ -57,6 +58,23 @@ BoardCapacity& PoolBoards::Writable(size_t index) {
   return *mine;
 }
 
+std::optional<std::string_view> BoardAttribute(const BoardCapacity& b, std::string_view name) {
+  if (name == "type") return std::string_view(b.type);
+  if (name == "node") return std::string_view(b.node);
+  if (b.attributes == nullptr) return std::nullopt;
+  auto it = b.attributes->find(name);
+  if (it == b.attributes->end()) return std::nullopt;
+  return std::string_view(it->second);
+}
+
+bool BoardFits(const v1::Resources& r, const BoardCapacity& b) {
+  if (!TypeFits(r.board_type(), b)) return false;
+  if (r.constraints().empty()) return true;
+  const BoardConstraint* c = CompiledConstraint(r.constraints());
+  return c != nullptr &&
+         c->Matches([&b](std::string_view name) { return BoardAttribute(b, name); });
+}
+
 size_t PoolBoards::Find(const std::string& node, uint32_t board_index) const {
   if (size() == 0) return npos;
   if (nodes_->next.empty()) IndexNodes();
@@ -73,7 +91,7 @@ std::optional<Placement> PoolBoards::TryBoard(size_t i, const v1::Resources& r,
                                               const std::vector<std::optional<BoardHold>>* holds) {
   // Only the caches (free rectangles) are filled in, wherever the board lives.
   BoardCapacity& b = changed_[i] ? *changed_[i] : (*base_)[i];
-  if (!TypeFits(r.board_type(), b)) return std::nullopt;
+  if (!BoardFits(r, b)) return std::nullopt;
   if (b.ksps_free < r.ksps() || b.streams_free < r.streams()) return std::nullopt;
   const BoardHold* hold = holds && (*holds)[i] ? &*(*holds)[i] : nullptr;
   const CoreGrid& grid = b.current();
@@ -151,7 +169,7 @@ const BoardCapacity* PoolBoards::Roomiest(const v1::Resources& r, uint32_t cores
       const BoardCapacity& b = board(i);
       const uint32_t free = b.current().free_count();
       if (b.ksps_free >= r.ksps() && b.streams_free >= r.streams() && free >= cores &&
-          (!best || free > best->current().free_count()) && TypeFits(r.board_type(), b)) {
+          (!best || free > best->current().free_count()) && BoardFits(r, b)) {
         best = &b;
       }
     }

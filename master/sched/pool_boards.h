@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -50,6 +51,10 @@ struct BoardCapacity {
   // Topology (boards files' `switch:` and `links:`); null where the node declares none, so
   // that a cluster without topology pays one pointer a board.
   std::shared_ptr<const BoardTopology> topology;
+  // What it reports of itself (driver or boards file attributes), for jobs' constraints; null
+  // where it reports nothing.
+  using Attributes = std::map<std::string, std::string, std::less<>>;
+  std::shared_ptr<const Attributes> attributes;
 
   // Scratch for one pass: a private copy of the map once something is placed on it, and its
   // maximal empty rectangles while unchanged.
@@ -64,6 +69,12 @@ struct BoardCapacity {
 inline bool TypeFits(const std::string& asked, const BoardCapacity& b) {
   return b.type == asked || (AnyBoardType(asked) && !b.pass_through);
 }
+
+// Whether a task asking for `r` may run on `b`: its type fits, and `b` meets its constraints
+// (attributes, and `type` and `node`: common/base/board_constraint.h).
+bool BoardFits(const v1::Resources& r, const BoardCapacity& b);
+// The board's attribute `name` for a constraint.
+std::optional<std::string_view> BoardAttribute(const BoardCapacity& b, std::string_view name);
 
 // Part of a board held back for a reservation: a job that would still run when the reservation
 // starts may not use the rectangle, and only what is left of ksps and streams then.

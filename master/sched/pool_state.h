@@ -69,9 +69,10 @@ struct PoolState {
     for (size_t i = 0; i < holds.size(); ++i) unheld[i] = !holds[i];
   }
   // What could not start this pass -> why: a job asking the same waits without a new search.
-  // Board types by pointer: jobs that name one type through different strings only miss this.
+  // Board types and constraints by pointer: jobs that name one through different strings only
+  // miss this.
   std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, const std::string*,
-                      uint32_t, bool>,
+                      const std::string*, uint32_t, bool>,
            std::shared_ptr<const std::string>>
       failed;
 };

@@ -436,7 +436,7 @@ void Pass::Consider(const PendingJob& p, bool as_backfill) {
   if (pool.boards.free_cores() == 0 && (pool.reserved || !policy_.explain)) return;
   const bool long_job = pool.reserved && in_.now_ms + p.time_limit_ms > pool.shadow_ms;
   const auto signature = std::make_tuple(p.cores, p.shape_width, p.shape_height, p.ksps, p.streams,
-                                         p.board_type, p.replicas, long_job);
+                                         p.board_type, p.constraints, p.replicas, long_job);
   if (pool.reserved) {
     if (auto f = pool.failed.find(signature); f != pool.failed.end()) return Wait(p.id, f->second);
   }
@@ -474,7 +474,7 @@ void Pass::ConsiderUnits(PoolState& pool, const PendingJob& p) {
   const uint64_t need = p.replicas;
   const bool one_core = p.cores == 1 && (p.shape_width == 0 || p.shape_width == 1) &&
                         (p.shape_height == 0 || p.shape_height == 1);
-  const bool fits_one = one_core && TypeFits(*p.board_type, c) && p.ksps <= c.ksps_total &&
+  const bool fits_one = one_core && BoardFits(*job.resources, c) && p.ksps <= c.ksps_total &&
                         p.streams <= c.streams_total;
   // Without words to give (the simulator), no wait is recorded.
   auto wait = [&](const auto& words, int64_t expected = 0) {

@@ -142,10 +142,11 @@ struct RunningJob {
 struct PendingJob {
   const SchedJob* job = nullptr;
   uint64_t id = 0;
-  const std::string* pool = nullptr;        // jobs of one pool may share the pointer
-  const std::string* board_type = nullptr;  // likewise
-  const std::string* tenant = nullptr;      // likewise
-  const std::string* queue = nullptr;       // likewise
+  const std::string* pool = nullptr;         // jobs of one pool may share the pointer
+  const std::string* board_type = nullptr;   // likewise
+  const std::string* constraints = nullptr;  // likewise
+  const std::string* tenant = nullptr;       // likewise
+  const std::string* queue = nullptr;        // likewise
   const std::string* user = nullptr;
   int64_t submit_ms = 0, time_limit_ms = 0;
   // Per replica; cores as placed (a shape's area when it has one).

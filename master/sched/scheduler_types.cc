@@ -15,6 +15,7 @@ PendingJob PendingJob::Of(const SchedJob& j) {
   p.id = j.id;
   p.pool = &j.pool;
   p.board_type = &r.board_type();
+  p.constraints = &r.constraints();
   p.tenant = &j.tenant;
   p.queue = &j.queue;
   p.user = &j.user;
@@ -45,8 +46,8 @@ void QuotaUse::Add(const SchedJob& job, uint64_t cores, int sign) {
 }
 
 bool BoardCanEverHold(const BoardCapacity& b, const v1::Resources& r) {
-  return TypeFits(r.board_type(), b) && b.ksps_total >= r.ksps() &&
-         b.streams_total >= r.streams() && RectCanHold(b.largest_live, CoreRequestOf(r));
+  return BoardFits(r, b) && b.ksps_total >= r.ksps() && b.streams_total >= r.streams() &&
+         RectCanHold(b.largest_live, CoreRequestOf(r));
 }
 
 }  // namespace snn

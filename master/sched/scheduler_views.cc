@@ -123,6 +123,7 @@ const SchedJob& SchedulerViews::Put(const v1::JobRecord& record) {
     p.job = PendingJob::Of(e.job);
     p.job.pool = Intern(e.job.pool);
     p.job.board_type = Intern(e.job.resources->board_type());
+    p.job.constraints = Intern(e.job.resources->constraints());
     p.job.tenant = Intern(e.job.tenant, &p.tenant);
     p.job.queue = Intern(e.job.queue, &p.queue);
     if (predictor_) p.job.predicted_ms = predictor_(record);

@@ -8,6 +8,7 @@ std::string DescribeRequest(const v1::Resources& r) {
   std::string s = CoreRequestOf(r).ToString() + ", " + std::to_string(r.ksps()) + " ksps, " +
                   std::to_string(r.streams()) + " streams";
   if (!AnyBoardType(r.board_type())) s += " on a " + r.board_type() + " board";
+  if (!r.constraints().empty()) s += " where " + r.constraints();
   return s;
 }
 

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "common/base/board_constraint.h"
+
 namespace snn {
 
 AgentService::AgentService(NodeRegistry& nodes, Journal& journal, JobLifecycle& lifecycle,
@@ -61,6 +63,15 @@ Status AgentService::ValidateNode(const v1::NodeRecord& node) {
     for (const auto& c : b.dead_cores()) {
       if (c.x() >= b.width() || c.y() >= b.height()) {
         return InvalidArgument(which + " lists a dead core outside its mesh");
+      }
+    }
+    if (b.attributes_size() > static_cast<int>(kMaxBoardAttributes)) {
+      return InvalidArgument(which + " reports more than " + std::to_string(kMaxBoardAttributes) +
+                             " attributes");
+    }
+    for (const auto& [name, value] : b.attributes()) {
+      if (Status ok = CheckBoardAttribute(name, value); !ok.ok()) {
+        return InvalidArgument(which + ": " + ok.message());
       }
     }
   }

@@ -2,6 +2,7 @@
 
 #include <glog/logging.h>
 
+#include "common/base/board_constraint.h"
 #include "nodeagent/hal/driver_board.h"
 
 namespace snn {
@@ -71,7 +72,17 @@ Result<std::vector<std::unique_ptr<Board>>> MakeBoards(const BoardsFile& file, D
     auto ready = Ready(*pool, ref, found[ref.driver], where);
     if (!ready.ok()) return ready.status();
     auto board = std::make_unique<DriverBoard>(info, ref);
-    board->SetAttributes({ready->attributes().begin(), ready->attributes().end()});
+    std::map<std::string, std::string> attributes;
+    for (const auto& [name, value] : ready->attributes()) {
+      // What a constraint cannot name, or the master would refuse, stays out, said once.
+      if (Status ok = CheckBoardAttribute(name, value); !ok.ok()) {
+        LOG(WARNING) << where << ": driver " << ref.driver << "'s " << ok.message()
+                     << "; left out of the board's attributes";
+      } else if (attributes.size() + info.attributes_size() < kMaxBoardAttributes) {
+        attributes[name] = value;
+      }
+    }
+    board->SetAttributes(std::move(attributes));
     v1::DriverRequest check;
     check.set_board(ref.board);
     check.mutable_health_check();

@@ -14,7 +14,8 @@ v1::BoardInfo DriverBoard::Describe() const {
     info.set_health_detail(output_);
   }
   info.set_power(power_ == Power::kOff || power_ == Power::kSuspending ? "off" : "on");
-  info.mutable_attributes()->insert(attributes_.begin(), attributes_.end());
+  // The driver knows the board: its attributes take the place of the boards file's.
+  for (const auto& [name, value] : attributes_) (*info.mutable_attributes())[name] = value;
   return info;
 }
 

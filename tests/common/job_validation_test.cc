@@ -60,6 +60,17 @@ TEST(JobValidationTest, RejectsStructuralMistakes) {
 // What runs is what was submitted: a NUL would cut a C string short (the command, an argument,
 // an environment variable), and a relative working directory would depend on where the agent
 // happens to stand.
+// The master checks a constraint itself: a client other than snnctl (the HTTP API) may send one.
+TEST(JobValidationTest, AConstraintThatDoesNotParseIsRefused) {
+  auto spec = ValidSpec();
+  spec.mutable_task()->mutable_resources()->set_constraints("rev >= 3 &&");
+  EXPECT_EQ(ValidateJobSpec(spec).message(),
+            "constraints: expected an attribute name (a comparison: NAME op value) at character "
+            "12, found the end");
+  spec.mutable_task()->mutable_resources()->set_constraints("rev >= 3");
+  EXPECT_TRUE(ValidateJobSpec(spec).ok());
+}
+
 TEST(JobValidationTest, RejectsNulCharactersAndRelativeWorkdirs) {
   const std::string nul("a\0b", 3);
   struct Case {

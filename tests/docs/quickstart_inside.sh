@@ -68,9 +68,12 @@ python3 "$SRC/tests/docs/doc_blocks.py" "$SRC/docs/user-guide.md" "Experiment se
 python3 "$SRC/tests/docs/doc_blocks.py" "$SRC/docs/user-guide.md" "When will my job start?" \
   >"$WORK/user-start.sh"
 python3 "$SRC/tests/docs/doc_blocks.py" "$SRC/docs/user-guide.md" \
+  "Boards with what your job needs: constraints" >"$WORK/user-constraints.sh"
+python3 "$SRC/tests/docs/doc_blocks.py" "$SRC/docs/user-guide.md" \
   "A NIR network on your own host" >"$WORK/user-nir.sh"
 chmod 644 "$WORK/operator.sh" "$WORK/user.sh" "$WORK/user-http.sh" "$WORK/user-results.sh" \
-  "$WORK/user-sessions.sh" "$WORK/user-services.sh" "$WORK/user-start.sh" "$WORK/user-nir.sh"
+  "$WORK/user-sessions.sh" "$WORK/user-services.sh" "$WORK/user-start.sh" \
+  "$WORK/user-constraints.sh" "$WORK/user-nir.sh"
 
 echo "== docs/operator-guide.md, Quick start (as root)"
 (cd /root && env -i PATH="$CLEAN_PATH" HOME=/root USER=root LOGNAME=root LANG=C.UTF-8 \
@@ -131,6 +134,12 @@ echo "== docs/user-guide.md, when will my job start? (as alice)"
 run_as_alice "$WORK/user-start.sh" "$WORK/user-start.out"
 expect "$WORK/user-start.out" "^10 .* second .* - *- *held$" "jobs --start did not show job 10 held"
 expect "$WORK/user-start.out" "^Cancelled job 9" "snnctl cancel 9 did not cancel job 9"
+echo "== docs/user-guide.md, boards with what your job needs: constraints (as alice)"
+run_as_alice "$WORK/user-constraints.sh" "$WORK/user-constraints.out"
+expect "$WORK/user-constraints.out" "^Constraints: *rev >= 3 && firmware >= '2.4'$" \
+  "snnctl show 11 did not print the job's constraints"
+expect "$WORK/user-constraints.out" "task 0 on $(hostname)/board1 " \
+  "job 11 did not run on the one board that meets its constraints"
 echo "== docs/user-guide.md, a NIR network on your own host (as alice)"
 run_as_alice "$WORK/user-nir.sh" "$WORK/user-nir.out"
 expect "$WORK/user-nir.out" "^spike rate: *49.0 ksps (48960 spikes/s) with inputs at 10 Hz" \
@@ -138,4 +147,4 @@ expect "$WORK/user-nir.out" "^spike rate: *49.0 ksps (48960 spikes/s) with input
 expect "$WORK/user-nir.out" "^Simulated 20 steps of 0.1 ms (NIR dynamics): 89 spikes in all" \
   "snnctl simulate did not print what the guide says"
 expect "$WORK/user-nir.out" "^3,lif2,0,1$" "out.csv does not start as the guide says"
-echo "docs_quickstart: both quick starts, the HTTP API, the results, the sessions, the experiment services, the start forecast and the NIR sections ran as written"
+echo "docs_quickstart: both quick starts, the HTTP API, the results, the sessions, the experiment services, the start forecast, the constraints and the NIR sections ran as written"

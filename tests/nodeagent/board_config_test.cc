@@ -55,6 +55,33 @@ TEST(BoardConfigTest, TopologyLinksAndSwitch) {
   }
 }
 
+// attributes: what jobs' constraints compare; names a constraint can write, values one line.
+TEST(BoardConfigTest, AttributesForConstraints) {
+  auto file = ParseBoardsYaml(
+      "boards:\n  - {type: a, mesh: 4x4, ksps: 10, streams: 1, attributes: {rev: 3, firmware: "
+      "\"2.10\", chip_id: A-7}}\n");
+  ASSERT_TRUE(file.ok()) << file.status().ToString();
+  const auto& a = file->boards[0].attributes();
+  EXPECT_EQ(a.at("rev"), "3");
+  EXPECT_EQ(a.at("firmware"), "2.10");
+  EXPECT_EQ(a.at("chip_id"), "A-7");
+  auto bad = [](const std::string& attributes) {
+    auto f = ParseBoardsYaml(
+        "boards:\n  - {type: a, mesh: 4x4, ksps: 10, streams: 1, attributes: " + attributes +
+        "}\n");
+    return f.ok() ? std::string() : f.status().message();
+  };
+  EXPECT_EQ(bad("{type: x}"),
+            "boards[0].attributes: attribute 'type' is built in (the board's type)");
+  EXPECT_EQ(bad("{chip.rev: 3}"),
+            "boards[0].attributes: attribute 'chip.rev': a name is 1 to 64 letters, digits, '_' "
+            "or '-', starting with a letter or '_'");
+  EXPECT_EQ(bad("{rev: [1, 2]}"),
+            "boards[0].attributes: attribute 'rev': a value is at most 256 characters, none of "
+            "them control characters");
+  EXPECT_EQ(bad("[rev]"), "boards[0].attributes must map names to values");
+}
+
 TEST(BoardConfigTest, RejectsBadBoardsWithTheFieldNamed) {
   struct Case {
     const char* yaml;

@@ -1,0 +1,92 @@
+// Board constraints with real daemons (issue 40): the boards file gives boards attributes; a
+// job's `constraints:` sends it only to boards that meet them, waits (saying so) while they are
+// busy though others are idle, and a constraint no board of the pool meets, or one that does
+// not parse, is refused at submit with one line that changes nothing.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "tests/integration/cluster.h"
+
+namespace snn::testing {
+namespace {
+
+constexpr char kBoards[] = R"(backend: sim
+boards:
+  - {type: sim-v1, mesh: 4x4, ksps: 1000, streams: 4, attributes: {rev: 2, firmware: "2.4"}}
+  - {type: sim-v1, mesh: 4x4, ksps: 1000, streams: 4, attributes: {rev: 3, firmware: "2.10"}}
+)";
+
+class BoardConstraintsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    cluster_.StartMaster();
+    cluster_.StartAgent("node1", kBoards);
+    ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster_.NodesUp() == 1; }));
+  }
+  // A job of the whole 4x4 board meeting `constraints`.
+  std::string JobFile(const std::string& name, const std::string& constraints) {
+    const std::string path = cluster_.dir() + "/" + name + ".yaml";
+    std::ofstream(path) << "name: " << name << "\nconstraints: \"" << constraints
+                        << "\"\ntask:\n  command: /bin/sleep\n  args: [\"600\"]\n"
+                           "  resources: {cores: 16, ksps: 10, streams: 1}\n";
+    return path;
+  }
+  size_t Jobs() {
+    auto all = cluster_.ListAll();
+    return all.ok() ? static_cast<size_t>(all->jobs_size()) : 0;
+  }
+
+  TestCluster cluster_;
+};
+
+TEST_F(BoardConstraintsTest, JobsGoOnlyToBoardsThatMeetTheirConstraints) {
+  // firmware '2.10' is after '2.4' as a version: only board 1 meets it.
+  CliRun first = cluster_.Snnctl({"submit", JobFile("newer", "rev >= 3 && firmware > '2.4'")});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  v1::TaskRecord task = cluster_.WaitForRunningTask(1);
+  EXPECT_EQ(task.board(), 1u);
+  // The same again waits for board 1, board 0 idle beside it, and says why.
+  ASSERT_EQ(cluster_.Snnctl({"submit", JobFile("again", "rev in [3, 4]")}).exit_code, 0);
+  ASSERT_TRUE(TestCluster::WaitUntil([&] {
+    auto job = cluster_.Show(2);
+    return job.ok() && job->reason().find("where rev in [3, 4]") != std::string::npos;
+  })) << cluster_.Show(2)->reason();
+  EXPECT_EQ(cluster_.Show(2)->state(), v1::PENDING);
+  // One that board 0 meets starts there at once; `!` and `node` work too.
+  ASSERT_EQ(cluster_.Snnctl({"submit", JobFile("older", "!(rev >= 3) && node == node1")}).exit_code,
+            0);
+  EXPECT_EQ(cluster_.WaitForRunningTask(3).board(), 0u);
+  // Board 1 freed, the waiting job takes it.
+  ASSERT_EQ(cluster_.Snnctl({"cancel", "1"}).exit_code, 0);
+  EXPECT_EQ(cluster_.WaitForRunningTask(2).board(), 1u);
+  CliRun shown = cluster_.Snnctl({"show", "2"});
+  EXPECT_NE(shown.out.find("rev in [3, 4]"), std::string::npos) << shown.out;
+}
+
+TEST_F(BoardConstraintsTest, AConstraintThatCannotBeMetOrParsedIsRefusedWithOneLine) {
+  CliRun never = cluster_.Snnctl({"submit", JobFile("never", "rev >= 4 || firmware == beta")});
+  EXPECT_EQ(never.exit_code, 1);
+  EXPECT_EQ(never.err,
+            "snnctl: no board in pool 'default' meets the constraints 'rev >= 4 || firmware == "
+            "beta' (its boards have rev: 2, 3; firmware: 2.10, 2.4)\n");
+  CliRun unknown = cluster_.Snnctl({"submit", JobFile("unknown", "serial == A17")});
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_NE(unknown.err.find("(its boards have none reports serial)"), std::string::npos)
+      << unknown.err;
+  CliRun typo = cluster_.Snnctl({"submit", JobFile("typo", "rev => 3")});
+  EXPECT_EQ(typo.exit_code, 1);
+  EXPECT_NE(typo.err.find("typo.yaml: constraints: expected ==, !=, <, <=, >, >= or in after "
+                          "'rev' at character 5, found '=> 3'\n"),
+            std::string::npos)
+      << typo.err;
+  CliRun unordered = cluster_.Snnctl({"submit", JobFile("unordered", "firmware >= 'beta'")});
+  EXPECT_EQ(unordered.exit_code, 1);
+  EXPECT_NE(unordered.err.find("compare numbers (3) or versions ('2.10'); 'beta' is neither"),
+            std::string::npos)
+      << unordered.err;
+  EXPECT_EQ(Jobs(), 0u) << "a refused submit made a job";
+}
+
+}  // namespace
+}  // namespace snn::testing
