@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <ctime>
+#include <map>
 
 #include "common/base/duration.h"
 #include "common/base/job_validation.h"
@@ -234,6 +235,14 @@ std::string FormatJobDetail(const v1::JobRecord& job, int64_t now_ms,
                          units + ", " + std::to_string(r.streams()) + " streams per task, board " +
                          (AnyBoardType(r.board_type()) ? "any" : r.board_type()));
   if (!r.constraints().empty()) line("Constraints:", r.constraints());
+  if (!spec.licenses().empty()) {
+    std::string licenses;
+    for (const auto& [name, count] :
+         std::map<std::string, uint32_t>(spec.licenses().begin(), spec.licenses().end())) {
+      licenses += (licenses.empty() ? "" : ", ") + name + " " + std::to_string(count);
+    }
+    line("Licenses:", licenses);
+  }
   line("Replicas:", "min " + std::to_string(spec.min_replicas()) + ", max " +
                         std::to_string(spec.max_replicas()) +
                         (spec.spread().empty() ? "" : ", " + spec.spread()));

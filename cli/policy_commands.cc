@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cstdlib>
+#include <map>
 
 #include "cli/format.h"
 #include "cli/session.h"
@@ -159,6 +160,14 @@ int PolicyShow(const CliOptions& o, std::ostream& out, std::ostream& err) {
   for (const auto& q : c.queues()) out << Describe(q) << "\n";
   if (const std::string limits = Describe(c.user_limits(), "each user"); !limits.empty()) {
     out << "limits:" << limits.substr(1) << "\n";
+  }
+  if (!c.licenses().empty()) {
+    std::string licenses;
+    for (const auto& [name, count] :
+         std::map<std::string, uint32_t>(c.licenses().begin(), c.licenses().end())) {
+      licenses += (licenses.empty() ? "" : ", ") + name + " " + std::to_string(count);
+    }
+    out << "licenses: " << licenses << "\n";
   }
   for (const auto& t : c.tenants()) out << Describe(t) << "\n";
   const v1::AccessConfig& a = c.access();

@@ -152,6 +152,13 @@ Status ValidateJobSpec(const v1::JobSpec& spec) {
     return InvalidArgument("replicas.max (" + std::to_string(spec.max_replicas()) +
                            ") is below replicas.min (" + std::to_string(spec.min_replicas()) + ")");
   }
+  if (spec.licenses_size() > 16) return InvalidArgument("licenses: at most 16 kinds in one job");
+  for (const auto& [name, count] : spec.licenses()) {
+    if (name.empty() || name.size() > 64 || !ValidName(name)) {
+      return InvalidArgument("licenses: a name is 1 to 64 letters, digits, '-', '_', '.'");
+    }
+    SNN_RETURN_IF_ERROR(CheckRange(("licenses." + name).c_str(), count, 1, 1'000'000));
+  }
   const auto& task = spec.task();
   if (const std::string& c = task.resources().constraints(); !c.empty()) {
     if (auto parsed = BoardConstraint::Parse(c); !parsed.ok()) return parsed.status();

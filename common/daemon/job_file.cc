@@ -278,7 +278,7 @@ Result<v1::JobSpec> ParseJobYaml(const std::string& text, const std::string& def
         CheckKnownFields(root, "the job file",
                          {"name", "tenant", "pool", "queue", "priority", "preemptible", "requeue",
                           "time_limit", "replicas", "task", "depends", "kind", "keepalive",
-                          "service", "alloc", "alloc_task", "constraints"}));
+                          "service", "alloc", "alloc_task", "constraints", "licenses"}));
     SNN_RETURN_IF_ERROR(ParseKind(root, spec));
     spec.set_name(default_name);
     for (const char* field : {"name", "tenant", "pool", "queue"}) {
@@ -360,6 +360,12 @@ Result<v1::JobSpec> ParseJobYaml(const std::string& text, const std::string& def
     }
     if (!root["task"]) return InvalidArgument("task is required");
     SNN_RETURN_IF_ERROR(ParseTask(root["task"], *spec.mutable_task(), spec.kind()));
+    if (root["licenses"]) {
+      // Site-wide countable resources the job holds while it runs: {dvs-camera: 1}.
+      auto licenses = ReadCountMap(root["licenses"], "licenses", 1'000'000, 16);
+      if (!licenses.ok()) return licenses.status();
+      spec.mutable_licenses()->insert(licenses->begin(), licenses->end());
+    }
     if (root["constraints"]) {
       // Which boards may hold its tasks: checked here, so that a typo is named before submit.
       auto text = ReadString(root["constraints"], "constraints");

@@ -4,6 +4,7 @@
 #include <yaml-cpp/parser.h>
 
 #include <algorithm>
+#include <cctype>
 #include <sstream>
 #include <vector>
 
@@ -177,6 +178,31 @@ Result<double> ReadNumber(const YAML::Node& node, const std::string& where, doub
   } catch (const YAML::Exception&) {
     return InvalidArgument(where + " must be a number");
   }
+}
+
+Result<std::map<std::string, uint32_t>> ReadCountMap(const YAML::Node& node,
+                                                     const std::string& where, uint32_t hi,
+                                                     size_t max_entries) {
+  if (!node.IsMap()) return InvalidArgument(where + " must map names to counts");
+  if (node.size() > max_entries) {
+    return InvalidArgument(where + " has more than " + std::to_string(max_entries) + " entries");
+  }
+  std::map<std::string, uint32_t> out;
+  for (const auto& kv : node) {
+    const std::string name = kv.first.IsScalar() ? kv.first.as<std::string>() : "";
+    const bool valid =
+        !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+        });
+    if (!valid) {
+      return InvalidArgument(where + ": '" + name.substr(0, 64) +
+                             "' is not a name (1 to 64 letters, digits, '-', '_', '.')");
+    }
+    auto n = ReadWholeNumber(kv.second, where + "." + name, 1, hi);
+    if (!n.ok()) return n.status();
+    out[name] = static_cast<uint32_t>(*n);
+  }
+  return out;
 }
 
 }  // namespace snn

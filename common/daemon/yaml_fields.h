@@ -5,6 +5,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 
@@ -31,5 +32,11 @@ Result<double> ReadNumber(const YAML::Node& node, const std::string& where, doub
 
 // A scalar, as a string.
 Result<std::string> ReadString(const YAML::Node& node, const std::string& where);
+
+// {NAME: N, ...} with names of letters, digits, '-', '_' and '.' (1 to 64) and each N a whole
+// number in [1, hi]; at most `max_entries` of them. Licenses, in the policy and in job files.
+Result<std::map<std::string, uint32_t>> ReadCountMap(const YAML::Node& node,
+                                                     const std::string& where, uint32_t hi,
+                                                     size_t max_entries);
 
 }  // namespace snn

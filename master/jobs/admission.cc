@@ -154,6 +154,22 @@ Result<v1::JobSpec> AdmitJob(v1::JobSpec spec, const std::string& user,
     for (const auto& q : scheduling.queues()) known += (known.empty() ? "" : ", ") + q.name();
     return InvalidArgument("unknown queue '" + spec.queue() + "' (queues: " + known + ")");
   }
+  for (const auto& [name, count] : spec.licenses()) {
+    auto total = scheduling.licenses().find(name);
+    if (total == scheduling.licenses().end()) {
+      std::string known;
+      for (const auto& l : std::map<std::string, uint32_t>(scheduling.licenses().begin(),
+                                                           scheduling.licenses().end())) {
+        known += (known.empty() ? "" : ", ") + l.first + " (" + std::to_string(l.second) + ")";
+      }
+      return InvalidArgument("unknown license '" + name +
+                             "' (the policy's licenses: " + (known.empty() ? "none" : known) + ")");
+    }
+    if (count > total->second) {
+      return InvalidArgument("licenses: the job asks for " + std::to_string(count) + " " + name +
+                             ", but the site has " + std::to_string(total->second));
+    }
+  }
   if (spec.time_limit_s() > limits.max_time_limit_s) {
     return InvalidArgument("time_limit " + FormatDurationSeconds(spec.time_limit_s()) +
                            " is above this cluster's maximum of " +

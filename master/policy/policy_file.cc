@@ -200,7 +200,12 @@ Result<v1::SchedulingConfig> ParsePolicyYaml(const std::string& text) {
     if (!root.IsMap()) return InvalidArgument("the policy file must be a map");
     SNN_RETURN_IF_ERROR(CheckKnownFields(
         root, "the policy file",
-        {"scheduler", "priority", "queues", "tenants", "access", "billing", "limits"}));
+        {"scheduler", "priority", "queues", "tenants", "access", "billing", "limits", "licenses"}));
+    if (const YAML::Node l = root["licenses"]) {
+      auto licenses = ReadCountMap(l, "licenses", 1'000'000, kMaxLicenses);
+      if (!licenses.ok()) return licenses.status();
+      c.mutable_licenses()->insert(licenses->begin(), licenses->end());
+    }
     if (const YAML::Node b = root["billing"]) {
       SNN_RETURN_IF_ERROR(ReadBilling(b, c.mutable_billing()));
     }

@@ -135,6 +135,16 @@ Status ValidatePolicy(const v1::SchedulingConfig& c) {
     SNN_RETURN_IF_ERROR(CheckWeight(t.weight(), "tenant '" + t.name() + "': weight"));
     SNN_RETURN_IF_ERROR(CheckCaps(t.quotas(), "tenant '" + t.name() + "'", nullptr));
   }
+  if (c.licenses_size() > static_cast<int>(kMaxLicenses)) {
+    return InvalidArgument("the policy has more than " + std::to_string(kMaxLicenses) +
+                           " licenses");
+  }
+  for (const auto& [name, count] : c.licenses()) {
+    SNN_RETURN_IF_ERROR(CheckName(name, "license"));
+    if (count < 1 || count > 1'000'000) {
+      return InvalidArgument("license '" + name + "': a count from 1 to 1000000");
+    }
+  }
   const auto& p = c.priority();
   for (double w : {p.age_weight(), p.fairshare_weight(), p.size_weight(), p.queue_weight(),
                    p.job_weight(), p.slowdown_weight()}) {
@@ -217,6 +227,7 @@ SchedulerPolicy ToSchedulerPolicy(const v1::SchedulingConfig& c) {
   p.preemption = c.preemption();
   p.preempt_grace_ms = static_cast<int64_t>(c.preempt_grace_s()) * 1000;
   p.user_max_running = c.user_limits().max_running();
+  p.licenses.insert(c.licenses().begin(), c.licenses().end());
   for (const auto& t : c.tenants()) {
     if (t.limits().max_running() > 0) p.tenant_max_running[t.name()] = t.limits().max_running();
     for (const auto& cap : t.quotas()) {

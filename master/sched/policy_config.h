@@ -22,6 +22,9 @@ v1::SchedulingConfig DefaultSchedulingConfig();
 // The policy's max_lost_requeues, or its default when the stored policy predates it.
 uint32_t MaxLostRequeues(const v1::SchedulingConfig& c);
 
+// At most this many kinds of license in the policy.
+inline constexpr size_t kMaxLicenses = 256;
+
 // Names, weights, switches, and every capacity: guaranteed never above the limit.
 Status ValidatePolicy(const v1::SchedulingConfig& config);
 

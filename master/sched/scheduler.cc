@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "common/base/job_validation.h"
+#include "master/sched/license_counts.h"
 #include "master/sched/pool_state.h"
 #include "master/sched/running_limits.h"
 #include "master/sched/wait_reason.h"
@@ -23,6 +24,7 @@ class Pass {
       : in_(in),
         policy_(policy),
         running_limits_(policy, in.running),
+        licenses_(policy, in.running),
         track_use_(!policy.tenant_quotas.empty() || !policy.queue_quotas.empty()) {}
 
   SchedulePlan Run();
@@ -88,6 +90,7 @@ class Pass {
       slots_;
   std::set<uint64_t> preempted_;
   RunningLimits running_limits_;
+  LicenseCounts licenses_;
   std::set<std::pair<uint64_t, uint32_t>> given_back_;  // (job, task index)
   std::set<uint64_t> giving_back_;                      // jobs that give extras back
   const bool track_use_;                                // quotas or queue limits to keep
@@ -199,6 +202,12 @@ bool Pass::OverQuota(const PendingJob& p) {
     Wait(p.id, std::move(reason));
     return true;
   }
+  if (p.job->licenses != nullptr) {
+    if (auto reason = licenses_.Blocks(*p.job)) {
+      Wait(p.id, std::move(reason));
+      return true;
+    }
+  }
   if (!track_use_) return false;
   const QuotaSlot& slot = SlotOf(p);
   const uint64_t cores = uint64_t{p.cores} * p.replicas;
@@ -228,6 +237,7 @@ void Pass::Start(PoolState& pool, const SchedJob& job, const Gang& gang, bool lo
     QueueUse(job) += job.cores();
   }
   running_limits_.Started(job);
+  licenses_.Started(job);
   plan_.starts.push_back(std::move(start));
 }
 
@@ -457,9 +467,11 @@ void Pass::Consider(const PendingJob& p, bool as_backfill) {
   }
   if (TryReclaim(pool, job)) return;
   if (policy_.backfill && Reserve(pool, job, in_.now_ms)) {
+    licenses_.HoldFor(job);  // what it will need when its reservation starts
     return Wait(job, Explain(pool, job) + "; it holds its pool's reservation", pool.shadow_ms);
   }
   if (!policy_.backfill) {
+    licenses_.HoldFor(job);
     pool.blocked = true;
     pool.holder = &job;
     --open_pools_;

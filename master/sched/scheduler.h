@@ -56,7 +56,9 @@ struct SchedJob {
   std::string pool, tenant, queue;
   std::string user;                          // who submitted it
   const v1::Resources* resources = nullptr;  // one replica's; must outlive the pass
-  uint32_t replicas = 1;                     // to start with (min); running: the active tasks
+  // The licenses it holds while it runs (JobSpec.licenses; null: none); must outlive the pass.
+  const google::protobuf::Map<std::string, uint32_t>* licenses = nullptr;
+  uint32_t replicas = 1;      // to start with (min); running: the active tasks
   uint32_t max_replicas = 0;  // elastic: grows toward this while boards are idle (0: never)
   int64_t submit_ms = 0;
   int64_t time_limit_ms = 0;  // the estimate reservations and backfill rely on
@@ -120,6 +122,8 @@ struct SchedulerPolicy {
   // together. 0 / absent: no limit.
   uint32_t user_max_running = 0;
   std::map<std::string, uint32_t, std::less<>> tenant_max_running;
+  // Site-wide licenses: how many of each there are (v1::SchedulingConfig.licenses).
+  std::map<std::string, uint32_t, std::less<>> licenses;
 };
 
 // A running job at a glance: a pass reads hundreds of thousands of these in a row, and looks
