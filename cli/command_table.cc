@@ -60,7 +60,7 @@ const std::vector<CliCommand>& CliCommands() {
       {"submit",
        "FILE.yaml",
        "submit a job; prints its job ID (--wait: and waits for its end)",
-       {"--wait", "--parsable", "--input-rate", "--dt"},
+       {"--wait", "--parsable", "--input-rate", "--dt", "--array"},
        Submit},
       {"jobs",
        "",
@@ -320,6 +320,9 @@ const std::vector<CliOptionSpec>& CliOptionSpecs() {
        "provenance.json; simulate: write the outputs to file PATH"},
       {"--inputs", "", "FILE", "simulate: the input spikes, step,layer,neuron lines"},
       {"--steps", "", "N", "simulate: run N steps"},
+      {"--array", "", "INDICES",
+       "submit: a job array, as the job file's array: (0-99%8: indices 0 to\n"
+       "99, at most 8 running at once; 1,3,5-9:2)"},
       {"--dt", "", "MS",
        "simulate, estimate, submit: a NIR model's step in ms, the one it was\n"
        "trained with (default: 1)"},

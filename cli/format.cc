@@ -4,6 +4,7 @@
 #include <ctime>
 #include <map>
 
+#include "common/base/array_spec.h"
 #include "common/base/duration.h"
 #include "common/base/job_validation.h"
 #include "common/base/proto_json.h"
@@ -17,6 +18,23 @@ std::string Elapsed(const v1::JobRecord& job, int64_t now_ms) {
 }
 
 namespace {
+
+// An array's progress ("; 1000 elements: 37 started (30 completed, 1 failed, 0 cancelled), 5
+// held"), or an element's array.
+std::string ArrayWords(const v1::JobRecord& job) {
+  if (job.array_parent() != 0)
+    return " (element of array " + std::to_string(job.array_job_id()) + ")";
+  const uint64_t total = CountOf(job.spec().array().ranges());
+  std::string s = "; " + std::to_string(total) +
+                  " elements: " + std::to_string(job.array_started()) + " started (" +
+                  std::to_string(job.array_completed()) + " completed, " +
+                  std::to_string(job.array_failed()) + " failed, " +
+                  std::to_string(job.array_cancelled()) + " cancelled)";
+  if (job.array_held_size() > 0) {
+    s += ", held " + FormatArrayRanges(job.array_held());
+  }
+  return s;
+}
 
 std::string TaskStateName(v1::TaskState state) {
   std::string name = v1::TaskState_Name(state);
@@ -104,7 +122,7 @@ std::string FormatJobsTable(const v1::ListJobsResponse& jobs, bool show_tenant, 
   }
   rows.push_back(header);
   for (const auto& job : jobs.jobs()) {
-    std::vector<std::string> row = {std::to_string(job.tenant_job_id())};
+    std::vector<std::string> row = {JobName(job)};
     if (show_tenant) row.push_back(job.tenant());
     std::string where;
     if (job.state() == v1::RUNNING) {
@@ -143,10 +161,9 @@ std::string FormatPriorityTable(const v1::ListJobsResponse& jobs) {
     const auto& p = j->priority();
     char total[32];
     snprintf(total, sizeof total, "%.1f", p.total());
-    rows.push_back({std::to_string(j->tenant_job_id()), j->tenant(), j->spec().name(),
-                    j->spec().queue(), total, f(p.age()), f(p.fairshare()), f(p.size()),
-                    f(p.queue()), f(p.job()), f(p.slowdown()),
-                    p.starving() ? "starving: goes first" : ""});
+    rows.push_back({JobName(*j), j->tenant(), j->spec().name(), j->spec().queue(), total,
+                    f(p.age()), f(p.fairshare()), f(p.size()), f(p.queue()), f(p.job()),
+                    f(p.slowdown()), p.starving() ? "starving: goes first" : ""});
   }
   return FormatTable(rows) +
          "(factors 0..1 as of the last scheduling pass; queues of a higher priority tier go "
@@ -180,8 +197,8 @@ std::string FormatStartTable(const v1::ListJobsResponse& jobs, int64_t now_ms) {
   for (const v1::JobRecord* j : pending) {
     const int64_t start = j->forecast_start_ms();
     const int64_t in_s = std::max<int64_t>(0, (start - now_ms + 999) / 1000);
-    rows.push_back({std::to_string(j->tenant_job_id()), j->tenant(), j->spec().name(),
-                    j->spec().user(), j->spec().pool(), start == 0 ? "-" : FormatTimestamp(start),
+    rows.push_back({JobName(*j), j->tenant(), j->spec().name(), j->spec().user(), j->spec().pool(),
+                    start == 0 ? "-" : FormatTimestamp(start),
                     start == 0 ? "-" : (in_s == 0 ? "now" : FormatDurationSeconds(in_s)),
                     j->forecast_basis().empty() ? "-" : j->forecast_basis()});
   }
@@ -213,6 +230,7 @@ std::string FormatJobDetail(const v1::JobRecord& job, int64_t now_ms,
   };
   line("JobId:", std::to_string(job.tenant_job_id()) + " (tenant " + job.tenant() + ", global id " +
                      std::to_string(job.id()) + ")");
+  if (job.array_parent() != 0 || spec.has_array()) line("Array:", JobName(job) + ArrayWords(job));
   line("Name:", spec.name());
   line("User:", spec.user());
   line("State:", StateName(job.state()));

@@ -13,6 +13,7 @@
 #include "cli/policy_commands.h"
 #include "cli/session.h"
 #include "cli/time_arg.h"
+#include "common/base/array_spec.h"
 #include "common/base/clock.h"
 #include "common/base/duration.h"
 #include "common/base/job_validation.h"
@@ -90,6 +91,11 @@ int Submit(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (o.args.size() != 2) return Fail(err, InvalidArgument("usage: snnctl submit FILE.yaml"));
   auto spec = LoadJobFile(o.args[1]);
   if (!spec.ok()) return Fail(err, spec.status());
+  if (std::string array = o.setting("array"); !array.empty()) {  // as sbatch --array
+    auto parsed = ParseArraySpec(array);
+    if (!parsed.ok()) return Fail(err, parsed.status());
+    *spec->mutable_array() = std::move(*parsed);
+  }
   if (Status s = ResolveModel(o, *spec); !s.ok()) return Fail(err, s);
   v1::SubmitRequest req;
   *req.mutable_spec() = std::move(spec).value();
@@ -170,10 +176,10 @@ int Jobs(const CliOptions& o, std::ostream& out, std::ostream& err) {
 
 int Show(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (o.args.size() != 2) return Fail(err, InvalidArgument("usage: snnctl show JOBID"));
-  auto id = ParseJobId(o.args[1]);
-  if (!id.ok()) return Fail(err, id.status());
+  auto ref = ParseJobRef(o.args[1]);
+  if (!ref.ok()) return Fail(err, ref.status());
   v1::ShowJobRequest req;
-  req.mutable_job()->set_tenant_job_id(*id);
+  *req.mutable_job() = *ref;
   auto resp = Call(o, rpc::kJobShow, req);
   if (!resp.ok()) return Fail(err, resp.status());
   if (o.output == "json") {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/session.h"
+#include "common/base/array_spec.h"
 
 namespace snn {
 
@@ -28,20 +29,23 @@ namespace {
 
 // Runs `call` for each job ID among the operands, on one session; a failure is reported and
 // the rest still run. Returns 0 if every call succeeded.
-int ForEachJobId(const CliOptions& o, std::ostream& err, const std::string& usage,
-                 const std::function<Status(RpcClient&, uint64_t)>& call) {
+// Each may name an array's elements (7_5, 7_[100-200]); `call` gets the reference and the
+// operand as written.
+int ForEachJobId(
+    const CliOptions& o, std::ostream& err, const std::string& usage,
+    const std::function<Status(RpcClient&, const v1::JobRef&, const std::string&)>& call) {
   if (o.args.size() < 2) return Fail(err, InvalidArgument("usage: " + usage));
-  std::vector<uint64_t> ids;
+  std::vector<v1::JobRef> refs;
   for (size_t i = 1; i < o.args.size(); ++i) {
-    auto id = ParseJobId(o.args[i]);
-    if (!id.ok()) return Fail(err, id.status());
-    ids.push_back(*id);
+    auto ref = ParseJobRef(o.args[i]);
+    if (!ref.ok()) return Fail(err, ref.status());
+    refs.push_back(*ref);
   }
   Session session(o);
   if (Status s = session.Open(); !s.ok()) return Fail(err, s);
   int rc = 0;
-  for (uint64_t id : ids) {
-    if (Status s = call(session.client(), id); !s.ok()) rc = Fail(err, s);
+  for (size_t i = 0; i < refs.size(); ++i) {
+    if (Status s = call(session.client(), refs[i], o.args[i + 1]); !s.ok()) rc = Fail(err, s);
   }
   return rc;
 }
@@ -57,49 +61,63 @@ Result<uint64_t> ParseJobId(const std::string& text) {
   return id;
 }
 
+Result<v1::JobRef> ParseJobRef(const std::string& text) {
+  auto sel = ParseArraySelection(text);
+  if (!sel.ok()) {
+    return InvalidArgument("job ID '" + text.substr(0, 64) +
+                           "' is not a positive number (or ARRAY_INDEX, ARRAY_[A-B,C])");
+  }
+  v1::JobRef ref;
+  ref.set_tenant_job_id(sel->job_id);
+  for (const auto& r : sel->ranges) *ref.add_array_indices() = r;
+  return ref;
+}
+
 int Cancel(const CliOptions& o, std::ostream& out, std::ostream& err) {
-  return ForEachJobId(o, err, "snnctl cancel JOBID...", [&](RpcClient& client, uint64_t id) {
-    v1::CancelRequest req;
-    req.mutable_job()->set_tenant_job_id(id);
-    auto resp = client.Call(rpc::kJobCancel, req);
-    if (resp.ok()) out << "Cancelled job " << id << "\n";
-    return resp.status();
-  });
+  return ForEachJobId(o, err, "snnctl cancel JOBID...",
+                      [&](RpcClient& client, const v1::JobRef& ref, const std::string& named) {
+                        v1::CancelRequest req;
+                        *req.mutable_job() = ref;
+                        auto resp = client.Call(rpc::kJobCancel, req);
+                        if (resp.ok()) out << "Cancelled job " << named << "\n";
+                        return resp.status();
+                      });
 }
 
 int HoldOrRelease(const CliOptions& o, std::ostream& out, std::ostream& err) {
   const bool release = o.args[0] == "release";
   return ForEachJobId(o, err, "snnctl " + o.args[0] + " JOBID...",
-                      [&](RpcClient& client, uint64_t id) {
+                      [&](RpcClient& client, const v1::JobRef& ref, const std::string& named) {
                         v1::HoldRequest req;
-                        req.mutable_job()->set_tenant_job_id(id);
+                        *req.mutable_job() = ref;
                         req.set_release(release);
                         auto resp = client.Call(rpc::kJobHold, req);
                         if (resp.ok())
-                          out << (release ? "Released job " : "Held job ") << id << "\n";
+                          out << (release ? "Released job " : "Held job ") << named << "\n";
                         return resp.status();
                       });
 }
 
 // Polls the job until it ends (a master that does not answer is asked again).
 int Requeue(const CliOptions& o, std::ostream& out, std::ostream& err) {
-  return ForEachJobId(o, err, "snnctl requeue JOBID...", [&](RpcClient& client, uint64_t id) {
-    v1::RequeueRequest req;
-    req.mutable_job()->set_tenant_job_id(id);
-    auto resp = client.Call(rpc::kJobRequeue, req);
-    if (resp.ok()) out << "Requeued job " << id << "\n";
-    return resp.status();
-  });
+  return ForEachJobId(o, err, "snnctl requeue JOBID...",
+                      [&](RpcClient& client, const v1::JobRef& ref, const std::string& named) {
+                        v1::RequeueRequest req;
+                        *req.mutable_job() = ref;
+                        auto resp = client.Call(rpc::kJobRequeue, req);
+                        if (resp.ok()) out << "Requeued job " << named << "\n";
+                        return resp.status();
+                      });
 }
 
 int Logs(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (o.args.size() != 2) {
     return Fail(err, InvalidArgument("usage: snnctl logs JOBID [--task N] [--stderr] [-f]"));
   }
-  auto id = ParseJobId(o.args[1]);
-  if (!id.ok()) return Fail(err, id.status());
+  auto ref = ParseJobRef(o.args[1]);
+  if (!ref.ok()) return Fail(err, ref.status());
   v1::JobLogsRequest req;
-  req.mutable_job()->set_tenant_job_id(*id);
+  *req.mutable_job() = *ref;
   req.set_task(o.task);
   req.set_stderr(o.stderr_stream);
   req.set_max_bytes(1 << 20);
@@ -115,7 +133,7 @@ int Logs(const CliOptions& o, std::ostream& out, std::ostream& err) {
     if (!resp.ok()) return Fail(err, resp.status());
     if (attempt != 0 && resp->attempt() != attempt) {
       // Requeued and started again: its new attempt writes a new file.
-      out << "--- job " << *id << " attempt " << resp->attempt() << " on " << resp->node()
+      out << "--- job " << o.args[1] << " attempt " << resp->attempt() << " on " << resp->node()
           << " ---\n";
       req.set_offset(0);
       attempt = resp->attempt();

@@ -17,6 +17,8 @@ int ExitCodeOf(const v1::JobRecord& job);
 
 // A job ID as typed: a positive number.
 Result<uint64_t> ParseJobId(const std::string& text);
+// A job, or an array's elements: "7", "7_5", "7_[100-200]".
+Result<v1::JobRef> ParseJobRef(const std::string& text);
 
 int Cancel(const CliOptions& o, std::ostream& out, std::ostream& err);
 // `hold JOBID...` or `release JOBID...` (o.args[0] says which).

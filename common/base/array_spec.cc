@@ -11,8 +11,7 @@ namespace {
 Result<uint32_t> Index(std::string_view s, std::string_view whole) {
   uint64_t v = 0;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec != std::errc() || p != s.data() + s.size() ||
-      v > ArrayLimits::kMaxIndex) {
+  if (s.empty() || ec != std::errc() || p != s.data() + s.size() || v > ArrayLimits::kMaxIndex) {
     return InvalidArgument("array '" + std::string(whole.substr(0, 64)) + "': '" +
                            std::string(s.substr(0, 16)) + "' is not an index from 0 to " +
                            std::to_string(ArrayLimits::kMaxIndex));
@@ -223,6 +222,18 @@ uint64_t RemoveSpan(ArrayRanges& ranges, uint32_t first, uint32_t last, ArrayRan
 void AddRanges(ArrayRanges& ranges, const ArrayRanges& more) {
   for (const auto& r : more) *ranges.Add() = r;
   Sort(ranges);
+}
+
+std::string JobName(const v1::JobRecord& job) {
+  if (job.array_parent() != 0) {
+    return std::to_string(job.array_job_id()) + "_" + std::to_string(job.array_task_id());
+  }
+  if (!job.spec().has_array()) return std::to_string(job.tenant_job_id());
+  std::string left = FormatArrayRanges(job.array_left());
+  if (left.size() > 40) left = left.substr(0, 37) + "...";
+  const uint32_t k = job.spec().array().max_running();
+  return std::to_string(job.tenant_job_id()) + "_[" + left +
+         (k > 0 ? "%" + std::to_string(k) : "") + "]";
 }
 
 }  // namespace snn

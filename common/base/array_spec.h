@@ -47,4 +47,8 @@ uint64_t RemoveSpan(ArrayRanges& ranges, uint32_t first, uint32_t last, ArrayRan
 // Adds `more` (disjoint from `ranges`), keeping the ranges in order.
 void AddRanges(ArrayRanges& ranges, const ArrayRanges& more);
 
+// How users name a job: its number; "7_5" for element 5 of array 7; "7_[10-99%4]" for an array
+// with indices left.
+std::string JobName(const v1::JobRecord& job);
+
 }  // namespace snn

@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "common/base/array_spec.h"
 #include "common/base/base64.h"
 #include "common/base/board_constraint.h"
 #include "common/base/duration.h"
@@ -278,7 +279,7 @@ Result<v1::JobSpec> ParseJobYaml(const std::string& text, const std::string& def
         CheckKnownFields(root, "the job file",
                          {"name", "tenant", "pool", "queue", "priority", "preemptible", "requeue",
                           "time_limit", "replicas", "task", "depends", "kind", "keepalive",
-                          "service", "alloc", "alloc_task", "constraints", "licenses"}));
+                          "service", "alloc", "alloc_task", "constraints", "licenses", "array"}));
     SNN_RETURN_IF_ERROR(ParseKind(root, spec));
     spec.set_name(default_name);
     for (const char* field : {"name", "tenant", "pool", "queue"}) {
@@ -360,6 +361,14 @@ Result<v1::JobSpec> ParseJobYaml(const std::string& text, const std::string& def
     }
     if (!root["task"]) return InvalidArgument("task is required");
     SNN_RETURN_IF_ERROR(ParseTask(root["task"], *spec.mutable_task(), spec.kind()));
+    if (root["array"]) {
+      // A job array: "0-999999%64" (common/base/array_spec.h).
+      auto text = ReadString(root["array"], "array");
+      if (!text.ok()) return text.status();
+      auto array = ParseArraySpec(*text);
+      if (!array.ok()) return array.status();
+      *spec.mutable_array() = std::move(*array);
+    }
     if (root["licenses"]) {
       // Site-wide countable resources the job holds while it runs: {dvs-camera: 1}.
       auto licenses = ReadCountMap(root["licenses"], "licenses", 1'000'000, 16);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "master/jobs/job_arrays.h"
+
 namespace snn {
 
 bool JobFilter::Matches(const std::string& job_tenant, const std::string& job_user,
@@ -42,7 +44,7 @@ void JobArchive::Add(const v1::JobRecord& job, Journal& journal) {
   count->set_count(count->count() + 1);
   stats_.set_max_job_id(std::max(stats_.max_job_id(), job.id()));
   uint64_t& tenant_max = (*stats_.mutable_max_tenant_job_id())[job.tenant()];
-  tenant_max = std::max(tenant_max, job.tenant_job_id());
+  tenant_max = std::max(tenant_max, LastTenantJobId(job));
   v1::ArchivedJob summary;
   summary.set_id(job.id());
   summary.set_tenant(job.tenant());

@@ -7,6 +7,7 @@
 
 #include "common/base/duration.h"
 #include "master/billing/usage_accounting.h"
+#include "master/jobs/job_arrays.h"
 #include "master/jobs/usage_limits.h"
 
 namespace snn {
@@ -43,6 +44,7 @@ Result<const v1::JobRecord*> JobLifecycle::Submit(v1::JobSpec submitted, const s
   auto admitted = scheduling_.Admit(std::move(submitted), user);
   if (!admitted.ok()) return admitted.status();
   v1::JobSpec spec = std::move(*admitted);
+  SNN_RETURN_IF_ERROR(CheckArraySpec(spec));
   SNN_RETURN_IF_ERROR(CheckUsageLimits(spec, scheduling_.scheduling(),
                                        jobs_.ActiveOfUser(spec.user()),
                                        jobs_.ActiveOfTenant(spec.tenant())));
@@ -53,11 +55,15 @@ Result<const v1::JobRecord*> JobLifecycle::Submit(v1::JobSpec submitted, const s
   SNN_RETURN_IF_ERROR(dependencies_.Check(job));  // before any ID is given out
   job.set_id(jobs_.NextJobId());
   job.set_tenant_job_id(jobs_.NextTenantJobId(job.tenant()));
+  if (job.spec().has_array()) {
+    jobs_.SkipTenantJobIds(job.tenant(), CountOf(job.spec().array().ranges()));
+  }
   job.set_submit_ms(now);
   job.set_session_id(session_id);
   if (job.spec().kind() == v1::SESSION) job.set_renewed_ms(now);
   job.set_state(v1::PENDING);
   job.set_reason("submitted");
+  if (job.spec().has_array()) *job.mutable_array_left() = job.spec().array().ranges();
   auto* t = job.add_history();
   t->set_time_ms(now);
   t->set_to(v1::PENDING);
@@ -82,6 +88,7 @@ Status JobLifecycle::Cancel(v1::JobRecord& job, const std::string& reason) {
                               v1::JobState_Name(job.state()) + ")");
   }
   job.set_requeue_when_stopped(false);
+  if (job.spec().has_array()) return CancelElements(job, job.spec().array().ranges(), reason);
   if (!RunsOnAgents(job.spec())) {
     EndSession(job, v1::CANCELLED, reason);
     return Status::Ok();
@@ -104,7 +111,7 @@ Status JobLifecycle::Hold(v1::JobRecord& job, const std::string& by) {
                               v1::JobState_Name(job.state()) + ": only a pending job is held");
   }
   job.set_user_hold(by.empty() ? "?" : by);
-  jobs_.views().Put(job);
+  if (!ArrayExhausted(job)) jobs_.views().Put(job);
   writer_.Persist(job);
   request_schedule_();
   return Status::Ok();
@@ -115,7 +122,7 @@ Status JobLifecycle::Release(v1::JobRecord& job) {
     return FailedPrecondition("job " + std::to_string(job.tenant_job_id()) + " is not held");
   }
   job.clear_user_hold();
-  jobs_.views().Put(job);
+  if (!ArrayExhausted(job)) jobs_.views().Put(job);
   writer_.Persist(job);
   request_schedule_();
   return Status::Ok();

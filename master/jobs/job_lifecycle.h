@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 
+#include "common/base/array_spec.h"
 #include "common/base/clock.h"
 #include "master/jobs/dependency_index.h"
 #include "master/jobs/job_table.h"
@@ -39,6 +40,12 @@ class JobLifecycle {
   // A user's hold on a pending job: it waits, saying so, until released. The caller commits.
   Status Hold(v1::JobRecord& job, const std::string& by);
   Status Release(v1::JobRecord& job);
+  // An array's elements in `indices` (master/jobs/job_lifecycle_arrays.cc): those not started
+  // are dropped (cancel), set aside (hold) or given back (release); started ones are cancelled
+  // as jobs. Refused, changing nothing, if no element is in `indices`.
+  Status CancelElements(v1::JobRecord& array, const ArrayRanges& indices,
+                        const std::string& reason);
+  Status HoldElements(v1::JobRecord& array, const ArrayRanges& indices, bool release);
   // A running job's tasks are stopped and it waits again (its next attempt may go elsewhere).
   Status Requeue(v1::JobRecord& job, const std::string& by);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/base/job_validation.h"
+#include "master/jobs/job_arrays.h"
 
 namespace snn {
 
@@ -70,6 +71,8 @@ void JobTable::Index(v1::JobRecord& job, int64_t at_ms) {
   IndexNodes(job);
   ++counts_[job.state()];
   CountActive(job, 1);
+  if (job.array_parent() != 0 && !IsTerminal(job.state())) ++array_active_[job.array_parent()];
+  if (ArrayExhausted(job)) return;  // its elements are the jobs to schedule
   // A step runs on its session's resources: the scheduler neither places nor charges it.
   if (!HoldsItsCores(job.spec())) return;
   if (job.state() == v1::RUNNING) {
@@ -81,6 +84,11 @@ void JobTable::Index(v1::JobRecord& job, int64_t at_ms) {
 void JobTable::Unindex(const v1::JobRecord& job, int64_t at_ms) {
   --counts_[job.state()];
   CountActive(job, -1);
+  if (job.array_parent() != 0 && !IsTerminal(job.state())) {
+    if (auto it = array_active_.find(job.array_parent()); it != array_active_.end()) {
+      if (--it->second == 0) array_active_.erase(it);
+    }
+  }
   if (const SchedJob* view = views_.Find(job.id())) {
     if (job.state() == v1::RUNNING) core_time_.Stop(job.tenant(), view->cores(), at_ms);
     views_.Remove(job.id());
@@ -90,7 +98,7 @@ void JobTable::Unindex(const v1::JobRecord& job, int64_t at_ms) {
 void JobTable::Restore(v1::JobRecord job) {
   next_job_id_ = std::max(next_job_id_, job.id() + 1);
   uint64_t& next_tenant = next_tenant_id_[job.tenant()];
-  next_tenant = std::max(next_tenant, job.tenant_job_id() + 1);
+  next_tenant = std::max(next_tenant, LastTenantJobId(job) + 1);
   by_tenant_[{job.tenant(), job.tenant_job_id()}] = job.id();
   v1::JobRecord& stored = jobs_[job.id()] = std::move(job);
   Index(stored, stored.start_ms());
@@ -146,11 +154,39 @@ void JobTable::SetState(v1::JobRecord& job, v1::JobState to, int64_t now_ms,
   job.set_state(to);
   job.set_reason(reason);
   if (to == v1::RUNNING) job.set_start_ms(now_ms);
+  const bool ended = IsTerminal(to) && !IsTerminal(t->from());
   if (IsTerminal(to)) {
     job.set_end_ms(now_ms);
     if (ran) run_times_[job.spec().user()].Record(now_ms - job.start_ms());
   }
   Index(job, now_ms);
+  if (ended && job.array_parent() != 0) {
+    v1::JobRecord* array = Find(job.array_parent());
+    if (array != nullptr && !IsTerminal(array->state())) {
+      CountElementEnd(*array, to);
+      ArrayChanged(*array, now_ms);
+    }
+  }
+}
+
+void JobTable::ArrayChanged(v1::JobRecord& array, int64_t now_ms) {
+  if (array.state() != v1::PENDING) return;
+  if (auto end = ArrayEnd(array, ArrayActive(array.id()))) {
+    const uint32_t n = array.array_completed() + array.array_failed() + array.array_cancelled();
+    SetState(array, *end, now_ms,
+             "its " + std::to_string(n) +
+                 " elements ended: " + std::to_string(array.array_completed()) + " completed, " +
+                 std::to_string(array.array_failed()) + " failed, " +
+                 std::to_string(array.array_cancelled()) + " cancelled");
+    return;
+  }
+  if (ArrayExhausted(array)) {
+    views_.Remove(array.id());
+    array.set_reason(std::to_string(ArrayActive(array.id())) + " of its elements run" +
+                     (array.array_held_size() > 0 ? "; the others are held" : ""));
+  } else {
+    views_.Put(array);
+  }
 }
 
 const RuntimeHistory* JobTable::RunTimesOf(const std::string& user) const {

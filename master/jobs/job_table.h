@@ -56,6 +56,10 @@ class JobTable {
   // Reserves the next global id and the next id in `tenant`'s namespace.
   uint64_t NextJobId() { return next_job_id_++; }
   uint64_t NextTenantJobId(const std::string& tenant);
+  // The next `count` ids in `tenant`'s namespace are taken (an array's elements').
+  void SkipTenantJobIds(const std::string& tenant, uint64_t count) {
+    next_tenant_id_[tenant] += count;
+  }
 
   // Adds a new job; it must be PENDING.
   v1::JobRecord& Insert(v1::JobRecord job);
@@ -98,6 +102,15 @@ class JobTable {
     return Lookup(active_tenants_, tenant);
   }
 
+  // An array's elements not ended (%K counts them).
+  uint32_t ArrayActive(uint64_t array_id) const {
+    auto it = array_active_.find(array_id);
+    return it == array_active_.end() ? 0 : it->second;
+  }
+  // `array`'s indices changed (an element split off, a slice cancelled, held or released): the
+  // scheduler sees it while it has indices left, and it ends once every element has.
+  void ArrayChanged(v1::JobRecord& array, int64_t now_ms);
+
   // Finished jobs leave for the archive in two steps: marked when the move is written, dropped
   // from memory once it is durable (until then they are still found here).
   void MarkArchived(const v1::JobRecord& job);
@@ -129,6 +142,7 @@ class JobTable {
   std::unordered_map<std::string, std::set<uint64_t>> active_on_;    // node -> jobs
   std::unordered_map<uint64_t, std::vector<std::string>> nodes_of_;  // job -> those nodes
   std::unordered_set<uint64_t> archived_;
+  std::unordered_map<uint64_t, uint32_t> array_active_;        // array -> elements not ended
   std::unordered_map<std::string, RuntimeHistory> run_times_;  // by user
   uint64_t next_job_id_ = 1;
 };

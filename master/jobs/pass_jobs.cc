@@ -1,5 +1,7 @@
 #include "master/jobs/pass_jobs.h"
 
+#include "master/jobs/job_arrays.h"
+
 namespace snn {
 
 SchedulerInput CollectPassInput(JobTable& jobs, QueueOrder& order,
@@ -20,7 +22,17 @@ SchedulerInput CollectPassInput(JobTable& jobs, QueueOrder& order,
   in.boards = std::move(boards);
   const std::span<const PendingEntry> pending = jobs.views().pending();
   in.pending.reserve(order_list.size());
-  for (uint32_t slot : order_list) in.pending.push_back(pending[slot].job);
+  for (uint32_t slot : order_list) {
+    const PendingJob& p = pending[slot].job;
+    if (!p.job->array) {
+      in.pending.push_back(p);
+      continue;
+    }
+    // An array: one entry for each element it may start now, each started on its own.
+    const v1::JobRecord* array = jobs.Find(p.id);
+    const uint32_t n = array == nullptr ? 0 : ArrayStartsAllowed(*array, jobs.ArrayActive(p.id));
+    for (uint32_t i = 0; i < n; ++i) in.pending.push_back(p);
+  }
   in.running = jobs.views().running();
   in.use = &jobs.views().use();
   return in;

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <map>
 
+#include "common/base/array_spec.h"
 #include "common/base/job_validation.h"
+#include "master/jobs/job_arrays.h"
 
 namespace snn {
 namespace {
@@ -70,6 +72,23 @@ void SchedulingDriver::StartJob(v1::JobRecord& job, const StartDecision& decisio
   jobs_.SetState(job, v1::RUNNING, clock_.NowMs(), "started on " + where);
   if (job.spec().kind() == v1::SESSION) job.set_idle_since_ms(clock_.NowMs());
   writer_.Persist(job);
+}
+
+void SchedulingDriver::StartArrayElement(v1::JobRecord& array, const StartDecision& decision) {
+  // Checked again here: the pass saw the array as it was when the pass began.
+  if (array.state() != v1::PENDING || array.array_left_size() == 0 ||
+      ArrayStartsAllowed(array, jobs_.ArrayActive(array.id())) == 0) {
+    return;
+  }
+  const uint32_t index = PopFirst(*array.mutable_array_left());
+  array.set_array_started(array.array_started() + 1);
+  v1::JobRecord element = ArrayElementOf(array, index);
+  element.set_id(jobs_.NextJobId());
+  element.set_tenant_job_id(ElementTenantJobId(array, index));
+  v1::JobRecord& inserted = jobs_.Insert(std::move(element));
+  jobs_.ArrayChanged(array, clock_.NowMs());
+  writer_.Persist(array);
+  StartJob(inserted, decision);
 }
 
 void SchedulingDriver::AddTask(v1::JobRecord& job, const TaskPlacement& p) {
@@ -217,7 +236,13 @@ bool SchedulingDriver::RunSchedulingPass(size_t head_depth) {
     if (v1::JobRecord* job = jobs_.Find(shrink.job_id)) ShrinkJob(*job, shrink);
   }
   for (const auto& start : plan.starts) {
-    if (v1::JobRecord* job = jobs_.Find(start.job_id)) StartJob(*job, start);
+    v1::JobRecord* job = jobs_.Find(start.job_id);
+    if (job == nullptr) continue;
+    if (job->spec().has_array()) {
+      StartArrayElement(*job, start);
+    } else {
+      StartJob(*job, start);
+    }
   }
   for (const auto& grow : plan.grows) {
     if (v1::JobRecord* job = jobs_.Find(grow.job_id)) GrowJob(*job, grow);
@@ -293,7 +318,13 @@ void SchedulingDriver::ShrinkJob(v1::JobRecord& job, const ShrinkDecision& shrin
 std::string SchedulingDriver::PendingReason(const v1::JobRecord& job) const {
   // The last pass's own reason (a quota, a reservation it could delay, no room) when it gave
   // one; a pass gives none to the jobs behind a pool that first come, first served blocks.
-  if (job.state() != v1::PENDING || explained_.count(job.id())) return job.reason();
+  if (job.state() != v1::PENDING || ArrayExhausted(job)) return job.reason();
+  if (job.spec().has_array() && job.user_hold().empty() && job.deps_pending_size() == 0 &&
+      ArrayStartsAllowed(job, jobs_.ArrayActive(job.id())) == 0) {
+    return std::to_string(jobs_.ArrayActive(job.id())) + " of its elements run, the most its %" +
+           std::to_string(job.spec().array().max_running()) + " allows at once";
+  }
+  if (explained_.count(job.id())) return job.reason();
   if (no_board_up_) return "no board is up: no agent has registered, or every node is down";
   return "waiting behind higher-priority jobs in pool '" + job.spec().pool() + "'";
 }

@@ -80,6 +80,8 @@ class SchedulingDriver {
   // Every board, up or not, in classes for admission; rebuilt when the nodes change.
   const std::vector<BoardClass>& AdmissionBoards();
   void StartJob(v1::JobRecord& job, const StartDecision& decision);
+  // A start decision for an array: its next element splits off and starts.
+  void StartArrayElement(v1::JobRecord& array, const StartDecision& decision);
   // Adds a task on `p` to a running job and has it launched (a start, or an elastic grow).
   void AddTask(v1::JobRecord& job, const TaskPlacement& p);
   // Elastic jobs: extra replicas added on idle boards, or given back to another job.

@@ -67,6 +67,9 @@ struct SchedJob {
   enum class Spread : uint8_t { kDefault, kPack, kSpread };
   Spread spread = Spread::kDefault;
   std::pair<int32_t, int32_t> tier{0, 0};  // (queue priority, job priority): who may preempt
+  // A job array (JobSpec.array): the pass may start several of its elements, each a start
+  // decision of its own (master/jobs/job_arrays.h).
+  bool array = false;
   // Pending jobs that may not start (a user's hold, dependencies): why; null otherwise.
   std::shared_ptr<const std::string> hold;
   // Running jobs only.

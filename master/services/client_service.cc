@@ -3,11 +3,13 @@
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
+#include "common/base/array_spec.h"
 #include "common/base/job_validation.h"
 #include "common/base/rect_allocator.h"
 #include "common/identity/pki.h"
 #include "master/auth/access_policy.h"
 #include "master/jobs/gang_links.h"
+#include "master/jobs/job_arrays.h"
 #include "master/jobs/job_listing.h"
 
 namespace snn {
@@ -134,16 +136,63 @@ Result<v1::JobRecord*> ClientService::Lookup(const CallContext& ctx, const v1::J
     return NotFound("job " + std::to_string(ref.tenant_job_id()) + " not found for tenant '" +
                     tenant + "'");
   }
+  if (ref.array_indices_size() == 0) return job;
+  // ARRAY_INDEX: the element, once it has started (a job of its own).
+  const v1::ArrayRange& r = ref.array_indices(0);
+  if (!job->spec().has_array() || ref.array_indices_size() != 1 || r.first() != r.last()) {
+    return InvalidArgument(job->spec().has_array()
+                               ? "name one element (" + std::to_string(ref.tenant_job_id()) +
+                                     "_5), or the array (" + std::to_string(ref.tenant_job_id()) +
+                                     ")"
+                               : "job " + std::to_string(ref.tenant_job_id()) + " is not an array");
+  }
+  // Its own ID, kept for it since the array was submitted.
+  if (const uint64_t own = ElementTenantJobId(*job, r.first()); own != 0) {
+    if (v1::JobRecord* element = jobs_.FindByTenant(tenant, own)) return element;
+    auto stored = archive_.FindByTenant(tenant, own);
+    if (!stored.ok()) return stored.status();
+    if (*stored && (*stored)->array_parent() == job->id()) {
+      archived = std::move(*stored);
+      return &*archived;
+    }
+  }
+  return NotFound(
+      "element " + std::to_string(r.first()) + " of array " + std::to_string(ref.tenant_job_id()) +
+      (Contains(job->array_left(), r.first()) || Contains(job->array_held(), r.first())
+           ? " has not started (snnctl show " + std::to_string(ref.tenant_job_id()) + ")"
+           : " is not running: an element that ended is listed by its own job ID "
+             "(snnctl jobs)"));
+}
+
+// An array's elements named by `ref` (cancel, hold, release 7_[3-5]): the array, and the
+// ranges; null ranges for a whole job.
+Result<v1::JobRecord*> ClientService::LookupArray(const CallContext& ctx, v1::JobRef ref,
+                                                  std::optional<v1::JobRecord>& archived,
+                                                  ArrayRanges& indices) {
+  indices.Swap(ref.mutable_array_indices());
+  ref.clear_array_indices();
+  auto job = Lookup(ctx, ref, archived);
+  if (!job.ok() || indices.empty()) return job;
+  if (!(*job)->spec().has_array()) {
+    return InvalidArgument("job " + std::to_string(ref.tenant_job_id()) + " is not an array");
+  }
+  if (archived) {
+    return FailedPrecondition("array " + std::to_string(ref.tenant_job_id()) + " has ended (" +
+                              v1::JobState_Name((*job)->state()) + ")");
+  }
   return job;
 }
 
 void ClientService::Cancel(const CallContext& ctx, v1::CancelRequest req,
                            Responder<v1::CancelResponse> r) {
   std::optional<v1::JobRecord> archived;  // ended: Cancel says so and changes nothing
-  auto job = Lookup(ctx, req.job(), archived);
+  ArrayRanges indices;
+  auto job = LookupArray(ctx, req.job(), archived, indices);
   if (!job.ok()) return r.Fail(job.status());
   if (Status s = MayManage(ctx, **job, "cancelling"); !s.ok()) return r.Fail(s);
-  Status s = lifecycle_.Cancel(**job, "cancelled by " + ctx.identity.user);
+  const std::string reason = "cancelled by " + ctx.identity.user;
+  Status s = indices.empty() ? lifecycle_.Cancel(**job, reason)
+                             : lifecycle_.CancelElements(**job, indices, reason);
   if (!s.ok()) return r.Fail(s);
   v1::CancelResponse resp;
   resp.set_state((*job)->state());
@@ -168,7 +217,8 @@ void ClientService::Renew(const CallContext& ctx, v1::KeepaliveRequest req,
 void ClientService::Hold(const CallContext& ctx, v1::HoldRequest req,
                          Responder<v1::CancelResponse> r) {
   std::optional<v1::JobRecord> archived;
-  auto job = Lookup(ctx, req.job(), archived);
+  ArrayRanges indices;
+  auto job = LookupArray(ctx, req.job(), archived, indices);
   if (!job.ok()) return r.Fail(job.status());
   const v1::JobRecord& target = **job;
   if (Status s = MayManage(ctx, target, req.release() ? "releasing" : "holding"); !s.ok()) {
@@ -178,7 +228,9 @@ void ClientService::Hold(const CallContext& ctx, v1::HoldRequest req,
     return r.Fail(FailedPrecondition("job " + std::to_string(target.tenant_job_id()) +
                                      " has ended (" + v1::JobState_Name(target.state()) + ")"));
   }
-  Status s = req.release() ? lifecycle_.Release(**job) : lifecycle_.Hold(**job, ctx.identity.user);
+  Status s = !indices.empty() ? lifecycle_.HoldElements(**job, indices, req.release())
+             : req.release()  ? lifecycle_.Release(**job)
+                              : lifecycle_.Hold(**job, ctx.identity.user);
   if (!s.ok()) return r.Fail(s);
   v1::CancelResponse resp;
   resp.set_state((*job)->state());

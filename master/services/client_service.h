@@ -11,6 +11,7 @@
 
 #include <optional>
 
+#include "common/base/array_spec.h"
 #include "common/base/clock.h"
 #include "common/rpc/rpc_router.h"
 #include "master/jobs/job_lifecycle.h"
@@ -44,6 +45,8 @@ class ClientService {
   // archived job is read into `archived`, and the answer points there.
   Result<v1::JobRecord*> Lookup(const CallContext& ctx, const v1::JobRef& ref,
                                 std::optional<v1::JobRecord>& archived);
+  Result<v1::JobRecord*> LookupArray(const CallContext& ctx, v1::JobRef ref,
+                                     std::optional<v1::JobRecord>& archived, ArrayRanges& indices);
   // A task whose files (output, results) the caller may read, on a connected node: where they
   // came from (the job's and the task's state now), and the agent's request naming the task's
   // directory. Not the job's record: that may hold a network and files (`logs -f` asks twice a

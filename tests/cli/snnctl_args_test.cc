@@ -40,7 +40,8 @@ TEST(SnnctlArgsTest, UsageErrorsDoNotNeedAMaster) {
   auto o = ParseCliArgs({"show", "abc", "--master", "127.0.0.1:1"});
   ASSERT_TRUE(o.ok());
   EXPECT_EQ(RunCli(*o, out, err), 1);
-  EXPECT_EQ(err.str(), "snnctl: job ID 'abc' is not a positive number\n");
+  EXPECT_EQ(err.str(),
+            "snnctl: job ID 'abc' is not a positive number (or ARRAY_INDEX, ARRAY_[A-B,C])\n");
   std::ostringstream out2, err2;
   auto bad = ParseCliArgs({"frobnicate"});
   EXPECT_EQ(RunCli(*bad, out2, err2), 2);

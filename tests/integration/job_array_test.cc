@@ -1,0 +1,118 @@
+// Job arrays with real daemons (issue 40): an array runs each of its elements as a job of its
+// own with SNN_ARRAY_* set, never more than %K at once; jobs folds what has not started into
+// one row; elements are named ARRAY_INDEX; slices are held, released and cancelled; bad
+// indices are refused with one line.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "tests/integration/cluster.h"
+
+namespace snn::testing {
+namespace {
+
+class JobArrayTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    cluster_.StartMaster();
+    cluster_.StartAgent("node1", SmallBoards(1, 4, 1000, 4));
+    ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster_.NodesUp() == 1; }));
+  }
+  std::string JobFile(const std::string& name, const std::string& array,
+                      const std::string& command) {
+    const std::string path = cluster_.dir() + "/" + name + ".yaml";
+    std::ofstream(path) << "name: " << name << (array.empty() ? "" : "\narray: \"" + array + "\"")
+                        << "\ntask:\n  command: /bin/sh\n  args: [\"-c\", \"" << command
+                        << "\"]\n  resources: {cores: 1, ksps: 10, streams: 1}\n";
+    return path;
+  }
+  // Elements of array `id` not ended, from the job list.
+  size_t Unfinished(uint64_t id) {
+    auto all = cluster_.ListAll();
+    size_t n = 0;
+    if (!all.ok()) return 0;
+    for (const auto& j : all->jobs()) {
+      n += j.array_job_id() == id && (j.state() == v1::PENDING || j.state() == v1::RUNNING);
+    }
+    return n;
+  }
+
+  TestCluster cluster_;
+};
+
+TEST_F(JobArrayTest, ElementsRunWithTheirIndexNeverMoreThanKAtOnce) {
+  CliRun submitted = cluster_.Snnctl(
+      {"submit", JobFile("sweep", "0-5%2",
+                         "echo $SNN_ARRAY_TASK_ID $SNN_ARRAY_TASK_COUNT $SNN_ARRAY_TASK_MIN "
+                         "$SNN_ARRAY_TASK_MAX $SNN_ARRAY_JOB_ID; sleep 0.3")});
+  ASSERT_EQ(submitted.exit_code, 0) << submitted.err;
+  size_t most = 0;
+  ASSERT_TRUE(TestCluster::WaitUntil([&] {
+    most = std::max(most, Unfinished(1));
+    auto array = cluster_.Show(1);
+    return array.ok() && array->state() == v1::COMPLETED;
+  })) << cluster_.Show(1)->reason();
+  EXPECT_LE(most, 2u);
+  auto all = cluster_.ListAll();
+  ASSERT_TRUE(all.ok());
+  std::set<uint32_t> indices;
+  for (const auto& j : all->jobs()) {
+    if (j.array_job_id() != 1) continue;
+    EXPECT_EQ(j.state(), v1::COMPLETED);
+    indices.insert(j.array_task_id());
+  }
+  EXPECT_EQ(indices.size(), 6u);
+  CliRun logs = cluster_.Snnctl({"logs", "1_4"});
+  EXPECT_NE(logs.out.find("4 6 0 5 1\n"), std::string::npos) << logs.out;
+  CliRun shown = cluster_.Snnctl({"show", "1"});
+  EXPECT_NE(shown.out.find("6 elements: 6 started (6 completed, 0 failed, 0 cancelled)"),
+            std::string::npos)
+      << shown.out;
+}
+
+TEST_F(JobArrayTest, SlicesAreHeldReleasedAndCancelledAndPendingElementsFoldIntoOneRow) {
+  ASSERT_EQ(
+      cluster_.Snnctl({"submit", JobFile("long", "", "sleep 600"), "--array", "0-99%3"}).exit_code,
+      0);
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return Unfinished(1) == 3; }));
+  CliRun jobs = cluster_.Snnctl({"jobs"});
+  EXPECT_NE(jobs.out.find("1_[3-99%3]"), std::string::npos) << jobs.out;
+  EXPECT_NE(jobs.out.find("1_0 "), std::string::npos) << jobs.out;
+  CliRun element = cluster_.Snnctl({"show", "1_1"});
+  EXPECT_NE(element.out.find("Array:       1_1 (element of array 1)"), std::string::npos)
+      << element.out;
+  CliRun waiting = cluster_.Snnctl({"show", "1_50"});
+  EXPECT_EQ(waiting.err, "snnctl: element 50 of array 1 has not started (snnctl show 1)\n");
+  ASSERT_EQ(cluster_.Snnctl({"hold", "1_[10-99]"}).exit_code, 0);
+  ASSERT_EQ(cluster_.Snnctl({"cancel", "1_[0-4]"}).exit_code, 0);  // 0-2 running, 3-4 waiting
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return Unfinished(1) == 3; }));  // 5, 6, 7
+  CliRun shown = cluster_.Snnctl({"show", "1"});
+  EXPECT_NE(shown.out.find("100 elements: 6 started (0 completed, 0 failed, 5 cancelled), held "
+                           "10-99"),
+            std::string::npos)
+      << shown.out;
+  ASSERT_EQ(cluster_.Snnctl({"release", "1_[10-99]"}).exit_code, 0);
+  CliRun again = cluster_.Snnctl({"release", "1_[10-99]"});
+  EXPECT_EQ(again.err, "snnctl: array 1 has no element held in 10-99\n");
+  ASSERT_EQ(cluster_.Snnctl({"cancel", "1"}).exit_code, 0);
+  ASSERT_TRUE(cluster_.WaitForState(1, v1::CANCELLED));
+  EXPECT_EQ(Unfinished(1), 0u);
+}
+
+TEST_F(JobArrayTest, BadIndicesAreRefusedWithOneLine) {
+  CliRun backwards = cluster_.Snnctl({"submit", JobFile("b", "9-2", "true")});
+  EXPECT_EQ(backwards.exit_code, 1);
+  EXPECT_NE(backwards.err.find("array '9-2': range 9-2 runs backwards"), std::string::npos)
+      << backwards.err;
+  CliRun big = cluster_.Snnctl({"submit", JobFile("big", "", "true"), "--array", "0-2000000"});
+  EXPECT_EQ(big.err, "snnctl: array '0-2000000' has 2000001 elements; at most 1000000\n");
+  CliRun cancel = cluster_.Snnctl({"cancel", "1_[x]"});
+  EXPECT_NE(cancel.err.find("is not a positive number (or ARRAY_INDEX, ARRAY_[A-B,C])"),
+            std::string::npos)
+      << cancel.err;
+  auto all = cluster_.ListAll();
+  EXPECT_EQ(all.ok() ? all->jobs_size() : -1, 0);
+}
+
+}  // namespace
+}  // namespace snn::testing

@@ -1,0 +1,171 @@
+// Job arrays in the master, in-process (issue 40): an array of a million elements is one small
+// record until elements start; elements split off as they start, never more than %K unfinished
+// at once whatever their run times; each ends into the array, which ends with the last.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "common/base/array_spec.h"
+#include "master/jobs/job_components.h"
+#include "master/store/memory_store.h"
+#include "tests/master/fake_agent_channel.h"
+
+namespace snn {
+namespace {
+
+class JobArrayTest : public ::testing::Test {
+ protected:
+  JobArrayTest()
+      : journal_(store_, [](std::function<void()> fn) { fn(); }),
+        components_(jobs_, archive_, nodes_, agents_, journal_, clock_, JobOptions(), [] {}) {}
+
+  void SetUp() override {
+    v1::NodeRecord node;
+    node.set_name("n1");
+    node.add_pools("default");
+    for (int i = 0; i < 2; ++i) {
+      auto* b = node.add_boards();
+      b->set_index(i);
+      b->set_type("sim-v1");
+      b->set_width(4);
+      b->set_height(4);
+      b->set_ksps(1000);
+      b->set_streams(64);
+      b->set_health(100);
+    }
+    session_ = Connection::Create(tcp::socket(io_), 1 << 20, nullptr, nullptr);
+    nodes_.Register(node, session_, clock_.NowMs());
+  }
+
+  const v1::JobRecord& SubmitArray(const std::string& indices) {
+    v1::JobSpec spec;
+    spec.set_name("sweep");
+    spec.set_min_replicas(1);
+    spec.mutable_task()->set_command("/bin/true");
+    auto* r = spec.mutable_task()->mutable_resources();
+    r->set_cores(1);
+    r->set_ksps(10);
+    r->set_streams(1);
+    auto array = ParseArraySpec(indices);
+    EXPECT_TRUE(array.ok());
+    *spec.mutable_array() = *array;
+    auto job = components_.lifecycle.Submit(spec, "alice");
+    EXPECT_TRUE(job.ok()) << job.status().ToString();
+    journal_.Commit();
+    return **job;
+  }
+  // The array's elements not ended, and those running.
+  std::vector<v1::JobRecord*> Unfinished(uint64_t array) {
+    std::vector<v1::JobRecord*> out;
+    for (const auto& [id, job] : jobs_.jobs()) {
+      if (job.array_parent() == array && !IsTerminal(job.state())) out.push_back(jobs_.Find(id));
+    }
+    return out;
+  }
+  // The job, live or archived (an ended job leaves memory once its move is durable).
+  v1::JobRecord Get(uint64_t id) {
+    if (const v1::JobRecord* live = jobs_.Find(id)) return *live;
+    auto archived = archive_.Find(id);
+    EXPECT_TRUE(archived.ok() && archived->has_value()) << id;
+    return archived.ok() && archived->has_value() ? **archived : v1::JobRecord();
+  }
+  void End(v1::JobRecord& element, int exit_code) {
+    v1::TaskStatus s;
+    s.set_job_id(element.id());
+    s.set_index(0);
+    s.set_attempt(element.attempt());
+    s.set_state(v1::TASK_EXITED);
+    s.set_exit_code(exit_code);
+    components_.lifecycle.ApplyTaskStatus("n1", s);
+    journal_.Commit();
+  }
+
+  asio::io_context io_;
+  ManualClock clock_;
+  MemoryStore store_;
+  Journal journal_;
+  JobTable jobs_;
+  JobArchive archive_{store_};
+  NodeRegistry nodes_;
+  testing::FakeAgentChannel agents_;
+  JobComponents components_;
+  std::shared_ptr<Connection> session_;
+};
+
+TEST_F(JobArrayTest, AMillionElementsAreOneSmallRecordUntilTheyStart) {
+  const size_t before = store_.size();
+  const v1::JobRecord& array = SubmitArray("0-999999%64");
+  EXPECT_EQ(store_.size(), before + 1);
+  auto stored = store_.Get(JobKey(array.id()));
+  ASSERT_TRUE(stored.ok() && stored->has_value());
+  EXPECT_LT((*stored)->size(), 10'000u);
+  EXPECT_EQ(jobs_.jobs().size(), 1u);
+  // Its first pass starts as many as the boards hold (32 one-core tasks), each a job.
+  components_.scheduling.RunSchedulingPass();
+  journal_.Commit();
+  EXPECT_EQ(Unfinished(array.id()).size(), 32u);
+  EXPECT_EQ(CountOf(jobs_.Find(array.id())->array_left()), 1'000'000u - 32);
+}
+
+TEST_F(JobArrayTest, NeverMoreThanKUnfinishedWhateverTheRunTimes) {
+  for (uint32_t k : {1u, 3u, 7u, 40u}) {
+    SCOPED_TRACE("%" + std::to_string(k));
+    const uint64_t id = SubmitArray("0-149:1%" + std::to_string(k)).id();
+    std::mt19937 rng(k);
+    std::set<uint32_t> seen;
+    for (int round = 0; round < 10'000 && !IsTerminal(Get(id).state()); ++round) {
+      components_.scheduling.RunSchedulingPass();
+      journal_.Commit();
+      std::vector<v1::JobRecord*> unfinished = Unfinished(id);
+      ASSERT_LE(unfinished.size(), k);
+      ASSERT_LE(jobs_.ArrayActive(id), k);
+      for (v1::JobRecord* element : unfinished) {
+        seen.insert(element->array_task_id());
+        EXPECT_EQ(element->spec().task().env().at("SNN_ARRAY_TASK_ID"),
+                  std::to_string(element->array_task_id()));
+        // Random run times: each running element ends this round with probability 1/3.
+        if (element->state() == v1::RUNNING && rng() % 3 == 0) End(*element, 0);
+      }
+    }
+    const v1::JobRecord array = Get(id);
+    EXPECT_EQ(array.state(), v1::COMPLETED) << array.reason();
+    EXPECT_EQ(seen.size(), 150u);
+    EXPECT_EQ(array.array_completed(), 150u);
+  }
+}
+
+TEST_F(JobArrayTest, SlicesAreCancelledHeldAndReleasedAndTheArrayEndsWithItsLastElement) {
+  const uint64_t id = SubmitArray("0-9%2").id();
+  components_.scheduling.RunSchedulingPass();  // 0 and 1 start
+  journal_.Commit();
+  v1::JobRecord& array = *jobs_.Find(id);
+  ArrayRanges some;
+  v1::ArrayRange* r = some.Add();
+  r->set_first(1);
+  r->set_last(4);
+  r->set_step(1);
+  ASSERT_TRUE(components_.lifecycle.CancelElements(array, some, "cancelled by alice").ok());
+  EXPECT_EQ(FormatArrayRanges(array.array_left()), "5-9");  // 1 was running: cancelled
+  ASSERT_EQ(Unfinished(id).size(), 1u);
+  r->set_first(5);
+  r->set_last(9);
+  ASSERT_TRUE(components_.lifecycle.HoldElements(array, some, false).ok());
+  EXPECT_EQ(FormatArrayRanges(array.array_held()), "5-9");
+  EXPECT_FALSE(components_.lifecycle.HoldElements(array, some, false).ok());  // none waiting
+  End(*Unfinished(id)[0], 3);                                                 // element 0 fails
+  components_.scheduling.RunSchedulingPass();
+  EXPECT_TRUE(Unfinished(id).empty());  // the rest are held
+  EXPECT_EQ(array.state(), v1::PENDING);
+  ASSERT_TRUE(components_.lifecycle.HoldElements(array, some, true).ok());
+  components_.scheduling.RunSchedulingPass();
+  journal_.Commit();
+  EXPECT_EQ(Unfinished(id).size(), 2u);
+  ASSERT_TRUE(components_.lifecycle.Cancel(array, "cancelled by alice").ok());
+  const v1::JobRecord ended = Get(id);
+  EXPECT_EQ(ended.state(), v1::FAILED) << ended.reason();  // element 0 failed
+  EXPECT_EQ(ended.array_failed(), 1u);
+  EXPECT_EQ(ended.array_cancelled(), 9u);
+}
+
+}  // namespace
+}  // namespace snn
