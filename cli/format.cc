@@ -23,16 +23,16 @@ namespace {
 // held"), or an element's array.
 std::string ArrayWords(const v1::JobRecord& job) {
   if (job.array_parent() != 0)
-    return " (element of array " + std::to_string(job.array_job_id()) + ")";
-  const uint64_t total = CountOf(job.spec().array().ranges());
-  std::string s = "; " + std::to_string(total) +
+    return JobName(job) + " (element of array " + std::to_string(job.array_job_id()) + ")";
+  const v1::ArraySpec& a = job.spec().array();
+  std::string s = FormatArrayRanges(a.ranges()) +
+                  (a.max_running() > 0 ? "%" + std::to_string(a.max_running()) : "") + "; " +
+                  std::to_string(CountOf(a.ranges())) +
                   " elements: " + std::to_string(job.array_started()) + " started (" +
                   std::to_string(job.array_completed()) + " completed, " +
                   std::to_string(job.array_failed()) + " failed, " +
                   std::to_string(job.array_cancelled()) + " cancelled)";
-  if (job.array_held_size() > 0) {
-    s += ", held " + FormatArrayRanges(job.array_held());
-  }
+  if (job.array_held_size() > 0) s += ", held " + FormatArrayRanges(job.array_held());
   return s;
 }
 
@@ -230,7 +230,7 @@ std::string FormatJobDetail(const v1::JobRecord& job, int64_t now_ms,
   };
   line("JobId:", std::to_string(job.tenant_job_id()) + " (tenant " + job.tenant() + ", global id " +
                      std::to_string(job.id()) + ")");
-  if (job.array_parent() != 0 || spec.has_array()) line("Array:", JobName(job) + ArrayWords(job));
+  if (job.array_parent() != 0 || spec.has_array()) line("Array:", ArrayWords(job));
   line("Name:", spec.name());
   line("User:", spec.user());
   line("State:", StateName(job.state()));

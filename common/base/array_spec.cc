@@ -228,7 +228,9 @@ std::string JobName(const v1::JobRecord& job) {
   if (job.array_parent() != 0) {
     return std::to_string(job.array_job_id()) + "_" + std::to_string(job.array_task_id());
   }
-  if (!job.spec().has_array()) return std::to_string(job.tenant_job_id());
+  if (!job.spec().has_array() || job.array_left_size() == 0) {
+    return std::to_string(job.tenant_job_id());
+  }
   std::string left = FormatArrayRanges(job.array_left());
   if (left.size() > 40) left = left.substr(0, 37) + "...";
   const uint32_t k = job.spec().array().max_running();

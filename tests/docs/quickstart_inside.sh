@@ -69,11 +69,13 @@ python3 "$SRC/tests/docs/doc_blocks.py" "$SRC/docs/user-guide.md" "When will my 
   >"$WORK/user-start.sh"
 python3 "$SRC/tests/docs/doc_blocks.py" "$SRC/docs/user-guide.md" \
   "Boards with what your job needs: constraints" >"$WORK/user-constraints.sh"
+python3 "$SRC/tests/docs/doc_blocks.py" "$SRC/docs/user-guide.md" "Sweeps: job arrays" \
+  >"$WORK/user-arrays.sh"
 python3 "$SRC/tests/docs/doc_blocks.py" "$SRC/docs/user-guide.md" \
   "A NIR network on your own host" >"$WORK/user-nir.sh"
 chmod 644 "$WORK/operator.sh" "$WORK/user.sh" "$WORK/user-http.sh" "$WORK/user-results.sh" \
   "$WORK/user-sessions.sh" "$WORK/user-services.sh" "$WORK/user-start.sh" \
-  "$WORK/user-constraints.sh" "$WORK/user-nir.sh"
+  "$WORK/user-constraints.sh" "$WORK/user-arrays.sh" "$WORK/user-nir.sh"
 
 echo "== docs/operator-guide.md, Quick start (as root)"
 (cd /root && env -i PATH="$CLEAN_PATH" HOME=/root USER=root LOGNAME=root LANG=C.UTF-8 \
@@ -140,6 +142,11 @@ expect "$WORK/user-constraints.out" "^Constraints: *rev >= 3 && firmware >= '2.4
   "snnctl show 11 did not print the job's constraints"
 expect "$WORK/user-constraints.out" "task 0 on $(hostname)/board1 " \
   "job 11 did not run on the one board that meets its constraints"
+echo "== docs/user-guide.md, sweeps: job arrays (as alice)"
+run_as_alice "$WORK/user-arrays.sh" "$WORK/user-arrays.out"
+expect "$WORK/user-arrays.out" "4 elements: 4 started (4 completed, 0 failed, 0 cancelled)" \
+  "snnctl show 12 did not say all four elements completed"
+expect "$WORK/user-arrays.out" "^seed 3 of 4$" "snnctl logs 12_3 did not print element 3's line"
 echo "== docs/user-guide.md, a NIR network on your own host (as alice)"
 run_as_alice "$WORK/user-nir.sh" "$WORK/user-nir.out"
 expect "$WORK/user-nir.out" "^spike rate: *49.0 ksps (48960 spikes/s) with inputs at 10 Hz" \
@@ -147,4 +154,4 @@ expect "$WORK/user-nir.out" "^spike rate: *49.0 ksps (48960 spikes/s) with input
 expect "$WORK/user-nir.out" "^Simulated 20 steps of 0.1 ms (NIR dynamics): 89 spikes in all" \
   "snnctl simulate did not print what the guide says"
 expect "$WORK/user-nir.out" "^3,lif2,0,1$" "out.csv does not start as the guide says"
-echo "docs_quickstart: both quick starts, the HTTP API, the results, the sessions, the experiment services, the start forecast, the constraints and the NIR sections ran as written"
+echo "docs_quickstart: both quick starts, the HTTP API, the results, the sessions, the experiment services, the start forecast, the constraints, the arrays and the NIR sections ran as written"
