@@ -13,11 +13,13 @@
 // each pass, and preemption may reclaim a guarantee).
 // --accrue_per_tenant N: the policy's accrual limit on (each full order then also ranks every
 // pending job within its tenant).
+// --array N: also a job array of N one-core elements, at most 64 running (array: "0-N-1%64"),
+// pending from the start; its starts split elements off as the master does (issue 40).
 // Like the master under etc/systemd/snn-master.service, it runs with malloc on huge pages
 // (GLIBC_TUNABLES=glibc.malloc.hugetlb=1: it starts itself again with it unless the variable is
 // set already); --small_pages measures with the default 4 KiB pages.
 //   scheduling_bench [--nodes N] [--pending N] [--passes N] [--quotas] [--accrue_per_tenant N]
-//                    [--small_pages]
+//                    [--array N] [--small_pages]
 #include <unistd.h>
 
 #include <algorithm>
@@ -30,10 +32,12 @@
 #include <random>
 #include <vector>
 
+#include "common/base/array_spec.h"
 #include "common/base/clock.h"
 #include "common/base/job_validation.h"
 #include "common/base/rect_allocator.h"
 #include "common/daemon/daemon_init.h"
+#include "master/jobs/job_arrays.h"
 #include "master/jobs/job_table.h"
 #include "master/jobs/pass_jobs.h"
 #include "master/sched/policy_config.h"
@@ -149,7 +153,7 @@ int main(int argc, char** argv) {
   uint32_t nodes = 10000, pending = 100000;
   int passes = 10;
   bool quotas = false, small_pages = false;
-  uint32_t accrue_per_tenant = 0;
+  uint32_t accrue_per_tenant = 0, array_elements = 0;
   for (int i = 1; i < argc; ++i) {
     const bool has_value = i + 1 < argc;
     if (std::strcmp(argv[i], "--quotas") == 0) {
@@ -162,12 +166,14 @@ int main(int argc, char** argv) {
       pending = static_cast<uint32_t>(std::atoi(argv[++i]));
     } else if (std::strcmp(argv[i], "--accrue_per_tenant") == 0 && has_value) {
       accrue_per_tenant = static_cast<uint32_t>(std::atoi(argv[++i]));
+    } else if (std::strcmp(argv[i], "--array") == 0 && has_value) {
+      array_elements = static_cast<uint32_t>(std::atoi(argv[++i]));
     } else if (std::strcmp(argv[i], "--passes") == 0 && has_value) {
       passes = std::atoi(argv[++i]);
     } else {
       std::fprintf(stderr,
                    "usage: scheduling_bench [--nodes N] [--pending N] [--passes N] [--quotas] "
-                   "[--accrue_per_tenant N] [--small_pages]\n");
+                   "[--accrue_per_tenant N] [--array N] [--small_pages]\n");
       return 2;
     }
   }
@@ -185,6 +191,27 @@ int main(int argc, char** argv) {
   snn::JobTable table;
   Cluster cluster = BuildBusyCluster(nodes, table, rng);
   AddPending(table, pending, rng);
+  uint64_t array_id = 0;
+  if (array_elements > 0) {
+    snn::v1::JobRecord array = NewJob(table, rng);
+    array.set_submit_ms(kNow - 3'600'000);
+    auto* spec = array.mutable_spec();
+    spec->set_time_limit_s(3600);
+    spec->set_min_replicas(1);
+    spec->mutable_task()->mutable_resources()->set_cores(1);
+    auto parsed =
+        snn::ParseArraySpec("0-" + std::to_string(array_elements - 1) + "%64");
+    if (!parsed.ok()) {
+      std::fprintf(stderr, "scheduling_bench: %s\n", parsed.status().ToString().c_str());
+      return 2;
+    }
+    *spec->mutable_array() = *parsed;
+    *array.mutable_array_left() = parsed->ranges();
+    array_id = array.id();
+    std::printf("array job of %u elements: %zu bytes as one record\n", array_elements,
+                array.ByteSizeLong());
+    table.Insert(std::move(array));
+  }
   uint64_t free_cores = 0;
   for (const auto& b : cluster.boards) free_cores += b.grid->free_count();
   std::printf("%zu boards, %zu running jobs, %llu free cores, %u pending jobs\n",
@@ -252,15 +279,30 @@ int main(int argc, char** argv) {
         std::chrono::duration<double, std::milli>(collected - start).count(), plan.starts.size(),
         pending_jobs);
     // Apply the starts, as the master does.
+    size_t array_starts = 0, array_decisions = 0;
     for (const auto& st : plan.starts) {
-      for (const auto& t : st.tasks) change_board(t, true);
       snn::v1::JobRecord* record = table.Find(st.job_id);
+      if (st.job_id == array_id) {  // an element splits off, as SchedulingDriver does
+        ++array_decisions;
+        if (record->array_left_size() == 0 ||
+            snn::ArrayStartsAllowed(*record, table.ArrayActive(array_id)) == 0) {
+          continue;
+        }
+        snn::v1::JobRecord element =
+            snn::ArrayElementOf(*record, snn::PopFirst(*record->mutable_array_left()));
+        element.set_id(table.NextJobId());
+        table.ArrayChanged(*record, kNow);
+        record = &table.Insert(std::move(element));
+        ++array_starts;
+      }
+      for (const auto& t : st.tasks) change_board(t, true);
       SetTasks(*record, st.tasks);
       table.SetState(*record, snn::v1::RUNNING, kNow, "started");
-      running.push_back(st.job_id);
+      running.push_back(record->id());
     }
+    if (array_elements > 0) std::printf("  of which array elements: %zu\n", array_starts);
     // Keep the queue at its size: as many new jobs as started.
-    AddPending(table, static_cast<uint32_t>(plan.starts.size()), rng);
+    AddPending(table, static_cast<uint32_t>(plan.starts.size() - array_decisions), rng);
   }
   // The first passes after the cold one still start thousands of jobs (the jobs submitted to
   // replace the started ones fit holes); the steady state is the last five.
