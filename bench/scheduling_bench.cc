@@ -199,8 +199,7 @@ int main(int argc, char** argv) {
     spec->set_time_limit_s(3600);
     spec->set_min_replicas(1);
     spec->mutable_task()->mutable_resources()->set_cores(1);
-    auto parsed =
-        snn::ParseArraySpec("0-" + std::to_string(array_elements - 1) + "%64");
+    auto parsed = snn::ParseArraySpec("0-" + std::to_string(array_elements - 1) + "%64");
     if (!parsed.ok()) {
       std::fprintf(stderr, "scheduling_bench: %s\n", parsed.status().ToString().c_str());
       return 2;

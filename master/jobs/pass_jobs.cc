@@ -24,7 +24,7 @@ SchedulerInput CollectPassInput(JobTable& jobs, QueueOrder& order,
   in.pending.reserve(order_list.size());
   for (uint32_t slot : order_list) {
     const PendingJob& p = pending[slot].job;
-    if (!p.job->array) {
+    if (!p.array) {
       in.pending.push_back(p);
       continue;
     }

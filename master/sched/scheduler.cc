@@ -202,7 +202,7 @@ bool Pass::OverQuota(const PendingJob& p) {
     Wait(p.id, std::move(reason));
     return true;
   }
-  if (p.job->licenses != nullptr) {
+  if (p.licenses) {
     if (auto reason = licenses_.Blocks(*p.job)) {
       Wait(p.id, std::move(reason));
       return true;

@@ -159,6 +159,8 @@ struct PendingJob {
   // Per replica; cores as placed (a shape's area when it has one).
   uint32_t cores = 0, shape_width = 0, shape_height = 0, ksps = 0, streams = 0;
   uint32_t replicas = 1;
+  bool licenses = false;  // it asks for licenses (SchedJob::licenses)
+  bool array = false;     // a job array (SchedJob::array)
   // The job's hold (SchedJob::hold) when it has one: a pass settles held jobs from here, and
   // touches no SchedJob for the others.
   const std::shared_ptr<const std::string>* hold = nullptr;

@@ -27,6 +27,8 @@ PendingJob PendingJob::Of(const SchedJob& j) {
   p.ksps = r.ksps();
   p.streams = r.streams();
   p.replicas = j.replicas;
+  p.licenses = j.licenses != nullptr;
+  p.array = j.array;
   p.hold = j.hold ? &j.hold : nullptr;
   return p;
 }
