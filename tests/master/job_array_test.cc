@@ -6,36 +6,14 @@
 #include <random>
 
 #include "common/base/array_spec.h"
-#include "master/jobs/job_components.h"
-#include "master/store/memory_store.h"
-#include "tests/master/fake_agent_channel.h"
+#include "tests/master/in_process_master.h"
 
 namespace snn {
 namespace {
 
-class JobArrayTest : public ::testing::Test {
+class JobArrayTest : public InProcessMaster {
  protected:
-  JobArrayTest()
-      : journal_(store_, [](std::function<void()> fn) { fn(); }),
-        components_(jobs_, archive_, nodes_, agents_, journal_, clock_, JobOptions(), [] {}) {}
-
-  void SetUp() override {
-    v1::NodeRecord node;
-    node.set_name("n1");
-    node.add_pools("default");
-    for (int i = 0; i < 2; ++i) {
-      auto* b = node.add_boards();
-      b->set_index(i);
-      b->set_type("sim-v1");
-      b->set_width(4);
-      b->set_height(4);
-      b->set_ksps(1000);
-      b->set_streams(64);
-      b->set_health(100);
-    }
-    session_ = Connection::Create(tcp::socket(io_), 1 << 20, nullptr, nullptr);
-    nodes_.Register(node, session_, clock_.NowMs());
-  }
+  void SetUp() override { AddNode("n1", 2, "sim-v1", 4, 100, false, /*streams=*/64); }
 
   const v1::JobRecord& SubmitArray(const std::string& indices) {
     v1::JobSpec spec;
@@ -79,17 +57,6 @@ class JobArrayTest : public ::testing::Test {
     components_.lifecycle.ApplyTaskStatus("n1", s);
     journal_.Commit();
   }
-
-  asio::io_context io_;
-  ManualClock clock_;
-  MemoryStore store_;
-  Journal journal_;
-  JobTable jobs_;
-  JobArchive archive_{store_};
-  NodeRegistry nodes_;
-  testing::FakeAgentChannel agents_;
-  JobComponents components_;
-  std::shared_ptr<Connection> session_;
 };
 
 TEST_F(JobArrayTest, AMillionElementsAreOneSmallRecordUntilTheyStart) {

@@ -5,46 +5,14 @@
 #include <filesystem>
 #include <fstream>
 
-#include "master/jobs/job_components.h"
-#include "master/store/memory_store.h"
-#include "tests/master/fake_agent_channel.h"
+#include "tests/master/in_process_master.h"
 
 namespace snn {
 namespace {
 
-class JobLifecycleTest : public ::testing::Test {
+class JobLifecycleTest : public InProcessMaster {
  protected:
-  JobLifecycleTest()
-      : journal_(store_, [](std::function<void()> fn) { fn(); }),
-        components_(jobs_, archive_, nodes_, agents_, journal_, clock_, JobOptions(),
-                    [this] { ++schedule_requests_; }) {}
-
   void SetUp() override { AddNode("n1", 2); }
-
-  void AddNode(const std::string& name, int boards, const std::string& type = "sim-v1",
-               uint32_t side = 4, uint32_t health = 100, bool dead_middle = false) {
-    v1::NodeRecord node;
-    node.set_name(name);
-    node.add_pools("default");
-    for (int i = 0; i < boards; ++i) {
-      auto* b = node.add_boards();
-      b->set_index(i);
-      b->set_type(type);
-      b->set_width(side);
-      b->set_height(side);
-      b->set_ksps(1000);
-      b->set_streams(4);
-      b->set_health(health);
-      if (dead_middle) {
-        b->add_dead_cores()->set_x(side / 2);
-        b->mutable_dead_cores(0)->set_y(side / 2);
-      }
-    }
-    // An unconnected session for the registry; launches and kills go to the fake channel.
-    auto session = Connection::Create(tcp::socket(io_), 1 << 20, nullptr, nullptr);
-    sessions_.push_back(session);
-    nodes_.Register(node, session, clock_.NowMs());
-  }
 
   v1::JobSpec Spec(uint32_t cores, uint32_t replicas = 1) {
     v1::JobSpec spec;
@@ -80,18 +48,6 @@ class JobLifecycleTest : public ::testing::Test {
   uint32_t CoresUsed(const std::string& node, uint32_t board) {
     return nodes_.Find(node)->usage[board].cores;
   }
-
-  asio::io_context io_;
-  ManualClock clock_;
-  MemoryStore store_;
-  Journal journal_;
-  JobTable jobs_;
-  JobArchive archive_{store_};
-  NodeRegistry nodes_;
-  testing::FakeAgentChannel agents_;
-  int schedule_requests_ = 0;
-  JobComponents components_;
-  std::vector<std::shared_ptr<Connection>> sessions_;
 };
 
 TEST_F(JobLifecycleTest, SubmitRejectsWhatNoBoardCanEverHold) {
