@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/base/array_spec.h"
 #include "common/base/job_validation.h"
 #include "master/jobs/job_arrays.h"
 
@@ -55,16 +56,35 @@ const std::set<uint64_t>& JobTable::JobsActiveOn(const std::string& node) const 
 void JobTable::CountActive(const v1::JobRecord& job, int sign) {
   if (job.spec().kind() == v1::STEP) return;
   if (job.state() != v1::PENDING && job.state() != v1::RUNNING) return;
-  auto count = [sign](std::map<std::string, uint64_t, std::less<>>& map, const std::string& key) {
-    uint64_t& n = map[key];
+  // An array counts as its elements not started yet (each started one counts as the job it is);
+  // the weight it was counted with is kept, as its indices change between index and unindex.
+  uint64_t weight = 1;
+  if (job.spec().has_array()) {
     if (sign > 0) {
-      ++n;
-    } else if (--n == 0) {
-      map.erase(key);
+      weight = array_weight_[job.id()] = ArrayWeight(job);
+    } else {
+      auto it = array_weight_.find(job.id());
+      weight = it == array_weight_.end() ? 0 : it->second;
+      if (it != array_weight_.end()) array_weight_.erase(it);
     }
+  }
+  AddActive(job, sign > 0 ? static_cast<int64_t>(weight) : -static_cast<int64_t>(weight));
+}
+
+uint64_t JobTable::ArrayWeight(const v1::JobRecord& array) {
+  return CountOf(array.array_left()) + CountOf(array.array_held());
+}
+
+void JobTable::AddActive(const v1::JobRecord& job, int64_t delta) {
+  if (delta == 0) return;
+  auto add = [delta](std::map<std::string, uint64_t, std::less<>>& map, const std::string& key) {
+    uint64_t& n = map[key];
+    n = delta > 0 ? n + static_cast<uint64_t>(delta)
+                  : n - std::min(n, static_cast<uint64_t>(-delta));
+    if (n == 0) map.erase(key);
   };
-  count(active_users_, job.spec().user());
-  count(active_tenants_, job.tenant());
+  add(active_users_, job.spec().user());
+  add(active_tenants_, job.tenant());
 }
 
 void JobTable::Index(v1::JobRecord& job, int64_t at_ms) {
@@ -171,6 +191,11 @@ void JobTable::SetState(v1::JobRecord& job, v1::JobState to, int64_t now_ms,
 
 void JobTable::ArrayChanged(v1::JobRecord& array, int64_t now_ms) {
   if (array.state() != v1::PENDING) return;
+  if (auto it = array_weight_.find(array.id()); it != array_weight_.end()) {
+    const uint64_t now = ArrayWeight(array);
+    AddActive(array, static_cast<int64_t>(now) - static_cast<int64_t>(it->second));
+    it->second = now;
+  }
   if (auto end = ArrayEnd(array, ArrayActive(array.id()))) {
     const uint32_t n = array.array_completed() + array.array_failed() + array.array_cancelled();
     SetState(array, *end, now_ms,

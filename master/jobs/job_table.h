@@ -96,7 +96,7 @@ class JobTable {
   // Hot jobs in `state` (jobs on their way to the archive are the archive's to count).
   uint64_t CountInState(v1::JobState state) const;
   // Jobs pending or running (steps of sessions aside) of a user, and of a tenant: what the
-  // policy's max_submitted limits.
+  // policy's max_submitted limits. An array counts as its elements not started yet.
   uint64_t ActiveOfUser(const std::string& user) const { return Lookup(active_users_, user); }
   uint64_t ActiveOfTenant(const std::string& tenant) const {
     return Lookup(active_tenants_, tenant);
@@ -139,6 +139,9 @@ class JobTable {
     return it == m.end() ? 0 : it->second;
   }
   void CountActive(const v1::JobRecord& job, int sign);
+  void AddActive(const v1::JobRecord& job, int64_t delta);
+  static uint64_t ArrayWeight(const v1::JobRecord& array);
+  std::unordered_map<uint64_t, uint64_t> array_weight_;              // array -> what it counts as
   std::unordered_map<std::string, std::set<uint64_t>> active_on_;    // node -> jobs
   std::unordered_map<uint64_t, std::vector<std::string>> nodes_of_;  // job -> those nodes
   std::unordered_set<uint64_t> archived_;

@@ -1,5 +1,6 @@
 #include "master/jobs/usage_limits.h"
 
+#include "common/base/array_spec.h"
 #include "common/base/duration.h"
 
 namespace snn {
@@ -13,11 +14,15 @@ Status Check(const v1::UsageLimits& limits, const std::string& who, const std::s
                            FormatDurationUnit(limits.max_time_limit_s()) + " (policy " + where +
                            ".max_time_limit)");
   }
-  if (limits.max_submitted() > 0 && active >= limits.max_submitted()) {
+  // An array counts as its elements.
+  const uint64_t adds = spec.has_array() ? CountOf(spec.array().ranges()) : 1;
+  if (limits.max_submitted() > 0 && active + adds > limits.max_submitted()) {
     return Status(Code::kResourceExhausted,
                   who + " has " + std::to_string(active) + " jobs pending or running, the most " +
                       std::to_string(limits.max_submitted()) + " allowed (policy " + where +
-                      ".max_submitted): submit again when some have ended");
+                      ".max_submitted)" +
+                      (adds > 1 ? "; this array adds " + std::to_string(adds) : std::string()) +
+                      ": submit again when some have ended");
   }
   return Status::Ok();
 }

@@ -15,6 +15,20 @@ class JobArrayTest : public InProcessMaster {
  protected:
   void SetUp() override { AddNode("n1", 2, "sim-v1", 4, 100, false, /*streams=*/64); }
 
+  Result<const v1::JobRecord*> TrySubmitArray(const std::string& indices) {
+    v1::JobSpec spec;
+    spec.set_name("sweep");
+    spec.set_min_replicas(1);
+    spec.mutable_task()->set_command("/bin/true");
+    auto* r = spec.mutable_task()->mutable_resources();
+    r->set_cores(1);
+    r->set_ksps(10);
+    r->set_streams(1);
+    if (!indices.empty()) *spec.mutable_array() = *ParseArraySpec(indices);
+    auto job = components_.lifecycle.Submit(spec, "alice");
+    journal_.Commit();
+    return job;
+  }
   const v1::JobRecord& SubmitArray(const std::string& indices) {
     v1::JobSpec spec;
     spec.set_name("sweep");
@@ -99,6 +113,28 @@ TEST_F(JobArrayTest, NeverMoreThanKUnfinishedWhateverTheRunTimes) {
     EXPECT_EQ(seen.size(), 150u);
     EXPECT_EQ(array.array_completed(), 150u);
   }
+}
+
+// A user's max_submitted counts an array as its elements, whether they started or not.
+TEST_F(JobArrayTest, AnArrayCountsAsItsElementsAgainstMaxSubmitted) {
+  v1::SchedulingConfig config = components_.scheduling.scheduling();
+  config.mutable_user_limits()->set_max_submitted(10);
+  components_.scheduling.SetScheduling(config);
+  auto big = TrySubmitArray("0-10");
+  ASSERT_FALSE(big.ok());
+  EXPECT_EQ(big.status().message(),
+            "user alice has 0 jobs pending or running, the most 10 allowed (policy "
+            "limits.per_user.max_submitted); this array adds 11: submit again when some have "
+            "ended");
+  ASSERT_TRUE(TrySubmitArray("0-7").ok());
+  EXPECT_EQ(jobs_.ActiveOfUser("alice"), 8u);
+  components_.scheduling.RunSchedulingPass();  // elements split off: the count stays
+  journal_.Commit();
+  EXPECT_EQ(jobs_.ActiveOfUser("alice"), 8u);
+  ASSERT_TRUE(TrySubmitArray("").ok());  // a ninth job
+  EXPECT_FALSE(TrySubmitArray("0-1").ok());
+  ASSERT_TRUE(TrySubmitArray("5").ok());  // the tenth
+  EXPECT_EQ(jobs_.ActiveOfUser("alice"), 10u);
 }
 
 TEST_F(JobArrayTest, SlicesAreCancelledHeldAndReleasedAndTheArrayEndsWithItsLastElement) {
