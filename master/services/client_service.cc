@@ -139,6 +139,9 @@ Result<v1::JobRecord*> ClientService::Lookup(const CallContext& ctx, const v1::J
   if (ref.array_indices_size() == 0) return job;
   // ARRAY_INDEX: the element, once it has started (a job of its own).
   const v1::ArrayRange& r = ref.array_indices(0);
+  if (r.step() < 1 || r.last() < r.first()) {
+    return InvalidArgument("array indices are not a range (first <= last, step >= 1)");
+  }
   if (!job->spec().has_array() || ref.array_indices_size() != 1 || r.first() != r.last()) {
     return InvalidArgument(job->spec().has_array()
                                ? "name one element (" + std::to_string(ref.tenant_job_id()) +
@@ -171,6 +174,18 @@ Result<v1::JobRecord*> ClientService::LookupArray(const CallContext& ctx, v1::Jo
                                                   ArrayRanges& indices) {
   indices.Swap(ref.mutable_array_indices());
   ref.clear_array_indices();
+  // What a client other than snnctl may send: bounded, and ranges that make sense.
+  if (indices.size() > static_cast<int>(ArrayLimits::kMaxRanges)) {
+    return InvalidArgument("at most " + std::to_string(ArrayLimits::kMaxRanges) +
+                           " ranges of array indices at once");
+  }
+  for (const auto& r : indices) {
+    if (r.step() < 1 || r.last() < r.first()) {
+      return InvalidArgument("array indices " + std::to_string(r.first()) + "-" +
+                             std::to_string(r.last()) + ":" + std::to_string(r.step()) +
+                             " are not a range (first <= last, step >= 1)");
+    }
+  }
   auto job = Lookup(ctx, ref, archived);
   if (!job.ok() || indices.empty()) return job;
   if (!(*job)->spec().has_array()) {

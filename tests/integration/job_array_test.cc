@@ -114,5 +114,45 @@ TEST_F(JobArrayTest, BadIndicesAreRefusedWithOneLine) {
   EXPECT_EQ(all.ok() ? all->jobs_size() : -1, 0);
 }
 
+// What a client other than snnctl may send: a range with step 0 (the master took it, and would
+// have divided by zero on a started element in it), a backwards one, or thousands of ranges
+// (each checked against every job) are refused, and the master lives on.
+TEST_F(JobArrayTest, AMasterSurvivesIndicesNoSnnctlWouldSend) {
+  ASSERT_EQ(
+      cluster_.Snnctl({"submit", JobFile("long", "", "sleep 600"), "--array", "0-9%1"}).exit_code,
+      0);
+  auto client = cluster_.Client();
+  for (const uint32_t step : {0u, 1u}) {
+    v1::CancelRequest cancel;
+    cancel.mutable_job()->set_tenant_job_id(1);
+    v1::ArrayRange* r = cancel.mutable_job()->add_array_indices();
+    r->set_first(step == 0 ? 2 : 9);
+    r->set_last(step == 0 ? 5 : 3);  // backwards
+    r->set_step(step);
+    auto answer = client->Call(rpc::kJobCancel, cancel);
+    ASSERT_FALSE(answer.ok());
+    EXPECT_NE(answer.status().message().find("are not a range (first <= last, step >= 1)"),
+              std::string::npos)
+        << answer.status().ToString();
+    v1::ShowJobRequest show;
+    *show.mutable_job() = cancel.job();
+    EXPECT_FALSE(client->Call(rpc::kJobShow, show).ok());
+  }
+  v1::HoldRequest many;
+  many.mutable_job()->set_tenant_job_id(1);
+  for (uint32_t i = 0; i < 5000; ++i) {
+    v1::ArrayRange* r = many.mutable_job()->add_array_indices();
+    r->set_first(i);
+    r->set_last(i);
+    r->set_step(1);
+  }
+  auto refused = client->Call(rpc::kJobHold, many);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("at most 256 ranges"), std::string::npos);
+  auto shown = cluster_.Show(1);
+  ASSERT_TRUE(shown.ok()) << shown.status().ToString();  // the master still answers
+  EXPECT_EQ(shown->array_held_size(), 0);
+}
+
 }  // namespace
 }  // namespace snn::testing
