@@ -150,14 +150,18 @@ Result<v1::JobRecord*> ClientService::Lookup(const CallContext& ctx, const v1::J
                                : "job " + std::to_string(ref.tenant_job_id()) + " is not an array");
   }
   // Its own ID, kept for it since the array was submitted.
-  if (const uint64_t own = ElementTenantJobId(*job, r.first()); own != 0) {
-    if (v1::JobRecord* element = jobs_.FindByTenant(tenant, own)) return element;
-    auto stored = archive_.FindByTenant(tenant, own);
-    if (!stored.ok()) return stored.status();
-    if (*stored && (*stored)->array_parent() == job->id()) {
-      archived = std::move(*stored);
-      return &*archived;
-    }
+  const uint64_t own = ElementTenantJobId(*job, r.first());
+  if (own == 0) {
+    return NotFound("array " + std::to_string(ref.tenant_job_id()) + " has no element " +
+                    std::to_string(r.first()) +
+                    " (its indices: " + FormatArrayRanges(job->spec().array().ranges()) + ")");
+  }
+  if (v1::JobRecord* element = jobs_.FindByTenant(tenant, own)) return element;
+  auto stored = archive_.FindByTenant(tenant, own);
+  if (!stored.ok()) return stored.status();
+  if (*stored && (*stored)->array_parent() == job->id()) {
+    archived = std::move(*stored);
+    return &*archived;
   }
   return NotFound(
       "element " + std::to_string(r.first()) + " of array " + std::to_string(ref.tenant_job_id()) +

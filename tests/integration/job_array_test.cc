@@ -83,6 +83,8 @@ TEST_F(JobArrayTest, SlicesAreHeldReleasedAndCancelledAndPendingElementsFoldInto
       << element.out;
   CliRun waiting = cluster_.Snnctl({"show", "1_50"});
   EXPECT_EQ(waiting.err, "snnctl: element 50 of array 1 has not started (snnctl show 1)\n");
+  CliRun none = cluster_.Snnctl({"show", "1_100"});
+  EXPECT_EQ(none.err, "snnctl: array 1 has no element 100 (its indices: 0-99)\n");
   ASSERT_EQ(cluster_.Snnctl({"hold", "1_[10-99]"}).exit_code, 0);
   ASSERT_EQ(cluster_.Snnctl({"cancel", "1_[0-4]"}).exit_code, 0);  // 0-2 running, 3-4 waiting
   ASSERT_TRUE(TestCluster::WaitUntil([&] { return Unfinished(1) == 3; }));  // 5, 6, 7
