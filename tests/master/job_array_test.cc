@@ -30,20 +30,8 @@ class JobArrayTest : public InProcessMaster {
     return job;
   }
   const v1::JobRecord& SubmitArray(const std::string& indices) {
-    v1::JobSpec spec;
-    spec.set_name("sweep");
-    spec.set_min_replicas(1);
-    spec.mutable_task()->set_command("/bin/true");
-    auto* r = spec.mutable_task()->mutable_resources();
-    r->set_cores(1);
-    r->set_ksps(10);
-    r->set_streams(1);
-    auto array = ParseArraySpec(indices);
-    EXPECT_TRUE(array.ok());
-    *spec.mutable_array() = *array;
-    auto job = components_.lifecycle.Submit(spec, "alice");
+    auto job = TrySubmitArray(indices);
     EXPECT_TRUE(job.ok()) << job.status().ToString();
-    journal_.Commit();
     return **job;
   }
   // The array's elements not ended, and those running.
