@@ -220,6 +220,27 @@ std::string FormatSpikeUsage(const v1::SpikeUsage& u) {
          "; rate " + rate + " KSPS";
 }
 
+namespace {
+
+// "after_ok 3,4; after_corr 7; singleton": what the job was submitted to wait for.
+std::string DependsWords(const v1::JobSpec& spec) {
+  std::string out;
+  auto kind = [&out](const char* name, const auto& ids) {
+    if (ids.empty()) return;
+    std::string list;
+    for (uint64_t id : ids) list += (list.empty() ? "" : ",") + std::to_string(id);
+    out += (out.empty() ? "" : "; ") + std::string(name) + " " + list;
+  };
+  kind("after_ok", spec.after_ok());
+  kind("after_any", spec.after_any());
+  kind("after_not_ok", spec.after_not_ok());
+  kind("after_corr", spec.after_corr());
+  if (spec.singleton()) out += out.empty() ? "singleton" : "; singleton";
+  return out;
+}
+
+}  // namespace
+
 std::string FormatJobDetail(const v1::JobRecord& job, int64_t now_ms,
                             const std::vector<std::string>* gang) {
   const auto& spec = job.spec();
@@ -231,6 +252,8 @@ std::string FormatJobDetail(const v1::JobRecord& job, int64_t now_ms,
   line("JobId:", std::to_string(job.tenant_job_id()) + " (tenant " + job.tenant() + ", global id " +
                      std::to_string(job.id()) + ")");
   if (job.array_parent() != 0 || spec.has_array()) line("Array:", ArrayWords(job));
+  if (!job.array_note().empty()) line("Elements:", job.array_note());
+  if (const std::string depends = DependsWords(spec); !depends.empty()) line("Depends:", depends);
   line("Name:", spec.name());
   line("User:", spec.user());
   line("State:", StateName(job.state()));

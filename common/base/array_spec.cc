@@ -224,6 +224,71 @@ void AddRanges(ArrayRanges& ranges, const ArrayRanges& more) {
   Sort(ranges);
 }
 
+void AddInterval(ArrayRanges& intervals, uint32_t first, uint32_t last) {
+  ArrayRanges out;
+  bool placed = false;
+  for (const auto& iv : intervals) {
+    if (uint64_t{iv.last()} + 1 < first) {  // wholly before, not touching
+      *out.Add() = iv;
+    } else if (uint64_t{last} + 1 < iv.first()) {  // wholly after
+      if (!placed) *out.Add() = Make(first, last, 1);
+      placed = true;
+      *out.Add() = iv;
+    } else {  // overlaps or touches: widens what is being added
+      first = std::min(first, iv.first());
+      last = std::max(last, iv.last());
+    }
+  }
+  if (!placed) *out.Add() = Make(first, last, 1);
+  intervals.Swap(&out);
+}
+
+namespace {
+
+// Calls `each(a, b, step)` for every stretch of `ranges` inside one interval, in order, until it
+// returns false.
+template <typename Each>
+void ForEachOverlap(const ArrayRanges& ranges, const ArrayRanges& intervals, Each each) {
+  for (const auto& r : ranges) {
+    for (const auto& iv : intervals) {
+      if (iv.last() < r.first()) continue;
+      if (iv.first() > r.last()) break;
+      uint32_t a = 0, b = 0;
+      if (!FirstFrom(r, iv.first(), &a) || !LastUpTo(r, iv.last(), &b) || a > b) continue;
+      if (!each(a, b, r.step())) return;
+    }
+  }
+}
+
+}  // namespace
+
+std::optional<uint32_t> FirstIn(const ArrayRanges& ranges, const ArrayRanges& intervals) {
+  std::optional<uint32_t> first;
+  ForEachOverlap(ranges, intervals, [&](uint32_t a, uint32_t, uint32_t) {
+    first = a;
+    return false;
+  });
+  return first;
+}
+
+uint64_t CountIn(const ArrayRanges& ranges, const ArrayRanges& intervals, uint64_t cap) {
+  uint64_t n = 0;
+  ForEachOverlap(ranges, intervals, [&](uint32_t a, uint32_t b, uint32_t step) {
+    n += (b - a) / step + 1;
+    return n < cap;
+  });
+  return std::min(n, cap);
+}
+
+std::optional<uint32_t> NextAfter(const ArrayRanges& ranges, uint32_t index) {
+  std::optional<uint32_t> next;
+  for (const auto& r : ranges) {
+    uint32_t v = 0;
+    if (index < r.last() && FirstFrom(r, index + 1, &v) && (!next || v < *next)) next = v;
+  }
+  return next;
+}
+
 std::string JobName(const v1::JobRecord& job) {
   if (job.array_parent() != 0) {
     return std::to_string(job.array_job_id()) + "_" + std::to_string(job.array_task_id());

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,6 +47,17 @@ uint32_t PopFirst(ArrayRanges& ranges);
 uint64_t RemoveSpan(ArrayRanges& ranges, uint32_t first, uint32_t last, ArrayRanges* removed);
 // Adds `more` (disjoint from `ranges`), keeping the ranges in order.
 void AddRanges(ArrayRanges& ranges, const ArrayRanges& more);
+
+// Intervals: ranges of step 1, in order, neither overlapping nor touching (an after_corr
+// array's settled indices).
+// Adds first..last to `intervals`, merged with what it overlaps or touches.
+void AddInterval(ArrayRanges& intervals, uint32_t first, uint32_t last);
+// The smallest index of `ranges` (in order) that is in `intervals` (none: nullopt).
+std::optional<uint32_t> FirstIn(const ArrayRanges& ranges, const ArrayRanges& intervals);
+// How many indices of `ranges` are in `intervals`, counted up to `cap`.
+uint64_t CountIn(const ArrayRanges& ranges, const ArrayRanges& intervals, uint64_t cap);
+// The smallest index of `ranges` greater than `index` (none: nullopt).
+std::optional<uint32_t> NextAfter(const ArrayRanges& ranges, uint32_t index);
 
 // How users name a job: its number; "7_5" for element 5 of array 7; "7_[10-99%4]" for an array
 // with indices left.

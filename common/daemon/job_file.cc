@@ -323,14 +323,16 @@ Result<v1::JobSpec> ParseJobYaml(const std::string& text, const std::string& def
     }
     if (const YAML::Node depends = root["depends"]) {
       // depends: {after_ok: [JOBID, ...], after_any: [...], after_not_ok: [...]}: start once
-      // every one of them completed, ended, or ended other than COMPLETED.
+      // every one of them completed, ended, or ended other than COMPLETED; after_corr: [ARRAY]
+      // element by element.
       if (!depends.IsMap() || depends.size() == 0) {
         return InvalidArgument(
-            "depends must name after_ok, after_any or after_not_ok (each a list of job IDs) or "
-            "singleton: true");
+            "depends must name after_ok, after_any, after_not_ok or after_corr (each a list of "
+            "job IDs) or singleton: true");
       }
-      SNN_RETURN_IF_ERROR(CheckKnownFields(depends, "depends",
-                                           {"after_ok", "after_any", "after_not_ok", "singleton"}));
+      SNN_RETURN_IF_ERROR(
+          CheckKnownFields(depends, "depends",
+                           {"after_ok", "after_any", "after_not_ok", "after_corr", "singleton"}));
       if (const YAML::Node singleton = depends["singleton"]) {
         if (!singleton.IsScalar() ||
             (singleton.as<std::string>() != "true" && singleton.as<std::string>() != "false")) {
@@ -342,7 +344,8 @@ Result<v1::JobSpec> ParseJobYaml(const std::string& text, const std::string& def
       const std::pair<const char*, Adder> kinds[] = {
           {"after_ok", &v1::JobSpec::add_after_ok},
           {"after_any", &v1::JobSpec::add_after_any},
-          {"after_not_ok", &v1::JobSpec::add_after_not_ok}};
+          {"after_not_ok", &v1::JobSpec::add_after_not_ok},
+          {"after_corr", &v1::JobSpec::add_after_corr}};
       size_t total = 0;
       for (const auto& [name, add] : kinds) {
         const YAML::Node after = depends[name];

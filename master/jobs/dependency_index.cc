@@ -18,7 +18,16 @@ DependencyIndex::DependencyIndex(JobTable& jobs, JobArchive& archive, Journal& j
       clock_(clock),
       request_schedule_(std::move(request_schedule)) {
   writer_.set_on_ended([this](const v1::JobRecord& job) {
-    if (!dependents_.empty() && !settling_) Settle(job);
+    if (dependents_.empty() && corr_dependents_.empty()) return;
+    if (job.array_parent() != 0 && !corr_dependents_.empty()) {
+      Ending element{job.tenant(), job.array_job_id(), job.state(), false, {}};
+      v1::ArrayRange* r = element.elements.Add();
+      r->set_first(job.array_task_id());
+      r->set_last(job.array_task_id());
+      r->set_step(1);
+      Settle(std::move(element));
+    }
+    Settle({job.tenant(), job.tenant_job_id(), job.state(), job.spec().has_array(), {}});
   });
 }
 
@@ -52,6 +61,7 @@ Status DependencyIndex::AddSingleton(v1::JobRecord& job) {
 
 Status DependencyIndex::Check(v1::JobRecord& job) {
   if (job.spec().singleton()) SNN_RETURN_IF_ERROR(AddSingleton(job));
+  if (job.spec().after_corr_size() > 0) SNN_RETURN_IF_ERROR(CheckCorr(job));
   const std::vector<Dependency> deps = DependenciesOf(job.spec());
   if (deps.size() > 64) return InvalidArgument("depends: at most 64 jobs in all");
   for (size_t i = 0; i < deps.size(); ++i) {
@@ -88,45 +98,51 @@ Status DependencyIndex::Check(v1::JobRecord& job) {
 
 void DependencyIndex::Index(const v1::JobRecord& job) {
   for (uint64_t tid : job.deps_pending()) dependents_[{job.tenant(), tid}].push_back(job.id());
+  IndexCorr(job);
 }
 
-void DependencyIndex::Settle(const v1::JobRecord& ended) {
+void DependencyIndex::Settle(Ending ending) {
+  endings_.push_back(std::move(ending));
+  if (settling_) return;  // the loop below settles it in turn
   settling_ = true;
-  std::vector<std::pair<std::string, uint64_t>> work = {{ended.tenant(), ended.tenant_job_id()}};
-  std::vector<v1::JobState> outcome = {ended.state()};
-  while (!work.empty()) {
-    const auto key = work.back();
-    const v1::JobState state = outcome.back();
-    work.pop_back();
-    outcome.pop_back();
-    auto it = dependents_.find(key);
-    if (it == dependents_.end()) continue;
-    const std::vector<uint64_t> waiting = std::move(it->second);
-    dependents_.erase(it);
-    for (uint64_t id : waiting) {
-      v1::JobRecord* job = jobs_.Find(id);
-      if (job == nullptr || job->state() != v1::PENDING) continue;
-      auto* pending = job->mutable_deps_pending();
-      pending->erase(std::remove(pending->begin(), pending->end(), key.second), pending->end());
-      const DependencyKind kind =
-          DependencyOn(job->spec(), key.second).value_or(DependencyKind::kAfterOk);
-      if (DependencyMetBy(kind, state)) {
-        jobs_.views().Put(*job);
-        journal_.PutJob(*job);
-        request_schedule_();
-        continue;
-      }
-      const std::string reason = "cancelled: job " + std::to_string(key.second) +
-                                 " it depends on (" + DependencyName(kind) + ") ended " +
-                                 v1::JobState_Name(state);
-      LOG(INFO) << "job " << job->id() << " " << reason;
-      jobs_.SetState(*job, v1::CANCELLED, clock_.NowMs(), reason);
-      work.push_back({job->tenant(), job->tenant_job_id()});
-      outcome.push_back(v1::CANCELLED);
-      writer_.Persist(*job);
+  while (!endings_.empty()) {
+    const Ending e = std::move(endings_.front());
+    endings_.pop_front();
+    if (e.elements.empty()) {
+      SettleJob(e);
+    } else {
+      SettleElements(e);
     }
   }
   settling_ = false;
+}
+
+void DependencyIndex::SettleJob(const Ending& ended) {
+  const std::pair<std::string, uint64_t> key = {ended.tenant, ended.job};
+  if (ended.array) SettleArrayEnd(key, ended.state);
+  auto it = dependents_.find(key);
+  if (it == dependents_.end()) return;
+  const std::vector<uint64_t> waiting = std::move(it->second);
+  dependents_.erase(it);
+  for (uint64_t id : waiting) {
+    v1::JobRecord* job = jobs_.Find(id);
+    if (job == nullptr || job->state() != v1::PENDING) continue;
+    auto* pending = job->mutable_deps_pending();
+    pending->erase(std::remove(pending->begin(), pending->end(), ended.job), pending->end());
+    const DependencyKind kind =
+        DependencyOn(job->spec(), ended.job).value_or(DependencyKind::kAfterOk);
+    if (DependencyMetBy(kind, ended.state)) {
+      jobs_.views().Put(*job);
+      journal_.PutJob(*job);
+      request_schedule_();
+      continue;
+    }
+    const std::string reason = "cancelled: job " + std::to_string(ended.job) + " it depends on (" +
+                               DependencyName(kind) + ") ended " + v1::JobState_Name(ended.state);
+    LOG(INFO) << "job " << job->id() << " " << reason;
+    jobs_.SetState(*job, v1::CANCELLED, clock_.NowMs(), reason);
+    writer_.Persist(*job);  // its end is settled in turn (Settle's loop)
+  }
 }
 
 void DependencyIndex::Recover() {
@@ -162,10 +178,11 @@ void DependencyIndex::Recover() {
       jobs_.SetState(job, v1::CANCELLED, clock_.NowMs(), cancel);
     } else {
       jobs_.views().Put(job);
-      Index(job);
+      for (uint64_t tid : job.deps_pending()) dependents_[{job.tenant(), tid}].push_back(id);
     }
     journal_.PutJob(job);
   }
+  RecoverCorr();
 }
 
 }  // namespace snn

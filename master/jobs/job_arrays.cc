@@ -48,12 +48,22 @@ uint64_t LastTenantJobId(const v1::JobRecord& job) {
 }
 
 uint32_t ArrayStartsAllowed(const v1::JobRecord& array, uint32_t active) {
-  const uint64_t left = CountOf(array.array_left());
+  const uint64_t left =
+      array.spec().after_corr_size() > 0
+          ? CountIn(array.array_left(), array.array_corr_settled(), kArrayStartsPerPass)
+          : CountOf(array.array_left());
   uint64_t allowed = std::min<uint64_t>(left, kArrayStartsPerPass);
   if (const uint32_t k = array.spec().array().max_running(); k > 0) {
     allowed = std::min<uint64_t>(allowed, active >= k ? 0 : k - active);
   }
   return static_cast<uint32_t>(allowed);
+}
+
+uint32_t TakeNextIndex(v1::JobRecord& array) {
+  if (array.spec().after_corr_size() == 0) return PopFirst(*array.mutable_array_left());
+  const uint32_t index = *FirstIn(array.array_left(), array.array_corr_settled());
+  RemoveSpan(*array.mutable_array_left(), index, index, nullptr);
+  return index;
 }
 
 v1::JobRecord ArrayElementOf(const v1::JobRecord& array, uint32_t index) {
@@ -65,6 +75,7 @@ v1::JobRecord ArrayElementOf(const v1::JobRecord& array, uint32_t index) {
   spec.clear_after_ok();
   spec.clear_after_any();
   spec.clear_after_not_ok();
+  spec.clear_after_corr();
   spec.set_singleton(false);
   const auto& ranges = array.spec().array().ranges();
   auto& env = *spec.mutable_task()->mutable_env();

@@ -31,8 +31,11 @@ inline bool ArrayExhausted(const v1::JobRecord& job) {
   return job.spec().has_array() && job.array_left_size() == 0;
 }
 
-// How many elements of `array` may start now, `active` being those not ended.
+// How many elements of `array` may start now, `active` being those not ended: of those left,
+// with after_corr only those whose corresponding element completed.
 uint32_t ArrayStartsAllowed(const v1::JobRecord& array, uint32_t active);
+// The index to start next (ArrayStartsAllowed > 0), taken out of those left.
+uint32_t TakeNextIndex(v1::JobRecord& array);
 
 // Element `index` of `array`: its spec without the array, dependencies or singleton, and with
 // SNN_ARRAY_* in its env; PENDING, submitted when the array was. Ids are the caller's.

@@ -26,9 +26,10 @@ Status JobLifecycle::CancelElements(v1::JobRecord& array, const ArrayRanges& ind
   // What is left and held, with `indices` taken out; nothing changes unless it is bounded.
   ArrayRanges left = array.array_left(), held = array.array_held();
   uint64_t dropped = 0;
+  ArrayRanges removed;
   for (const auto& r : indices) {
-    dropped += RemoveSpan(left, r.first(), r.last(), nullptr);
-    dropped += RemoveSpan(held, r.first(), r.last(), nullptr);
+    dropped += RemoveSpan(left, r.first(), r.last(), &removed);
+    dropped += RemoveSpan(held, r.first(), r.last(), &removed);
   }
   if (left.size() + held.size() > static_cast<int>(ArrayLimits::kMaxRanges)) {
     return FailedPrecondition(Named(array) + ": cancelling these would leave more than " +
@@ -49,9 +50,14 @@ Status JobLifecycle::CancelElements(v1::JobRecord& array, const ArrayRanges& ind
   array.mutable_array_left()->Swap(&left);
   array.mutable_array_held()->Swap(&held);
   array.set_array_cancelled(array.array_cancelled() + static_cast<uint32_t>(dropped));
+  if (dropped > 0) {
+    array.set_array_note(std::to_string(dropped) + (dropped == 1 ? " element " : " elements ") +
+                         "not started " + reason);
+  }
   LOG(INFO) << "job " << array.id() << " (" << Named(array) << "): " << dropped
             << " elements not started and " << started.size() << " started " << reason;
   for (v1::JobRecord* element : started) SNN_RETURN_IF_ERROR(Cancel(*element, reason));
+  dependencies_.ElementsCancelled(array, removed);
   jobs_.ArrayChanged(array, clock_.NowMs());
   writer_.Persist(array);
   request_schedule_();

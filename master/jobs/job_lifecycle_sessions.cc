@@ -42,7 +42,7 @@ Result<uint64_t> JobLifecycle::PrepareStep(v1::JobSpec& spec, const std::string&
                            " task(s): there is no task " + std::to_string(spec.alloc_task()));
   }
   if (spec.after_ok_size() > 0 || spec.after_any_size() > 0 || spec.after_not_ok_size() > 0 ||
-      spec.min_replicas() > 1 || spec.max_replicas() > 1) {
+      spec.after_corr_size() > 0 || spec.min_replicas() > 1 || spec.max_replicas() > 1) {
     return InvalidArgument(
         "a step runs on one task of its session, in its turn: no replicas, no dependencies");
   }

@@ -80,7 +80,7 @@ void SchedulingDriver::StartArrayElement(v1::JobRecord& array, const StartDecisi
       ArrayStartsAllowed(array, jobs_.ArrayActive(array.id())) == 0) {
     return;
   }
-  const uint32_t index = PopFirst(*array.mutable_array_left());
+  const uint32_t index = TakeNextIndex(array);
   array.set_array_started(array.array_started() + 1);
   v1::JobRecord element = ArrayElementOf(array, index);
   element.set_id(jobs_.NextJobId());
@@ -319,6 +319,12 @@ std::string SchedulingDriver::PendingReason(const v1::JobRecord& job) const {
   // The last pass's own reason (a quota, a reservation it could delay, no room) when it gave
   // one; a pass gives none to the jobs behind a pool that first come, first served blocks.
   if (job.state() != v1::PENDING || ArrayExhausted(job)) return job.reason();
+  if (job.spec().has_array() && job.user_hold().empty() && job.deps_pending_size() == 0 &&
+      job.spec().after_corr_size() > 0 && job.array_left_size() > 0 &&
+      !FirstIn(job.array_left(), job.array_corr_settled())) {
+    return "waiting for element " + std::to_string(job.spec().after_corr(0)) + "_" +
+           std::to_string(job.array_left(0).first()) + " to complete (after_corr)";
+  }
   if (job.spec().has_array() && job.user_hold().empty() && job.deps_pending_size() == 0 &&
       ArrayStartsAllowed(job, jobs_.ArrayActive(job.id())) == 0) {
     return std::to_string(jobs_.ArrayActive(job.id())) + " of its elements run, the most its %" +

@@ -87,10 +87,12 @@ TEST(JobFileTest, AGangSaysHowItsReplicasAreSpread) {
 
 TEST(JobFileTest, DependsListsJobIdsByKind) {
   auto spec = ParseJobYaml(
-      "depends: {after_ok: [1, 7], after_any: [2], after_not_ok: [3, 4]}\n"
+      "depends: {after_ok: [1, 7], after_any: [2], after_not_ok: [3, 4], after_corr: [5]}\n"
       "task: {command: /bin/true, resources: {cores: 1, ksps: 1}}",
       "job");
   ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  ASSERT_EQ(spec->after_corr_size(), 1);
+  EXPECT_EQ(spec->after_corr(0), 5u);
   ASSERT_EQ(spec->after_ok_size(), 2);
   EXPECT_EQ(spec->after_ok(1), 7u);
   ASSERT_EQ(spec->after_any_size(), 1);

@@ -147,6 +147,8 @@ run_as_alice "$WORK/user-arrays.sh" "$WORK/user-arrays.out"
 expect "$WORK/user-arrays.out" "4 elements: 4 started (4 completed, 0 failed, 0 cancelled)" \
   "snnctl show 12 did not say all four elements completed"
 expect "$WORK/user-arrays.out" "^seed 3 of 4$" "snnctl logs 12_3 did not print element 3's line"
+expect "$WORK/user-arrays.out" "^analysed seed 2$" \
+  "snnctl logs 17_2 did not print the after_corr element's line"
 echo "== docs/user-guide.md, a NIR network on your own host (as alice)"
 run_as_alice "$WORK/user-nir.sh" "$WORK/user-nir.out"
 expect "$WORK/user-nir.out" "^spike rate: *49.0 ksps (48960 spikes/s) with inputs at 10 Hz" \

@@ -18,10 +18,11 @@ class JobArrayTest : public ::testing::Test {
     cluster_.StartAgent("node1", SmallBoards(1, 4, 1000, 4));
     ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster_.NodesUp() == 1; }));
   }
-  std::string JobFile(const std::string& name, const std::string& array,
-                      const std::string& command) {
+  std::string JobFile(const std::string& name, const std::string& array, const std::string& command,
+                      const std::string& more = "") {
     const std::string path = cluster_.dir() + "/" + name + ".yaml";
-    std::ofstream(path) << "name: " << name << (array.empty() ? "" : "\narray: \"" + array + "\"")
+    std::ofstream(path) << more << "name: " << name
+                        << (array.empty() ? "" : "\narray: \"" + array + "\"")
                         << "\ntask:\n  command: /bin/sh\n  args: [\"-c\", \"" << command
                         << "\"]\n  resources: {cores: 1, ksps: 10, streams: 1}\n";
     return path;
@@ -99,6 +100,48 @@ TEST_F(JobArrayTest, SlicesAreHeldReleasedAndCancelledAndPendingElementsFoldInto
   ASSERT_EQ(cluster_.Snnctl({"cancel", "1"}).exit_code, 0);
   ASSERT_TRUE(cluster_.WaitForState(1, v1::CANCELLED));
   EXPECT_EQ(Unfinished(1), 0u);
+}
+
+// after_corr: element N of the second array waits for element N of the first, and goes with it
+// if it fails.
+TEST_F(JobArrayTest, ElementsWaitForTheirCorrespondentsAndGoWithThem) {
+  const std::string go = cluster_.dir() + "/go";
+  ASSERT_EQ(cluster_
+                .Snnctl({"submit", JobFile("first", "0-3",
+                                           "while [ ! -e " + go +
+                                               " ]; do sleep 0.05; done; test "
+                                               "$SNN_ARRAY_TASK_ID != 2")})
+                .exit_code,
+            0);  // 1, its elements 2-5
+  CliRun second =
+      cluster_.Snnctl({"submit", JobFile("second", "0-3", "true", "depends: {after_corr: [1]}\n")});
+  ASSERT_EQ(second.exit_code, 0) << second.err;  // 6
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return Unfinished(1) == 4; }));
+  CliRun waiting = cluster_.Snnctl({"show", "6"});
+  EXPECT_NE(waiting.out.find("waiting for element 1_0 to complete (after_corr)"), std::string::npos)
+      << waiting.out;
+  CliRun plain =
+      cluster_.Snnctl({"submit", JobFile("plain", "", "true", "depends: {after_corr: [1]}\n")});
+  EXPECT_EQ(plain.err,
+            "snnctl: after_corr: only an array waits element by element (add array:, or use "
+            "after_ok)\n");
+  std::ofstream(go) << "";
+  ASSERT_TRUE(cluster_.WaitForState(6, v1::CANCELLED)) << cluster_.Show(6)->reason();
+  auto all = cluster_.ListAll();
+  ASSERT_TRUE(all.ok());
+  std::set<uint32_t> ran;
+  for (const auto& j : all->jobs()) {
+    if (j.array_job_id() != 6) continue;
+    EXPECT_EQ(j.state(), v1::COMPLETED);
+    ran.insert(j.array_task_id());
+  }
+  EXPECT_EQ(ran, (std::set<uint32_t>{0, 1, 3}));
+  CliRun shown = cluster_.Snnctl({"show", "6"});
+  EXPECT_NE(shown.out.find("Depends:     after_corr 1\n"), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("Elements:    1 element cancelled: element 1_2 it depends on "
+                           "(after_corr) ended FAILED\n"),
+            std::string::npos)
+      << shown.out;
 }
 
 TEST_F(JobArrayTest, BadIndicesAreRefusedWithOneLine) {
