@@ -26,6 +26,12 @@ std::string Describe(const v1::UsageLimits& l, const std::string& whose) {
     parts += (parts.empty() ? "" : ", ") + std::string("time limits up to ") +
              FormatDurationUnit(l.max_time_limit_s());
   }
+  if (l.max_core_hours() > 0) {
+    char hours[32];
+    snprintf(hours, sizeof hours, "%.3g", l.max_core_hours());
+    parts += (parts.empty() ? "" : ", ") + std::string("at most ") + hours + " core-hours in any " +
+             FormatDurationUnit(l.window_s());
+  }
   return parts.empty() ? "" : "; " + whose + " " + parts;
 }
 

@@ -30,6 +30,7 @@ void JobComponents::set_billing(BillingLedger* billing) {
   // The policy's billing settings and the ledger's holds apply from now on.
   if (billing != nullptr) billing->SetConfig(scheduling.scheduling().billing());
   scheduling.BudgetsChanged();
+  scheduling.LoadUsageWindow();
 }
 
 }  // namespace snn

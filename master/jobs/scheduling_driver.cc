@@ -19,9 +19,8 @@ std::string Where(const v1::TaskRecord& task) {
 }  // namespace
 
 SchedulingDriver::SchedulingDriver(JobTable& jobs, NodeRegistry& nodes, Journal& journal,
-                                   JobWriter& writer, TaskDispatch& dispatch,
-                                   const UsageRecorder& usage, const Clock& clock,
-                                   AdmissionLimits admission,
+                                   JobWriter& writer, TaskDispatch& dispatch, UsageRecorder& usage,
+                                   const Clock& clock, AdmissionLimits admission,
                                    std::function<void()> request_schedule)
     : jobs_(jobs),
       nodes_(nodes),
@@ -131,6 +130,16 @@ void SchedulingDriver::SetScheduling(const v1::SchedulingConfig& config) {
     billing->SetConfig(config.billing());
     policy_.held_tenants = billing->HeldTenants();
   }
+  if (usage_.window().Configure(config)) LoadUsageWindow();
+}
+
+void SchedulingDriver::LoadUsageWindow() {
+  const BillingLedger* billing = usage_.billing();
+  if (billing == nullptr) return;
+  if (Status s = usage_.window().Load(*billing, clock_.NowMs()); !s.ok()) {
+    // The limits then count only what ends from now on: said, not hidden.
+    LOG(ERROR) << "core-hour limits: could not read the usage records back: " << s.ToString();
+  }
 }
 
 std::set<std::string> SchedulingDriver::KnownPools() const {
@@ -228,6 +237,7 @@ bool SchedulingDriver::RunSchedulingPass(size_t head_depth) {
   }
   SchedulerInput in =
       CollectPassInput(jobs_, order_, std::move(boards), now, full ? 0 : head_depth);
+  in.ended = usage_.window().Ended(now);
   SchedulePlan plan = PlanPass(std::move(in), full ? policy_ : quick);
   for (const auto& p : plan.preemptions) {
     if (v1::JobRecord* job = jobs_.Find(p.job_id)) Preempt(*job, p.reason);

@@ -33,7 +33,7 @@ namespace snn {
 class SchedulingDriver {
  public:
   SchedulingDriver(JobTable& jobs, NodeRegistry& nodes, Journal& journal, JobWriter& writer,
-                   TaskDispatch& dispatch, const UsageRecorder& usage, const Clock& clock,
+                   TaskDispatch& dispatch, UsageRecorder& usage, const Clock& clock,
                    AdmissionLimits admission, std::function<void()> request_schedule);
 
   // The scheduling policy in force; a new one applies from the next pass.
@@ -70,6 +70,9 @@ class SchedulingDriver {
   std::string PendingReason(const v1::JobRecord& job) const;
   // The billing ledger's holds changed (a charge, a credit): they apply from the next pass.
   void BudgetsChanged();
+  // Reads back from the billing ledger what ended within the policy's core-hour windows (when
+  // the ledger is set, and when a window grows).
+  void LoadUsageWindow();
   // Counts starts, backfills and preemptions there (nullptr: nowhere).
   void set_metrics(MasterMetrics* metrics) { metrics_ = metrics; }
 
@@ -97,7 +100,7 @@ class SchedulingDriver {
   Journal& journal_;
   JobWriter& writer_;
   TaskDispatch& dispatch_;
-  const UsageRecorder& usage_;
+  UsageRecorder& usage_;  // its usage window: what ended lately, for core-hour limits
   const Clock& clock_;
   const AdmissionLimits admission_;
   const std::function<void()> request_schedule_;

@@ -1,7 +1,11 @@
 #include "master/jobs/usage_limits.h"
 
+#include <algorithm>
+#include <cstdio>
+
 #include "common/base/array_spec.h"
 #include "common/base/duration.h"
+#include "common/base/job_validation.h"
 
 namespace snn {
 namespace {
@@ -13,6 +17,23 @@ Status Check(const v1::UsageLimits& limits, const std::string& who, const std::s
                            " is longer than " + who + " may ask for, " +
                            FormatDurationUnit(limits.max_time_limit_s()) + " (policy " + where +
                            ".max_time_limit)");
+  }
+  if (limits.max_core_hours() > 0) {
+    // At its most replicas, for its whole time limit: what a window may have to hold for it.
+    const uint64_t cores = CoreRequestOf(spec.task().resources()).cores() *
+                           std::max({1u, spec.min_replicas(), spec.max_replicas()});
+    const double hours = static_cast<double>(cores) * spec.time_limit_s() / 3600.0;
+    if (hours > limits.max_core_hours()) {
+      char text[160];
+      snprintf(text, sizeof text, "this job may use %.3g core-hours (%llu %s for %s), more than ",
+               hours, static_cast<unsigned long long>(cores), cores == 1 ? "core" : "cores",
+               FormatDurationUnit(spec.time_limit_s()).c_str());
+      char limit[64];
+      snprintf(limit, sizeof limit, "%.3g", limits.max_core_hours());
+      return InvalidArgument(text + who + " may use in " + FormatDurationUnit(limits.window_s()) +
+                             ", " + limit + " (policy " + where +
+                             ".max_core_hours): ask for fewer cores or a shorter time_limit");
+    }
   }
   // An array counts as its elements.
   const uint64_t adds = spec.has_array() ? CountOf(spec.array().ranges()) : 1;

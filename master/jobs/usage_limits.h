@@ -1,5 +1,6 @@
 // The policy's limits on what one user, or one tenant's jobs together, may have at once
-// (v1::UsageLimits: max_submitted, max_time_limit), checked when a job is submitted. Each refusal
+// (v1::UsageLimits: max_submitted, max_time_limit, and a job too big for max_core_hours),
+// checked when a job is submitted. Each refusal
 // names the limit, where the policy sets it and the count, and nothing is changed. Steps of a
 // session are not limited here (the session is).
 // Pure; thread-safe.

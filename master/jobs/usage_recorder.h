@@ -8,6 +8,7 @@
 #include <string>
 
 #include "master/billing/billing_ledger.h"
+#include "master/jobs/usage_window.h"
 #include "master/nodes/node_registry.h"
 #include "master/store/journal.h"
 
@@ -29,6 +30,8 @@ class UsageRecorder {
   void Charge(const v1::UsageRecord& record);
   // The type of the board `task` runs (or ran) on ("" if its node is unknown now).
   std::string BoardTypeOf(const v1::TaskRecord& task) const;
+  // What ended lately, for the policy's core-hour limits (fed by Record and Charge).
+  UsageWindow& window() { return window_; }
 
  private:
   // Constant after construction.
@@ -36,6 +39,7 @@ class UsageRecorder {
   Journal& journal_;
   BillingLedger* billing_ = nullptr;
   std::function<void()> changed_;
+  UsageWindow window_;
 };
 
 }  // namespace snn

@@ -34,10 +34,11 @@ Result<uint64_t> ReadDuration(const YAML::Node& node, const std::string& where) 
   return s;
 }
 
-// {max_submitted: N, max_time_limit: DURATION}
+// {max_submitted: N, max_running: N, max_time_limit: DURATION, max_core_hours: X,
+//  window: DURATION}
 Status ReadUsageLimits(const YAML::Node& node, const std::string& where, v1::UsageLimits* out) {
-  SNN_RETURN_IF_ERROR(
-      CheckKnownFields(node, where, {"max_submitted", "max_running", "max_time_limit"}));
+  SNN_RETURN_IF_ERROR(CheckKnownFields(
+      node, where, {"max_submitted", "max_running", "max_time_limit", "max_core_hours", "window"}));
   for (const char* key : {"max_submitted", "max_running"}) {
     if (!node[key]) continue;
     try {
@@ -54,6 +55,30 @@ Status ReadUsageLimits(const YAML::Node& node, const std::string& where, v1::Usa
     if (!d.ok()) return d.status();
     if (*d == 0) return InvalidArgument(where + ".max_time_limit must be longer than 0");
     out->set_max_time_limit_s(*d);
+  }
+  if (node["max_core_hours"]) {
+    double hours = 0;
+    try {
+      hours = node["max_core_hours"].as<double>();
+    } catch (const YAML::Exception&) {
+      hours = -1;
+    }
+    if (!(hours > 0) || hours > 1e12) {
+      return InvalidArgument(where + ".max_core_hours must be a number of core-hours above 0");
+    }
+    out->set_max_core_hours(hours);
+    out->set_window_s(7 * 86400);
+  }
+  if (node["window"]) {
+    if (!node["max_core_hours"]) {
+      return InvalidArgument(where + ".window is the window of max_core_hours: set that too");
+    }
+    auto d = ReadDuration(node["window"], where + ".window");
+    if (!d.ok()) return d.status();
+    if (*d < 60 || *d > 366 * 86400) {
+      return InvalidArgument(where + ".window must be from 1m to 366d");
+    }
+    out->set_window_s(*d);
   }
   return Status::Ok();
 }

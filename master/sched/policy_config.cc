@@ -98,7 +98,23 @@ v1::SchedulingConfig DefaultSchedulingConfig() {
   q->set_weight(1);
   return c;
 }
+namespace {
+
+// A core-hour limit needs its window; both finite.
+Status CheckCoreHours(const v1::UsageLimits& l, const std::string& where) {
+  if (!(l.max_core_hours() >= 0) || l.max_core_hours() > 1e12) {
+    return InvalidArgument(where + ".max_core_hours must be from 0 to 1e12 core-hours");
+  }
+  if (l.max_core_hours() > 0 && (l.window_s() < 60 || l.window_s() > 366 * 86400)) {
+    return InvalidArgument(where + ".window must be from 1m to 366d");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Status ValidatePolicy(const v1::SchedulingConfig& c) {
+  SNN_RETURN_IF_ERROR(CheckCoreHours(c.user_limits(), "limits.per_user"));
   if (c.backfill() != "easy" && c.backfill() != "fcfs") {
     return InvalidArgument("scheduler.backfill is '" + c.backfill() + "'; use easy or fcfs");
   }
@@ -134,6 +150,7 @@ Status ValidatePolicy(const v1::SchedulingConfig& c) {
       return InvalidArgument("tenant '" + t.name() + "' appears twice");
     SNN_RETURN_IF_ERROR(CheckWeight(t.weight(), "tenant '" + t.name() + "': weight"));
     SNN_RETURN_IF_ERROR(CheckCaps(t.quotas(), "tenant '" + t.name() + "'", nullptr));
+    SNN_RETURN_IF_ERROR(CheckCoreHours(t.limits(), "tenant '" + t.name() + "': limits"));
   }
   if (c.licenses_size() > static_cast<int>(kMaxLicenses)) {
     return InvalidArgument("the policy has more than " + std::to_string(kMaxLicenses) +
@@ -227,9 +244,15 @@ SchedulerPolicy ToSchedulerPolicy(const v1::SchedulingConfig& c) {
   p.preemption = c.preemption();
   p.preempt_grace_ms = static_cast<int64_t>(c.preempt_grace_s()) * 1000;
   p.user_max_running = c.user_limits().max_running();
+  auto core_hours = [](const v1::UsageLimits& l) {
+    return CoreHourLimit{l.max_core_hours() * 3'600'000.0,
+                         static_cast<int64_t>(l.window_s()) * 1000};
+  };
+  p.user_core_hours = core_hours(c.user_limits());
   p.licenses.insert(c.licenses().begin(), c.licenses().end());
   for (const auto& t : c.tenants()) {
     if (t.limits().max_running() > 0) p.tenant_max_running[t.name()] = t.limits().max_running();
+    if (t.limits().max_core_hours() > 0) p.tenant_core_hours[t.name()] = core_hours(t.limits());
     for (const auto& cap : t.quotas()) {
       Quota q;
       if (cap.has_limit()) q.limit = cap.limit();

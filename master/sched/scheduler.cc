@@ -9,6 +9,7 @@
 #include "master/sched/pool_state.h"
 #include "master/sched/running_limits.h"
 #include "master/sched/wait_reason.h"
+#include "master/sched/window_limits.h"
 
 namespace snn {
 namespace {
@@ -24,6 +25,7 @@ class Pass {
       : in_(in),
         policy_(policy),
         running_limits_(policy, in.running),
+        window_limits_(policy, in_),
         licenses_(policy, in.running),
         track_use_(!policy.tenant_quotas.empty() || !policy.queue_quotas.empty()) {}
 
@@ -90,6 +92,7 @@ class Pass {
       slots_;
   std::set<uint64_t> preempted_;
   RunningLimits running_limits_;
+  WindowLimits window_limits_;
   LicenseCounts licenses_;
   std::set<std::pair<uint64_t, uint32_t>> given_back_;  // (job, task index)
   std::set<uint64_t> giving_back_;                      // jobs that give extras back
@@ -202,6 +205,10 @@ bool Pass::OverQuota(const PendingJob& p) {
     Wait(p.id, std::move(reason));
     return true;
   }
+  if (auto reason = window_limits_.Blocks(p)) {
+    Wait(p.id, std::move(reason));
+    return true;
+  }
   if (p.licenses) {
     if (auto reason = licenses_.Blocks(*p.job)) {
       Wait(p.id, std::move(reason));
@@ -237,6 +244,7 @@ void Pass::Start(PoolState& pool, const SchedJob& job, const Gang& gang, bool lo
     QueueUse(job) += job.cores();
   }
   running_limits_.Started(job);
+  window_limits_.Started(job);
   licenses_.Started(job);
   plan_.starts.push_back(std::move(start));
 }

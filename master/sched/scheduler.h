@@ -96,6 +96,12 @@ struct NamePairLess {
 };
 using NamePair = std::pair<std::string_view, std::string_view>;
 
+// Core-hours in any window of window_ms (v1::UsageLimits.max_core_hours). core_ms 0: no limit.
+struct CoreHourLimit {
+  double core_ms = 0;
+  int64_t window_ms = 0;
+};
+
 struct SchedulerPolicy {
   // Tenants whose jobs may not start (over their budget), with the reason their jobs show.
   std::map<std::string, std::shared_ptr<const std::string>, std::less<>> held_tenants;
@@ -127,6 +133,16 @@ struct SchedulerPolicy {
   std::map<std::string, uint32_t, std::less<>> tenant_max_running;
   // Site-wide licenses: how many of each there are (v1::SchedulingConfig.licenses).
   std::map<std::string, uint32_t, std::less<>> licenses;
+  // Core-hours in a sliding window (master/sched/window_limits.h): each user's, and each
+  // tenant's together.
+  CoreHourLimit user_core_hours;
+  std::map<std::string, CoreHourLimit, std::less<>> tenant_core_hours;
+};
+
+// The core-time of the task attempts that ended within each limited user's and tenant's window
+// (SchedulerPolicy.user_core_hours, tenant_core_hours), in core-ms; absent: none.
+struct EndedCoreTime {
+  std::map<std::string, double, std::less<>> users, tenants;
 };
 
 // A running job at a glance: a pass reads hundreds of thousands of these in a row, and looks
@@ -201,6 +217,8 @@ struct SchedulerInput {
   const QuotaUse* use = nullptr;
   std::vector<BoardCapacity> boards;
   int64_t now_ms = 0;
+  // With core-hour limits: what ended within their windows (null: nothing).
+  std::shared_ptr<const EndedCoreTime> ended;
 };
 
 struct StartDecision {
