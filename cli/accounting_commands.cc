@@ -1,5 +1,6 @@
 #include "cli/accounting_commands.h"
 
+#include <charconv>
 #include <cstdio>
 #include <sstream>
 #include <vector>
@@ -42,7 +43,9 @@ std::string FormatUsage(const v1::UsageResponse& usage, bool csv) {
     if (r.kind() == "experiment") seconds = busy_s;
     if (r.kind() == "service") seconds = std::max(0.0, seconds - busy_s);
     rows.push_back(
-        {std::to_string(r.tenant_job_id()),
+        {r.array_job_id() != 0
+             ? std::to_string(r.array_job_id()) + "_" + std::to_string(r.array_task_id())
+             : std::to_string(r.tenant_job_id()),
          std::to_string(r.task()),
          std::to_string(r.attempt()),
          r.tenant(),
@@ -111,10 +114,28 @@ std::string FormatReport(const v1::ReportResponse& report, bool by_user) {
   return out.str();
 }
 
+namespace {
+
+// --job ID: a job's number (an array's: every element's); 0 when not given.
+Result<uint64_t> JobOption(const CliOptions& o) {
+  auto it = o.settings.find("job");
+  if (it == o.settings.end()) return uint64_t{0};
+  uint64_t id = 0;
+  auto [p, ec] = std::from_chars(it->second.data(), it->second.data() + it->second.size(), id);
+  if (ec != std::errc() || p != it->second.data() + it->second.size() || id == 0) {
+    return InvalidArgument("--job is '" + it->second +
+                           "'; give a job's number (an array's for all its elements)");
+  }
+  return id;
+}
+
+}  // namespace
+
 int Usage(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (o.args.size() != 1) {
     return Fail(err, InvalidArgument("usage: snnctl usage [--user U] [--pool P] [--state S] "
-                                     "[--since T] [--until T] [--all-tenants] [-o json|--csv]"));
+                                     "[--job ID] [--since T] [--until T] [--all-tenants] "
+                                     "[-o json|--csv]"));
   }
   const int64_t now = SystemClock().NowMs();
   v1::UsageRequest req;
@@ -127,6 +148,9 @@ int Usage(const CliOptions& o, std::ostream& out, std::ostream& err) {
                                      "LAUNCH_FAILED or RUNNING)"));
   }
   if (!o.states.empty()) req.set_state(o.states[0]);
+  auto job = JobOption(o);
+  if (!job.ok()) return Fail(err, job.status());
+  req.set_job(*job);
   auto since = ParseTimeArg(o.since, now);
   if (!since.ok()) return Fail(err, since.status());
   req.set_from_ms(*since);
@@ -152,8 +176,10 @@ int Usage(const CliOptions& o, std::ostream& out, std::ostream& err) {
 int Report(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (o.args.size() != 1) {
     return Fail(err, InvalidArgument("usage: snnctl report [--from T] [--to T] [--by-user] "
-                                     "[--all-tenants] [-o json]"));
+                                     "[--job ID] [--all-tenants] [-o json]"));
   }
+  auto job = JobOption(o);
+  if (!job.ok()) return Fail(err, job.status());
   const int64_t now = SystemClock().NowMs();
   auto period =
       ParsePeriod(o.from, o.to, now, Period{MonthStartUtc(now, false), MonthStartUtc(now, true)});
@@ -164,6 +190,7 @@ int Report(const CliOptions& o, std::ostream& out, std::ostream& err) {
   req.set_from_ms(period->from_ms);
   req.set_to_ms(period->to_ms);
   req.set_by_user(o.by_user);
+  req.set_job(*job);
   auto resp = Call(o, rpc::kBillingReport, req);
   if (!resp.ok()) return Fail(err, resp.status());
   out << (o.output == "json" ? FormatJson(*resp) + "\n" : FormatReport(*resp, o.by_user));

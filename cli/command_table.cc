@@ -177,14 +177,14 @@ const std::vector<CliCommand>& CliCommands() {
        "task attempts that ran since --since (default: a day ago), as\n"
        "sacct: user, tenant, pool, board type, start, end, elapsed, cores,\n"
        "core-seconds, KSPS-seconds, spikes, exit, state",
-       {"--since", "--until", "--user", "--pool", "--state", "--all-tenants", "--csv"},
+       {"--since", "--until", "--user", "--pool", "--state", "--job", "--all-tenants", "--csv"},
        Usage},
       {"report",
        "",
        "as sreport: core-hours, KSPS-hours, jobs and mean wait per tenant\n"
        "(and user) per pool, and each pool's utilization (default: this\n"
        "month, UTC)",
-       {"--from", "--to", "--by-user", "--all-tenants"},
+       {"--from", "--to", "--by-user", "--job", "--all-tenants"},
        Report},
       {"invoice",
        "[TENANT]",
@@ -314,6 +314,7 @@ const std::vector<CliOptionSpec>& CliOptionSpecs() {
       {"--from", "", "T", "invoice, report: the start of the period (T as for --since)"},
       {"--to", "", "T", "invoice, report: the end of the period (T as for --since)"},
       {"--by-user", "", "", "report: a row per user of each tenant"},
+      {"--job", "", "ID", "usage, report: only job ID's attempts (an array: every element's)"},
       {"--task", "", "N", "logs, results: task N of the job; run: of the session (default: 0)"},
       {"--out", "", "PATH",
        "results: fetch every file into directory PATH, beside\n"

@@ -70,7 +70,8 @@ Result<CliOptions> ParseCliArgs(const std::vector<std::string>& argv) {
                arg == "--cores" || arg == "--shape" || arg == "--ksps" || arg == "--streams" ||
                arg == "--keepalive" || arg == "--time-limit" || arg == "--replicas" ||
                arg == "--name" || arg == "--renew" || arg == "--alloc" || arg == "--queue" ||
-               arg == "--count" || arg == "--service-tenant" || arg == "--array") {
+               arg == "--count" || arg == "--service-tenant" || arg == "--array" ||
+               arg == "--job") {
       auto v = take(arg);
       if (!v.ok()) return v.status();
       o.settings[arg.substr(2)] = *v;

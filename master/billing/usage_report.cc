@@ -11,6 +11,8 @@ v1::UsageRecord UsageOf(const v1::JobRecord& job, const v1::TaskRecord& task,
   v1::UsageRecord r;
   r.set_job_id(job.id());
   r.set_tenant_job_id(job.tenant_job_id());
+  r.set_array_job_id(job.array_job_id());
+  r.set_array_task_id(job.array_task_id());
   r.set_task(task.index());
   r.set_attempt(task.attempt());
   r.set_tenant(job.tenant());
@@ -55,9 +57,14 @@ bool UsageMatches(const v1::UsageRecord& record, const v1::UsageRequest& request
     }
     return a == b;
   };
-  return (request.user().empty() || record.user() == request.user()) &&
+  return UsageOfJob(record, request.job()) &&
+         (request.user().empty() || record.user() == request.user()) &&
          (request.pool().empty() || record.pool() == request.pool()) &&
          (request.state().empty() || state_is(request.state()));
+}
+
+bool UsageOfJob(const v1::UsageRecord& record, uint64_t job) {
+  return job == 0 || record.tenant_job_id() == job || record.array_job_id() == job;
 }
 
 void ReportBuilder::Add(const v1::UsageRecord& r) {

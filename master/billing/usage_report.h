@@ -22,6 +22,8 @@ v1::UsageRecord UsageOf(const v1::JobRecord& job, const v1::TaskRecord& task,
 
 // Whether `record` passes the user, pool and state filters of `request` (empty: any).
 bool UsageMatches(const v1::UsageRecord& record, const v1::UsageRequest& request);
+// Whether `record` is of the tenant's job `job` (0: any), or of an element of the array `job`.
+bool UsageOfJob(const v1::UsageRecord& record, uint64_t job);
 
 // Use in [from_ms, to_ms), summed record by record: memory holds the rows and the jobs seen,
 // not the records. Only the part of each attempt inside the period counts (a running one up to

@@ -125,6 +125,9 @@ void BillingService::Usage(const CallContext& ctx, v1::UsageRequest req,
   if (!tenants.ok()) return r.Fail(tenants.status());
   const int64_t to = req.to_ms() > 0 ? req.to_ms() : std::numeric_limits<int64_t>::max();
   if (to <= req.from_ms()) return r.Fail(InvalidArgument("usage: --until must be after --since"));
+  if (req.job() != 0 && tenants->size() != 1) {
+    return r.Fail(InvalidArgument("usage: --job names one tenant's job; leave out --all-tenants"));
+  }
   UsageLimit kept(req.limit() == 0 ? kMaxUsageRows : std::min<size_t>(req.limit(), kMaxUsageRows));
   Status s = ForEachRecord(*tenants, req.from_ms(), to, [&](v1::UsageRecord& rec) {
     if (UsageMatches(rec, req)) kept.Add(std::move(rec));
@@ -144,9 +147,13 @@ void BillingService::Report(const CallContext& ctx, v1::ReportRequest req,
   if (req.to_ms() <= req.from_ms()) {
     return r.Fail(InvalidArgument("report: --to must be after --from"));
   }
+  if (req.job() != 0 && tenants->size() != 1) {
+    return r.Fail(InvalidArgument("report: --job names one tenant's job; leave out --all-tenants"));
+  }
   ReportBuilder report(req.from_ms(), req.to_ms(), clock_.NowMs(), req.by_user());
-  Status s = ForEachRecord(*tenants, req.from_ms(), req.to_ms(),
-                           [&](v1::UsageRecord& rec) { report.Add(rec); });
+  Status s = ForEachRecord(*tenants, req.from_ms(), req.to_ms(), [&](v1::UsageRecord& rec) {
+    if (UsageOfJob(rec, req.job())) report.Add(rec);
+  });
   if (!s.ok()) return r.Fail(s);
   std::map<std::string, uint64_t> pool_cores;
   for (const auto& [name, node] : nodes_.nodes()) {

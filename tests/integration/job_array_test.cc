@@ -4,6 +4,7 @@
 // indices are refused with one line.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "tests/integration/cluster.h"
@@ -69,6 +70,17 @@ TEST_F(JobArrayTest, ElementsRunWithTheirIndexNeverMoreThanKAtOnce) {
   EXPECT_NE(shown.out.find("6 elements: 6 started (6 completed, 0 failed, 0 cancelled)"),
             std::string::npos)
       << shown.out;
+  // Usage and report per array: its elements' attempts, named ARRAY_INDEX; no other job's.
+  ASSERT_EQ(cluster_.Snnctl({"submit", "--wait", JobFile("other", "", "true")}).exit_code, 0);
+  CliRun usage = cluster_.Snnctl({"usage", "--job", "1", "--csv"});
+  ASSERT_EQ(usage.exit_code, 0) << usage.err;
+  EXPECT_EQ(std::count(usage.out.begin(), usage.out.end(), '\n'), 7) << usage.out;  // and a header
+  EXPECT_NE(usage.out.find("\n1_4,0,1,"), std::string::npos) << usage.out;
+  CliRun report = cluster_.Snnctl({"report", "--job", "1", "-o", "json"});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_NE(report.out.find("\"jobs\": 6"), std::string::npos) << report.out;
+  CliRun other = cluster_.Snnctl({"report", "--job", "8", "-o", "json"});
+  EXPECT_NE(other.out.find("\"jobs\": 1"), std::string::npos) << other.out;
 }
 
 TEST_F(JobArrayTest, SlicesAreHeldReleasedAndCancelledAndPendingElementsFoldIntoOneRow) {
