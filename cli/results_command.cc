@@ -54,10 +54,10 @@ int Results(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (o.args.size() != 2) {
     return Fail(err, InvalidArgument("usage: snnctl results JOBID [--task N] [--out DIR]"));
   }
-  auto id = ParseJobId(o.args[1]);
-  if (!id.ok()) return Fail(err, id.status());
+  auto ref = ParseJobRef(o.args[1]);  // or an array's element, 7_5
+  if (!ref.ok()) return Fail(err, ref.status());
   v1::JobResultsRequest req;
-  req.mutable_job()->set_tenant_job_id(*id);
+  *req.mutable_job() = *ref;
   req.set_task(o.task);
   Session session(o);
   if (Status s = session.Open(); !s.ok()) return Fail(err, s);

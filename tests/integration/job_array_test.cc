@@ -46,7 +46,8 @@ TEST_F(JobArrayTest, ElementsRunWithTheirIndexNeverMoreThanKAtOnce) {
   CliRun submitted = cluster_.Snnctl(
       {"submit", JobFile("sweep", "0-5%2",
                          "echo $SNN_ARRAY_TASK_ID $SNN_ARRAY_TASK_COUNT $SNN_ARRAY_TASK_MIN "
-                         "$SNN_ARRAY_TASK_MAX $SNN_ARRAY_JOB_ID; sleep 0.3")});
+                         "$SNN_ARRAY_TASK_MAX $SNN_ARRAY_JOB_ID; sleep 0.3; echo "
+                         "$SNN_ARRAY_TASK_ID > $SNN_OUTPUT_DIR/index")});
   ASSERT_EQ(submitted.exit_code, 0) << submitted.err;
   size_t most = 0;
   ASSERT_TRUE(TestCluster::WaitUntil([&] {
@@ -70,6 +71,13 @@ TEST_F(JobArrayTest, ElementsRunWithTheirIndexNeverMoreThanKAtOnce) {
   EXPECT_NE(shown.out.find("6 elements: 6 started (6 completed, 0 failed, 0 cancelled)"),
             std::string::npos)
       << shown.out;
+  // An element's results, by its name.
+  CliRun results = cluster_.Snnctl({"results", "1_4", "--out", cluster_.dir() + "/element-4"});
+  ASSERT_EQ(results.exit_code, 0) << results.err;
+  std::ifstream index(cluster_.dir() + "/element-4/index");
+  std::string written;
+  std::getline(index, written);
+  EXPECT_EQ(written, "4");
   // Usage and report per array: its elements' attempts, named ARRAY_INDEX; no other job's.
   ASSERT_EQ(cluster_.Snnctl({"submit", "--wait", JobFile("other", "", "true")}).exit_code, 0);
   CliRun usage = cluster_.Snnctl({"usage", "--job", "1", "--csv"});
