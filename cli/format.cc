@@ -253,6 +253,20 @@ std::string FormatJobDetail(const v1::JobRecord& job, int64_t now_ms,
                      std::to_string(job.id()) + ")");
   if (job.array_parent() != 0 || spec.has_array()) line("Array:", ArrayWords(job));
   if (!job.array_note().empty()) line("Elements:", job.array_note());
+  if (!spec.schedule().empty()) {
+    line("Schedule:", spec.schedule() + " (UTC); " +
+                          (job.next_run_ms() > 0 && job.state() == v1::PENDING
+                               ? "next run " + FormatTimestamp(job.next_run_ms()) + "; "
+                               : std::string()) +
+                          std::to_string(job.runs()) + " runs" +
+                          (job.last_run() != 0 ? ", the last job " + std::to_string(job.last_run())
+                                               : std::string()) +
+                          ", " + std::to_string(job.runs_skipped()) +
+                          " skipped (the last run still live, or held)");
+  }
+  if (job.recurring_job_id() != 0) {
+    line("Recurring:", "a run of recurring job " + std::to_string(job.recurring_job_id()));
+  }
   if (const std::string depends = DependsWords(spec); !depends.empty()) line("Depends:", depends);
   line("Name:", spec.name());
   line("User:", spec.user());

@@ -395,6 +395,7 @@ void MasterServer::Tick() {
     job_components_.lifecycle.OnNodeDown(node, reason);
   }
   job_components_.lifecycle.ReapSessions();
+  job_components_.lifecycle.RunSchedules();
   experiments_.Pump();  // a service that started, or one recovered with experiments waiting
   for (auto& event : events_.NodesChanged(nodes_)) events_.Publish(std::move(event));
   events_.Tick();

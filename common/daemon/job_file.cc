@@ -11,6 +11,7 @@
 #include "common/base/array_spec.h"
 #include "common/base/base64.h"
 #include "common/base/board_constraint.h"
+#include "common/base/cron_schedule.h"
 #include "common/base/duration.h"
 #include "common/base/file_util.h"
 #include "common/base/job_validation.h"
@@ -277,9 +278,10 @@ Result<v1::JobSpec> ParseJobYaml(const std::string& text, const std::string& def
     if (!root || root.IsNull()) return InvalidArgument("the job file is empty");
     SNN_RETURN_IF_ERROR(
         CheckKnownFields(root, "the job file",
-                         {"name", "tenant", "pool", "queue", "priority", "preemptible", "requeue",
-                          "time_limit", "replicas", "task", "depends", "kind", "keepalive",
-                          "service", "alloc", "alloc_task", "constraints", "licenses", "array"}));
+                         {"name",        "tenant",      "pool",       "queue",    "priority",
+                          "preemptible", "requeue",     "time_limit", "replicas", "task",
+                          "depends",     "kind",        "keepalive",  "service",  "alloc",
+                          "alloc_task",  "constraints", "licenses",   "array",    "schedule"}));
     SNN_RETURN_IF_ERROR(ParseKind(root, spec));
     spec.set_name(default_name);
     for (const char* field : {"name", "tenant", "pool", "queue"}) {
@@ -371,6 +373,13 @@ Result<v1::JobSpec> ParseJobYaml(const std::string& text, const std::string& def
       auto array = ParseArraySpec(*text);
       if (!array.ok()) return array.status();
       *spec.mutable_array() = std::move(*array);
+    }
+    if (root["schedule"]) {
+      // A recurring job: "0 3 * * *" (cron, UTC: common/base/cron_schedule.h).
+      auto text = ReadString(root["schedule"], "schedule");
+      if (!text.ok()) return text.status();
+      if (auto cron = CronSchedule::Parse(*text); !cron.ok()) return cron.status();
+      spec.set_schedule(*text);
     }
     if (root["licenses"]) {
       // Site-wide countable resources the job holds while it runs: {dvs-camera: 1}.

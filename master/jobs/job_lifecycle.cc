@@ -52,6 +52,9 @@ Result<const v1::JobRecord*> JobLifecycle::Submit(v1::JobSpec submitted, const s
   v1::JobRecord job;
   job.set_tenant(spec.tenant());
   *job.mutable_spec() = std::move(spec);
+  auto first_run = FirstRun(job.spec(), now);
+  if (!first_run.ok()) return first_run.status();
+  job.set_next_run_ms(*first_run);
   SNN_RETURN_IF_ERROR(dependencies_.Check(job));  // before any ID is given out
   job.set_id(jobs_.NextJobId());
   job.set_tenant_job_id(jobs_.NextTenantJobId(job.tenant()));
@@ -73,6 +76,7 @@ Result<const v1::JobRecord*> JobLifecycle::Submit(v1::JobSpec submitted, const s
   if (metrics_ != nullptr) metrics_->JobSubmitted();
   writer_.Persist(inserted);
   sessions_.Add(inserted);
+  if (inserted.next_run_ms() != 0) recurring_.insert(inserted.id());
   if (session_id != 0) {
     StartSteps(*jobs_.Find(session_id));  // its turn may be now
     return &inserted;
@@ -379,6 +383,7 @@ void JobLifecycle::RecoverReservations() {
   const int64_t now = clock_.NowMs();
   for (auto& [id, job] : jobs_.jobs()) {
     sessions_.Add(job);
+    if (job.next_run_ms() != 0 && job.state() == v1::PENDING) recurring_.insert(id);
     if (job.spec().kind() == v1::SESSION && !IsTerminal(job.state())) {
       jobs_.Find(id)->set_renewed_ms(std::max(job.renewed_ms(), now));
     }

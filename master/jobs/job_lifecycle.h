@@ -77,6 +77,11 @@ class JobLifecycle {
   void ReapSessions();
   const SessionIndex& sessions() const { return sessions_; }
 
+  // Recurring jobs (job_lifecycle_recurring.cc): each whose schedule came submits a run (a job
+  // of its own, with its spec), unless its last run is still pending or running or it is held
+  // (that time is skipped, and counted), and waits for the next time. Commits.
+  void RunSchedules();
+
   // Counts submits there (nullptr: nowhere).
   void set_metrics(MasterMetrics* metrics) { metrics_ = metrics; }
 
@@ -103,6 +108,10 @@ class JobLifecycle {
   void SessionStopped(v1::JobRecord& session, const std::string& reason);
   // Why a session must end now ("" if it need not).
   std::string SessionExpiry(const v1::JobRecord& job, int64_t now) const;
+  // A recurring job's spec checked, and its first run's time (0: not a recurring job).
+  Result<int64_t> FirstRun(const v1::JobSpec& spec, int64_t now) const;
+  // A run of `recurring`: a job of its own, pending.
+  void SubmitRun(v1::JobRecord& recurring, int64_t now);
 
   // Constant after construction.
   JobTable& jobs_;
@@ -117,6 +126,7 @@ class JobLifecycle {
   const std::function<void()> request_schedule_;
   MasterMetrics* metrics_ = nullptr;
   SessionIndex sessions_;
+  std::set<uint64_t> recurring_;  // the recurring jobs (global ids) not ended
   std::function<void(const v1::JobRecord&, const std::string&)> on_service_ended_;
 };
 

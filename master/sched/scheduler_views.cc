@@ -1,6 +1,7 @@
 #include "master/sched/scheduler_views.h"
 
 #include <algorithm>
+#include <ctime>
 
 #include "common/base/rect_allocator.h"
 #include "master/sched/dependency_kinds.h"
@@ -38,6 +39,16 @@ std::string DependencyWaitWords(const v1::JobRecord& record) {
   return words;
 }
 
+// "recurring (0 3 * * *): next run at 2026-11-28 03:00 UTC".
+std::string RecurringWords(const v1::JobRecord& record) {
+  const time_t t = static_cast<time_t>(record.next_run_ms() / 1000);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char when[32];
+  strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", &tm);
+  return "recurring (" + record.spec().schedule() + "): next run at " + when;
+}
+
 }  // namespace
 
 void SchedulerViews::Fill(const v1::JobRecord& record, SchedJob& j) const {
@@ -68,6 +79,8 @@ void SchedulerViews::Fill(const v1::JobRecord& record, SchedJob& j) const {
                                             std::to_string(record.tenant_job_id()) + ")");
   } else if (record.deps_pending_size() > 0) {
     j.hold = std::make_shared<const std::string>(DependencyWaitWords(record));
+  } else if (!record.spec().schedule().empty()) {  // it never runs itself: its runs do
+    j.hold = std::make_shared<const std::string>(RecurringWords(record));
   }
   j.start_ms = 0;
   j.tasks.clear();

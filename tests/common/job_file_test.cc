@@ -85,6 +85,19 @@ TEST(JobFileTest, AGangSaysHowItsReplicasAreSpread) {
       << odd.status().message();
 }
 
+TEST(JobFileTest, AScheduleIsCheckedBeforeSubmit) {
+  auto spec = ParseJobYaml(
+      "schedule: \"0 3 * * *\"\ntask: {command: /bin/true, resources: {cores: 1, ksps: 1}}", "job");
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->schedule(), "0 3 * * *");
+  auto bad = ParseJobYaml(
+      "schedule: \"0 25 * * *\"\ntask: {command: /bin/true, resources: {cores: 1, ksps: 1}}",
+      "job");
+  EXPECT_EQ(bad.status().message(),
+            "schedule '0 25 * * *': its hour field '25' is not *, N, A-B or either /STEP, from 0 "
+            "to 23");
+}
+
 TEST(JobFileTest, DependsListsJobIdsByKind) {
   auto spec = ParseJobYaml(
       "depends: {after_ok: [1, 7], after_any: [2], after_not_ok: [3, 4], after_corr: [5]}\n"
