@@ -161,8 +161,9 @@ void DependencyIndex::SettleRuns(v1::JobRecord& array, const ArrayRanges& runs, 
                                  const std::string& reason) {
   if (runs.empty()) return;
   for (const auto& r : runs) AddInterval(*array.mutable_array_corr_settled(), r.first(), r.last());
-  if (state == v1::COMPLETED) {  // they may start
-    jobs_.views().Put(array);
+  if (state == v1::COMPLETED) {
+    // They may start; an array with nothing left to start stays out of the queue.
+    if (!ArrayExhausted(array)) jobs_.views().Put(array);
     journal_.PutJob(array);
     request_schedule_();
     return;
