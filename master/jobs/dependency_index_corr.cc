@@ -224,8 +224,9 @@ void DependencyIndex::SettleArrayEnd(const std::pair<std::string, uint64_t>& awa
   for (uint64_t id : waiting) {
     v1::JobRecord* array = jobs_.Find(id);
     if (array == nullptr || array->state() != v1::PENDING) continue;
-    // What its elements have not settled: an element that ended settled its index as it did
-    // (if this end came first, its record says how it ended); the others never started.
+    // What its elements have not settled: each element that ended settled its index before
+    // this (JobWriter hears an element's end before its array's); the others never started.
+    // (A master recovering a store written otherwise finds how started ones ended.)
     const ArrayRanges& spec = array->spec().array().ranges();
     const ArrayRanges settled = array->array_corr_settled();
     auto end_of = [&](uint32_t i) { return awaited ? ElementState(*awaited, i) : v1::CANCELLED; };

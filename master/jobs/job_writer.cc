@@ -5,11 +5,13 @@
 namespace snn {
 
 void JobWriter::Persist(const v1::JobRecord& job) {
+  // An element's end is heard before its array's, which it may have ended: what waits on the
+  // element (after_corr) learns how it ended from it, not from the array.
+  if (IsTerminal(job.state()) && on_ended_) on_ended_(job);
   if (IsTerminal(job.state()) && job.array_parent() != 0) {
     // Its end was counted into its array (JobTable::SetState), which may have ended with it.
     if (const v1::JobRecord* array = jobs_.Find(job.array_parent())) Persist(*array);
   }
-  if (IsTerminal(job.state()) && on_ended_) on_ended_(job);
   if (on_persisted_) on_persisted_(job);
   if (!IsArchivable(job)) {
     journal_.PutJob(job);

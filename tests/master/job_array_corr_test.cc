@@ -92,6 +92,9 @@ TEST_F(JobArrayCorrTest, EachElementWaitsForItsOwnAndGoesWithIt) {
   EXPECT_EQ(RunningIndices(d), (std::set<uint32_t>{0, 2, 3}));
   ASSERT_TRUE(components_.lifecycle.Cancel(*jobs_.Find(a), "cancelled by alice").ok());
   EXPECT_EQ(jobs_.Find(d)->array_left_size(), 0);  // 4 went with it
+  // Told by the element itself, though its end also ended its array.
+  EXPECT_EQ(jobs_.Find(d)->array_note(),
+            "1 element cancelled: element 1_4 it depends on (after_corr) ended CANCELLED");
   for (uint32_t i : {0u, 2u, 3u}) End(Running(d, i), 0);
   const v1::JobRecord ended = Get(d);
   EXPECT_EQ(ended.state(), v1::CANCELLED) << ended.reason();
