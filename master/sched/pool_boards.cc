@@ -92,6 +92,7 @@ std::optional<Placement> PoolBoards::TryBoard(size_t i, const v1::Resources& r,
   // Only the caches (free rectangles) are filled in, wherever the board lives.
   BoardCapacity& b = changed_[i] ? *changed_[i] : (*base_)[i];
   if (!BoardFits(r, b)) return std::nullopt;
+  if (b.closures && AnyMeets(*b.closures, window_from_, window_to_)) return std::nullopt;
   if (b.ksps_free < r.ksps() || b.streams_free < r.streams()) return std::nullopt;
   const BoardHold* hold = holds && (*holds)[i] ? &*(*holds)[i] : nullptr;
   const CoreGrid& grid = b.current();

@@ -19,6 +19,7 @@
 #include "common/base/core_grid.h"
 #include "common/base/job_validation.h"
 #include "common/base/rect_allocator.h"
+#include "master/sched/board_closure.h"
 #include "proto/job.pb.h"
 
 namespace snn {
@@ -55,6 +56,9 @@ struct BoardCapacity {
   // where it reports nothing.
   using Attributes = std::map<std::string, std::string, std::less<>>;
   std::shared_ptr<const Attributes> attributes;
+  // The advance reservations that take it, for the jobs that are not theirs
+  // (master/sched/board_closure.h); null where none does.
+  std::shared_ptr<const BoardClosures> closures;
 
   // Scratch for one pass: a private copy of the map once something is placed on it, and its
   // maximal empty rectangles while unchanged.
@@ -104,6 +108,14 @@ class PoolBoards {
   std::optional<BoardChoice> Choose(const v1::Resources& r, const CoreRequest& request,
                                     const std::vector<std::optional<BoardHold>>* holds,
                                     const std::vector<char>* prefer_not);
+
+  // The run of the job being placed, from its start to its start plus its time limit: Choose
+  // keeps off boards a reservation closes within it. Forks inherit it. Until it is set, the
+  // run is taken as never ending (a board with any closure left is not chosen).
+  void SetWindow(int64_t from_ms, int64_t to_ms) {
+    window_from_ = from_ms;
+    window_to_ = to_ms;
+  }
 
   void Take(size_t index, const v1::Resources& r, const Rect& rect);
   void GiveBack(size_t index, const v1::Resources& r, const Rect& rect);
@@ -155,6 +167,7 @@ class PoolBoards {
   std::shared_ptr<NodeIndex> nodes_ = std::make_shared<NodeIndex>();
   uint64_t free_cores_ = 0;
   bool has_topology_ = false;
+  int64_t window_from_ = 0, window_to_ = INT64_MAX;
 };
 
 }  // namespace snn

@@ -55,6 +55,42 @@ void Release(PoolBoards& boards, const SchedJob& job, bool but_extras) {
   }
 }
 
+namespace {
+
+// Whether `job` fits on `what_if` from `start_ms` to its time limit: if so, it holds the room
+// (else `what_if` is left as it was).
+bool TryHold(PoolState& pool, PoolBoards& what_if, const SchedJob& job, int64_t start_ms,
+             const std::vector<char>& free_now) {
+  if (start_ms + job.time_limit_ms > pool.ends_by_ms) return false;
+  what_if.SetWindow(start_ms, start_ms + job.time_limit_ms);
+  auto gang = PlaceGang(what_if, job, nullptr, &free_now);
+  if (!gang) return false;
+  pool.HoldFor(job, start_ms, what_if, *gang);
+  return true;
+}
+
+// The ends of the first two occurrences after `from` of every closure on `boards`, in order
+// (a run longer than the gap between two occurrences fits on none of a daily reservation's
+// boards).
+std::vector<int64_t> ClosureOpenings(const PoolBoards& boards, int64_t from) {
+  std::vector<int64_t> openings;
+  for (size_t i = 0; i < boards.size(); ++i) {
+    const BoardCapacity& b = boards.board(i);
+    if (!b.closures) continue;
+    for (const BoardClosure& c : *b.closures) {
+      int64_t s = 0, e = 0;
+      for (int64_t k = 0, t = from; k < 2 && c.OccurrenceAfter(t, &s, &e); ++k, t = e) {
+        openings.push_back(e);
+      }
+    }
+  }
+  std::sort(openings.begin(), openings.end());
+  openings.erase(std::unique(openings.begin(), openings.end()), openings.end());
+  return openings;
+}
+
+}  // namespace
+
 bool Reserve(PoolState& pool, const SchedJob& job, int64_t now_ms) {
   PoolBoards what_if = pool.boards.Fork();
   const uint32_t per_task = CoreRequestOf(*job.resources).cores();
@@ -79,11 +115,20 @@ bool Reserve(PoolState& pool, const SchedJob& job, int64_t now_ms) {
   auto& placed = pool.placed;
   std::sort(placed.begin(), placed.end(),
             [](const auto& a, const auto& b) { return a.end_ms < b.end_ms; });
+  // Where reservations close boards, the ends of their occurrences are times to try too.
+  const std::vector<int64_t> openings =
+      pool.closures ? ClosureOpenings(what_if, now_ms) : std::vector<int64_t>();
+  size_t o = 0;
   size_t i = 0, k = 0;
+  int64_t last = now_ms;  // the last release tried
   while (i < ending.size() || k < placed.size()) {
     if (i < ending.size()) sort_through(i);
     const int64_t end = std::min(i < ending.size() ? ending[i].first : INT64_MAX,
                                  k < placed.size() ? placed[k].end_ms : INT64_MAX);
+    for (; o < openings.size() && openings[o] < end; ++o) {
+      if (TryHold(pool, what_if, job, openings[o], free_now)) return true;
+    }
+    last = std::max(last, end);
     for (; i < ending.size(); ++i) {
       sort_through(i);
       if (ending[i].first != end) break;
@@ -93,10 +138,11 @@ bool Reserve(PoolState& pool, const SchedJob& job, int64_t now_ms) {
       what_if.GiveBack(placed[k].index, *placed[k].resources, placed[k].rect);
     }
     if (what_if.BoardsThatMightHold(per_task) < job.replicas) continue;
-    auto gang = PlaceGang(what_if, job, nullptr, &free_now);
-    if (!gang) continue;
-    pool.HoldFor(job, end, what_if, *gang);
-    return true;
+    if (TryHold(pool, what_if, job, end, free_now)) return true;
+  }
+  // Everything released, and still closed: the reservations' later openings.
+  for (int64_t t : ClosureOpenings(what_if, last)) {
+    if (TryHold(pool, what_if, job, t, free_now)) return true;
   }
   return false;
 }

@@ -52,6 +52,11 @@ struct PoolState {
     std::vector<std::pair<int64_t, uint64_t>> placed;  // this pass's starts: (end, units)
   };
   std::optional<Units> units;
+  // Advance reservations: whether some board of the pool has closures (board_closure.h), and,
+  // for a reservation's own pool, by when its jobs must end and its name.
+  bool closures = false;
+  int64_t ends_by_ms = INT64_MAX;
+  const std::string* reservation = nullptr;
 
   // The job holding the reservation, as its tenant knows it: "job 18 of tenant lab-a" (the
   // words are shared by every waiting job of the same shape, whatever its tenant).
@@ -72,9 +77,12 @@ struct PoolState {
   // Board types and constraints by pointer: jobs that name one through different strings only
   // miss this.
   std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, const std::string*,
-                      const std::string*, uint32_t, bool>,
+                      const std::string*, uint32_t, bool, int64_t>,
            std::shared_ptr<const std::string>>
       failed;
+  // With closures, whether a job fits also depends on how long it runs: its time limit joins
+  // the key of `failed` (0 without closures).
+  int64_t FailedKeyLimit(int64_t time_limit_ms) const { return closures ? time_limit_ms : 0; }
 };
 
 // Places every replica, or none (no partial holds).

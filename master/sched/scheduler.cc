@@ -5,176 +5,11 @@
 #include <tuple>
 
 #include "common/base/job_validation.h"
-#include "master/sched/license_counts.h"
-#include "master/sched/pool_state.h"
-#include "master/sched/running_limits.h"
-#include "master/sched/wait_reason.h"
-#include "master/sched/window_limits.h"
+#include "common/base/utc_time.h"
+#include "master/sched/scheduler_pass.h"
 
 namespace snn {
-namespace {
-
-// Names that jobs of one pool usually share by pointer: compared by pointer first.
-bool SameName(const std::string* a, const std::string* b) {
-  return a == b || (a != nullptr && b != nullptr && *a == *b);
-}
-
-class Pass {
- public:
-  Pass(SchedulerInput& in, const SchedulerPolicy& policy)
-      : in_(in),
-        policy_(policy),
-        running_limits_(policy, in.running),
-        window_limits_(policy, in_),
-        licenses_(policy, in.running),
-        track_use_(!policy.tenant_quotas.empty() || !policy.queue_quotas.empty()) {}
-
-  SchedulePlan Run();
-
- private:
-  void BuildPools();
-  PoolState& AddPool(const std::string& name, std::vector<BoardCapacity> boards);
-  void Consider(const PendingJob& p, bool as_backfill);
-  // Consider on a pool of one-core boards: counted, not placed.
-  void ConsiderUnits(PoolState& pool, const PendingJob& p);
-  bool OverQuota(const PendingJob& p);
-  // A job's use counters and quotas, looked up once per (tenant, queue, pool) a pass meets.
-  struct QuotaSlot {
-    uint64_t* tenant_use = nullptr;
-    uint64_t* queue_use = nullptr;
-    const Quota* tenant_quota = nullptr;  // null: none
-    const Quota* queue_quota = nullptr;
-  };
-  QuotaSlot& SlotOf(const PendingJob& p);
-  void Start(PoolState& pool, const SchedJob& job, const Gang& gang, bool long_job);
-  // Room for a job that cannot start: extra replicas given back, then preemption.
-  bool TryReclaim(PoolState& pool, const SchedJob& job);
-  std::vector<const SchedJob*> PreemptionVictims(PoolState& pool, const SchedJob& job);
-  void GiveBackExtras(const std::vector<std::pair<const SchedJob*, const TaskPlacement*>>& extras,
-                      size_t count, const SchedJob& for_job);
-  // Places one replica of `job` on `pool`'s board `index` (mirrored in the board's other pools).
-  // It runs until `end_ms` by its time limit.
-  void Occupy(PoolState& pool, size_t index, const v1::Resources& r, const Rect& rect,
-              bool long_job, int64_t end_ms);
-  void Grow(PoolState& pool);
-  bool WithinLimits(const SchedJob& job, uint64_t more_cores);
-  void Wait(uint64_t job_id, std::shared_ptr<const std::string> reason, int64_t expected = 0) {
-    if (!policy_.explain) return;
-    plan_.waits.push_back(WaitDecision{job_id, std::move(reason), expected});
-  }
-  void Wait(const SchedJob& job, std::shared_ptr<const std::string> reason, int64_t expected = 0) {
-    Wait(job.id, std::move(reason), expected);
-  }
-  void Wait(const SchedJob& job, std::string reason, int64_t expected = 0) {
-    Wait(job, std::make_shared<const std::string>(std::move(reason)), expected);
-  }
-  // Without words to give, a pool with no free core left ends its backfill: nothing in it can
-  // start.
-  bool Full(const PoolState& pool) const {
-    if (policy_.explain) return false;
-    return pool.units ? pool.units->free == 0 : pool.boards.free_cores() == 0;
-  }
-  std::string Explain(PoolState& pool, const SchedJob& job) {
-    return policy_.explain ? NoRoomReason(pool, job) : std::string();
-  }
-  uint64_t& TenantUse(const SchedJob& j) { return use_.Tenant(j.tenant, j.pool); }
-  uint64_t& QueueUse(const SchedJob& j) { return use_.Queue(j.queue, j.pool); }
-
-  SchedulerInput& in_;
-  const SchedulerPolicy& policy_;
-  SchedulePlan plan_;
-  std::map<std::string, PoolState> pools_;
-  // Boards in several pools: a placement in one is mirrored in the others.
-  std::map<std::pair<std::string, uint32_t>, std::vector<std::pair<PoolState*, size_t>>> shared_;
-  QuotaUse use_;  // of the running jobs, and of what this pass starts
-  // By the names' pointers (interned by the master's views, so few).
-  std::map<std::tuple<const std::string*, const std::string*, const std::string*>, QuotaSlot>
-      slots_;
-  std::set<uint64_t> preempted_;
-  RunningLimits running_limits_;
-  WindowLimits window_limits_;
-  LicenseCounts licenses_;
-  std::set<std::pair<uint64_t, uint32_t>> given_back_;  // (job, task index)
-  std::set<uint64_t> giving_back_;                      // jobs that give extras back
-  const bool track_use_;                                // quotas or queue limits to keep
-  size_t open_pools_ = 0;                               // pools not blocked (FCFS)
-  PoolState* last_pool_ = nullptr;                      // the pool of the job considered last
-  const std::string* last_pool_name_ = nullptr;
-};
-
-void Pass::BuildPools() {
-  std::set<std::string> wanted;
-  const std::string* last = nullptr;
-  for (const PendingJob& j : in_.pending) {
-    if (!SameName(j.pool, last)) wanted.insert(*j.pool);
-    last = j.pool;
-  }
-  std::map<std::string, std::vector<BoardCapacity>> boards;
-  if (wanted.size() == 1) boards[*wanted.begin()].reserve(in_.boards.size());  // the usual case
-  for (BoardCapacity& b : in_.boards) {
-    if (!b.grid && b.units == 0) continue;
-    if (b.pools.size() == 1) {
-      if (wanted.count(b.pools[0])) boards[b.pools[0]].push_back(std::move(b));
-      continue;
-    }
-    for (const std::string& p : b.pools) {
-      if (wanted.count(p)) boards[p].push_back(b);
-    }
-  }
-  for (const std::string& p : wanted) AddPool(p, std::move(boards[p]));
-  open_pools_ = pools_.size();
-  if (pools_.size() == 1 && policy_.backfill) {  // reservations look at when jobs end
-    pools_.begin()->second.running.reserve(in_.running.size());
-  }
-  const std::string* last_pool = nullptr;
-  PoolState* pool = nullptr;
-  std::map<std::string, std::vector<const SchedJob*>> idle_elastic;
-  if (track_use_ && in_.use != nullptr) use_ = *in_.use;
-  const bool add_use = track_use_ && in_.use == nullptr;
-  for (const RunningJob& r : in_.running) {
-    if (add_use) use_.Add(*r.job, r.job->cores(), 1);
-    if (!SameName(r.pool, last_pool)) {  // runs of one pool: looked up once
-      auto it = pools_.find(*r.pool);
-      pool = it == pools_.end() ? nullptr : &it->second;
-    }
-    last_pool = r.pool;
-    if (pool == nullptr) {
-      if (policy_.grow && r.elastic && r.job->replicas < r.job->max_replicas)
-        idle_elastic[*r.pool].push_back(r.job);
-      continue;
-    }
-    if (policy_.backfill) pool->running.emplace_back(std::max(in_.now_ms, r.limit_end_ms), r.job);
-    if (r.preemptible) pool->preemptible.push_back(r.job);
-    if (r.elastic) pool->elastic.push_back(r.job);
-  }
-  // Pools where nothing waits but elastic jobs may grow.
-  for (auto& [name, jobs] : idle_elastic) {
-    std::vector<BoardCapacity> mine;
-    for (const BoardCapacity& b : in_.boards) {  // left whole: none is in a wanted pool
-      if (b.grid && std::find(b.pools.begin(), b.pools.end(), name) != b.pools.end()) {
-        mine.push_back(b);
-      }
-    }
-    AddPool(name, std::move(mine)).elastic = std::move(jobs);
-  }
-}
-
-PoolState& Pass::AddPool(const std::string& name, std::vector<BoardCapacity> boards) {
-  PoolState& pool = pools_[name];
-  for (BoardCapacity& b : boards) {
-    if (b.units > 0) {  // a class of one-core boards: the pool is counted
-      const uint64_t free = std::min(b.units_free, b.units);
-      pool.units = PoolState::Units{std::move(b), free, 0, {}};
-      return pool;
-    }
-  }
-  pool.boards = PoolBoards(std::move(boards));
-  for (size_t i = 0; i < pool.boards.size(); ++i) {
-    const auto& b = pool.boards.board(i);
-    if (b.pools.size() > 1) shared_[{b.node, b.board}].emplace_back(&pool, i);
-  }
-  return pool;
-}
+namespace scheduler_pass {
 
 Pass::QuotaSlot& Pass::SlotOf(const PendingJob& p) {
   auto [it, added] = slots_.try_emplace({p.tenant, p.queue, p.pool});
@@ -375,64 +210,6 @@ bool Pass::TryReclaim(PoolState& pool, const SchedJob& job) {
   return false;
 }
 
-bool Pass::WithinLimits(const SchedJob& job, uint64_t more) {
-  if (!track_use_) return true;
-  auto q = policy_.tenant_quotas.find(NamePair(job.tenant, job.pool));
-  if (q != policy_.tenant_quotas.end() && TenantUse(job) + more > q->second.limit) return false;
-  auto l = policy_.queue_quotas.find(NamePair(job.queue, job.pool));
-  return l == policy_.queue_quotas.end() || QueueUse(job) + more <= l->second.limit;
-}
-
-void Pass::Grow(PoolState& pool) {
-  if (pool.units) return;  // one-core boards: not for elastic jobs
-  std::vector<const SchedJob*> jobs;
-  for (const SchedJob* j : pool.elastic) {
-    if (j->replicas < j->max_replicas && !preempted_.count(j->id) && !giving_back_.count(j->id)) {
-      jobs.push_back(j);
-    }
-  }
-  if (jobs.empty() || pool.blocked) return;
-  std::sort(jobs.begin(), jobs.end(), [](const SchedJob* a, const SchedJob* b) {
-    return std::make_tuple(-a->tier.first, -a->tier.second, a->start_ms, a->id) <
-           std::make_tuple(-b->tier.first, -b->tier.second, b->start_ms, b->id);
-  });
-  std::vector<GrowDecision> grows(jobs.size());
-  std::vector<char> done(jobs.size(), 0);
-  for (bool progress = true; progress;) {  // one replica each per round
-    progress = false;
-    for (size_t k = 0; k < jobs.size(); ++k) {
-      const SchedJob& j = *jobs[k];
-      const v1::Resources& r = *j.resources;
-      const CoreRequest request = CoreRequestOf(r);
-      if (done[k] || j.replicas + grows[k].tasks.size() >= j.max_replicas ||
-          !WithinLimits(j, request.cores())) {
-        done[k] = 1;
-        continue;
-      }
-      // An extra replica runs until its job ends: it keeps off reserved room.
-      auto choice = pool.boards.Choose(r, request, pool.reserved ? &pool.holds : nullptr, nullptr);
-      if (!choice) {
-        done[k] = 1;
-        continue;
-      }
-      pool.boards.Take(choice->index, r, choice->placement.rect);
-      Occupy(pool, choice->index, r, choice->placement.rect, pool.reserved,
-             ExpectedEnd(j, in_.now_ms));
-      const BoardCapacity& b = pool.boards.board(choice->index);
-      grows[k].job_id = j.id;
-      grows[k].tasks.push_back(TaskPlacement{b.node, b.board, choice->placement.rect, 0, true});
-      if (track_use_) {
-        TenantUse(j) += request.cores();
-        QueueUse(j) += request.cores();
-      }
-      progress = true;
-    }
-  }
-  for (auto& g : grows) {
-    if (!g.tasks.empty()) plan_.grows.push_back(std::move(g));
-  }
-}
-
 void Pass::Consider(const PendingJob& p, bool as_backfill) {
   if (!SameName(p.pool, last_pool_name_)) {  // jobs of one pool come in runs: looked up once
     last_pool_ = &pools_.find(*p.pool)->second;
@@ -453,8 +230,15 @@ void Pass::Consider(const PendingJob& p, bool as_backfill) {
   // A full pool starts nothing; without words to give, nothing more to work out.
   if (pool.boards.free_cores() == 0 && (pool.reserved || !policy_.explain)) return;
   const bool long_job = pool.reserved && in_.now_ms + p.time_limit_ms > pool.shadow_ms;
-  const auto signature = std::make_tuple(p.cores, p.shape_width, p.shape_height, p.ksps, p.streams,
-                                         p.board_type, p.constraints, p.replicas, long_job);
+  if (in_.now_ms + p.time_limit_ms > pool.ends_by_ms) {
+    return Wait(job, "its time limit runs past the end of reservation " + *pool.reservation +
+                         " at " + FormatUtcTime(pool.ends_by_ms) +
+                         ": it would not start in this reservation");
+  }
+  const auto signature =
+      std::make_tuple(p.cores, p.shape_width, p.shape_height, p.ksps, p.streams, p.board_type,
+                      p.constraints, p.replicas, long_job, pool.FailedKeyLimit(p.time_limit_ms));
+  pool.boards.SetWindow(in_.now_ms, in_.now_ms + p.time_limit_ms);
   if (pool.reserved) {
     if (auto f = pool.failed.find(signature); f != pool.failed.end()) return Wait(p.id, f->second);
   }
@@ -466,6 +250,7 @@ void Pass::Consider(const PendingJob& p, bool as_backfill) {
   }
   if (pool.reserved) {
     std::string why = Explain(pool, job);
+    if (pool.closures && policy_.explain) why += ClosureWords(pool, p);
     if (long_job && policy_.explain) {
       why += "; starting now could delay " + pool.HolderWords();
     }
@@ -474,9 +259,11 @@ void Pass::Consider(const PendingJob& p, bool as_backfill) {
     return Wait(job, std::move(shared));
   }
   if (TryReclaim(pool, job)) return;
+  const std::string closed = pool.closures && policy_.explain ? ClosureWords(pool, p) : "";
   if (policy_.backfill && Reserve(pool, job, in_.now_ms)) {
     licenses_.HoldFor(job);  // what it will need when its reservation starts
-    return Wait(job, Explain(pool, job) + "; it holds its pool's reservation", pool.shadow_ms);
+    return Wait(job, Explain(pool, job) + closed + "; it holds its pool's reservation",
+                pool.shadow_ms);
   }
   if (!policy_.backfill) {
     licenses_.HoldFor(job);
@@ -484,7 +271,27 @@ void Pass::Consider(const PendingJob& p, bool as_backfill) {
     pool.holder = &job;
     --open_pools_;
   }
-  Wait(job, Explain(pool, job));
+  Wait(job, Explain(pool, job) + closed);
+}
+
+std::string Pass::ClosureWords(PoolState& pool, const PendingJob& p) {
+  const int64_t from = in_.now_ms, to = in_.now_ms + p.time_limit_ms;
+  const BoardClosure* first = nullptr;
+  int64_t start = 0;
+  for (size_t i = 0; i < pool.boards.size(); ++i) {
+    const BoardCapacity& b = pool.boards.board(i);
+    if (!b.closures || !BoardFits(*p.job->resources, b)) continue;
+    int64_t s = 0;
+    const BoardClosure* c = FirstMet(*b.closures, from, to, &s);
+    if (c != nullptr && (first == nullptr || s < start)) {
+      first = c;
+      start = s;
+    }
+  }
+  if (first == nullptr) return "";
+  return start <= from ? "; boards of reservation " + first->reservation + " are closed to it"
+                       : "; boards of reservation " + first->reservation + " close at " +
+                             FormatUtcTime(start) + ", before its time limit would end";
 }
 
 void Pass::ConsiderUnits(PoolState& pool, const PendingJob& p) {
@@ -576,10 +383,10 @@ SchedulePlan Pass::Run() {
   return std::move(plan_);
 }
 
-}  // namespace
+}  // namespace scheduler_pass
 
 SchedulePlan PlanPass(SchedulerInput input, const SchedulerPolicy& policy) {
-  Pass pass(input, policy);
+  scheduler_pass::Pass pass(input, policy);
   return pass.Run();
 }
 

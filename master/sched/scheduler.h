@@ -210,6 +210,15 @@ class QuotaUse {
   Map tenants_, queues_;
 };
 
+// A pool made for an advance reservation's own jobs (the master names it after the
+// reservation): its boards are the reservation's, open to these jobs whatever the
+// reservation's closures say, and a job starts there only if its time limit ends by
+// `ends_by_ms` (the reservation's end; INT64_MAX: a flex reservation, whose jobs may outlast it).
+struct ReservationPool {
+  std::string reservation;
+  int64_t ends_by_ms = INT64_MAX;
+};
+
 struct SchedulerInput {
   std::vector<PendingJob> pending;      // in priority order; the jobs must outlive the pass
   std::span<const RunningJob> running;  // must outlive the pass
@@ -219,6 +228,8 @@ struct SchedulerInput {
   int64_t now_ms = 0;
   // With core-hour limits: what ended within their windows (null: nothing).
   std::shared_ptr<const EndedCoreTime> ended;
+  // By pool name: the pools that are advance reservations' (boards list them in `pools`).
+  std::map<std::string, ReservationPool, std::less<>> reservation_pools;
 };
 
 struct StartDecision {

@@ -1,0 +1,113 @@
+// One scheduling pass (PlanPass, master/sched/scheduler.h) as an object: its pools, what it
+// placed and decided so far. Internal to the scheduler: scheduler.cc considers the jobs,
+// scheduler_pools.cc builds the pools and grows elastic jobs.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "master/sched/license_counts.h"
+#include "master/sched/pool_state.h"
+#include "master/sched/running_limits.h"
+#include "master/sched/scheduler.h"
+#include "master/sched/wait_reason.h"
+#include "master/sched/window_limits.h"
+
+namespace snn::scheduler_pass {
+
+// Names that jobs of one pool usually share by pointer: compared by pointer first.
+inline bool SameName(const std::string* a, const std::string* b) {
+  return a == b || (a != nullptr && b != nullptr && *a == *b);
+}
+
+class Pass {
+ public:
+  Pass(SchedulerInput& in, const SchedulerPolicy& policy)
+      : in_(in),
+        policy_(policy),
+        running_limits_(policy, in.running),
+        window_limits_(policy, in_),
+        licenses_(policy, in.running),
+        track_use_(!policy.tenant_quotas.empty() || !policy.queue_quotas.empty()) {}
+
+  SchedulePlan Run();
+
+ private:
+  void BuildPools();
+  PoolState& AddPool(const std::string& name, std::vector<BoardCapacity> boards);
+  void Consider(const PendingJob& p, bool as_backfill);
+  // Consider on a pool of one-core boards: counted, not placed.
+  void ConsiderUnits(PoolState& pool, const PendingJob& p);
+  bool OverQuota(const PendingJob& p);
+  // A job's use counters and quotas, looked up once per (tenant, queue, pool) a pass meets.
+  struct QuotaSlot {
+    uint64_t* tenant_use = nullptr;
+    uint64_t* queue_use = nullptr;
+    const Quota* tenant_quota = nullptr;  // null: none
+    const Quota* queue_quota = nullptr;
+  };
+  QuotaSlot& SlotOf(const PendingJob& p);
+  void Start(PoolState& pool, const SchedJob& job, const Gang& gang, bool long_job);
+  // Room for a job that cannot start: extra replicas given back, then preemption.
+  bool TryReclaim(PoolState& pool, const SchedJob& job);
+  std::vector<const SchedJob*> PreemptionVictims(PoolState& pool, const SchedJob& job);
+  void GiveBackExtras(const std::vector<std::pair<const SchedJob*, const TaskPlacement*>>& extras,
+                      size_t count, const SchedJob& for_job);
+  // Places one replica of `job` on `pool`'s board `index` (mirrored in the board's other pools).
+  // It runs until `end_ms` by its time limit.
+  void Occupy(PoolState& pool, size_t index, const v1::Resources& r, const Rect& rect,
+              bool long_job, int64_t end_ms);
+  void Grow(PoolState& pool);
+  bool WithinLimits(const SchedJob& job, uint64_t more_cores);
+  void Wait(uint64_t job_id, std::shared_ptr<const std::string> reason, int64_t expected = 0) {
+    if (!policy_.explain) return;
+    plan_.waits.push_back(WaitDecision{job_id, std::move(reason), expected});
+  }
+  void Wait(const SchedJob& job, std::shared_ptr<const std::string> reason, int64_t expected = 0) {
+    Wait(job.id, std::move(reason), expected);
+  }
+  void Wait(const SchedJob& job, std::string reason, int64_t expected = 0) {
+    Wait(job, std::make_shared<const std::string>(std::move(reason)), expected);
+  }
+  // Without words to give, a pool with no free core left ends its backfill: nothing in it can
+  // start.
+  bool Full(const PoolState& pool) const {
+    if (policy_.explain) return false;
+    return pool.units ? pool.units->free == 0 : pool.boards.free_cores() == 0;
+  }
+  // Why advance reservations keep a job off boards that fit it ("" if they do not).
+  std::string ClosureWords(PoolState& pool, const PendingJob& p);
+  std::string Explain(PoolState& pool, const SchedJob& job) {
+    return policy_.explain ? NoRoomReason(pool, job) : std::string();
+  }
+  uint64_t& TenantUse(const SchedJob& j) { return use_.Tenant(j.tenant, j.pool); }
+  uint64_t& QueueUse(const SchedJob& j) { return use_.Queue(j.queue, j.pool); }
+
+  SchedulerInput& in_;
+  const SchedulerPolicy& policy_;
+  SchedulePlan plan_;
+  std::map<std::string, PoolState> pools_;
+  // Boards in several pools: a placement in one is mirrored in the others.
+  std::map<std::pair<std::string, uint32_t>, std::vector<std::pair<PoolState*, size_t>>> shared_;
+  QuotaUse use_;  // of the running jobs, and of what this pass starts
+  // By the names' pointers (interned by the master's views, so few).
+  std::map<std::tuple<const std::string*, const std::string*, const std::string*>, QuotaSlot>
+      slots_;
+  std::set<uint64_t> preempted_;
+  RunningLimits running_limits_;
+  WindowLimits window_limits_;
+  LicenseCounts licenses_;
+  std::set<std::pair<uint64_t, uint32_t>> given_back_;  // (job, task index)
+  std::set<uint64_t> giving_back_;                      // jobs that give extras back
+  const bool track_use_;                                // quotas or queue limits to keep
+  size_t open_pools_ = 0;                               // pools not blocked (FCFS)
+  PoolState* last_pool_ = nullptr;                      // the pool of the job considered last
+  const std::string* last_pool_name_ = nullptr;
+};
+
+}  // namespace snn::scheduler_pass
