@@ -12,6 +12,7 @@
 #include "cli/job_control_commands.h"
 #include "cli/node_commands.h"
 #include "cli/policy_commands.h"
+#include "cli/reservation_commands.h"
 #include "cli/results_command.h"
 #include "cli/session_commands.h"
 #include "cli/simulate_command.h"
@@ -241,6 +242,24 @@ const std::vector<CliCommand>& CliCommands() {
        {"--reason"},
        Drain},
       {"board resume", "NODE/BOARD", "send new work to a drained board again", {}, Drain},
+      {"reservation create",
+       "NAME",
+       "set boards aside from --start for --duration: --boards NODE/BOARD,..\n"
+       "or --count N of --pool; only --tenants' jobs naming it run there\n"
+       "(reservation: NAME), no other job that would still run then starts\n"
+       "on them; --flags maint,daily,flex,ignore_jobs (operators)",
+       {"--start", "--duration", "--boards", "--count", "--pool", "--tenants", "--flags"},
+       ReservationCreate},
+      {"reservation list",
+       "",
+       "every advance reservation: when, how long, its boards, tenants, flags",
+       {},
+       ReservationList},
+      {"reservation delete",
+       "NAME",
+       "remove a reservation; its boards are open again (operators)",
+       {},
+       ReservationDelete},
       {"sim kill-core", "NODE/BOARD X,Y", "a core of a simulated board dies (operators)", {}, Sim},
       {"sim fail-board", "NODE/BOARD", "a simulated board fails as a whole (operators)", {}, Sim},
       {"sim slow-board",
@@ -287,7 +306,9 @@ const std::vector<CliOptionSpec>& CliOptionSpecs() {
        "jobs: pending jobs with when each should start: the scheduler's\n"
        "plan carried forward, each job expected to run as its user's last\n"
        "two did (at most its time limit); BASIS says plan, backfill, held,\n"
-       "none (never, as the boards are now) or beyond (past the first 1000)"},
+       "none (never, as the boards are now) or beyond (past the first 1000);\n"
+       "reservation create: TIME it starts: now, now+2h, YYYY-MM-DDTHH:MM\n"
+       "(UTC)"},
       {"--format", "", "COL[,COL...]",
        "jobs: these columns, of id, globalid, tenant, name, user, state,\n"
        "reason, pool, queue, priority, tasks, cores, ksps, submit, start,\n"
@@ -298,14 +319,18 @@ const std::vector<CliOptionSpec>& CliOptionSpecs() {
        "submit: wait for the job to end; exit 0 if it completed, its exit\n"
        "code if it failed, 124 at its time limit, 125 if cancelled;\n"
        "experiment submit: wait for the experiments, print their outputs"},
-      {"--count", "", "N", "experiment submit: send the experiment N times (default: 1)"},
+      {"--count", "", "N",
+       "experiment submit: send the experiment N times (default: 1);\n"
+       "reservation create: N boards of --pool, chosen by the master"},
       {"--service-tenant", "", "T",
        "experiment: the service is tenant T's (default: your tenant's)"},
       {"--page-size", "", "N", "jobs: jobs fetched per request (default: 1000)"},
       {"--user", "", "NAME", "jobs, usage, token list: only NAME's"},
       {"--pool", "", "NAME",
        "usage: only this pool's task attempts; queue set, tenant set: the\n"
-       "pool the caps that follow are for; alloc: the pool to ask in"},
+       "pool the caps that follow are for; alloc: the pool to ask in;\n"
+       "reservation create: the pool its --count boards are from (default:\n"
+       "default)"},
       {"--since", "", "T",
        "jobs: only jobs not ended before T (default: 1d, a day ago); T is\n"
        "YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS] (local time), now, or a time\n"
@@ -339,7 +364,18 @@ const std::vector<CliOptionSpec>& CliOptionSpecs() {
       {"--input-rate", "", "HZ", "estimate, submit with a model: input firing rate (default: 10)"},
       {"--ttl", "", "DURATION",
        "node token: how long the token is valid (default: 15m); token\ncreate: (default: 7d)"},
-      {"--boards", "", "FILE", "node add: the node's boards file (as snn-agent --boards reads it)"},
+      {"--boards", "", "FILE",
+       "node add: the node's boards file (as snn-agent --boards reads it);\n"
+       "reservation create: NODE/BOARD[,...], the boards it takes"},
+      {"--duration", "", "DURATION", "reservation create: how long it lasts (2h, 90m, 1d)"},
+      {"--tenants", "", "T1,T2",
+       "reservation create: the tenants whose jobs may name it (none: only\n"
+       "with --flags maint)"},
+      {"--flags", "", "F1,F2",
+       "reservation create: maint (maintenance: may overlap other\n"
+       "reservations), daily (every 24h), flex (its jobs may start before\n"
+       "it, outlast it, use the pool's other boards), ignore_jobs (even\n"
+       "where running jobs would still run when it starts)"},
       {"--pools", "", "P1,P2", "node add: the pools the node may join (default: any)"},
       {"--within", "", "DURATION", "node wait: how long to wait (default: 2m)"},
       {"--weight", "", "W", "queue set, tenant set: the fair-share weight"},

@@ -267,6 +267,7 @@ std::string FormatJobDetail(const v1::JobRecord& job, int64_t now_ms,
   if (job.recurring_job_id() != 0) {
     line("Recurring:", "a run of recurring job " + std::to_string(job.recurring_job_id()));
   }
+  if (!spec.reservation().empty()) line("Reservation:", spec.reservation());
   if (const std::string depends = DependsWords(spec); !depends.empty()) line("Depends:", depends);
   line("Name:", spec.name());
   line("User:", spec.user());

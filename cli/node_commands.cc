@@ -23,8 +23,6 @@
 #include "proto/policy.pb.h"
 
 namespace snn {
-namespace {
-
 // "node1/2", or "node1/board2" as reasons and job details print it: the node and the board.
 bool ParseBoardRef(const std::string& text, std::string& node, uint32_t& board) {
   const size_t slash = text.rfind('/');
@@ -39,8 +37,6 @@ bool ParseBoardRef(const std::string& text, std::string& node, uint32_t& board) 
   board = static_cast<uint32_t>(std::stoul(index));
   return true;
 }
-
-}  // namespace
 
 int Pool(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (o.args.size() != 2 || o.args[1] != "status") {

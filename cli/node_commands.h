@@ -3,6 +3,7 @@
 #pragma once
 
 #include <ostream>
+#include <string>
 
 #include "cli/snnctl.h"
 
@@ -13,6 +14,8 @@ int NodeToken(const CliOptions& o, std::ostream& out, std::ostream& err);
 int NodeAdd(const CliOptions& o, std::ostream& out, std::ostream& err);
 int NodeRevoke(const CliOptions& o, std::ostream& out, std::ostream& err);
 int NodeWait(const CliOptions& o, std::ostream& out, std::ostream& err);
+// "node1/2", or "node1/board2" as reasons and job details print it: the node and the board.
+bool ParseBoardRef(const std::string& text, std::string& node, uint32_t& board);
 // `node drain|resume NODE` and `board drain|resume NODE/BOARD`.
 int Drain(const CliOptions& o, std::ostream& out, std::ostream& err);
 // `sim kill-core|fail-board|slow-board|heal-board ...`.

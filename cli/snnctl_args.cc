@@ -62,6 +62,10 @@ Result<CliOptions> ParseCliArgs(const std::vector<std::string>& argv) {
       o.help = true;
     } else if (arg == "--bash-completion") {
       o.bash_completion = true;
+    } else if (arg == "--start" && !o.args.empty() && o.args[0] == "reservation") {
+      auto v = take(arg);  // reservation create: when it starts
+      if (!v.ok()) return v.status();
+      o.settings["start"] = *v;
     } else if (arg == "--priority" && !o.args.empty() && o.args[0] == "jobs") {
       if (has_value) return InvalidArgument("jobs --priority takes no value");
       o.show_priority = true;
@@ -71,7 +75,7 @@ Result<CliOptions> ParseCliArgs(const std::vector<std::string>& argv) {
                arg == "--keepalive" || arg == "--time-limit" || arg == "--replicas" ||
                arg == "--name" || arg == "--renew" || arg == "--alloc" || arg == "--queue" ||
                arg == "--count" || arg == "--service-tenant" || arg == "--array" ||
-               arg == "--job") {
+               arg == "--job" || arg == "--duration" || arg == "--tenants" || arg == "--flags") {
       auto v = take(arg);
       if (!v.ok()) return v.status();
       o.settings[arg.substr(2)] = *v;

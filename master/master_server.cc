@@ -37,6 +37,8 @@ MasterServer::MasterServer(MasterConfig config, const Clock& clock, std::unique_
                }
              }),
       replica_(*store_),
+      reservations_(job_components_.scheduling.reservations(), jobs_, nodes_, journal_, clock_,
+                    [this] { RequestSchedule(); }),
       billing_(*store_),
       billing_service_(billing_, job_components_.scheduling, job_components_.usage, jobs_, nodes_,
                        journal_, clock_),
@@ -98,6 +100,7 @@ MasterServer::MasterServer(MasterConfig config, const Clock& clock, std::unique_
   billing_service_.Register(router_);
   enrol_.Register(router_);
   replica_.Register(router_);
+  reservations_.Register(router_);
   access_tokens_.Register(router_);
   router_.set_observer([this](const std::string& method, Code code, double seconds) {
     metrics_.ObserveRpc(method, code, seconds);
@@ -252,6 +255,10 @@ Status MasterServer::Recover() {
                                       approvals_.Restore(std::move(approval));
                                     }));
   for (const auto& [name, entry] : nodes_.nodes()) approvals_.AdoptRegistered(entry.record);
+  SNN_RETURN_IF_ERROR(RestoreEach<v1::Reservation>(
+      *store_, kReservationKeyPrefix, "reservation", [&](std::string_view, v1::Reservation r) {
+        job_components_.scheduling.reservations().Restore(std::move(r));
+      }));
   SNN_RETURN_IF_ERROR(RestoreEach<v1::JoinTokenRecord>(
       *store_, kTokenKeyPrefix, "join token", [&](std::string_view key, v1::JoinTokenRecord token) {
         enrol_.Restore(std::string(key.substr(sizeof(kTokenKeyPrefix) - 1)), std::move(token));
@@ -396,6 +403,7 @@ void MasterServer::Tick() {
   }
   job_components_.lifecycle.ReapSessions();
   job_components_.lifecycle.RunSchedules();
+  reservations_.Tick();
   experiments_.Pump();  // a service that started, or one recovered with experiments waiting
   for (auto& event : events_.NodesChanged(nodes_)) events_.Publish(std::move(event));
   events_.Tick();

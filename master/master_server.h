@@ -29,6 +29,7 @@
 #include "master/services/experiment_service.h"
 #include "master/services/policy_service.h"
 #include "master/services/replica_service.h"
+#include "master/services/reservation_service.h"
 #include "master/services/token_service.h"
 #include "master/store/store.h"
 
@@ -120,6 +121,7 @@ class MasterServer {
   PolicyService policy_;
   EnrolService enrol_;
   ReplicaService replica_;  // HA: what the leader serves its standbys
+  ReservationService reservations_;
   BillingLedger billing_;
   BillingService billing_service_;
   TokenService access_tokens_;

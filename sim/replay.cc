@@ -61,6 +61,8 @@ class Replayer {
   SchedulerInput PassInput(int64_t now_s, std::vector<RunningJob>& running,
                            bool with_running) const;
   size_t BoardIndex(const std::string& node) const { return std::stoul(node.substr(1)); }
+  Status CheckReservations() const;
+  int64_t NextOpening(int64_t now_s) const;
 
   const Trace& trace_;
   const ReplayOptions options_;
@@ -97,6 +99,7 @@ class Replayer {
   std::vector<FairShareLedger::Account> accounts_;  // by tenant index, once charged
   std::vector<RuntimeHistory> history_;  // by tenant index: the forecasts' run-time predictions
   const std::string pool_name_ = "default";
+  int64_t last_event_s_ = INT64_MIN;
 };
 
 void Replayer::BuildBoards() {
@@ -126,6 +129,59 @@ void Replayer::BuildBoards() {
   }
   pool_cores_ = uint64_t{count} * per_board;
   free_cores_ = pool_cores_;
+  for (const SimReservation& r : options_.reservations) {
+    const BoardClosure c{"maintenance", r.start_s * kMs, (r.start_s + r.duration_s) * kMs,
+                         r.period_s * kMs};
+    for (uint32_t i = 0; i < count; ++i) {
+      if (!r.boards.empty() && std::find(r.boards.begin(), r.boards.end(), i) == r.boards.end()) {
+        continue;
+      }
+      auto list = boards_[i].closures ? std::make_shared<BoardClosures>(*boards_[i].closures)
+                                      : std::make_shared<BoardClosures>();
+      list->push_back(c);
+      boards_[i].closures = std::move(list);
+    }
+  }
+}
+
+Status Replayer::CheckReservations() const {
+  if (options_.reservations.empty()) return Status::Ok();
+  if (!mesh_) {
+    return InvalidArgument(
+        "reservations close boards, and one-core boards are counted, not placed: replay with "
+        "--mesh");
+  }
+  // The longest run each board ever has room for between its windows.
+  int64_t longest = 0;
+  for (const BoardCapacity& b : boards_) {
+    int64_t gap = INT64_MAX;
+    if (b.closures) {
+      for (const BoardClosure& c : *b.closures) {
+        if (c.period_ms > 0) gap = std::min(gap, c.period_ms - (c.end_ms - c.start_ms));
+      }
+    }
+    longest = std::max(longest, gap);
+  }
+  for (const TraceJob& t : trace_.jobs) {
+    if (t.estimate_s * kMs > longest) {
+      return InvalidArgument("job " + std::to_string(t.id) + " asks for " +
+                             std::to_string(t.estimate_s) +
+                             " s, more than any board is ever open between the reservations' "
+                             "windows: it could never run");
+    }
+  }
+  return Status::Ok();
+}
+
+// The end of the first window after `now_s` on any board (INT64_MAX: none): boards open again.
+int64_t Replayer::NextOpening(int64_t now_s) const {
+  int64_t next = INT64_MAX;
+  for (const SimReservation& r : options_.reservations) {
+    const BoardClosure c{"", r.start_s, r.start_s + r.duration_s, r.period_s};
+    int64_t s = 0, e = 0;
+    if (c.OccurrenceAfter(now_s, &s, &e)) next = std::min(next, e);
+  }
+  return next;
 }
 
 // The jobs this event's pass is given, in the policy's order (submit order for FCFS and EASY,
@@ -326,6 +382,7 @@ void Replayer::Schedule(int64_t now_s) {
 
 Result<std::vector<JobOutcome>> Replayer::Run() {
   BuildBoards();
+  SNN_RETURN_IF_ERROR(CheckReservations());
   jobs_.resize(trace_.jobs.size());
   std::map<int64_t, uint32_t> tenant_index;
   for (size_t i = 0; i < trace_.jobs.size(); ++i) {
@@ -358,6 +415,11 @@ Result<std::vector<JobOutcome>> Replayer::Run() {
     int64_t now = INT64_MAX;
     if (next < jobs_.size()) now = jobs_[next].trace->submit_s;
     if (!ends_.empty()) now = std::min(now, ends_.top().first);
+    // Boards a window closed open again: what waits may start then.
+    if (!pending_.empty() && !options_.reservations.empty()) {
+      now = std::min(now, NextOpening(last_event_s_));
+    }
+    last_event_s_ = now;
     while (!ends_.empty() && ends_.top().first == now) {
       SimJob& job = jobs_[ends_.top().second];
       ends_.pop();
@@ -377,7 +439,13 @@ Result<std::vector<JobOutcome>> Replayer::Run() {
   std::vector<JobOutcome> out;
   for (const SimJob& j : jobs_) {
     out.push_back(JobOutcome{j.trace->id, j.trace->submit_s, j.start_s, j.trace->run_s,
-                             j.trace->procs, j.trace->user, j.forecast_s, j.reservation_only_s});
+                             j.trace->procs, j.trace->user, j.forecast_s, j.reservation_only_s,
+                             {}});
+    if (mesh_) {
+      for (const TaskPlacement& t : j.sched.tasks) {
+        out.back().boards.push_back(static_cast<uint32_t>(BoardIndex(t.node)));
+      }
+    }
   }
   return out;
 }
@@ -406,6 +474,21 @@ SchedulerPolicy PolicyFor(SimPolicy policy, bool explain) {
 Result<std::vector<JobOutcome>> Replay(const Trace& trace, const ReplayOptions& options) {
   Replayer r(trace, options);
   return r.Run();
+}
+
+double ReservedShare(const std::vector<SimReservation>& reservations, int64_t from_s, int64_t to_s,
+                     uint32_t boards) {
+  if (to_s <= from_s || boards == 0) return 0;
+  double closed = 0;  // board-seconds
+  for (const SimReservation& r : reservations) {
+    const BoardClosure c{"", r.start_s, r.start_s + r.duration_s, r.period_s};
+    const double on = r.boards.empty() ? boards : static_cast<double>(r.boards.size());
+    int64_t s = 0, e = 0;
+    for (int64_t t = from_s; c.OccurrenceAfter(t, &s, &e) && s < to_s; t = e) {
+      closed += on * static_cast<double>(std::min(e, to_s) - std::max(s, from_s));
+    }
+  }
+  return closed / (static_cast<double>(boards) * static_cast<double>(to_s - from_s));
 }
 
 Status WriteJobOutcomes(const std::vector<JobOutcome>& jobs, const std::string& path) {
@@ -513,13 +596,13 @@ std::string MetricsJson(const ReplayMetrics& m) {
                 "\"nuwt_sd\": %.6f, \"service_fairness\": %.6f, "
                 "\"worst_user_bounded_slowdown\": %.6f, \"worst_user\": %lld, "
                 "\"late_share\": %.6f, \"forecasts\": %llu, \"forecast_error\": %.6f, "
-                "\"reservation_only_error\": %.6f}",
+                "\"reservation_only_error\": %.6f, \"reserved_share\": %.6f}",
                 static_cast<unsigned long long>(m.jobs), static_cast<unsigned long long>(m.users),
                 m.mean_bounded_slowdown, m.utilization, m.mean_wait_s, m.p50_wait_s, m.p95_wait_s,
                 m.p99_wait_s, m.max_wait_s, m.nuwt_sd, m.service_fairness, m.worst_user_slowdown,
                 static_cast<long long>(m.worst_user), m.late_share,
                 static_cast<unsigned long long>(m.forecasts), m.forecast_error,
-                m.reservation_only_error);
+                m.reservation_only_error, m.reserved_share);
   return text;
 }
 

@@ -23,6 +23,14 @@ namespace snn {
 
 enum class SimPolicy { kFcfs, kEasy, kDefault };
 
+// An advance reservation that closes boards to every job of the trace (maintenance): from
+// start_s (trace time) for duration_s, again every period_s (0: once), on `boards` (indices;
+// empty: every board). Needs a mesh: one-core boards are counted, not placed.
+struct SimReservation {
+  int64_t start_s = 0, duration_s = 0, period_s = 0;
+  std::vector<uint32_t> boards;
+};
+
 struct ReplayOptions {
   SimPolicy policy = SimPolicy::kDefault;
   uint32_t mesh_width = 0, mesh_height = 0;     // 0: one-core boards
@@ -41,6 +49,9 @@ struct ReplayOptions {
   // reservation alone would say, for every `forecast_every`-th job that does not start at once
   // (0: none). Slow on deep queues: each forecast carries the plan forward.
   uint32_t forecast_every = 0;
+  // Maintenance windows (with a mesh). A job whose estimate fits between the windows on no
+  // board could never run: the replay refuses the trace, naming it.
+  std::vector<SimReservation> reservations;
 };
 
 struct JobOutcome {
@@ -51,7 +62,13 @@ struct JobOutcome {
   // With ReplayOptions::forecast_every: at submit, the start the forecast gave and the one the
   // job's own reservation gave (ignoring the jobs ahead of it); -1: not forecast.
   int64_t forecast_s = -1, reservation_only_s = -1;
+  std::vector<uint32_t> boards;  // with a mesh: the boards it ran on
 };
+
+// The share of the boards' time from `from_s` to `to_s` that the reservations close
+// (`boards`: how many there are).
+double ReservedShare(const std::vector<SimReservation>& reservations, int64_t from_s, int64_t to_s,
+                     uint32_t boards);
 
 struct UserFigures {
   uint64_t jobs = 0;
@@ -78,6 +95,11 @@ struct ReplayMetrics {
   // The share of jobs that started after their fair start time (sim/fair_start.h states the
   // approximation).
   double late_share = 0;
+  // The span utilization is over: the first submit to the last end.
+  int64_t first_submit_s = 0, last_end_s = 0;
+  // With maintenance windows (ReplayOptions::reservations): the share of the span they close
+  // (set by the caller: ReservedShare).
+  double reserved_share = 0;
   // Over the jobs forecast at submit: the median of |forecast - actual start| / actual wait,
   // for the forecast and for the reservation-only estimate.
   uint64_t forecasts = 0;

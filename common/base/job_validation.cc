@@ -136,8 +136,10 @@ Status ValidateJobSpec(const v1::JobSpec& spec) {
     return InvalidArgument("name is longer than " + std::to_string(JobLimits::kMaxNameBytes) +
                            " bytes");
   }
-  if (!ValidName(spec.tenant()) || !ValidName(spec.pool()) || !ValidName(spec.queue())) {
-    return InvalidArgument("tenant, pool and queue may use only letters, digits, '-', '_', '.'");
+  if (!ValidName(spec.tenant()) || !ValidName(spec.pool()) || !ValidName(spec.queue()) ||
+      !ValidName(spec.reservation()) || spec.reservation().size() > 64) {
+    return InvalidArgument(
+        "tenant, pool, queue and reservation may use only letters, digits, '-', '_', '.'");
   }
   if (spec.priority() < 0 || spec.priority() > JobLimits::kMaxPriority) {
     return InvalidArgument("priority is " + std::to_string(spec.priority()) +

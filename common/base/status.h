@@ -47,6 +47,7 @@ class [[nodiscard]] Status {
 
 inline Status InvalidArgument(std::string m) { return {Code::kInvalidArgument, std::move(m)}; }
 inline Status NotFound(std::string m) { return {Code::kNotFound, std::move(m)}; }
+inline Status AlreadyExists(std::string m) { return {Code::kAlreadyExists, std::move(m)}; }
 inline Status FailedPrecondition(std::string m) {
   return {Code::kFailedPrecondition, std::move(m)};
 }

@@ -276,15 +276,15 @@ Result<v1::JobSpec> ParseJobYaml(const std::string& text, const std::string& def
     if (!loaded.ok()) return loaded.status();
     YAML::Node root = *loaded;
     if (!root || root.IsNull()) return InvalidArgument("the job file is empty");
-    SNN_RETURN_IF_ERROR(
-        CheckKnownFields(root, "the job file",
-                         {"name",        "tenant",      "pool",       "queue",    "priority",
-                          "preemptible", "requeue",     "time_limit", "replicas", "task",
-                          "depends",     "kind",        "keepalive",  "service",  "alloc",
-                          "alloc_task",  "constraints", "licenses",   "array",    "schedule"}));
+    SNN_RETURN_IF_ERROR(CheckKnownFields(
+        root, "the job file",
+        {"name",      "tenant",     "pool",       "queue",      "priority",    "preemptible",
+         "requeue",   "time_limit", "replicas",   "task",       "depends",     "kind",
+         "keepalive", "service",    "alloc",      "alloc_task", "constraints", "licenses",
+         "array",     "schedule",   "reservation"}));
     SNN_RETURN_IF_ERROR(ParseKind(root, spec));
     spec.set_name(default_name);
-    for (const char* field : {"name", "tenant", "pool", "queue"}) {
+    for (const char* field : {"name", "tenant", "pool", "queue", "reservation"}) {
       if (!root[field]) continue;
       auto value = ReadString(root[field], field);
       if (!value.ok()) return value.status();
@@ -293,6 +293,7 @@ Result<v1::JobSpec> ParseJobYaml(const std::string& text, const std::string& def
       if (f == "tenant") spec.set_tenant(*value);
       if (f == "pool") spec.set_pool(*value);
       if (f == "queue") spec.set_queue(*value);
+      if (f == "reservation") spec.set_reservation(*value);  // an advance reservation's name
     }
     if (root["priority"]) {
       auto p = ReadWholeNumber(root["priority"], "priority", 0, JobLimits::kMaxPriority);

@@ -16,6 +16,7 @@
 #include "proto/job.pb.h"
 #include "proto/node.pb.h"
 #include "proto/policy.pb.h"
+#include "proto/reservation.pb.h"
 
 namespace snn {
 
@@ -85,6 +86,12 @@ inline constexpr RpcMethod<v1::DrainRequest, v1::DrainResponse> kDrain{"admin.dr
                                                                        Right::kOperator};
 inline constexpr RpcMethod<v1::SimFaultRequest, v1::SimFaultResponse> kSimFault{"admin.sim_fault",
                                                                                 Right::kOperator};
+inline constexpr RpcMethod<v1::ReservationCreateRequest, v1::ReservationCreateResponse>
+    kReservationCreate{"admin.reservation.create", Right::kOperator};
+inline constexpr RpcMethod<v1::ReservationListRequest, v1::ReservationListResponse>
+    kReservationList{"admin.reservation.list", Right::kUser};
+inline constexpr RpcMethod<v1::ReservationDeleteRequest, v1::ReservationDeleteResponse>
+    kReservationDelete{"admin.reservation.delete", Right::kOperator};
 
 // --- Served by the master: access tokens for the HTTP API ---
 inline constexpr RpcMethod<v1::TokenCreateRequest, v1::TokenCreateResponse> kTokenCreate{
@@ -129,14 +136,44 @@ inline constexpr RpcMethod<v1::ExperimentBatch, v1::ExperimentBatchResponse> kAg
     "agent.run_experiments", Right::kMaster};
 
 // Every method the master serves, and every method an agent serves.
-inline constexpr std::array<RpcMethodInfo, 34> kMasterMethods = {
-    kJobSubmit,     kJobCancel,     kJobHold,          kJobRequeue,     kJobLogs,
-    kJobShow,       kJobList,       kPoolStatus,       kBillingInvoice, kBillingUsage,
-    kBillingReport, kBillingCredit, kPolicyGet,        kTenantMembers,  kQueueSet,
-    kTenantSet,     kDrain,         kSimFault,         kNodeToken,      kNodeEnrol,
-    kNodeRenew,     kNodeRegister,  kNodeHeartbeat,    kNodeTaskStatus, kHaSnapshot,
-    kNodeAdd,       kNodeRevoke,    kTokenCreate,      kTokenList,      kTokenRevoke,
-    kJobResults,    kJobKeepalive,  kExperimentSubmit, kExperimentList,
+inline constexpr std::array<RpcMethodInfo, 37> kMasterMethods = {
+    kJobSubmit,
+    kJobCancel,
+    kJobHold,
+    kJobRequeue,
+    kJobLogs,
+    kJobShow,
+    kJobList,
+    kPoolStatus,
+    kBillingInvoice,
+    kBillingUsage,
+    kBillingReport,
+    kBillingCredit,
+    kPolicyGet,
+    kTenantMembers,
+    kQueueSet,
+    kTenantSet,
+    kDrain,
+    kSimFault,
+    kNodeToken,
+    kNodeEnrol,
+    kNodeRenew,
+    kNodeRegister,
+    kNodeHeartbeat,
+    kNodeTaskStatus,
+    kHaSnapshot,
+    kNodeAdd,
+    kNodeRevoke,
+    kTokenCreate,
+    kTokenList,
+    kTokenRevoke,
+    kJobResults,
+    kJobKeepalive,
+    kExperimentSubmit,
+    kExperimentList,
+    kReservationCreate,
+    kReservationList,
+    kReservationDelete,
 };
 inline constexpr std::array<RpcMethodInfo, 5> kAgentMethods = {
     kAgentLaunch, kAgentKill, kAgentTaskOutput, kAgentSimFault, kAgentRunExperiments};

@@ -35,7 +35,10 @@ SchedulingDriver::SchedulingDriver(JobTable& jobs, NodeRegistry& nodes, Journal&
 Result<v1::JobSpec> SchedulingDriver::Admit(v1::JobSpec spec, const std::string& user) {
   AdmissionLimits limits = admission_;
   limits.unit_ksps = UnitKsps();
-  return AdmitJob(std::move(spec), user, limits, scheduling_, AdmissionBoards());
+  SNN_RETURN_IF_ERROR(reservations_.BeforeAdmission(spec));
+  auto admitted = AdmitJob(std::move(spec), user, limits, scheduling_, AdmissionBoards());
+  if (admitted.ok()) SNN_RETURN_IF_ERROR(reservations_.AfterAdmission(*admitted));
+  return admitted;
 }
 
 void SchedulingDriver::BudgetsChanged() {
@@ -238,6 +241,7 @@ bool SchedulingDriver::RunSchedulingPass(size_t head_depth) {
   SchedulerInput in =
       CollectPassInput(jobs_, order_, std::move(boards), now, full ? 0 : head_depth);
   in.ended = usage_.window().Ended(now);
+  reservations_.Apply(in, reservation_holds_);
   SchedulePlan plan = PlanPass(std::move(in), full ? policy_ : quick);
   for (const auto& p : plan.preemptions) {
     if (v1::JobRecord* job = jobs_.Find(p.job_id)) Preempt(*job, p.reason);

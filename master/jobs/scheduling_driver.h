@@ -19,6 +19,7 @@
 #include "master/jobs/job_table.h"
 #include "master/jobs/job_writer.h"
 #include "master/jobs/pass_jobs.h"
+#include "master/jobs/reservation_book.h"
 #include "master/jobs/task_dispatch.h"
 #include "master/jobs/usage_recorder.h"
 #include "master/metrics/master_metrics.h"
@@ -73,6 +74,8 @@ class SchedulingDriver {
   // Reads back from the billing ledger what ended within the policy's core-hour windows (when
   // the ledger is set, and when a window grows).
   void LoadUsageWindow();
+  // The advance reservations: each pass applies them; a submit naming one is checked by them.
+  ReservationBook& reservations() { return reservations_; }
   // Counts starts, backfills and preemptions there (nullptr: nowhere).
   void set_metrics(MasterMetrics* metrics) { metrics_ = metrics; }
 
@@ -108,6 +111,8 @@ class SchedulingDriver {
 
   v1::SchedulingConfig scheduling_;
   SchedulerPolicy policy_;
+  ReservationBook reservations_;
+  ReservationBook::Holds reservation_holds_;  // the last pass's
   QueueOrder order_;
   std::unordered_set<uint64_t> explained_;  // pending jobs the last full pass gave a reason
   bool no_board_up_ = false;                // at the last pass

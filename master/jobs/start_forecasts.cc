@@ -18,6 +18,7 @@ struct ForecastState {
   std::vector<RunningJob> running;
   SchedulerPolicy policy;
   std::unordered_map<uint64_t, int64_t> expected_run_ms;  // by job id
+  ReservationBook::Holds holds;                           // waits for reservations
 
   SchedJob& Copy(const SchedJob& job) {
     SchedJob& copy = jobs.emplace_back(job);
@@ -76,6 +77,7 @@ void SchedulingDriver::StartForecasts(std::function<void(std::shared_ptr<const F
       copy.user = &job.user;
       copy.board_type = &job.resources->board_type();
       copy.hold = job.hold ? &job.hold : nullptr;
+      copy.reservation = job.reservation.empty() ? nullptr : &job.reservation;
       state->input.pending.push_back(copy);
       predict(job);
     }
@@ -88,6 +90,7 @@ void SchedulingDriver::StartForecasts(std::function<void(std::shared_ptr<const F
       predict(job);
     }
     state->input.running = state->running;
+    reservations_.Apply(state->input, state->holds);
     state->policy = policy_;
   }
   auto finish = [this, key](std::shared_ptr<const Forecasts> forecasts) {

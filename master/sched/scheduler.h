@@ -70,6 +70,8 @@ struct SchedJob {
   // A job array (JobSpec.array): the pass may start several of its elements, each a start
   // decision of its own (master/jobs/job_arrays.h).
   bool array = false;
+  // The advance reservation it runs in (JobSpec.reservation; "": none).
+  std::string reservation;
   // Pending jobs that may not start (a user's hold, dependencies): why; null otherwise.
   std::shared_ptr<const std::string> hold;
   // Running jobs only.
@@ -177,6 +179,9 @@ struct PendingJob {
   uint32_t replicas = 1;
   bool licenses = false;  // it asks for licenses (SchedJob::licenses)
   bool array = false;     // a job array (SchedJob::array)
+  // The advance reservation it names (SchedJob::reservation); null: none. The master moves such
+  // a job to the reservation's pool, or holds it, before the pass (master/jobs/reservation_book.h).
+  const std::string* reservation = nullptr;
   // The job's hold (SchedJob::hold) when it has one: a pass settles held jobs from here, and
   // touches no SchedJob for the others.
   const std::shared_ptr<const std::string>* hold = nullptr;

@@ -29,6 +29,7 @@ PendingJob PendingJob::Of(const SchedJob& j) {
   p.replicas = j.replicas;
   p.licenses = j.licenses != nullptr;
   p.array = j.array;
+  p.reservation = j.reservation.empty() ? nullptr : &j.reservation;
   p.hold = j.hold ? &j.hold : nullptr;
   return p;
 }

@@ -61,6 +61,7 @@ void SchedulerViews::Fill(const v1::JobRecord& record, SchedJob& j) const {
   j.resources = &record.spec().task().resources();
   j.licenses = record.spec().licenses().empty() ? nullptr : &record.spec().licenses();
   j.array = record.spec().has_array();
+  j.reservation = record.spec().reservation();
   const uint32_t min = std::max(1u, record.spec().min_replicas());
   j.replicas = min;
   j.max_replicas = record.spec().max_replicas() > min ? record.spec().max_replicas() : 0;

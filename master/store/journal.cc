@@ -56,6 +56,10 @@ void Journal::PutApproval(const v1::NodeApproval& approval) {
   batch_.push_back(StoreWrite{kApprovalKeyPrefix + approval.node(), approval.SerializeAsString()});
 }
 
+void Journal::Delete(std::string key) {
+  batch_.push_back(StoreWrite{std::move(key), std::nullopt});
+}
+
 void Journal::DeleteToken(const std::string& hash) {
   batch_.push_back(StoreWrite{kTokenKeyPrefix + hash, std::nullopt});
 }

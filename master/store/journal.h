@@ -52,6 +52,7 @@ class Journal {
   void PutPolicy(const v1::SchedulingConfig& config);
   // Any other record (billing: master/billing_ledger.h names its keys).
   void Put(std::string key, std::string value);
+  void Delete(std::string key);
   void PutToken(const std::string& hash, const v1::JoinTokenRecord& token);
   void DeleteToken(const std::string& hash);
   void PutAccessToken(const std::string& hash, const v1::AccessTokenRecord& token);
