@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "common/base/clock.h"
+#include "common/base/duration.h"
 #include "common/daemon/program_flags.h"
 #include "sim/replay.h"
 
@@ -43,6 +44,11 @@ DEFINE_string(slowdown_from, "prediction",
 DEFINE_string(jobs_out, "",
               "also write each job's id, submit, start, wait, run time and processors "
               "to this file, one job a line, for comparison with other schedulers");
+DEFINE_string(maintenance, "",
+              "with --mesh: close every board for this long each day (2h), a maintenance "
+              "reservation no job of the trace is in");
+DEFINE_string(maintenance_at, "2h",
+              "with --maintenance: when the first window opens, counted from the trace's time 0");
 DEFINE_bool(per_user, false, "also print each user's job count and mean bounded slowdown");
 DEFINE_bool(json, false, "print the metrics as one JSON object (and nothing else)");
 DEFINE_uint64(shake, 0,
@@ -111,6 +117,19 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  if (!FLAGS_maintenance.empty()) {
+    auto length = snn::ParseDurationSeconds(FLAGS_maintenance);
+    auto at = snn::ParseDurationSeconds(FLAGS_maintenance_at);
+    if (!length.ok() || !at.ok() || *length >= 86400) {
+      std::fprintf(stderr,
+                   "snn-sim: --maintenance '%s' and --maintenance_at '%s' must be durations "
+                   "(2h, 90m), the first shorter than a day\n",
+                   FLAGS_maintenance.c_str(), FLAGS_maintenance_at.c_str());
+      return 2;
+    }
+    options.reservations.push_back(
+        snn::SimReservation{static_cast<int64_t>(*at), static_cast<int64_t>(*length), 86400, {}});
+  }
   if (FLAGS_on_bad_line != "stop" && FLAGS_on_bad_line != "skip") {
     std::fprintf(stderr, "snn-sim: --on_bad_line is '%s'; use stop or skip\n",
                  FLAGS_on_bad_line.c_str());
@@ -135,7 +154,8 @@ int main(int argc, char** argv) {
     }
   }
   const double seconds = replay_time.Seconds();  // the replay's, not the metrics'
-  const snn::ReplayMetrics m = snn::Summarize(*outcome, trace->max_procs);
+  snn::ReplayMetrics m = snn::Summarize(*outcome, trace->max_procs);
+  m.reserved_share = snn::ReservedShare(options.reservations, m.first_submit_s, m.last_end_s, 1);
   if (FLAGS_json) {
     std::printf("%s\n", snn::MetricsJson(m).c_str());
     return 0;
@@ -171,6 +191,9 @@ int main(int argc, char** argv) {
   std::printf("mean wait s: %.0f\n", m.mean_wait_s);
   std::printf("mean bounded slowdown: %.1f\n", m.mean_bounded_slowdown);
   std::printf("utilization: %.3f\n", m.utilization);
+  if (!options.reservations.empty()) {
+    std::printf("closed by maintenance: %.3f of the machine's time\n", m.reserved_share);
+  }
   std::printf("max wait s: %.0f\n", m.max_wait_s);
   std::printf("wait s p50 / p95 / p99: %.0f / %.0f / %.0f\n", m.p50_wait_s, m.p95_wait_s,
               m.p99_wait_s);

@@ -97,10 +97,18 @@ const std::vector<RestRoute>& RestRoutes() {
     r.push_back(Route("POST", "/v1/nodes/{node}/revoke", rpc::kNodeRevoke,
                       "Revoke a node's certificates", RestBody::kNone,
                       {{"node", "node", true, "the node"}}));
-    // Access tokens (made with snnctl token create, where MUNGE proves who you are).
     r.push_back(Route("POST", "/v1/nodes/{node}/faults", rpc::kSimFault,
                       "Inject a fault into a simulated board (snnctl sim ...)", RestBody::kMessage,
                       {{"node", "node", true, "the node"}}));
+    // Advance reservations (snnctl reservation ...).
+    r.push_back(
+        Route("GET", "/v1/reservations", rpc::kReservationList, "Every advance reservation"));
+    r.push_back(Route("POST", "/v1/reservations", rpc::kReservationCreate,
+                      "Create an advance reservation", RestBody::kMessage));
+    r.push_back(Route("DELETE", "/v1/reservations/{name}", rpc::kReservationDelete,
+                      "Delete an advance reservation", RestBody::kNone,
+                      {{"name", "name", true, "the reservation"}}));
+    // Access tokens (made with snnctl token create, where MUNGE proves who you are).
     r.push_back(Route("GET", "/v1/tokens", rpc::kTokenList, "Your access tokens"));
     r.push_back(Route("POST", "/v1/tokens", rpc::kTokenCreate,
                       "Refused: a token cannot make tokens (snnctl token create, with MUNGE)",

@@ -49,14 +49,18 @@ TEST(CommandTableTest, EveryOptionACommandListsIsDeclaredAndParsed) {
       std::istringstream words{std::string(c.name)};
       for (std::string w; words >> w;) argv.push_back(w);
       argv.push_back(std::string(name));
-      // --priority is a flag of jobs, and takes a value with queue set.
-      const bool takes_value = name == "--priority" ? c.name != "jobs" : !spec->value.empty();
+      // --priority is a flag of jobs, and takes a value with queue set; --start a flag of
+      // jobs, and takes a value with reservation create.
+      const bool takes_value = name == "--priority" ? c.name != "jobs"
+                               : name == "--start"  ? c.name == "reservation create"
+                                                    : !spec->value.empty();
       if (takes_value) {
         // A value each option takes.
         argv.push_back(
             name == "--state" ? "PENDING"
             : name == "--since" || name == "--until" || name == "--from" || name == "--to" ? "1d"
             : name == "--format"                                                           ? "id"
+            : name == "--start"                                                            ? "now"
                                                                                            : "3");
       }
       auto parsed = ParseCliArgs(argv);
