@@ -49,6 +49,13 @@ DEFINE_string(maintenance, "",
               "reservation no job of the trace is in");
 DEFINE_string(maintenance_at, "2h",
               "with --maintenance: when the first window opens, counted from the trace's time 0");
+DEFINE_string(drop_longer_than, "",
+              "leave out the jobs that ask for more than this (22h: what fits between daily 2h "
+              "windows), counted in the output; for comparing replays with and without "
+              "--maintenance on the same jobs");
+DEFINE_double(load_factor, 1,
+              "submit every job this many times sooner (submit time / F): a load the machine "
+              "cannot keep up with shows what capacity a policy or a reservation costs");
 DEFINE_bool(per_user, false, "also print each user's job count and mean bounded slowdown");
 DEFINE_bool(json, false, "print the metrics as one JSON object (and nothing else)");
 DEFINE_uint64(shake, 0,
@@ -142,6 +149,28 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (FLAGS_shake != 0) snn::ShakeTrace(*trace, FLAGS_shake);
+  if (!(FLAGS_load_factor >= 1 && FLAGS_load_factor <= 1000)) {
+    std::fprintf(stderr, "snn-sim: --load_factor must be from 1 to 1000\n");
+    return 2;
+  }
+  if (FLAGS_load_factor > 1) {
+    for (snn::TraceJob& j : trace->jobs) {
+      j.submit_s = static_cast<int64_t>(static_cast<double>(j.submit_s) / FLAGS_load_factor);
+    }
+  }
+  size_t dropped_long = 0;
+  if (!FLAGS_drop_longer_than.empty()) {
+    auto longest = snn::ParseDurationSeconds(FLAGS_drop_longer_than);
+    if (!longest.ok()) {
+      std::fprintf(stderr, "snn-sim: --drop_longer_than: %s\n", longest.status().message().c_str());
+      return 2;
+    }
+    const size_t before = trace->jobs.size();
+    std::erase_if(trace->jobs, [&](const snn::TraceJob& j) {
+      return j.estimate_s > static_cast<int64_t>(*longest);
+    });
+    dropped_long = before - trace->jobs.size();
+  }
   auto outcome = snn::Replay(*trace, options);
   if (!outcome.ok()) {
     std::fprintf(stderr, "snn-sim: %s\n", outcome.status().message().c_str());
@@ -176,6 +205,10 @@ int main(int argc, char** argv) {
       n(trace->capped), trace->max_procs,
       trace->max_procs_in_header ? "" : ", the widest job: no MaxProcs in the header",
       n(trace->decimal_fields));
+  if (!FLAGS_drop_longer_than.empty()) {
+    std::printf("left out by --drop_longer_than=%s: %llu jobs\n", FLAGS_drop_longer_than.c_str(),
+                n(dropped_long));
+  }
   if (trace->bad_lines > 0) {
     std::printf("broken lines skipped: %llu (the first: %s)\n", n(trace->bad_lines),
                 trace->first_bad_line.c_str());

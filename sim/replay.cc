@@ -411,7 +411,9 @@ Result<std::vector<JobOutcome>> Replayer::Run() {
   accounts_.assign(tenant_index.size(), nullptr);
   history_.assign(tenant_index.size(), RuntimeHistory{});
   size_t next = 0;
-  while (next < jobs_.size() || !ends_.empty()) {
+  // Jobs that wait only for a window to close wait for its end (each fits between windows).
+  while (next < jobs_.size() || !ends_.empty() ||
+         (!pending_.empty() && !options_.reservations.empty())) {
     int64_t now = INT64_MAX;
     if (next < jobs_.size()) now = jobs_[next].trace->submit_s;
     if (!ends_.empty()) now = std::min(now, ends_.top().first);

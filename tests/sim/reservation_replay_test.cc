@@ -92,6 +92,24 @@ TEST(ReservationReplayTest, NoJobEverRunsIntoAWindowOnABoardItUsed) {
   EXPECT_GT(near, 100u) << "jobs must come close to the windows for the test to mean anything";
 }
 
+TEST(ReservationReplayTest, AJobSubmittedDuringAWindowStartsWhenItCloses) {
+  Trace trace;
+  trace.max_procs = kSide * kSide;
+  trace.jobs.push_back(TraceJob{1, 100, 50, 60, 4, 1});
+  trace.jobs.push_back(TraceJob{2, 5000, 50, 60, 4, 1});  // in the second window
+  ReplayOptions options;
+  options.mesh_width = options.mesh_height = kSide;
+  options.reservations = {SimReservation{50, 200, 4000, {}}};  // 50-250, 4050-4250, ...
+  auto replay = Replay(trace, options);
+  ASSERT_TRUE(replay.ok());
+  EXPECT_EQ((*replay)[0].start_s, 250);
+  EXPECT_EQ((*replay)[1].start_s, 5000);
+  trace.jobs[1].submit_s = 4100;
+  replay = Replay(trace, options);
+  ASSERT_TRUE(replay.ok());
+  EXPECT_EQ((*replay)[1].start_s, 4250) << "the last job waits for the window to close";
+}
+
 TEST(ReservationReplayTest, WithoutAMeshOrWithAJobThatNeverFitsTheReplayIsRefused) {
   std::mt19937_64 random(1);
   Trace trace = RandomTrace(random);
