@@ -73,9 +73,14 @@ python3 "$SRC/tests/docs/doc_blocks.py" "$SRC/docs/user-guide.md" "Sweeps: job a
   >"$WORK/user-arrays.sh"
 python3 "$SRC/tests/docs/doc_blocks.py" "$SRC/docs/user-guide.md" \
   "A NIR network on your own host" >"$WORK/user-nir.sh"
+python3 "$SRC/tests/docs/doc_blocks.py" "$SRC/docs/operator-guide.md" "Advance reservations" \
+  >"$WORK/operator-reservations.sh"
+python3 "$SRC/tests/docs/doc_blocks.py" "$SRC/docs/user-guide.md" "Running in a reservation" \
+  >"$WORK/user-reservation.sh"
 chmod 644 "$WORK/operator.sh" "$WORK/user.sh" "$WORK/user-http.sh" "$WORK/user-results.sh" \
   "$WORK/user-sessions.sh" "$WORK/user-services.sh" "$WORK/user-start.sh" \
-  "$WORK/user-constraints.sh" "$WORK/user-arrays.sh" "$WORK/user-nir.sh"
+  "$WORK/user-constraints.sh" "$WORK/user-arrays.sh" "$WORK/user-nir.sh" \
+  "$WORK/operator-reservations.sh" "$WORK/user-reservation.sh"
 
 echo "== docs/operator-guide.md, Quick start (as root)"
 (cd /root && env -i PATH="$CLEAN_PATH" HOME=/root USER=root LOGNAME=root LANG=C.UTF-8 \
@@ -156,4 +161,16 @@ expect "$WORK/user-nir.out" "^spike rate: *49.0 ksps (48960 spikes/s) with input
 expect "$WORK/user-nir.out" "^Simulated 20 steps of 0.1 ms (NIR dynamics): 89 spikes in all" \
   "snnctl simulate did not print what the guide says"
 expect "$WORK/user-nir.out" "^3,lif2,0,1$" "out.csv does not start as the guide says"
-echo "docs_quickstart: both quick starts, the HTTP API, the results, the sessions, the experiment services, the start forecast, the constraints, the arrays and the NIR sections ran as written"
+echo "== docs/operator-guide.md, advance reservations (as root)"
+(cd /root && env -i PATH="$CLEAN_PATH" HOME=/root USER=root LOGNAME=root LANG=C.UTF-8 \
+  bash -euo pipefail -x "$WORK/operator-reservations.sh") | tee "$WORK/operator-reservations.out"
+expect "$WORK/operator-reservations.out" "^Reservation course: .* for 2h, boards " \
+  "reservation create did not create course"
+expect "$WORK/operator-reservations.out" "^nightly .*WAITING.*maint,daily,ignore_jobs$" \
+  "reservation list did not list nightly with its flags"
+echo "== docs/user-guide.md, running in a reservation (as alice)"
+run_as_alice "$WORK/user-reservation.sh" "$WORK/user-reservation.out"
+expect "$WORK/user-reservation.out" "^Reason: *waiting for reservation course to start at " \
+  "snnctl show 22 did not say the job waits for the reservation"
+expect "$WORK/user-reservation.out" "^Cancelled job 22" "snnctl cancel 22 did not cancel job 22"
+echo "docs_quickstart: both quick starts, the HTTP API, the results, the sessions, the experiment services, the start forecast, the constraints, the arrays, the NIR and the reservation sections ran as written"
