@@ -242,7 +242,6 @@ std::string ReservationBook::PoolName(const std::string& reservation) {
 
 void ReservationBook::Apply(SchedulerInput& in, Holds& holds) {
   holds.clear();
-  if (book_.empty() && pool_names_.empty()) return;
   const int64_t now = in.now_ms;
   // Each board's closures, and the reservation pools it is in.
   std::map<std::pair<std::string_view, uint32_t>, std::shared_ptr<BoardClosures>> closures;
@@ -269,7 +268,7 @@ void ReservationBook::Apply(SchedulerInput& in, Holds& holds) {
     open[name] = &r;
     in.reservation_pools[PoolName(name)] = ReservationPool{name, r.flex() ? INT64_MAX : e};
   }
-  for (BoardCapacity& b : in.boards) {
+  for (BoardCapacity& b : book_.empty() ? std::span<BoardCapacity>() : in.boards) {
     if (auto c = closures.find({b.node, b.board}); c != closures.end()) b.closures = c->second;
     if (auto p = pools.find({b.node, b.board}); p != pools.end()) {
       b.pools.insert(b.pools.end(), p->second.begin(), p->second.end());
@@ -287,13 +286,12 @@ void ReservationBook::Apply(SchedulerInput& in, Holds& holds) {
       continue;
     }
     const v1::Reservation* r = Find(*p.reservation);
+    int64_t s = 0, e = 0;
     std::string why;
-    if (r == nullptr) {
+    if (r == nullptr || !ClosureOf(*r).OccurrenceAfter(now, &s, &e)) {
       why = "reservation " + *p.reservation +
             " is over or was deleted: it can never start (snnctl cancel it)";
     } else {
-      int64_t s = 0, e = 0;
-      ClosureOf(*r).OccurrenceAfter(now, &s, &e);
       why = "waiting for reservation " + r->name() + " to start at " + FormatUtcTime(s);
     }
     if (p.hold != nullptr) continue;  // a user's hold or dependencies say more

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "common/base/utc_time.h"
+#include "master/jobs/reservation_book.h"
 #include "master/sched/board_closure.h"
 #include "tests/master/scheduler_scenario.h"
 
@@ -121,6 +122,65 @@ TEST(ReservationSchedulerTest, ElasticJobsDoNotGrowIntoAReservation) {
   ASSERT_EQ(plan.grows.size(), 1u);
   ASSERT_EQ(plan.grows[0].tasks.size(), 1u);
   EXPECT_EQ(plan.grows[0].tasks[0].node, "n1");
+}
+
+}  // namespace
+}  // namespace snn
+
+namespace snn {
+namespace {
+
+TEST(ReservationBookTest, AJobNamingAReservationThatIsGoneIsHeldNotRunAnywhere) {
+  // As after a restart that found its reservation over: the book never knew it.
+  testing_helpers::Scenario s;
+  SchedJob& job = s.Pending(1);
+  job.reservation = "course";
+  SchedulerInput in = s.Input({testing_helpers::Board("n1", 0, 4)});
+  ReservationBook book;
+  ReservationBook::Holds holds;
+  book.Apply(in, holds);
+  SchedulePlan plan = PlanPass(std::move(in), SchedulerPolicy{});
+  EXPECT_TRUE(plan.starts.empty());
+  const WaitDecision* w = testing_helpers::WaitOf(plan, job.id);
+  ASSERT_NE(w, nullptr);
+  EXPECT_EQ(w->why(),
+            "reservation course is over or was deleted: it can never start (snnctl "
+            "cancel it)");
+}
+
+TEST(ReservationBookTest, ItsJobsGoToItsPoolOnlyWhileItIsOpen) {
+  NodeRegistry nodes;
+  ReservationBook book;
+  v1::Reservation r;
+  r.set_name("course");
+  r.set_start_ms(kHour);
+  r.set_duration_ms(kHour);
+  r.set_pool("default");
+  r.add_tenants("t");
+  auto* b = r.add_boards();
+  b->set_node("n1");
+  book.Add(r);
+  for (int64_t now : {int64_t{0}, kHour + 1, 2 * kHour}) {
+    testing_helpers::Scenario s;
+    SchedJob& job = s.Pending(1, 30 * kMin);
+    job.reservation = "course";
+    SchedJob& other = s.Pending(1, 30 * kMin);
+    SchedulerInput in = s.Input({testing_helpers::Board("n1", 0, 4)}, now);
+    ReservationBook::Holds holds;
+    book.Apply(in, holds);
+    SchedulePlan plan = PlanPass(std::move(in), SchedulerPolicy{});
+    const bool open = now == kHour + 1;
+    // Before it opens, its job waits and the other runs (it ends before); while open, only its
+    // own; once over (not yet expired from the book), the board is open again to the other.
+    std::vector<uint64_t> expected =
+        open ? std::vector<uint64_t>{job.id} : std::vector<uint64_t>{other.id};
+    EXPECT_EQ(testing_helpers::Started(plan), expected) << now;
+    if (now == 2 * kHour) {
+      ASSERT_NE(testing_helpers::WaitOf(plan, job.id), nullptr);
+      EXPECT_NE(testing_helpers::WaitOf(plan, job.id)->why().find("is over or was deleted"),
+                std::string::npos);
+    }
+  }
 }
 
 }  // namespace
