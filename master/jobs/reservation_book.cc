@@ -223,7 +223,7 @@ Status ReservationBook::AfterAdmission(const v1::JobSpec& spec) const {
     return PermissionDenied("tenant " + spec.tenant() + " is not one of reservation " + r->name() +
                             "'s tenants");
   }
-  if (!r->flex() && int64_t{spec.time_limit_s()} * 1000 > r->duration_ms()) {
+  if (!r->flex() && static_cast<int64_t>(spec.time_limit_s()) * 1000 > r->duration_ms()) {
     return InvalidArgument("the job's time limit (" + FormatDurationUnit(spec.time_limit_s()) +
                            ") is longer than reservation " + r->name() + " lasts (" +
                            FormatDurationUnit(static_cast<uint64_t>(r->duration_ms() / 1000)) +
