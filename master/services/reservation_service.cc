@@ -52,11 +52,12 @@ void ReservationService::Create(const CallContext& ctx, v1::ReservationCreateReq
 
 void ReservationService::Tick() {
   const int64_t now = clock_.NowMs();
-  for (const std::string& name : book_.Expire(now)) {
+  const std::vector<std::string> over = book_.Expire(now);
+  for (const std::string& name : over) {
     LOG(INFO) << "reservation " << name << " is over";
     journal_.Delete(kReservationKeyPrefix + name);
-    journal_.Commit();
   }
+  if (!over.empty()) journal_.Commit();  // one batch for all
   if (now < next_boundary_ms_) return;
   // An occurrence opened or closed (or the book changed): a pass starts its jobs, or others'.
   if (next_boundary_ms_ != 0) request_schedule_();
