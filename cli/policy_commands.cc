@@ -60,6 +60,9 @@ std::string Caps(const google::protobuf::RepeatedPtrField<v1::PoolCap>& caps, co
     s += "; pool " + c.pool() + ": " + limit + " " +
          (c.has_limit() ? std::to_string(c.limit()) : std::string("none")) + ", guaranteed " +
          std::to_string(c.guaranteed());
+    if (c.has_nominal()) s += ", nominal " + std::to_string(c.nominal());
+    if (c.has_borrowing_limit()) s += ", borrowing limit " + std::to_string(c.borrowing_limit());
+    if (c.has_lending_limit()) s += ", lending limit " + std::to_string(c.lending_limit());
   }
   return s;
 }
@@ -88,20 +91,29 @@ std::string Describe(const v1::Members& m) {
 std::string Describe(const v1::TenantConfig& t) {
   char w[32];
   snprintf(w, sizeof w, "%g", t.weight());
-  std::string out = "tenant " + t.name() + ": weight " + w + Caps(t.quotas(), "limit") +
+  std::string out = "tenant " + t.name() + (t.parent().empty() ? "" : " (in " + t.parent() + ")") +
+                    ": weight " + w + Caps(t.quotas(), "limit") +
                     Describe(t.limits(), "its jobs") + Describe(t.members());
   if (t.coordinators_size() > 0) out += "; coordinators " + Names(t.coordinators());
   return out;
 }
 
-// Applies --pool with --max/--limit and --guaranteed to `caps`.
+// Applies --pool with --max/--limit, --guaranteed and a tenant's --nominal, --borrowing-limit
+// and --lending-limit to `caps`.
 Status SetCap(const CliOptions& o, const char* limit_flag,
               google::protobuf::RepeatedPtrField<v1::PoolCap>* caps) {
   const auto& s = o.settings;
-  const bool any = s.count(limit_flag) || s.count("guaranteed");
+  using Setter = void (v1::PoolCap::*)(uint64_t);
+  const std::pair<std::string, Setter> fields[] = {
+      {limit_flag, &v1::PoolCap::set_limit},
+      {"guaranteed", &v1::PoolCap::set_guaranteed},
+      {"nominal", &v1::PoolCap::set_nominal},
+      {"borrowing-limit", &v1::PoolCap::set_borrowing_limit},
+      {"lending-limit", &v1::PoolCap::set_lending_limit}};
   if (!s.count("pool")) {
-    if (any)
-      return InvalidArgument(std::string("--") + limit_flag + " and --guaranteed need --pool");
+    for (const auto& [flag, set] : fields) {
+      if (s.count(flag)) return InvalidArgument("--" + flag + " needs --pool");
+    }
     return Status::Ok();
   }
   v1::PoolCap cap;
@@ -109,15 +121,11 @@ Status SetCap(const CliOptions& o, const char* limit_flag,
   for (const auto& c : *caps) {
     if (c.pool() == cap.pool()) cap = c;
   }
-  if (s.count(limit_flag)) {
-    auto v = Cores(limit_flag, s.at(limit_flag));
+  for (const auto& [flag, set] : fields) {
+    if (!s.count(flag)) continue;
+    auto v = Cores(flag, s.at(flag));
     if (!v.ok()) return v.status();
-    cap.set_limit(*v);
-  }
-  if (s.count("guaranteed")) {
-    auto v = Cores("guaranteed", s.at("guaranteed"));
-    if (!v.ok()) return v.status();
-    cap.set_guaranteed(*v);
+    (cap.*set)(*v);
   }
   caps->Clear();
   *caps->Add() = cap;  // the master merges by pool
@@ -193,13 +201,17 @@ int PolicySet(const CliOptions& o, std::ostream& out, std::ostream& err) {
   const bool queue = o.args[0] == "queue";
   const std::string usage = queue ? "usage: snnctl queue set NAME [--priority N] [--weight W] "
                                     "[--pool P [--max N] [--guaranteed N]] [--create]"
-                                  : "usage: snnctl tenant set NAME [--weight W] [--pool P [--limit "
-                                    "N] [--guaranteed N]] [--create]";
+                                  : "usage: snnctl tenant set NAME [--weight W] [--parent TENANT] "
+                                    "[--pool P [--limit N] [--guaranteed N] [--nominal N] "
+                                    "[--borrowing-limit N] [--lending-limit N]] [--create]";
   if (o.args.size() != 3 || o.args[1] != "set") return Fail(err, InvalidArgument(usage));
   const std::string& name = o.args[2];
   for (const auto& [flag, value] : o.settings) {
-    const bool allowed = flag == "weight" || flag == "pool" || flag == "guaranteed" ||
-                         (queue ? flag == "priority" || flag == "max" : flag == "limit");
+    const bool allowed =
+        flag == "weight" || flag == "pool" || flag == "guaranteed" ||
+        (queue ? flag == "priority" || flag == "max"
+               : flag == "limit" || flag == "parent" || flag == "nominal" ||
+                     flag == "borrowing-limit" || flag == "lending-limit");
     if (!allowed) return Fail(err, InvalidArgument("--" + flag + " does not apply here; " + usage));
   }
   auto current = Call(o, rpc::kPolicyGet, v1::PolicyGetRequest());
@@ -244,6 +256,7 @@ int PolicySet(const CliOptions& o, std::ostream& out, std::ostream& err) {
       if (!w.ok()) return Fail(err, w.status());
       t.set_weight(*w);
     }
+    if (o.settings.count("parent")) t.set_parent(o.settings.at("parent"));
     if (Status s = SetCap(o, "limit", t.mutable_quotas()); !s.ok()) return Fail(err, s);
     resp = Call(o, rpc::kTenantSet, req);
   }

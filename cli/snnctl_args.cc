@@ -75,7 +75,9 @@ Result<CliOptions> ParseCliArgs(const std::vector<std::string>& argv) {
                arg == "--keepalive" || arg == "--time-limit" || arg == "--replicas" ||
                arg == "--name" || arg == "--renew" || arg == "--alloc" || arg == "--queue" ||
                arg == "--count" || arg == "--service-tenant" || arg == "--array" ||
-               arg == "--job" || arg == "--duration" || arg == "--tenants" || arg == "--flags") {
+               arg == "--job" || arg == "--duration" || arg == "--tenants" || arg == "--flags" ||
+               arg == "--parent" || arg == "--nominal" || arg == "--borrowing-limit" ||
+               arg == "--lending-limit") {
       auto v = take(arg);
       if (!v.ok()) return v.status();
       o.settings[arg.substr(2)] = *v;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "common/base/duration.h"
@@ -83,25 +84,32 @@ Status ReadUsageLimits(const YAML::Node& node, const std::string& where, v1::Usa
   return Status::Ok();
 }
 
-// pools: {POOL: {limit: N, guaranteed: N}} (limit may be called max for queues).
+// pools: {POOL: {limit: N, guaranteed: N}} (limit may be called max for queues); a tenant's also
+// {nominal: N, borrowing_limit: N, lending_limit: N} (the account tree).
 Status ReadPoolCaps(const YAML::Node& node, const std::string& where, const char* limit_name,
                     google::protobuf::RepeatedPtrField<v1::PoolCap>* out) {
   if (!node.IsMap()) return InvalidArgument(where + " must map pool names to capacities");
+  const bool tenant = std::string(limit_name) == "limit";
+  std::set<std::string> known{limit_name, "guaranteed"};
+  if (tenant) known.insert({"nominal", "borrowing_limit", "lending_limit"});
   for (const auto& kv : node) {
     const std::string pool = kv.first.as<std::string>();
     const std::string at = where + "." + pool;
-    SNN_RETURN_IF_ERROR(CheckKnownFields(kv.second, at, {limit_name, "guaranteed"}));
+    SNN_RETURN_IF_ERROR(CheckKnownFields(kv.second, at, known));
     v1::PoolCap* cap = out->Add();
     cap->set_pool(pool);
-    if (kv.second[limit_name]) {
-      auto v = ReadWholeNumber(kv.second[limit_name], at + "." + limit_name, 0, kMaxCores);
+    using Setter = void (v1::PoolCap::*)(uint64_t);
+    const std::pair<std::string, Setter> fields[] = {
+        {limit_name, &v1::PoolCap::set_limit},
+        {"guaranteed", &v1::PoolCap::set_guaranteed},
+        {"nominal", &v1::PoolCap::set_nominal},
+        {"borrowing_limit", &v1::PoolCap::set_borrowing_limit},
+        {"lending_limit", &v1::PoolCap::set_lending_limit}};
+    for (const auto& [name, set] : fields) {
+      if (!kv.second[name]) continue;
+      auto v = ReadWholeNumber(kv.second[name], at + "." + name, 0, kMaxCores);
       if (!v.ok()) return v.status();
-      cap->set_limit(static_cast<uint64_t>(*v));
-    }
-    if (kv.second["guaranteed"]) {
-      auto v = ReadWholeNumber(kv.second["guaranteed"], at + ".guaranteed", 0, kMaxCores);
-      if (!v.ok()) return v.status();
-      cap->set_guaranteed(static_cast<uint64_t>(*v));
+      (cap->*set)(static_cast<uint64_t>(*v));
     }
   }
   return Status::Ok();
@@ -348,12 +356,18 @@ Result<v1::SchedulingConfig> ParsePolicyYaml(const std::string& text) {
         const YAML::Node t = tenants[i];
         const std::string where = "tenants[" + std::to_string(i) + "]";
         SNN_RETURN_IF_ERROR(CheckKnownFields(
-            t, where, {"name", "weight", "quotas", "users", "groups", "coordinators", "limits"}));
+            t, where,
+            {"name", "parent", "weight", "quotas", "users", "groups", "coordinators", "limits"}));
         auto* out = c.add_tenants();
         auto name = ReadString(t["name"], where + ".name");
         if (!name.ok()) return name.status();
         out->set_name(*name);
         out->set_weight(1);
+        if (t["parent"]) {
+          auto parent = ReadString(t["parent"], where + ".parent");
+          if (!parent.ok()) return parent.status();
+          out->set_parent(*parent);
+        }
         if (t["weight"]) {
           auto v = ReadWeight(t["weight"], where + ".weight");
           if (!v.ok()) return v.status();

@@ -3,6 +3,8 @@
 #include <cctype>
 #include <map>
 
+#include "master/sched/quota_tree.h"
+
 namespace snn {
 namespace {
 
@@ -34,9 +36,14 @@ Status CheckName(const std::string& name, const char* kind) {
 }
 
 Status CheckCaps(const google::protobuf::RepeatedPtrField<v1::PoolCap>& caps,
-                 const std::string& who, const std::set<std::string>* known_pools) {
+                 const std::string& who, const std::set<std::string>* known_pools,
+                 bool tenant = true) {
   std::set<std::string> seen;
   for (const auto& c : caps) {
+    if (!tenant && (c.has_nominal() || c.has_borrowing_limit() || c.has_lending_limit())) {
+      return InvalidArgument(who + ": nominal, borrowing_limit and lending_limit are for tenants "
+                                   "(the account tree), not queues");
+    }
     if (c.pool().empty()) return InvalidArgument(who + ": a capacity names no pool");
     if (!seen.insert(c.pool()).second) {
       return InvalidArgument(who + ": pool '" + c.pool() + "' appears twice");
@@ -141,7 +148,7 @@ Status ValidatePolicy(const v1::SchedulingConfig& c) {
       return InvalidArgument("queue '" + q.name() +
                              "': priority must be between -1000000 and 1000000");
     }
-    SNN_RETURN_IF_ERROR(CheckCaps(q.pools(), "queue '" + q.name() + "'", nullptr));
+    SNN_RETURN_IF_ERROR(CheckCaps(q.pools(), "queue '" + q.name() + "'", nullptr, false));
   }
   names.clear();
   for (const auto& t : c.tenants()) {
@@ -152,6 +159,7 @@ Status ValidatePolicy(const v1::SchedulingConfig& c) {
     SNN_RETURN_IF_ERROR(CheckCaps(t.quotas(), "tenant '" + t.name() + "'", nullptr));
     SNN_RETURN_IF_ERROR(CheckCoreHours(t.limits(), "tenant '" + t.name() + "': limits"));
   }
+  SNN_RETURN_IF_ERROR(CheckAccountTree(c));
   if (c.licenses_size() > static_cast<int>(kMaxLicenses)) {
     return InvalidArgument("the policy has more than " + std::to_string(kMaxLicenses) +
                            " licenses");
@@ -187,7 +195,8 @@ const v1::TenantConfig* FindTenant(const v1::SchedulingConfig& c, const std::str
 Result<v1::SchedulingConfig> SetQueue(const v1::SchedulingConfig& current,
                                       const v1::QueueConfig& change, bool create,
                                       const std::set<std::string>& known_pools) {
-  SNN_RETURN_IF_ERROR(CheckCaps(change.pools(), "queue '" + change.name() + "'", &known_pools));
+  SNN_RETURN_IF_ERROR(
+      CheckCaps(change.pools(), "queue '" + change.name() + "'", &known_pools, false));
   v1::SchedulingConfig next = current;
   v1::QueueConfig* q = nullptr;
   for (auto& existing : *next.mutable_queues()) {
@@ -231,6 +240,7 @@ Result<v1::SchedulingConfig> SetTenant(const v1::SchedulingConfig& current,
     t->set_name(change.name());
   }
   t->set_weight(change.weight());
+  t->set_parent(change.parent());
   MergeCaps(t->mutable_quotas(), change.quotas());
   SNN_RETURN_IF_ERROR(ValidatePolicy(next));
   return next;
@@ -250,6 +260,7 @@ SchedulerPolicy ToSchedulerPolicy(const v1::SchedulingConfig& c) {
   };
   p.user_core_hours = core_hours(c.user_limits());
   p.licenses.insert(c.licenses().begin(), c.licenses().end());
+  p.quota_trees = BuildQuotaTrees(c);
   for (const auto& t : c.tenants()) {
     if (t.limits().max_running() > 0) p.tenant_max_running[t.name()] = t.limits().max_running();
     if (t.limits().max_core_hours() > 0) p.tenant_core_hours[t.name()] = core_hours(t.limits());

@@ -35,6 +35,9 @@ struct PoolState {
     const v1::Resources* resources;
   };
   std::vector<Placed> placed;
+  // Running jobs of account-tree tenants that are no session or service: what a subtree within
+  // its share may take back when theirs borrows (filled only where a tree governs the pool).
+  std::vector<const SchedJob*> reclaimable;
   std::vector<const SchedJob*> preemptible;  // the running ones that are
   std::vector<const SchedJob*> elastic;      // the running ones that are
   bool blocked = false;              // FCFS: the first job that could not start holds the rest back

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "common/base/job_validation.h"
+#include "master/sched/fair_tree.h"
 #include "master/sched/policy_config.h"
 
 namespace snn {
@@ -13,6 +14,8 @@ namespace snn {
 void QueueOrder::Configure(const v1::SchedulingConfig& config) {
   config_ = config;
   weights_ = ToWeights(config);
+  has_tree_ = false;
+  for (const auto& t : config.tenants()) has_tree_ = has_tree_ || !t.parent().empty();
   accrual_.set_per_tenant(config.priority().accrue_per_tenant());
   const int64_t half_life = static_cast<int64_t>(config.priority().fairshare_half_life_s()) * 1000;
   if (half_life != ledger_.half_life_ms()) {
@@ -59,6 +62,19 @@ void QueueOrder::PrepareTerms(const SchedulerViews& views,
     if (has_work[id]) {
       tenant_terms_[id] = TenantTerms{total_usage > 0 ? ledger_.usage(name) / total_usage : 0,
                                       weight_sum > 0 ? weight.at(name) / weight_sum : 1};
+    }
+  }
+  if (has_tree_) {  // shares and usage down the account tree instead
+    std::vector<std::string_view> working;
+    for (uint32_t id = 0; id < names; ++id) {
+      if (has_work[id]) working.push_back(views.Name(id));
+    }
+    const auto terms = FairShareDownTheTree(
+        config_, working, [&](const std::string& t) { return ledger_.usage(t); }, total_usage);
+    for (uint32_t id = 0; id < names; ++id) {
+      if (!has_work[id]) continue;
+      const ShareTerms& t = terms.find(views.Name(id))->second;
+      tenant_terms_[id] = TenantTerms{t.usage_share, t.weight_share};
     }
   }
   // A tenant that comes with its first job before the next full order: no usage, one share.

@@ -69,6 +69,7 @@ class QueueOrder {
   Key KeyOf(PendingEntry& e, int64_t now_ms);
 
   v1::SchedulingConfig config_;
+  bool has_tree_ = false;  // some tenant has a parent: fair share down the tree
   PriorityWeights weights_;
   FairShareLedger ledger_;
   AccrualLimit accrual_;

@@ -21,6 +21,10 @@ Pass::QuotaSlot& Pass::SlotOf(const PendingJob& p) {
     if (q != policy_.tenant_quotas.end()) slot.tenant_quota = &q->second;
     auto l = policy_.queue_quotas.find(NamePair(*p.queue, *p.pool));
     if (l != policy_.queue_quotas.end()) slot.queue_quota = &l->second;
+    if (auto t = trees_.find(*p.pool); t != trees_.end()) {
+      slot.tree_node = t->second.tree().Find(*p.tenant);
+      if (slot.tree_node >= 0) slot.tree = &t->second;
+    }
   }
   return slot;
 }
@@ -74,10 +78,8 @@ void Pass::Start(PoolState& pool, const SchedJob& job, const Gang& gang, bool lo
     start.tasks.push_back(TaskPlacement{b.node, b.board, rect});
     Occupy(pool, index, r, rect, long_job, in_.now_ms + job.time_limit_ms);
   }
-  if (track_use_) {
-    TenantUse(job) += job.cores();
-    QueueUse(job) += job.cores();
-  }
+  AddUse(job, job.cores(), 1);
+  if (!within_share_.empty()) within_share_[job.pool].erase(job.id);
   running_limits_.Started(job);
   window_limits_.Started(job);
   licenses_.Started(job);
@@ -102,114 +104,6 @@ void Pass::Occupy(PoolState& pool, size_t index, const v1::Resources& r, const R
   }
 }
 
-std::vector<const SchedJob*> Pass::PreemptionVictims(PoolState& pool, const SchedJob& job) {
-  std::vector<const SchedJob*> victims;
-  if (!policy_.preemption) return victims;
-  auto guarantee = [&](const auto& quotas, const std::string& who) {
-    auto q = quotas.find(NamePair(who, job.pool));
-    return q == quotas.end() ? uint64_t{0} : q->second.guaranteed;
-  };
-  const auto& tq = policy_.tenant_quotas;
-  const auto& qq = policy_.queue_quotas;
-  const bool tenant_under = track_use_ && TenantUse(job) + job.cores() <= guarantee(tq, job.tenant);
-  const bool queue_under = track_use_ && QueueUse(job) + job.cores() <= guarantee(qq, job.queue);
-  for (const SchedJob* r : pool.preemptible) {
-    if (preempted_.count(r->id) || in_.now_ms - r->start_ms < policy_.preempt_grace_ms) {
-      continue;
-    }
-    const bool lower_tier = r->tier < job.tier;
-    const bool tenant_reclaim = tenant_under && r->tenant != job.tenant &&
-                                use_.Tenant(r->tenant, r->pool) > guarantee(tq, r->tenant);
-    const bool queue_reclaim = queue_under && r->queue != job.queue &&
-                               use_.Queue(r->queue, r->pool) > guarantee(qq, r->queue);
-    if (lower_tier || tenant_reclaim || queue_reclaim) victims.push_back(r);
-  }
-  std::sort(victims.begin(), victims.end(), [](const SchedJob* a, const SchedJob* b) {
-    return std::make_tuple(a->tier, -a->start_ms, a->id) <
-           std::make_tuple(b->tier, -b->start_ms, b->id);
-  });
-  return victims;
-}
-
-void Pass::GiveBackExtras(
-    const std::vector<std::pair<const SchedJob*, const TaskPlacement*>>& extras, size_t count,
-    const SchedJob& for_job) {
-  std::map<const SchedJob*, std::vector<uint32_t>> by_job;
-  for (size_t k = 0; k < count; ++k) {
-    if (preempted_.count(extras[k].first->id)) continue;
-    by_job[extras[k].first].push_back(extras[k].second->index);
-    giving_back_.insert(extras[k].first->id);
-  }
-  for (auto& [j, tasks] : by_job) {
-    const uint64_t cores = tasks.size() * uint64_t{CoreRequestOf(*j->resources).cores()};
-    if (track_use_) {
-      TenantUse(*j) -= std::min(TenantUse(*j), cores);
-      QueueUse(*j) -= std::min(QueueUse(*j), cores);
-    }
-    plan_.shrinks.push_back(
-        ShrinkDecision{j->id, std::move(tasks), for_job.id,
-                       "extra replica given back for job " + std::to_string(for_job.id)});
-  }
-}
-
-bool Pass::TryReclaim(PoolState& pool, const SchedJob& job) {
-  // Extra replicas of elastic jobs: lowest tier, youngest job, last grown first.
-  std::vector<std::pair<const SchedJob*, const TaskPlacement*>> extras;
-  for (const SchedJob* e : pool.elastic) {
-    if (preempted_.count(e->id)) continue;
-    for (const TaskPlacement& t : e->tasks) {
-      if (t.extra && !given_back_.count({e->id, t.index})) extras.emplace_back(e, &t);
-    }
-  }
-  std::sort(extras.begin(), extras.end(), [](const auto& a, const auto& b) {
-    return std::make_tuple(a.first->tier, -a.first->start_ms, a.first->id,
-                           -int64_t{a.second->index}) <
-           std::make_tuple(b.first->tier, -b.first->start_ms, b.first->id,
-                           -int64_t{b.second->index});
-  });
-  PoolBoards what_if = pool.boards.Fork();
-  for (size_t n = 0; n < extras.size(); ++n) {
-    ReleaseTask(what_if, *extras[n].first, *extras[n].second);
-    PoolBoards trial = what_if.Fork();
-    auto gang = PlaceGang(trial, job, nullptr, nullptr);
-    if (!gang) continue;
-    GiveBackExtras(extras, n + 1, job);
-    for (size_t k = 0; k <= n; ++k)
-      given_back_.insert({extras[k].first->id, extras[k].second->index});
-    pool.HoldFor(job, in_.now_ms, trial, *gang);
-    Wait(job,
-         "waiting for elastic jobs to give back " + std::to_string(n + 1) +
-             " extra replica(s) to start",
-         in_.now_ms);
-    return true;
-  }
-  // Then preemption, on top of every extra replica given back.
-  const std::vector<const SchedJob*> victims = PreemptionVictims(pool, job);
-  for (size_t n = 0; n < victims.size(); ++n) {
-    Release(what_if, *victims[n], /*but_extras=*/!extras.empty());
-    PoolBoards trial = what_if.Fork();
-    auto gang = PlaceGang(trial, job, nullptr, nullptr);
-    if (!gang) continue;
-    std::string ids;
-    for (size_t k = 0; k <= n; ++k) {
-      preempted_.insert(victims[k]->id);
-      ids += (ids.empty() ? "" : ", ") + std::to_string(victims[k]->id);
-      if (track_use_) {
-        use_.Add(*victims[k], victims[k]->cores(), -1);
-      }
-      plan_.preemptions.push_back(
-          PreemptDecision{victims[k]->id, job.id, "preempted by job " + std::to_string(job.id)});
-    }
-    GiveBackExtras(extras, extras.size(), job);
-    for (const auto& [e, t] : extras) given_back_.insert({e->id, t->index});
-    // Its room is held from now on: nothing else may take it while the victims stop.
-    pool.HoldFor(job, in_.now_ms, trial, *gang);
-    Wait(job, "preempting job(s) " + ids + " to start", in_.now_ms);
-    return true;
-  }
-  return false;
-}
-
 void Pass::Consider(const PendingJob& p, bool as_backfill) {
   if (!SameName(p.pool, last_pool_name_)) {  // jobs of one pool come in runs: looked up once
     last_pool_ = &pools_.find(*p.pool)->second;
@@ -225,7 +119,11 @@ void Pass::Consider(const PendingJob& p, bool as_backfill) {
     pool.backfill.push_back(&p);
     return;
   }
-  if (OverQuota(p)) return;
+  if (OverQuota(p)) {
+    if (!within_share_.empty()) within_share_[job.pool].erase(job.id);  // not waiting for room
+    return;
+  }
+  if (!trees_.empty() && TreeBlocks(pool, p)) return;
   if (pool.units) return ConsiderUnits(pool, p);
   // A full pool starts nothing; without words to give, nothing more to work out.
   if (pool.boards.free_cores() == 0 && (pool.reserved || !policy_.explain)) return;
@@ -323,10 +221,8 @@ void Pass::ConsiderUnits(PoolState& pool, const PendingJob& p) {
     StartDecision start{job.id, {TaskPlacement{c.node, c.board, Rect{0, 0, 1, 1}}}};
     start.tasks.back().count = static_cast<uint32_t>(need);
     start.backfilled = pool.reserved;
-    if (track_use_) {
-      TenantUse(job) += need;
-      QueueUse(job) += need;
-    }
+    AddUse(job, need, 1);
+    if (!within_share_.empty()) within_share_[job.pool].erase(job.id);
     plan_.starts.push_back(std::move(start));
     return;
   }

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "master/sched/pool_boards.h"
+#include "master/sched/quota_tree.h"
 
 namespace snn {
 
@@ -63,6 +64,9 @@ struct SchedJob {
   int64_t submit_ms = 0;
   int64_t time_limit_ms = 0;  // the estimate reservations and backfill rely on
   bool preemptible = false;
+  // A session or an experiment service: held for people at work, never preempted, and in an
+  // account tree it never borrows (master/sched/quota_tree.h).
+  bool interactive = false;
   // A gang's placement (JobSpec.spread): by default packed where the pool declares topology.
   enum class Spread : uint8_t { kDefault, kPack, kSpread };
   Spread spread = Spread::kDefault;
@@ -129,6 +133,8 @@ struct SchedulerPolicy {
   std::map<std::pair<std::string, std::string>, Quota, NamePairLess>
       tenant_quotas;  // (tenant, pool)
   std::map<std::pair<std::string, std::string>, Quota, NamePairLess> queue_quotas;  // (queue, pool)
+  // The account tree's quotas, by pool (master/sched/quota_tree.h); null: none.
+  std::shared_ptr<const QuotaTrees> quota_trees;
   // Jobs running at once (v1::UsageLimits.max_running): each user's, and each tenant's
   // together. 0 / absent: no limit.
   uint32_t user_max_running = 0;

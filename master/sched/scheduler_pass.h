@@ -13,6 +13,7 @@
 
 #include "master/sched/license_counts.h"
 #include "master/sched/pool_state.h"
+#include "master/sched/quota_tree.h"
 #include "master/sched/running_limits.h"
 #include "master/sched/scheduler.h"
 #include "master/sched/wait_reason.h"
@@ -33,7 +34,8 @@ class Pass {
         running_limits_(policy, in.running),
         window_limits_(policy, in_),
         licenses_(policy, in.running),
-        track_use_(!policy.tenant_quotas.empty() || !policy.queue_quotas.empty()) {}
+        track_use_(!policy.tenant_quotas.empty() || !policy.queue_quotas.empty() ||
+                   policy.quota_trees != nullptr) {}
 
   SchedulePlan Run();
 
@@ -50,12 +52,24 @@ class Pass {
     uint64_t* queue_use = nullptr;
     const Quota* tenant_quota = nullptr;  // null: none
     const Quota* queue_quota = nullptr;
+    QuotaTreeUse* tree = nullptr;  // its pool's account tree, if its tenant is in one
+    int tree_node = -1;
   };
   QuotaSlot& SlotOf(const PendingJob& p);
+  // The account tree of `job`'s pool and its tenant's node there; {null, -1}: none.
+  std::pair<QuotaTreeUse*, int> TreeNodeOf(const SchedJob& job);
+  // Whether the account tree keeps `p` from starting now (it waits, saying why, or preempts
+  // what other subtrees borrowed, holding the room).
+  bool TreeBlocks(PoolState& pool, const PendingJob& p);
+  // A job's cores start (sign 1) or stop (-1) counting against its tenant, queue and tree.
+  void AddUse(const SchedJob& job, uint64_t cores, int sign);
   void Start(PoolState& pool, const SchedJob& job, const Gang& gang, bool long_job);
   // Room for a job that cannot start: extra replicas given back, then preemption.
-  bool TryReclaim(PoolState& pool, const SchedJob& job);
-  std::vector<const SchedJob*> PreemptionVictims(PoolState& pool, const SchedJob& job);
+  // `for_tree`: the job is within its account's share and the tree blocks it: only jobs of
+  // subtrees that borrow are preempted, until both its share and its room are free.
+  bool TryReclaim(PoolState& pool, const SchedJob& job, bool for_tree = false);
+  std::vector<const SchedJob*> PreemptionVictims(PoolState& pool, const SchedJob& job,
+                                                 bool for_tree);
   void GiveBackExtras(const std::vector<std::pair<const SchedJob*, const TaskPlacement*>>& extras,
                       size_t count, const SchedJob& for_job);
   // Places one replica of `job` on `pool`'s board `index` (mirrored in the board's other pools).
@@ -95,6 +109,11 @@ class Pass {
   // Boards in several pools: a placement in one is mirrored in the others.
   std::map<std::pair<std::string, uint32_t>, std::vector<std::pair<PoolState*, size_t>>> shared_;
   QuotaUse use_;  // of the running jobs, and of what this pass starts
+  std::map<std::string, QuotaTreeUse, std::less<>> trees_;  // by pool: use_ in account trees
+  // By pool: the pending jobs within their share of its account tree that have not started in
+  // this pass. While there are any, no job there borrows: lenders take back before others borrow.
+  // (Job id: its node in the tree and its cores; checked again as the pass goes.)
+  std::map<std::string, std::map<uint64_t, std::pair<int, uint64_t>>, std::less<>> within_share_;
   // By the names' pointers (interned by the master's views, so few).
   std::map<std::tuple<const std::string*, const std::string*, const std::string*>, QuotaSlot>
       slots_;

@@ -49,6 +49,10 @@ void Pass::BuildPools() {
     }
     if (policy_.backfill) pool->running.emplace_back(std::max(in_.now_ms, r.limit_end_ms), r.job);
     if (r.preemptible) pool->preemptible.push_back(r.job);
+    if (policy_.quota_trees != nullptr && !r.job->interactive &&
+        policy_.quota_trees->count(*r.pool)) {
+      pool->reclaimable.push_back(r.job);
+    }
     if (r.elastic) pool->elastic.push_back(r.job);
   }
   // Pools where nothing waits but elastic jobs may grow.
@@ -60,6 +64,25 @@ void Pass::BuildPools() {
       }
     }
     AddPool(name, std::move(mine)).elastic = std::move(jobs);
+  }
+  if (policy_.quota_trees == nullptr) return;
+  for (const auto& [name, pool] : pools_) {  // the account trees' use, from the tenants'
+    auto tree = policy_.quota_trees->find(name);
+    if (tree == policy_.quota_trees->end()) continue;
+    QuotaTreeUse& use = trees_.emplace(name, QuotaTreeUse(tree->second)).first->second;
+    for (size_t n = 0; n < tree->second.nodes().size(); ++n) {
+      use.Add(static_cast<int>(n), use_.Tenant(tree->second.node(n).name, name), 1);
+    }
+  }
+  for (const PendingJob& p : in_.pending) {
+    if (p.hold != nullptr) continue;
+    auto tree = trees_.find(*p.pool);
+    if (tree == trees_.end()) continue;
+    const int node = tree->second.tree().Find(*p.tenant);
+    const uint64_t cores = uint64_t{p.cores} * p.replicas;
+    if (node >= 0 && tree->second.WithinShare(node, cores)) {
+      within_share_[*p.pool].emplace(p.id, std::pair{node, cores});
+    }
   }
 }
 
@@ -98,7 +121,10 @@ bool Pass::WithinLimits(const SchedJob& job, uint64_t more) {
   auto q = policy_.tenant_quotas.find(NamePair(job.tenant, job.pool));
   if (q != policy_.tenant_quotas.end() && TenantUse(job) + more > q->second.limit) return false;
   auto l = policy_.queue_quotas.find(NamePair(job.queue, job.pool));
-  return l == policy_.queue_quotas.end() || QueueUse(job) + more <= l->second.limit;
+  if (l != policy_.queue_quotas.end() && QueueUse(job) + more > l->second.limit) return false;
+  auto [tree, node] = TreeNodeOf(job);
+  return tree == nullptr || (tree->Available(node) >= more &&
+                             (!job.interactive || tree->WithinShare(node, more)));
 }
 
 void Pass::Grow(PoolState& pool) {
@@ -140,10 +166,7 @@ void Pass::Grow(PoolState& pool) {
       const BoardCapacity& b = pool.boards.board(choice->index);
       grows[k].job_id = j.id;
       grows[k].tasks.push_back(TaskPlacement{b.node, b.board, choice->placement.rect, 0, true});
-      if (track_use_) {
-        TenantUse(j) += request.cores();
-        QueueUse(j) += request.cores();
-      }
+      AddUse(j, request.cores(), 1);
       progress = true;
     }
   }

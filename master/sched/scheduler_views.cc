@@ -68,6 +68,7 @@ void SchedulerViews::Fill(const v1::JobRecord& record, SchedJob& j) const {
   j.submit_ms = record.submit_ms();
   j.time_limit_ms = static_cast<int64_t>(record.spec().time_limit_s()) * 1000;
   j.preemptible = record.spec().preemptible();
+  j.interactive = record.spec().kind() == v1::SESSION || record.spec().kind() == v1::SERVICE;
   j.spread = record.spec().spread() == "pack"     ? SchedJob::Spread::kPack
              : record.spec().spread() == "spread" ? SchedJob::Spread::kSpread
                                                   : SchedJob::Spread::kDefault;
