@@ -3,10 +3,13 @@
 // share taking back what it lent within one pass once the preemption grace has passed.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <deque>
 #include <map>
 #include <random>
 
+#include "master/policy/policy_file.h"
+#include "master/sched/fair_tree.h"
 #include "master/sched/policy_config.h"
 #include "master/sched/quota_tree.h"
 #include "tests/master/test_jobs.h"
@@ -105,6 +108,54 @@ TEST(QuotaTreeTest, APolicyWithABrokenTreeIsRefusedNamingTheTenant) {
   c.mutable_queues(0)->add_pools()->set_pool("default");
   c.mutable_queues(0)->mutable_pools(0)->set_nominal(4);
   EXPECT_NE(ValidatePolicy(c).message().find("are for tenants"), std::string::npos);
+}
+
+TEST(QuotaTreeTest, ThePolicyFileReadsTheTreeAndRefusesItsFieldsOnQueues) {
+  auto c = ParsePolicyYaml(R"(
+tenants:
+  - {name: inst}
+  - {name: lab, parent: inst, quotas: {main: {nominal: 8, borrowing_limit: 4, lending_limit: 2}}}
+)");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->tenants(1).parent(), "inst");
+  EXPECT_EQ(c->tenants(1).quotas(0).nominal(), 8u);
+  EXPECT_EQ(c->tenants(1).quotas(0).borrowing_limit(), 4u);
+  EXPECT_EQ(c->tenants(1).quotas(0).lending_limit(), 2u);
+  auto q = ParsePolicyYaml("queues:\n  - {name: default, pools: {main: {nominal: 8}}}\n");
+  ASSERT_FALSE(q.ok());
+  EXPECT_NE(q.status().message().find("nominal"), std::string::npos) << q.status().message();
+  auto loop = ParsePolicyYaml("tenants:\n  - {name: a, parent: a}\n");
+  ASSERT_FALSE(loop.ok());
+  EXPECT_NE(loop.status().message().find("go round in a circle (a > a)"), std::string::npos);
+}
+
+TEST(FairTreeTest, AGroupThatUsedMoreThanItsSharePullsItsProjectsDown) {
+  v1::SchedulingConfig c = DefaultSchedulingConfig();
+  AddTenant(c, "ga", "", -1);
+  AddTenant(c, "gb", "", -1);
+  AddTenant(c, "a1", "ga", -1);
+  AddTenant(c, "a2", "ga", -1);
+  AddTenant(c, "b1", "gb", -1);
+  // ga's two projects used 60 + 0, gb's one 40: ga is over its half.
+  std::map<std::string, double> used{{"a1", 60}, {"b1", 40}};
+  auto usage = [&](const std::string& t) { return used.count(t) ? used.at(t) : 0.0; };
+  auto terms = FairShareDownTheTree(c, {"a1", "a2", "b1"}, usage, 100);
+  EXPECT_DOUBLE_EQ(terms["a1"].weight_share, 0.25);
+  EXPECT_DOUBLE_EQ(terms["b1"].weight_share, 0.5);
+  // a2 used nothing, but inherits half of its group's over-use: 0 + (0.6 - 0) x 1/2.
+  EXPECT_DOUBLE_EQ(terms["a2"].usage_share, 0.3);
+  EXPECT_DOUBLE_EQ(terms["a1"].usage_share, 0.6);
+  EXPECT_DOUBLE_EQ(terms["b1"].usage_share, 0.4);
+  // So b1 (under its group's share) goes before a2 (idle, in the group over its share).
+  auto factor = [](const ShareTerms& t) { return std::exp2(-t.usage_share / t.weight_share); };
+  EXPECT_GT(factor(terms["b1"]), factor(terms["a2"]));
+  // Without parents it is the flat fair share: share = weight / all, usage = own / all.
+  v1::SchedulingConfig flat = DefaultSchedulingConfig();
+  AddTenant(flat, "x", "", -1);
+  AddTenant(flat, "y", "", -1);
+  auto f = FairShareDownTheTree(flat, {"x", "z"}, usage, 100);
+  EXPECT_DOUBLE_EQ(f["x"].weight_share, 1.0 / 3);  // x, y and z (undeclared, weight 1)
+  EXPECT_DOUBLE_EQ(f["z"].usage_share, 0);
 }
 
 // Jobs coming and going through the real scheduler pass, on 8 boards of 16 cores.
