@@ -92,8 +92,8 @@ std::string Describe(const v1::TenantConfig& t) {
   char w[32];
   snprintf(w, sizeof w, "%g", t.weight());
   std::string out = "tenant " + t.name() + (t.parent().empty() ? "" : " (in " + t.parent() + ")") +
-                    ": weight " + w + Caps(t.quotas(), "limit") +
-                    Describe(t.limits(), "its jobs") + Describe(t.members());
+                    ": weight " + w + Caps(t.quotas(), "limit") + Describe(t.limits(), "its jobs") +
+                    Describe(t.members());
   if (t.coordinators_size() > 0) out += "; coordinators " + Names(t.coordinators());
   return out;
 }
@@ -207,11 +207,10 @@ int PolicySet(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (o.args.size() != 3 || o.args[1] != "set") return Fail(err, InvalidArgument(usage));
   const std::string& name = o.args[2];
   for (const auto& [flag, value] : o.settings) {
-    const bool allowed =
-        flag == "weight" || flag == "pool" || flag == "guaranteed" ||
-        (queue ? flag == "priority" || flag == "max"
-               : flag == "limit" || flag == "parent" || flag == "nominal" ||
-                     flag == "borrowing-limit" || flag == "lending-limit");
+    const bool allowed = flag == "weight" || flag == "pool" || flag == "guaranteed" ||
+                         (queue ? flag == "priority" || flag == "max"
+                                : flag == "limit" || flag == "parent" || flag == "nominal" ||
+                                      flag == "borrowing-limit" || flag == "lending-limit");
     if (!allowed) return Fail(err, InvalidArgument("--" + flag + " does not apply here; " + usage));
   }
   auto current = Call(o, rpc::kPolicyGet, v1::PolicyGetRequest());

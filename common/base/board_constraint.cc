@@ -40,6 +40,22 @@ std::optional<std::vector<uint64_t>> Version(std::string_view s) {
   }
 }
 
+// A UTC time as ISO 8601 writes it: "2026-11-28", "2026-11-28T03:00", "2026-11-28T03:00:12Z";
+// as "YYYY-MM-DDTHH:MM:SS" (a date is its midnight), which sorts as text in time order.
+std::optional<std::string> IsoTime(std::string_view s) {
+  if (!s.empty() && s.back() == 'Z') s.remove_suffix(1);
+  static constexpr std::string_view kShape = "dddd-dd-ddTdd:dd:dd";
+  if (s.size() != 10 && s.size() != 16 && s.size() != 19) return std::nullopt;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const bool digit = s[i] >= '0' && s[i] <= '9';
+    if (kShape[i] == 'd' ? !digit : s[i] != kShape[i]) return std::nullopt;
+  }
+  std::string out(s);
+  if (out.size() == 10) out += "T00:00";
+  if (out.size() == 16) out += ":00";
+  return out;
+}
+
 int CompareVersions(const std::vector<uint64_t>& a, const std::vector<uint64_t>& b) {
   for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
     const uint64_t x = i < a.size() ? a[i] : 0, y = i < b.size() ? b[i] : 0;
@@ -54,6 +70,7 @@ struct Value {
   std::string text;
   std::optional<double> number;                  // an unquoted number
   std::optional<std::vector<uint64_t>> version;  // an unquoted dotted or a quoted version
+  std::optional<std::string> time;               // a quoted UTC time (IsoTime)
 };
 
 }  // namespace
@@ -97,6 +114,10 @@ struct BoardConstraint::Node {
       const auto n = Number(*have);
       if (!n) return false;
       order = *n < *v.number ? -1 : (*n > *v.number ? 1 : 0);
+    } else if (v.time) {
+      const auto mine = IsoTime(*have);
+      if (!mine) return false;
+      order = mine->compare(*v.time) < 0 ? -1 : (*mine == *v.time ? 0 : 1);
     } else {
       const auto mine = Version(*have);
       if (!mine) return false;
@@ -261,6 +282,7 @@ class Parser {
       v.text = std::string(s_.substr(i_ + 1, end - i_ - 1));
       i_ = end + 1;
       v.version = Version(v.text);
+      if (!v.version) v.time = IsoTime(v.text);
     } else {
       while (i_ < s_.size() && WordChar(s_[i_])) ++i_;
       if (i_ == start) return Error("expected a value (a number, 'text' or a word)");
@@ -268,10 +290,12 @@ class Parser {
       v.number = Number(v.text);
       if (!v.number) v.version = Version(v.text);
     }
-    if (ordered && !v.number && !v.version) {
+    if (ordered && !v.number && !v.version && !v.time) {
       i_ = start;
-      return Error("<, <=, > and >= compare numbers (3) or versions ('2.10'); '" + v.text +
-                   "' is neither");
+      return Error(
+          "<, <=, > and >= compare numbers (3), versions ('2.10') or UTC times ('2026-11-28', "
+          "'2026-11-28T03:00Z'); '" +
+          v.text + "' is none of them");
     }
     return v;
   }

@@ -141,6 +141,15 @@ Status ValidateJobSpec(const v1::JobSpec& spec) {
     return InvalidArgument(
         "tenant, pool, queue and reservation may use only letters, digits, '-', '_', '.'");
   }
+  if (!spec.sets_attribute().empty()) {
+    if (Status s = CheckBoardAttribute(spec.sets_attribute(), ""); !s.ok()) {
+      return InvalidArgument("sets_attribute: " + s.message());
+    }
+    if (spec.kind() != v1::BATCH) {
+      return InvalidArgument(
+          "sets_attribute: only a batch job sets a board attribute, when it completes");
+    }
+  }
   if (spec.priority() < 0 || spec.priority() > JobLimits::kMaxPriority) {
     return InvalidArgument("priority is " + std::to_string(spec.priority()) +
                            "; it must be between 0 and " + std::to_string(JobLimits::kMaxPriority));

@@ -7,14 +7,22 @@
 
 namespace snn {
 
-std::string FormatUtcTime(int64_t ms) {
+namespace {
+
+std::string Format(int64_t ms, const char* format) {
   const time_t t = static_cast<time_t>(ms / 1000);
   std::tm tm{};
   gmtime_r(&t, &tm);
   char buf[40];
-  strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm);
+  strftime(buf, sizeof buf, format, &tm);
   return buf;
 }
+
+}  // namespace
+
+std::string FormatUtcTime(int64_t ms) { return Format(ms, "%Y-%m-%d %H:%M:%S UTC"); }
+
+std::string FormatIsoUtcTime(int64_t ms) { return Format(ms, "%Y-%m-%dT%H:%M:%SZ"); }
 
 Result<int64_t> ParseUtcTime(const std::string& text, int64_t now_ms) {
   if (text == "now") return now_ms;

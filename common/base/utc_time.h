@@ -11,6 +11,8 @@ namespace snn {
 
 // 1795838400000 -> "2026-11-28 03:00:00 UTC".
 std::string FormatUtcTime(int64_t ms);
+// 1795838400000 -> "2026-11-28T03:00:00Z" (ISO 8601: sorts as text in time order).
+std::string FormatIsoUtcTime(int64_t ms);
 
 // Accepts "now", "now+DURATION" (as ParseDurationSeconds reads it: "now+2h", "now+90s") and
 // "YYYY-MM-DDTHH:MM[:SS]" (also with a space for the T), in UTC. Returns epoch milliseconds.

@@ -278,13 +278,13 @@ Result<v1::JobSpec> ParseJobYaml(const std::string& text, const std::string& def
     if (!root || root.IsNull()) return InvalidArgument("the job file is empty");
     SNN_RETURN_IF_ERROR(CheckKnownFields(
         root, "the job file",
-        {"name",      "tenant",     "pool",       "queue",      "priority",    "preemptible",
-         "requeue",   "time_limit", "replicas",   "task",       "depends",     "kind",
-         "keepalive", "service",    "alloc",      "alloc_task", "constraints", "licenses",
-         "array",     "schedule",   "reservation"}));
+        {"name",      "tenant",     "pool",        "queue",         "priority",    "preemptible",
+         "requeue",   "time_limit", "replicas",    "task",          "depends",     "kind",
+         "keepalive", "service",    "alloc",       "alloc_task",    "constraints", "licenses",
+         "array",     "schedule",   "reservation", "sets_attribute"}));
     SNN_RETURN_IF_ERROR(ParseKind(root, spec));
     spec.set_name(default_name);
-    for (const char* field : {"name", "tenant", "pool", "queue", "reservation"}) {
+    for (const char* field : {"name", "tenant", "pool", "queue", "reservation", "sets_attribute"}) {
       if (!root[field]) continue;
       auto value = ReadString(root[field], field);
       if (!value.ok()) return value.status();
@@ -294,6 +294,7 @@ Result<v1::JobSpec> ParseJobYaml(const std::string& text, const std::string& def
       if (f == "pool") spec.set_pool(*value);
       if (f == "queue") spec.set_queue(*value);
       if (f == "reservation") spec.set_reservation(*value);  // an advance reservation's name
+      if (f == "sets_attribute") spec.set_sets_attribute(*value);
     }
     if (root["priority"]) {
       auto p = ReadWholeNumber(root["priority"], "priority", 0, JobLimits::kMaxPriority);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/base/duration.h"
+#include "common/base/utc_time.h"
 #include "master/billing/usage_accounting.h"
 #include "master/jobs/job_arrays.h"
 #include "master/jobs/usage_limits.h"
@@ -325,6 +326,15 @@ void JobLifecycle::SettleJob(v1::JobRecord& job, const v1::TaskRecord& ended) {
     return;
   }
   job.set_exit_code(0);
+  if (!job.spec().sets_attribute().empty()) {  // a calibration job marks where it ran
+    for (const auto& t : job.tasks()) {
+      if (t.given_back() || t.node().empty()) continue;
+      if (const v1::NodeRecord* r = nodes_.Mark(t.node(), t.board(), job.spec().sets_attribute(),
+                                                FormatIsoUtcTime(now))) {
+        journal_.PutNode(*r);
+      }
+    }
+  }
   int finished = 0;  // extra replicas given back do not count
   for (const auto& t : job.tasks()) finished += t.given_back() ? 0 : 1;
   jobs_.SetState(job, v1::COMPLETED, now,

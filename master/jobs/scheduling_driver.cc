@@ -199,9 +199,14 @@ std::vector<BoardCapacity> SchedulingDriver::SchedulableBoards(bool only_up, boo
       b.streams_free = free(b.streams_total, used.streams);
       b.largest_live = used.largest_live;
       b.topology = TopologyOf(entry, info.index());
-      if (info.attributes_size() > 0) {
-        b.attributes = std::make_shared<const BoardCapacity::Attributes>(info.attributes().begin(),
-                                                                         info.attributes().end());
+      auto marks = entry.record.board_marks().find(info.index());
+      if (info.attributes_size() > 0 || marks != entry.record.board_marks().end()) {
+        auto attributes = std::make_shared<BoardCapacity::Attributes>(info.attributes().begin(),
+                                                                      info.attributes().end());
+        if (marks != entry.record.board_marks().end()) {  // the master's win over the driver's
+          for (const auto& [name, value] : marks->second.values()) (*attributes)[name] = value;
+        }
+        b.attributes = std::move(attributes);
       }
       b.grid = used.grid;
       b.mers = used.mers;

@@ -119,6 +119,17 @@ Status NodeRegistry::SetDrain(const std::string& node, int board, const std::str
   return Status::Ok();
 }
 
+const v1::NodeRecord* NodeRegistry::Mark(const std::string& node, uint32_t board,
+                                         const std::string& name, const std::string& value) {
+  NodeEntry* entry = Find(node);
+  if (entry == nullptr || board >= static_cast<uint32_t>(entry->record.boards_size())) {
+    return nullptr;
+  }
+  ++generation_;
+  (*(*entry->record.mutable_board_marks())[board].mutable_values())[name] = value;
+  return &entry->record;
+}
+
 NodeEntry& NodeRegistry::Register(v1::NodeRecord record, std::shared_ptr<Connection> session,
                                   int64_t now_ms) {
   ++generation_;
@@ -126,6 +137,7 @@ NodeEntry& NodeRegistry::Register(v1::NodeRecord record, std::shared_ptr<Connect
   // Drains belong to the operators, not to the agent's description: keep them.
   record.set_drain_reason(entry.record.drain_reason());
   *record.mutable_board_drain_reasons() = entry.record.board_drain_reasons();
+  *record.mutable_board_marks() = entry.record.board_marks();
   if (entry.session && entry.session != session) {
     LOG(WARNING) << "node " << record.name() << " registered again on a new session; "
                  << "closing the old one from " << entry.session->peer();

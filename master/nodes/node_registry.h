@@ -66,6 +66,10 @@ class NodeRegistry {
   // Drains (non-empty reason) or resumes a node, or one board if `board` >= 0.
   Status SetDrain(const std::string& node, int board, const std::string& reason);
   Status Heartbeat(const std::string& name, const Connection* session, int64_t now_ms);
+  // Sets attribute `name` of a board to `value` (NodeRecord.board_marks); the record to store,
+  // or null if there is no such board.
+  const v1::NodeRecord* Mark(const std::string& node, uint32_t board, const std::string& name,
+                             const std::string& value);
 
   // Marks the node served by `session` DOWN; returns its name, or "" if none.
   std::string OnSessionClosed(const Connection* session);

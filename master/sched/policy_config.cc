@@ -41,8 +41,9 @@ Status CheckCaps(const google::protobuf::RepeatedPtrField<v1::PoolCap>& caps,
   std::set<std::string> seen;
   for (const auto& c : caps) {
     if (!tenant && (c.has_nominal() || c.has_borrowing_limit() || c.has_lending_limit())) {
-      return InvalidArgument(who + ": nominal, borrowing_limit and lending_limit are for tenants "
-                                   "(the account tree), not queues");
+      return InvalidArgument(who +
+                             ": nominal, borrowing_limit and lending_limit are for tenants "
+                             "(the account tree), not queues");
     }
     if (c.pool().empty()) return InvalidArgument(who + ": a capacity names no pool");
     if (!seen.insert(c.pool()).second) {

@@ -49,13 +49,13 @@ Status CheckAccountTree(const v1::SchedulingConfig& c) {
     for (int p = t.parent[i]; p >= 0; p = t.parent[p]) {
       path += " > " + c.tenants(p).name();
       if (p == i) {
-        return InvalidArgument("tenant '" + tenant.name() + "': its parents go round in a circle (" +
-                               path + ")");
+        return InvalidArgument("tenant '" + tenant.name() +
+                               "': its parents go round in a circle (" + path + ")");
       }
       if (++depth > kMaxTreeDepth) {
         return InvalidArgument("tenant '" + tenant.name() + "' is more than " +
-                               std::to_string(kMaxTreeDepth) + " levels deep in the account tree (" +
-                               path + " ...)");
+                               std::to_string(kMaxTreeDepth) +
+                               " levels deep in the account tree (" + path + " ...)");
       }
     }
     for (const auto& cap : tenant.quotas()) {

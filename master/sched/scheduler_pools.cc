@@ -123,8 +123,8 @@ bool Pass::WithinLimits(const SchedJob& job, uint64_t more) {
   auto l = policy_.queue_quotas.find(NamePair(job.queue, job.pool));
   if (l != policy_.queue_quotas.end() && QueueUse(job) + more > l->second.limit) return false;
   auto [tree, node] = TreeNodeOf(job);
-  return tree == nullptr || (tree->Available(node) >= more &&
-                             (!job.interactive || tree->WithinShare(node, more)));
+  return tree == nullptr ||
+         (tree->Available(node) >= more && (!job.interactive || tree->WithinShare(node, more)));
 }
 
 void Pass::Grow(PoolState& pool) {

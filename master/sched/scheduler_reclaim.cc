@@ -41,8 +41,8 @@ bool Pass::TreeBlocks(PoolState& pool, const PendingJob& p) {
     auto lenders = within_share_.find(job.pool);
     if (lenders == within_share_.end()) return false;
     auto& waiting = lenders->second;
-    while (!waiting.empty() && !slot.tree->WithinShare(waiting.begin()->second.first,
-                                                       waiting.begin()->second.second)) {
+    while (!waiting.empty() &&
+           !slot.tree->WithinShare(waiting.begin()->second.first, waiting.begin()->second.second)) {
       waiting.erase(waiting.begin());
     }
     if (waiting.empty()) return false;

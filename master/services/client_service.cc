@@ -484,6 +484,11 @@ void ClientService::PoolStatus(const CallContext& ctx, v1::PoolStatusRequest req
     for (const auto& info : entry.record.boards()) {
       v1::BoardStatus* bs = ns->add_boards();
       *bs->mutable_info() = info;
+      if (auto m = entry.record.board_marks().find(info.index());
+          m != entry.record.board_marks().end()) {  // the master's attributes, as jobs see them
+        for (const auto& [k, v] : m->second.values())
+          (*bs->mutable_info()->mutable_attributes())[k] = v;
+      }
       bs->set_state(BoardStateText(entry, info));
       bs->set_cores_total(LiveCores(info));
       bs->set_units(EffectiveKsps(info) / unit_ksps);

@@ -50,6 +50,19 @@ TEST(BoardConstraintTest, ComparesNumbersTextAndVersions) {
   EXPECT_FALSE(Holds("serial > 3", board));
 }
 
+TEST(BoardConstraintTest, ComparesUtcTimesInTimeOrderWhateverTheirPrecision) {
+  // As sets_attribute writes them: a calibration at 03:00:12 on 28 November.
+  const std::map<std::string, std::string> board{{"calibrated_at", "2026-11-28T03:00:12Z"},
+                                                 {"serial", "A-17"}};
+  EXPECT_TRUE(Holds("calibrated_at >= '2026-11-28'", board));  // a date is its midnight
+  EXPECT_FALSE(Holds("calibrated_at < '2026-11-28'", board));
+  EXPECT_TRUE(Holds("calibrated_at > '2026-11-28T03:00Z'", board));  // not as text ('Z' > ':')
+  EXPECT_FALSE(Holds("calibrated_at >= '2026-11-28T03:01'", board));
+  EXPECT_TRUE(Holds("calibrated_at <= '2026-11-28T03:00:12Z'", board));
+  EXPECT_FALSE(Holds("serial >= '2026-11-28'", board));  // not a time: fails the order
+  EXPECT_FALSE(Holds("calibrated_at > '2026-12-01'", board));
+}
+
 TEST(BoardConstraintTest, NamesWhatItCompares) {
   auto parsed = BoardConstraint::Parse("rev >= 3 && (firmware == '2.4' || rev < 9)");
   ASSERT_TRUE(parsed.ok());
@@ -64,8 +77,9 @@ TEST(BoardConstraintTest, BadConstraintsGetOneLineSayingWhere) {
             "constraints: expected ==, !=, <, <=, >, >= or in after 'rev' at character 5, found "
             "'= 3'");
   EXPECT_EQ(ErrorOf("firmware > 'beta'"),
-            "constraints: <, <=, > and >= compare numbers (3) or versions ('2.10'); 'beta' is "
-            "neither at character 12, found ''beta''");
+            "constraints: <, <=, > and >= compare numbers (3), versions ('2.10') or UTC times "
+            "('2026-11-28', '2026-11-28T03:00Z'); 'beta' is none of them at character 12, found "
+            "''beta''");
   EXPECT_EQ(ErrorOf("(rev == 3"), "constraints: expected ')' at character 10, found the end");
   EXPECT_EQ(ErrorOf("rev == 'open"),
             "constraints: a quoted value is not closed at character 8, found ''open'");

@@ -11,8 +11,7 @@
 namespace snn::testing {
 namespace {
 
-bool Running(TestCluster& cluster, uint64_t id, const std::string& tenant,
-             int timeout_ms = 20000) {
+bool Running(TestCluster& cluster, uint64_t id, const std::string& tenant, int timeout_ms = 20000) {
   return TestCluster::WaitUntil(
       [&] {
         auto j = cluster.Show(id, tenant);
@@ -49,8 +48,9 @@ TEST(AccountTreeTest, ALabBorrowsWhatTheOtherLendsAndGivesItBackWhenItIsWanted) 
   ASSERT_TRUE(cluster.Submit(ShellJob("sleep 600", 4, 600), "lab-b").ok());
   ASSERT_TRUE(TestCluster::WaitUntil([&] {
     auto j = cluster.Show(3, "lab-b");
-    return j.ok() && j->reason().find("the account tree lets tenant lab-b take 0 more cores, "
-                                      "and this job needs 4") != std::string::npos;
+    return j.ok() && j->reason().find(
+                         "the account tree lets tenant lab-b take 0 more cores, "
+                         "and this job needs 4") != std::string::npos;
   })) << cluster.Show(3, "lab-b")->reason();
 
   // lab-a wants its 8: one of lab-b's jobs is preempted (requeued), and lab-a's runs.

@@ -1,6 +1,8 @@
 // The account tree (issue 40): nominal shares, borrowing and lending limits down a tree of
 // tenants, the scheduler keeping to them whatever jobs come and go, and a subtree under its
 // share taking back what it lent within one pass once the preemption grace has passed.
+#include "master/sched/quota_tree.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,7 +13,6 @@
 #include "master/policy/policy_file.h"
 #include "master/sched/fair_tree.h"
 #include "master/sched/policy_config.h"
-#include "master/sched/quota_tree.h"
 #include "tests/master/test_jobs.h"
 
 namespace snn {
@@ -87,8 +88,7 @@ TEST(QuotaTreeTest, APolicyWithABrokenTreeIsRefusedNamingTheTenant) {
   v1::SchedulingConfig c = DefaultSchedulingConfig();
   AddTenant(c, "a", "b", 1);
   AddTenant(c, "b", "a", 1);
-  EXPECT_NE(ValidatePolicy(c).message().find("go round in a circle (a > b > a)"),
-            std::string::npos)
+  EXPECT_NE(ValidatePolicy(c).message().find("go round in a circle (a > b > a)"), std::string::npos)
       << ValidatePolicy(c).message();
   c = DefaultSchedulingConfig();
   AddTenant(c, "a", "nobody", 1);
@@ -362,8 +362,7 @@ TEST(QuotaTreeSchedulerTest, TenThousandRandomOperationsNeverBreakALimit) {
     const int groups = 2 + pick(2);
     for (int g = 0; g < groups; ++g) {
       const std::string gn = "g" + std::to_string(g);
-      AddTenant(c, gn, "inst", pick(4) * 8, pick(2) ? pick(3) * 8 : -1,
-                pick(2) ? pick(3) * 4 : -1);
+      AddTenant(c, gn, "inst", pick(4) * 8, pick(2) ? pick(3) * 8 : -1, pick(2) ? pick(3) * 4 : -1);
       names.push_back(gn);
       const int projects = 1 + pick(3);
       for (int p = 0; p < projects; ++p) {
