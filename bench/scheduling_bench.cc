@@ -11,6 +11,9 @@
 // median of the last five steady passes as the last line, `scheduling pass ms: N`.
 // --quotas: 50 of the 100 tenants have a limit and a guarantee in the pool (quotas are kept
 // each pass, and preemption may reclaim a guarantee).
+// --tree: the 100 tenants are projects in an account tree 3 deep (an institute > 10 groups > 10
+// projects each): each project's nominal a hundredth of the pool, each group's borrowing limit
+// a twentieth and lending limit a fortieth (issue 40).
 // --accrue_per_tenant N: the policy's accrual limit on (each full order then also ranks every
 // pending job within its tenant).
 // --array N: also a job array of N one-core elements, at most 64 running (array: "0-N-1%64"),
@@ -18,8 +21,8 @@
 // Like the master under etc/systemd/snn-master.service, it runs with malloc on huge pages
 // (GLIBC_TUNABLES=glibc.malloc.hugetlb=1: it starts itself again with it unless the variable is
 // set already); --small_pages measures with the default 4 KiB pages.
-//   scheduling_bench [--nodes N] [--pending N] [--passes N] [--quotas] [--accrue_per_tenant N]
-//                    [--array N] [--small_pages]
+//   scheduling_bench [--nodes N] [--pending N] [--passes N] [--quotas] [--tree]
+//                    [--accrue_per_tenant N] [--array N] [--small_pages]
 #include <unistd.h>
 
 #include <algorithm>
@@ -152,12 +155,14 @@ void AddPending(snn::JobTable& table, uint32_t count, std::mt19937_64& rng) {
 int main(int argc, char** argv) {
   uint32_t nodes = 10000, pending = 100000;
   int passes = 10;
-  bool quotas = false, small_pages = false;
+  bool quotas = false, small_pages = false, tree = false;
   uint32_t accrue_per_tenant = 0, array_elements = 0;
   for (int i = 1; i < argc; ++i) {
     const bool has_value = i + 1 < argc;
     if (std::strcmp(argv[i], "--quotas") == 0) {
       quotas = true;
+    } else if (std::strcmp(argv[i], "--tree") == 0) {
+      tree = true;
     } else if (std::strcmp(argv[i], "--small_pages") == 0) {
       small_pages = true;
     } else if (std::strcmp(argv[i], "--nodes") == 0 && has_value) {
@@ -173,7 +178,7 @@ int main(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: scheduling_bench [--nodes N] [--pending N] [--passes N] [--quotas] "
-                   "[--accrue_per_tenant N] [--array N] [--small_pages]\n");
+                   "[--tree] [--accrue_per_tenant N] [--array N] [--small_pages]\n");
       return 2;
     }
   }
@@ -228,6 +233,31 @@ int main(int argc, char** argv) {
       cap->set_pool("default");
       cap->set_limit(16 * 16 * 4 * uint64_t{nodes} / 60);
       cap->set_guaranteed(16 * 16 * 4 * uint64_t{nodes} / 200);
+    }
+  }
+  if (tree) {  // an institute > 10 groups > 10 projects (the jobs' tenants)
+    const uint64_t pool = 16 * 16 * 4 * uint64_t{nodes};
+    auto add = [&](const std::string& name, const std::string& parent) {
+      auto* t = config.add_tenants();
+      t->set_name(name);
+      t->set_weight(1);
+      t->set_parent(parent);
+      auto* cap = t->add_quotas();
+      cap->set_pool("default");
+      return cap;
+    };
+    add("inst", "")->set_nominal(0);
+    for (int g = 0; g < 10; ++g) {
+      auto* cap = add("g" + std::to_string(g), "inst");
+      cap->set_borrowing_limit(pool / 20);
+      cap->set_lending_limit(pool / 40);
+      for (int p = 0; p < 10; ++p) {
+        add("t" + std::to_string(g * 10 + p), "g" + std::to_string(g))->set_nominal(pool / 100);
+      }
+    }
+    if (auto s = snn::ValidatePolicy(config); !s.ok()) {
+      std::fprintf(stderr, "scheduling_bench: %s\n", s.ToString().c_str());
+      return 2;
     }
   }
   const snn::SchedulerPolicy policy = snn::ToSchedulerPolicy(config);

@@ -142,6 +142,7 @@ QuotaTreeUse::QuotaTreeUse(const QuotaTree& tree)
 uint64_t QuotaTreeUse::Excess(int n) const { return Sub(level_[n], tree_->node(n).guaranteed); }
 
 void QuotaTreeUse::Add(int n, uint64_t cores, int sign) {
+  ++version_;
   if (sign < 0) cores = std::min(cores, own_[n]);
   own_[n] = sign > 0 ? own_[n] + cores : own_[n] - cores;
   for (int m = n; m >= 0; m = tree_->node(m).parent) {

@@ -88,6 +88,8 @@ class QuotaTreeUse {
   // the node on its path just below where it meets `n`'s path borrows.
   bool ReclaimableFrom(int victim, int n) const;
   uint64_t level(int n) const { return level_[n]; }
+  // Moves with every Add: what was worked out from the use holds while it stays.
+  uint64_t version() const { return version_; }
   uint64_t subtree_use(int n) const { return subtree_[n]; }
   // Why `cores` more at `n` do not fit: the path's use against its shares.
   std::string Explain(int n, uint64_t cores, bool interactive) const;
@@ -96,6 +98,7 @@ class QuotaTreeUse {
   uint64_t Excess(int n) const;  // beyond its guaranteed part: drawn from its parent
 
   const QuotaTree* tree_;
+  uint64_t version_ = 0;
   std::vector<uint64_t> own_, level_, subtree_;
   // Over the children: what each draws from the node, at most what it lends (its share of it).
   std::vector<uint64_t> lent_use_;

@@ -110,6 +110,17 @@ class Pass {
   std::map<std::pair<std::string, uint32_t>, std::vector<std::pair<PoolState*, size_t>>> shared_;
   QuotaUse use_;  // of the running jobs, and of what this pass starts
   std::map<std::string, QuotaTreeUse, std::less<>> trees_;  // by pool: use_ in account trees
+  // Jobs the tree holds back, by their tree node and shape: the tree's version then, whether no
+  // reclaim was found, and the words. Jobs of one tenant and shape that come while the tree is
+  // as it was are settled from here (a pass meets thousands).
+  struct TreeWait {
+    uint64_t version = 0;
+    bool no_reclaim = false;
+    std::shared_ptr<const std::string> words;
+  };
+  using TreeWaitKey = std::tuple<const QuotaTreeUse*, int, uint64_t, bool, uint32_t, uint32_t,
+                                 const std::string*, const std::string*>;
+  std::map<TreeWaitKey, TreeWait> tree_waits_;
   // By pool: the pending jobs within their share of its account tree that have not started in
   // this pass. While there are any, no job there borrows: lenders take back before others borrow.
   // (Job id: its node in the tree and its cores; checked again as the pass goes.)

@@ -56,11 +56,21 @@ bool Pass::TreeBlocks(PoolState& pool, const PendingJob& p) {
   if (within_share && job.interactive && slot.tree->Available(slot.tree_node) >= cores) {
     return false;
   }
-  if (within_share && policy_.preemption && !pool.units && !pool.reserved) {
+  TreeWait& seen = tree_waits_[{slot.tree, slot.tree_node, cores, job.interactive, p.shape_width,
+                                p.shape_height, p.board_type, p.constraints}];
+  const bool same = seen.words != nullptr && seen.version == slot.tree->version();
+  if (within_share && policy_.preemption && !pool.units && !pool.reserved &&
+      !(same && seen.no_reclaim)) {
     pool.boards.SetWindow(in_.now_ms, in_.now_ms + p.time_limit_ms);
     if (TryReclaim(pool, job, /*for_tree=*/true)) return true;
   }
-  if (policy_.explain) Wait(job, slot.tree->Explain(slot.tree_node, cores, job.interactive));
+  if (!same) {
+    seen.words = std::make_shared<const std::string>(
+        policy_.explain ? slot.tree->Explain(slot.tree_node, cores, job.interactive) : "");
+    seen.version = slot.tree->version();
+  }
+  seen.no_reclaim = true;
+  if (policy_.explain) Wait(job, seen.words);
   return true;
 }
 
@@ -162,6 +172,7 @@ bool Pass::TryReclaim(PoolState& pool, const SchedJob& job, bool for_tree) {
   std::optional<QuotaTreeUse> tree_if;  // the account tree as the victims stop
   if (tree != nullptr) tree_if = *tree;
   std::vector<const SchedJob*> chosen;
+  const uint64_t cores = job.cores();
   for (const SchedJob* v : victims) {
     const int v_node = tree_if ? tree_if->tree().Find(v->tenant) : -1;
     // For the tree, a subtree's jobs only while it still borrows.
@@ -169,7 +180,7 @@ bool Pass::TryReclaim(PoolState& pool, const SchedJob& job, bool for_tree) {
     chosen.push_back(v);
     Release(what_if, *v, /*but_extras=*/!extras.empty());
     if (v_node >= 0) tree_if->Add(v_node, v->cores(), -1);
-    if (for_tree && tree_if->Available(node) < job.cores()) continue;
+    if (for_tree && tree_if->Available(node) < cores) continue;
     PoolBoards trial = what_if.Fork();
     auto gang = PlaceGang(trial, job, nullptr, nullptr);
     if (!gang) continue;
@@ -186,7 +197,7 @@ bool Pass::TryReclaim(PoolState& pool, const SchedJob& job, bool for_tree) {
     // Its room is held from now on: nothing else may take it while the victims stop; and so
     // is its share of the account tree.
     pool.HoldFor(job, in_.now_ms, trial, *gang);
-    if (tree != nullptr) tree->Add(node, job.cores(), 1);
+    if (tree != nullptr) tree->Add(node, cores, 1);
     Wait(job, "preempting job(s) " + ids + " to start", in_.now_ms);
     return true;
   }
