@@ -41,6 +41,10 @@ class CheckpointStore {
   CheckpointStore(std::string root, int64_t keep_ms) : root_(std::move(root)), keep_ms_(keep_ms) {}
 
   bool enabled() const { return !root_.empty(); }
+  // Whether the task has a directory: not a session's step, which is never requeued or moved
+  // (it lives and ends with its session), so a directory would be made and removed for nothing
+  // at every step.
+  bool Kept(const v1::LaunchRequest& req) const { return enabled() && !req.hint_only(); }
   const std::string& root() const { return root_; }
   std::string DirFor(const CheckpointId& id) const;
 

@@ -1,8 +1,11 @@
 #include "nodeagent/tasks/task_manager.h"
 
+#include <fcntl.h>
 #include <glog/logging.h>
 #include <google/protobuf/util/json_util.h>
 #include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -79,7 +82,7 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
                               std::to_string(options_.max_memory_mb) +
                               " MiB (snn-agent --task_memory_max_mb)");
   }
-  if (written.ok() && checkpoints_.enabled()) {
+  if (written.ok() && checkpoints_.Kept(req)) {
     written = checkpoints_.Prepare(CheckpointIdOf(req), *who);
   }
 
@@ -103,7 +106,7 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
   }
   if (req.task().has_network()) env.model_file = dir + "/model.json";
   env.output_dir = dir + "/output";
-  if (checkpoints_.enabled()) env.checkpoint_dir = checkpoints_.DirFor(CheckpointIdOf(req));
+  if (checkpoints_.Kept(req)) env.checkpoint_dir = checkpoints_.DirFor(CheckpointIdOf(req));
   spec.env = TaskEnvironment(env, req, *mapping);
   spec.workdir = req.task().workdir().empty() ? dir + "/work" : req.task().workdir();
   if (who.ok() && who->switch_user) {
@@ -286,12 +289,10 @@ void TaskManager::Adopt(const v1::AgentTaskRecord& record, const std::string& re
   tasks_[key] = std::move(task);
 }
 
-void TaskManager::RenewLease() {
-  const std::string& file = lease_file_;
-  const std::string tmp = file + ".tmp";
-  { std::ofstream(tmp) << lease_ms_ << "\n"; }
-  std::error_code ec;
-  std::filesystem::rename(tmp, file, ec);  // a fresh mtime, atomically
+void TaskManager::RenewLease() {  // in place: see the header
+  if (utimensat(AT_FDCWD, lease_file_.c_str(), nullptr, 0) == 0) return;
+  const int fd = open(lease_file_.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd >= 0) close(fd);
 }
 
 void TaskManager::TakeShepherdReport(Task& task) {
@@ -401,7 +402,7 @@ void TaskManager::MaintainCheckpoints(int64_t now_ms) {
   checkpoints_swept_ms_ = now_ms;
   std::set<std::string> in_use;
   for (const auto& [key, task] : tasks_) {
-    if (task.ended()) continue;
+    if (task.ended() || !checkpoints_.Kept(task.launch.request)) continue;
     const CheckpointId id = CheckpointIdOf(task.launch.request);
     checkpoints_.Touch(id, now_ms);  // on a shared root, other nodes sweep
     in_use.insert(checkpoints_.DirFor(id));
@@ -434,7 +435,7 @@ void TaskManager::Finish(Task& task) {
   task.phase = TaskPhase::kEnded;
   task.end_ms = clock_.NowMs();
   task.final_state = task.stop ? task.stop->as : v1::TASK_EXITED;
-  if (checkpoints_.enabled()) {
+  if (checkpoints_.Kept(task.launch.request)) {
     if (task.final_state == v1::TASK_EXITED && task.process.exit_code == 0 &&
         task.process.term_signal == 0) {
       checkpoints_.Remove(CheckpointIdOf(task.launch.request));  // done: no attempt needs it

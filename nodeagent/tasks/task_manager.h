@@ -94,7 +94,8 @@ class TaskManager {
   void Acknowledge(const std::vector<TaskKey>& keys);
 
   // The lease the master granted: every task's shepherd stops it if the agent does not renew
-  // the lease file for this long. RenewLease() is called whenever the master answers.
+  // the lease file for this long. RenewLease() is called whenever the master answers; it touches
+  // the file's time in place (the shepherds only stat it), not a new file at every answer.
   void set_lease_ms(int64_t lease_ms) { lease_ms_ = lease_ms; }
   // Boards run by a driver that have been idle this long are powered off (0: never); the
   // master's policy (scheduler.suspend_after), told at registration and each heartbeat.

@@ -144,7 +144,8 @@ std::vector<v1::TaskUsage> TaskManager::UsageChanges() {
     v1::SpikeUsage now = CountedUsage(task);
     const bool counted = !google::protobuf::util::MessageDifferencer::Equals(now, task.usage);
     bool checkpointed = false;
-    if (checkpoints_.enabled() && now_ms - task.checkpoint_seen_ms >= kCheckpointScanMs) {
+    if (checkpoints_.Kept(task.launch.request) &&
+        now_ms - task.checkpoint_seen_ms >= kCheckpointScanMs) {
       task.checkpoint_seen_ms = now_ms;
       v1::Checkpoint latest = checkpoints_.Latest(CheckpointIdOf(task.launch.request));
       if (!google::protobuf::util::MessageDifferencer::Equals(latest, task.checkpoint)) {

@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -245,6 +247,49 @@ TEST_F(TaskManagerTest, LaunchIsIdempotentAndBoardsRefuseOvercommit) {
   auto big = Request(9, "true");
   big.mutable_task()->mutable_resources()->set_cores(14);
   EXPECT_EQ(tasks_->Launch(big).status().code(), Code::kResourceExhausted);
+}
+
+// A session's steps come by the hundred a second: a step makes no checkpoint directory (it is
+// never requeued or moved: it lives and ends with its session), and renewing the lease (at every
+// answer from the master) touches the file in place instead of writing a new one.
+TEST_F(TaskManagerTest, AStepHasNoCheckpointDirectoryAndTheLeaseIsRenewedInPlace) {
+  tasks_.reset();
+  TaskManagerOptions options = testing::AgentOptions(dir_);
+  options.checkpoint_root = dir_ + "/checkpoints";
+  tasks_ = std::make_unique<TaskManager>(clock_, testing::OneSimBoard(), options);
+  auto inode = [](const std::string& path) {
+    struct stat st {};
+    return stat(path.c_str(), &st) == 0 ? st.st_ino : ino_t{0};
+  };
+
+  const std::string show = "env | grep SNN_CHECKPOINT_DIR; true";
+  ASSERT_TRUE(tasks_->Launch(Request(1, show)).ok());
+  v1::LaunchRequest step = Request(2, show);
+  step.set_hint_only(true);
+  v1::CoreRect* hint = step.mutable_hint();
+  hint->set_x(0);
+  hint->set_y(2);
+  hint->set_width(3);
+  hint->set_height(1);
+  auto launched = tasks_->Launch(step);
+  ASSERT_TRUE(launched.ok()) << launched.status().ToString();
+  ASSERT_EQ(launched->state(), v1::TASK_RUNNING) << launched->detail();
+  ASSERT_TRUE(PollUntil([&] { return Ended(); }));
+  auto ended = tasks_->EndedUnacknowledged();
+  ASSERT_EQ(ended.size(), 2u);
+  std::sort(ended.begin(), ended.end(),
+            [](const auto& a, const auto& b) { return a.job_id() < b.job_id(); });
+  EXPECT_NE(ReadFile(ended[0].stdout_path()).find("SNN_CHECKPOINT_DIR="), std::string::npos)
+      << "a batch task has one";
+  EXPECT_EQ(ReadFile(ended[1].stdout_path()), "") << "a step has none";
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/checkpoints/alice.job102.task0"));
+
+  tasks_->set_lease_ms(60000);
+  tasks_->RenewLease();
+  const ino_t lease = inode(dir_ + "/lease");
+  ASSERT_NE(lease, ino_t{0});
+  tasks_->RenewLease();
+  EXPECT_EQ(inode(dir_ + "/lease"), lease) << "the lease is renewed in place";
 }
 
 }  // namespace
