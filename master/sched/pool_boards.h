@@ -117,6 +117,12 @@ class PoolBoards {
     window_to_ = to_ms;
   }
 
+  // Whether board `index` could take one task of `r` now, within the window (as Choose would
+  // find it, holds aside).
+  bool CouldTake(size_t index, const v1::Resources& r, const CoreRequest& request) {
+    return TryBoard(index, r, request, nullptr).has_value();
+  }
+
   void Take(size_t index, const v1::Resources& r, const Rect& rect);
   void GiveBack(size_t index, const v1::Resources& r, const Rect& rect);
   // Finds a board by node and index (for releasing a running job's tasks); npos if absent.

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -38,6 +39,23 @@ struct PoolState {
   // Running jobs of account-tree tenants that are no session or service: what a subtree within
   // its share may take back when theirs borrows (filled only where a tree governs the pool).
   std::vector<const SchedJob*> reclaimable;
+  std::vector<int> reclaimable_nodes;  // their tenants' tree nodes, worked out at the first reclaim
+  // The pending jobs within their share of the pool's account tree, in queue order, with their
+  // node in the tree and their cores. Those that started in this pass or are held by their own
+  // limits (`left_share`), and those before `within_share_head`, no longer count; whether the
+  // first one left still is within its share is checked as the pass goes. While one is, no job
+  // here borrows: lenders take back before others borrow.
+  struct WithinShareJob {
+    uint64_t id;
+    int node;
+    uint64_t cores;
+  };
+  std::vector<WithinShareJob> within_share;
+  size_t within_share_head = 0;
+  std::unordered_set<uint64_t> left_share;
+  void LeftShare(uint64_t id) {
+    if (within_share_head < within_share.size()) left_share.insert(id);
+  }
   std::vector<const SchedJob*> preemptible;  // the running ones that are
   std::vector<const SchedJob*> elastic;      // the running ones that are
   bool blocked = false;              // FCFS: the first job that could not start holds the rest back

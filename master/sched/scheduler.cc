@@ -79,7 +79,7 @@ void Pass::Start(PoolState& pool, const SchedJob& job, const Gang& gang, bool lo
     Occupy(pool, index, r, rect, long_job, in_.now_ms + job.time_limit_ms);
   }
   AddUse(job, job.cores(), 1);
-  if (!within_share_.empty()) within_share_[job.pool].erase(job.id);
+  pool.LeftShare(job.id);
   running_limits_.Started(job);
   window_limits_.Started(job);
   licenses_.Started(job);
@@ -120,7 +120,7 @@ void Pass::Consider(const PendingJob& p, bool as_backfill) {
     return;
   }
   if (OverQuota(p)) {
-    if (!within_share_.empty()) within_share_[job.pool].erase(job.id);  // not waiting for room
+    pool.LeftShare(job.id);  // not waiting for room
     return;
   }
   if (!trees_.empty() && TreeBlocks(pool, p)) return;
@@ -222,7 +222,7 @@ void Pass::ConsiderUnits(PoolState& pool, const PendingJob& p) {
     start.tasks.back().count = static_cast<uint32_t>(need);
     start.backfilled = pool.reserved;
     AddUse(job, need, 1);
-    if (!within_share_.empty()) within_share_[job.pool].erase(job.id);
+    pool.LeftShare(job.id);
     plan_.starts.push_back(std::move(start));
     return;
   }

@@ -68,8 +68,11 @@ class Pass {
   // `for_tree`: the job is within its account's share and the tree blocks it: only jobs of
   // subtrees that borrow are preempted, until both its share and its room are free.
   bool TryReclaim(PoolState& pool, const SchedJob& job, bool for_tree = false);
+  // What may be preempted for `job`, as a heap: popped (PopVictim), youngest of the lowest tier
+  // first. A heap, not a sorted list: a reclaim usually needs a few of many thousands.
   std::vector<const SchedJob*> PreemptionVictims(PoolState& pool, const SchedJob& job,
                                                  bool for_tree);
+  static const SchedJob* PopVictim(std::vector<const SchedJob*>& heap);
   void GiveBackExtras(const std::vector<std::pair<const SchedJob*, const TaskPlacement*>>& extras,
                       size_t count, const SchedJob& for_job);
   // Places one replica of `job` on `pool`'s board `index` (mirrored in the board's other pools).
@@ -121,10 +124,6 @@ class Pass {
   using TreeWaitKey = std::tuple<const QuotaTreeUse*, int, uint64_t, bool, uint32_t, uint32_t,
                                  const std::string*, const std::string*>;
   std::map<TreeWaitKey, TreeWait> tree_waits_;
-  // By pool: the pending jobs within their share of its account tree that have not started in
-  // this pass. While there are any, no job there borrows: lenders take back before others borrow.
-  // (Job id: its node in the tree and its cores; checked again as the pass goes.)
-  std::map<std::string, std::map<uint64_t, std::pair<int, uint64_t>>, std::less<>> within_share_;
   // By the names' pointers (interned by the master's views, so few).
   std::map<std::tuple<const std::string*, const std::string*, const std::string*>, QuotaSlot>
       slots_;

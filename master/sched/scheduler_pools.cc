@@ -30,8 +30,13 @@ void Pass::BuildPools() {
   if (pools_.size() == 1 && policy_.backfill) {  // reservations look at when jobs end
     pools_.begin()->second.running.reserve(in_.running.size());
   }
+  if (pools_.size() == 1 && policy_.quota_trees != nullptr &&
+      policy_.quota_trees->count(pools_.begin()->first)) {
+    pools_.begin()->second.reclaimable.reserve(in_.running.size());
+  }
   const std::string* last_pool = nullptr;
   PoolState* pool = nullptr;
+  bool governed = false;  // by an account tree
   std::map<std::string, std::vector<const SchedJob*>> idle_elastic;
   if (track_use_ && in_.use != nullptr) use_ = *in_.use;
   const bool add_use = track_use_ && in_.use == nullptr;
@@ -40,6 +45,7 @@ void Pass::BuildPools() {
     if (!SameName(r.pool, last_pool)) {  // runs of one pool: looked up once
       auto it = pools_.find(*r.pool);
       pool = it == pools_.end() ? nullptr : &it->second;
+      governed = policy_.quota_trees != nullptr && policy_.quota_trees->count(*r.pool);
     }
     last_pool = r.pool;
     if (pool == nullptr) {
@@ -49,10 +55,7 @@ void Pass::BuildPools() {
     }
     if (policy_.backfill) pool->running.emplace_back(std::max(in_.now_ms, r.limit_end_ms), r.job);
     if (r.preemptible) pool->preemptible.push_back(r.job);
-    if (policy_.quota_trees != nullptr && !r.job->interactive &&
-        policy_.quota_trees->count(*r.pool)) {
-      pool->reclaimable.push_back(r.job);
-    }
+    if (governed && !r.job->interactive) pool->reclaimable.push_back(r.job);
     if (r.elastic) pool->elastic.push_back(r.job);
   }
   // Pools where nothing waits but elastic jobs may grow.
@@ -74,14 +77,19 @@ void Pass::BuildPools() {
       use.Add(static_cast<int>(n), use_.Tenant(tree->second.node(n).name, name), 1);
     }
   }
+  const std::string* last_name = nullptr;
+  PoolState* in = nullptr;
   for (const PendingJob& p : in_.pending) {
     if (p.hold != nullptr) continue;
-    auto tree = trees_.find(*p.pool);
-    if (tree == trees_.end()) continue;
-    const int node = tree->second.tree().Find(*p.tenant);
+    if (!SameName(p.pool, last_name)) {
+      auto it = pools_.find(*p.pool);
+      in = it == pools_.end() ? nullptr : &it->second;
+      last_name = p.pool;
+    }
+    const QuotaSlot& slot = SlotOf(p);
     const uint64_t cores = uint64_t{p.cores} * p.replicas;
-    if (node >= 0 && tree->second.WithinShare(node, cores)) {
-      within_share_[*p.pool].emplace(p.id, std::pair{node, cores});
+    if (in != nullptr && slot.tree != nullptr && slot.tree->WithinShare(slot.tree_node, cores)) {
+      in->within_share.push_back({p.id, slot.tree_node, cores});
     }
   }
 }

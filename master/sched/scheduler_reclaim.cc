@@ -6,6 +6,7 @@
 #include <optional>
 #include <span>
 #include <tuple>
+#include <unordered_map>
 
 #include "master/sched/scheduler_pass.h"
 
@@ -38,17 +39,17 @@ bool Pass::TreeBlocks(PoolState& pool, const PendingJob& p) {
     if (within_share) return false;
     // It would borrow: lenders first. Jobs that the pass's starts took out of their share no
     // longer count.
-    auto lenders = within_share_.find(job.pool);
-    if (lenders == within_share_.end()) return false;
-    auto& waiting = lenders->second;
-    while (!waiting.empty() &&
-           !slot.tree->WithinShare(waiting.begin()->second.first, waiting.begin()->second.second)) {
-      waiting.erase(waiting.begin());
+    const auto& waiting = pool.within_share;
+    size_t& first = pool.within_share_head;
+    while (first < waiting.size() &&
+           (pool.left_share.count(waiting[first].id) ||
+            !slot.tree->WithinShare(waiting[first].node, waiting[first].cores))) {
+      ++first;
     }
-    if (waiting.empty()) return false;
+    if (first == waiting.size()) return false;
     if (policy_.explain) {
       Wait(job, "it would borrow from the account tree, and job " +
-                    std::to_string(waiting.begin()->first) +
+                    std::to_string(waiting[first].id) +
                     ", within its account's share, waits to start first");
     }
     return true;
@@ -74,10 +75,32 @@ bool Pass::TreeBlocks(PoolState& pool, const PendingJob& p) {
   return true;
 }
 
+namespace {
+
+// Victims in the order they are taken: lowest tier, then youngest.
+bool TakenAfter(const SchedJob* a, const SchedJob* b) {
+  return std::make_tuple(a->tier, -a->start_ms, a->id) >
+         std::make_tuple(b->tier, -b->start_ms, b->id);
+}
+
+}  // namespace
+
+const SchedJob* Pass::PopVictim(std::vector<const SchedJob*>& heap) {
+  if (heap.empty()) return nullptr;
+  std::pop_heap(heap.begin(), heap.end(), TakenAfter);
+  const SchedJob* next = heap.back();
+  heap.pop_back();
+  return next;
+}
+
 std::vector<const SchedJob*> Pass::PreemptionVictims(PoolState& pool, const SchedJob& job,
                                                      bool for_tree) {
   std::vector<const SchedJob*> victims;
   if (!policy_.preemption) return victims;
+  auto stopping_or_young = [&](const SchedJob* r) {
+    return (!preempted_.empty() && preempted_.count(r->id)) ||
+           in_.now_ms - r->start_ms < policy_.preempt_grace_ms;
+  };
   // Within its account's share, it may take back what other subtrees borrowed.
   auto [tree, node] = TreeNodeOf(job);
   const bool tree_reclaim = tree != nullptr && tree->WithinShare(node, job.cores());
@@ -89,19 +112,40 @@ std::vector<const SchedJob*> Pass::PreemptionVictims(PoolState& pool, const Sche
   const auto& qq = policy_.queue_quotas;
   const bool tenant_under = track_use_ && TenantUse(job) + job.cores() <= guarantee(tq, job.tenant);
   const bool queue_under = track_use_ && QueueUse(job) + job.cores() <= guarantee(qq, job.queue);
-  if (tree_reclaim) {  // borrowed cores are on loan, whether the job is preemptible or not
-    for (const SchedJob* r : pool.reclaimable) {
-      if (preempted_.count(r->id) || in_.now_ms - r->start_ms < policy_.preempt_grace_ms) {
-        continue;
-      }
-      const int victim = r->tenant == job.tenant ? -1 : tree->tree().Find(r->tenant);
-      if (victim >= 0 && tree->ReclaimableFrom(victim, node)) victims.push_back(r);
+  // Borrowed cores are on loan, whether the job is preemptible or not.
+  std::vector<char> lends;  // by node: its jobs may be taken
+  bool any_lends = false;
+  if (tree_reclaim) {
+    lends.resize(tree->tree().nodes().size());
+    for (size_t n = 0; n < lends.size(); ++n) {
+      lends[n] = static_cast<int>(n) != node && tree->ReclaimableFrom(static_cast<int>(n), node);
+      any_lends |= lends[n] != 0;
     }
   }
+  if (any_lends) {
+    if (pool.reclaimable_nodes.size() != pool.reclaimable.size()) {  // once a pass
+      std::unordered_map<std::string_view, int> nodes;
+      pool.reclaimable_nodes.clear();
+      for (const SchedJob* r : pool.reclaimable) {
+        auto [it, added] = nodes.try_emplace(r->tenant, 0);
+        if (added) it->second = tree->tree().Find(r->tenant);
+        pool.reclaimable_nodes.push_back(it->second);
+      }
+    }
+    for (size_t k = 0; k < pool.reclaimable.size(); ++k) {
+      const int victim = pool.reclaimable_nodes[k];
+      const SchedJob* r = pool.reclaimable[k];
+      if (victim >= 0 && lends[victim] && r->tenant != job.tenant && !stopping_or_young(r)) {
+        victims.push_back(r);
+      }
+    }
+  }
+  const size_t from_tree = victims.size();
+  if (from_tree > 0) std::sort(victims.begin(), victims.end());  // to skip them below
   for (const SchedJob* r : for_tree ? std::span<const SchedJob* const>()
                                     : std::span<const SchedJob* const>(pool.preemptible)) {
-    if (preempted_.count(r->id) || in_.now_ms - r->start_ms < policy_.preempt_grace_ms ||
-        (tree_reclaim && std::find(victims.begin(), victims.end(), r) != victims.end())) {
+    if (stopping_or_young(r) ||
+        (from_tree > 0 && std::binary_search(victims.begin(), victims.begin() + from_tree, r))) {
       continue;
     }
     const bool lower_tier = r->tier < job.tier;
@@ -111,10 +155,7 @@ std::vector<const SchedJob*> Pass::PreemptionVictims(PoolState& pool, const Sche
                                use_.Queue(r->queue, r->pool) > guarantee(qq, r->queue);
     if (lower_tier || tenant_reclaim || queue_reclaim) victims.push_back(r);
   }
-  std::sort(victims.begin(), victims.end(), [](const SchedJob* a, const SchedJob* b) {
-    return std::make_tuple(a->tier, -a->start_ms, a->id) <
-           std::make_tuple(b->tier, -b->start_ms, b->id);
-  });
+  std::make_heap(victims.begin(), victims.end(), TakenAfter);
   return victims;
 }
 
@@ -167,22 +208,36 @@ bool Pass::TryReclaim(PoolState& pool, const SchedJob& job, bool for_tree) {
     return true;
   }
   // Then preemption, on top of every extra replica given back.
-  const std::vector<const SchedJob*> victims = PreemptionVictims(pool, job, for_tree);
+  std::vector<const SchedJob*> victims = PreemptionVictims(pool, job, for_tree);
   auto [tree, node] = TreeNodeOf(job);
   std::optional<QuotaTreeUse> tree_if;  // the account tree as the victims stop
   if (tree != nullptr) tree_if = *tree;
   std::vector<const SchedJob*> chosen;
   const uint64_t cores = job.cores();
-  for (const SchedJob* v : victims) {
+  // Whether the job is known not to fit on `what_if` as it is (the extras' last try). A
+  // victim's release changes only its own boards: unless one of them could now take a task,
+  // the job still does not fit, and it is not placed again.
+  bool known_not_to_fit = !extras.empty();
+  const CoreRequest request = CoreRequestOf(*job.resources);
+  auto made_room = [&](const SchedJob& v) {
+    for (const TaskPlacement& t : v.tasks) {
+      const size_t i = what_if.Find(t.node, t.board);
+      if (i != PoolBoards::npos && what_if.CouldTake(i, *job.resources, request)) return true;
+    }
+    return false;
+  };
+  while (const SchedJob* v = PopVictim(victims)) {
     const int v_node = tree_if ? tree_if->tree().Find(v->tenant) : -1;
     // For the tree, a subtree's jobs only while it still borrows.
     if (for_tree && !tree_if->ReclaimableFrom(v_node, node)) continue;
     chosen.push_back(v);
     Release(what_if, *v, /*but_extras=*/!extras.empty());
     if (v_node >= 0) tree_if->Add(v_node, v->cores(), -1);
-    if (for_tree && tree_if->Available(node) < cores) continue;
+    if (known_not_to_fit && made_room(*v)) known_not_to_fit = false;
+    if (known_not_to_fit || (for_tree && tree_if->Available(node) < cores)) continue;
     PoolBoards trial = what_if.Fork();
     auto gang = PlaceGang(trial, job, nullptr, nullptr);
+    known_not_to_fit = !gang;
     if (!gang) continue;
     std::string ids;
     for (const SchedJob* c : chosen) {
