@@ -114,6 +114,16 @@ std::vector<StartForecast> ForecastStarts(const SchedulerInput& input,
     return std::max(input.now_ms, end);
   };
   for (const RunningJob& r : running) ends.emplace(expected_end(*r.job, r.limit_end_ms), r.job);
+  // The running jobs' use (quotas, account trees), kept as jobs start and end, so that no pass
+  // adds up every running job again.
+  const bool track_use = !policy.tenant_quotas.empty() || !policy.queue_quotas.empty() ||
+                         policy.quota_trees != nullptr;
+  QuotaUse use;
+  if (input.use != nullptr) {
+    use = *input.use;
+  } else if (track_use) {
+    for (const RunningJob& r : running) use.Add(*r.job, r.job->cores(), 1);
+  }
   int64_t now = input.now_ms;
   bool target_done = false, nothing_ends = false;
   for (size_t step = 0; step < limits.max_steps && !pending.empty() && !target_done; ++step) {
@@ -122,6 +132,7 @@ std::vector<StartForecast> ForecastStarts(const SchedulerInput& input,
     in.running = running;
     in.boards = boards.boards();
     in.now_ms = now;
+    in.use = &use;
     SchedulePlan plan = PlanPass(std::move(in), plan_policy);
     if (!plan.starts.empty()) {
       std::unordered_set<uint64_t> gone;
@@ -137,6 +148,7 @@ std::vector<StartForecast> ForecastStarts(const SchedulerInput& input,
         job.start_ms = now;
         job.tasks = s.tasks;
         boards.Apply(job, 1);
+        if (track_use) use.Add(job, job.cores(), 1);
         running.push_back(RunningJob::Of(job));
         ends.emplace(expected_end(job, now + std::max<int64_t>(0, job.time_limit_ms)), &job);
         gone.insert(s.job_id);
@@ -153,6 +165,7 @@ std::vector<StartForecast> ForecastStarts(const SchedulerInput& input,
     std::unordered_set<const SchedJob*> ended;
     while (!ends.empty() && ends.top().first <= now) {
       boards.Apply(*ends.top().second, -1);
+      if (track_use) use.Add(*ends.top().second, ends.top().second->cores(), -1);
       ended.insert(ends.top().second);
       ends.pop();
     }
