@@ -45,8 +45,8 @@ DEFINE_string(jobs_out, "",
               "also write each job's id, submit, start, wait, run time and processors "
               "to this file, one job a line, for comparison with other schedulers");
 DEFINE_string(maintenance, "",
-              "with --mesh: close every board for this long each day (2h), a maintenance "
-              "reservation no job of the trace is in");
+              "close every board for this long each day (2h), a maintenance reservation no "
+              "job of the trace is in");
 DEFINE_string(maintenance_at, "2h",
               "with --maintenance: when the first window opens, counted from the trace's time 0");
 DEFINE_string(drop_longer_than, "",

@@ -110,6 +110,13 @@ void Replayer::BuildBoards() {
     b.pools = {pool_name_};
     b.largest_live = Rect{0, 0, 1, 1};
     b.units = b.units_free = trace_.max_procs;
+    for (const SimReservation& r : options_.reservations) {  // each closes the whole class
+      auto list = b.closures ? std::make_shared<BoardClosures>(*b.closures)
+                             : std::make_shared<BoardClosures>();
+      list->push_back(BoardClosure{"maintenance", r.start_s * kMs, (r.start_s + r.duration_s) * kMs,
+                                   r.period_s * kMs});
+      b.closures = std::move(list);
+    }
     boards_.push_back(std::move(b));
     pool_cores_ = free_cores_ = trace_.max_procs;
     return;
@@ -146,24 +153,21 @@ void Replayer::BuildBoards() {
 
 Status Replayer::CheckReservations() const {
   if (options_.reservations.empty()) return Status::Ok();
-  if (!mesh_) {
-    return InvalidArgument(
-        "reservations close boards, and one-core boards are counted, not placed: replay with "
-        "--mesh");
-  }
-  // The longest run each board ever has room for between its windows.
-  int64_t longest = 0;
-  for (const BoardCapacity& b : boards_) {
-    int64_t gap = INT64_MAX;
-    if (b.closures) {
-      for (const BoardClosure& c : *b.closures) {
-        if (c.period_ms > 0) gap = std::min(gap, c.period_ms - (c.end_ms - c.start_ms));
-      }
+  for (const SimReservation& r : options_.reservations) {
+    if (!mesh_ && !r.boards.empty()) {
+      return InvalidArgument(
+          "one-core boards are counted, not placed: a reservation closes all of them or none "
+          "(replay with --mesh to close some)");
     }
-    longest = std::max(longest, gap);
   }
+  // Each job must fit between the windows of some board (all of them together: two windows
+  // that each leave room may leave none between them).
   for (const TraceJob& t : trace_.jobs) {
-    if (t.estimate_s * kMs > longest) {
+    const bool fits = std::any_of(boards_.begin(), boards_.end(), [&](const BoardCapacity& b) {
+      return !b.closures ||
+             FirstOpenStart(*b.closures, t.submit_s * kMs, t.estimate_s * kMs) != INT64_MAX;
+    });
+    if (!fits) {
       return InvalidArgument("job " + std::to_string(t.id) + " asks for " +
                              std::to_string(t.estimate_s) +
                              " s, more than any board is ever open between the reservations' "
@@ -196,10 +200,14 @@ void Replayer::Candidates(int64_t now_s) {
   uint64_t left = free_cores_;
   bool blocked = false;
   // Takes the next job in order; false once no later job can start.
+  // One-core boards with windows: a job whose run meets one does not start, whatever its count.
+  const BoardClosures* closures = mesh_ ? nullptr : boards_[0].closures.get();
   auto take_in_order = [&](SimJob* j) {
     candidates_.push_back(j);
     const uint64_t procs = j->trace->procs;
-    if (procs <= left) {
+    const bool closed =
+        closures && AnyMeets(*closures, now_s * kMs, now_s * kMs + j->sched.time_limit_ms);
+    if (procs <= left && !closed) {
       if (!mesh_) left -= procs;
       return true;
     }

@@ -25,7 +25,8 @@ enum class SimPolicy { kFcfs, kEasy, kDefault };
 
 // An advance reservation that closes boards to every job of the trace (maintenance): from
 // start_s (trace time) for duration_s, again every period_s (0: once), on `boards` (indices;
-// empty: every board). Needs a mesh: one-core boards are counted, not placed.
+// empty: every board). Without a mesh, one-core boards are counted, not placed: a reservation
+// closes all of them (`boards` must be empty).
 struct SimReservation {
   int64_t start_s = 0, duration_s = 0, period_s = 0;
   std::vector<uint32_t> boards;
@@ -49,8 +50,8 @@ struct ReplayOptions {
   // reservation alone would say, for every `forecast_every`-th job that does not start at once
   // (0: none). Slow on deep queues: each forecast carries the plan forward.
   uint32_t forecast_every = 0;
-  // Maintenance windows (with a mesh). A job whose estimate fits between the windows on no
-  // board could never run: the replay refuses the trace, naming it.
+  // Maintenance windows. A job whose estimate fits between the windows on no board could never
+  // run: the replay refuses the trace, naming it.
   std::vector<SimReservation> reservations;
 };
 

@@ -41,4 +41,17 @@ const BoardClosure* FirstMet(const BoardClosures& closures, int64_t from, int64_
   return first;
 }
 
+int64_t FirstOpenStart(const BoardClosures& closures, int64_t from, int64_t run_ms) {
+  int64_t t = from;
+  for (int moves = 0; moves < 64; ++moves) {
+    int64_t start = 0;
+    const BoardClosure* met = FirstMet(closures, t, t + run_ms, &start);
+    if (met == nullptr) return t;
+    int64_t s = 0, e = 0;
+    met->OccurrenceAfter(std::max(t, start), &s, &e);
+    t = e;  // after the occurrence the run would meet
+  }
+  return INT64_MAX;
+}
+
 }  // namespace snn

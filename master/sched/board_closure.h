@@ -32,4 +32,9 @@ bool AnyMeets(const BoardClosures& closures, int64_t from, int64_t to);
 const BoardClosure* FirstMet(const BoardClosures& closures, int64_t from, int64_t to,
                              int64_t* start);
 
+// The earliest start at or after `from` from which a run of `run_ms` meets no closure;
+// INT64_MAX if none is found within 64 moves past an occurrence (a run longer than the gaps
+// between them).
+int64_t FirstOpenStart(const BoardClosures& closures, int64_t from, int64_t run_ms);
+
 }  // namespace snn

@@ -154,7 +154,8 @@ uint64_t UnitsHeld(const SchedJob& job) {
   return held;
 }
 
-bool ReserveUnits(PoolState& pool, const SchedJob& job, uint64_t need, bool textbook) {
+bool ReserveUnits(PoolState& pool, const SchedJob& job, uint64_t need, bool textbook,
+                  int64_t now_ms) {
   PoolState::Units& units = *pool.units;
   if (need > units.board.units) return false;
   std::vector<std::pair<int64_t, uint64_t>> releases = units.placed;
@@ -169,22 +170,32 @@ bool ReserveUnits(PoolState& pool, const SchedJob& job, uint64_t need, bool text
     releases.pop_back();
     return release;
   };
+  const BoardClosures* closures = units.board.closures.get();
   uint64_t available = units.free;
-  while (!releases.empty()) {
-    const auto [end, freed] = next();
-    available += freed;
-    while (!releases.empty() && releases.front().first == end && !(textbook && available >= need)) {
-      available += next().second;
-    }
+  int64_t at = now_ms;
+  while (true) {
     if (available >= need) {
+      // Its whole run must miss the boards' closures: the first start from then that does.
+      const int64_t start = closures ? FirstOpenStart(*closures, at, job.time_limit_ms) : at;
+      if (start == INT64_MAX) return false;
+      // Moved past a window: what is released by then is free too.
+      while (start > at && !releases.empty() && releases.front().first <= start) {
+        available += next().second;
+      }
       pool.reserved = true;
       pool.holder = &job;
-      pool.shadow_ms = end;
+      pool.shadow_ms = start;
       units.extra = available - need;
       return true;
     }
+    if (releases.empty()) return false;
+    const auto [end, freed] = next();
+    available += freed;
+    at = end;
+    while (!releases.empty() && releases.front().first == end && !(textbook && available >= need)) {
+      available += next().second;
+    }
   }
-  return false;
 }
 
 }  // namespace snn

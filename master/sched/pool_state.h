@@ -124,10 +124,12 @@ void Release(PoolBoards& boards, const SchedJob& job, bool but_extras = false);
 bool Reserve(PoolState& pool, const SchedJob& job, int64_t now_ms);
 
 // The same on a pool of one-core boards, for `need` of them: from the profile of the running
-// jobs' (and this pass's starts') releases. Leaves in pool.units->extra what long jobs may
-// still take. False if the pool never has that many.
+// jobs' (and this pass's starts') releases, from `now_ms`; where the class of boards has
+// closures, at the first time after that from which its run meets none. Leaves in
+// pool.units->extra what long jobs may still take. False if the pool never has that many.
 // `textbook`: SchedulerPolicy::textbook_easy.
-bool ReserveUnits(PoolState& pool, const SchedJob& job, uint64_t need, bool textbook);
+bool ReserveUnits(PoolState& pool, const SchedJob& job, uint64_t need, bool textbook,
+                  int64_t now_ms);
 
 // How many one-core boards a running job holds in a pool of them.
 uint64_t UnitsHeld(const SchedJob& job);

@@ -176,16 +176,17 @@ std::string Pass::ClosureWords(PoolState& pool, const PendingJob& p) {
   const int64_t from = in_.now_ms, to = in_.now_ms + p.time_limit_ms;
   const BoardClosure* first = nullptr;
   int64_t start = 0;
-  for (size_t i = 0; i < pool.boards.size(); ++i) {
-    const BoardCapacity& b = pool.boards.board(i);
-    if (!b.closures || !BoardFits(*p.job->resources, b)) continue;
+  auto look_at = [&](const BoardCapacity& b) {
+    if (!b.closures || !BoardFits(*p.job->resources, b)) return;
     int64_t s = 0;
     const BoardClosure* c = FirstMet(*b.closures, from, to, &s);
     if (c != nullptr && (first == nullptr || s < start)) {
       first = c;
       start = s;
     }
-  }
+  };
+  if (pool.units) look_at(pool.units->board);
+  for (size_t i = 0; i < pool.boards.size(); ++i) look_at(pool.boards.board(i));
   if (first == nullptr) return "";
   return start <= from ? "; boards of reservation " + first->reservation + " are closed to it"
                        : "; boards of reservation " + first->reservation + " close at " +
@@ -214,7 +215,9 @@ void Pass::ConsiderUnits(PoolState& pool, const PendingJob& p) {
     });
   }
   const bool long_job = pool.reserved && in_.now_ms + p.time_limit_ms > pool.shadow_ms;
-  if (need <= units.free && (!long_job || need <= units.extra)) {
+  // Advance reservations close the whole class: its run must miss them.
+  const bool closed = c.closures && AnyMeets(*c.closures, in_.now_ms, in_.now_ms + p.time_limit_ms);
+  if (!closed && need <= units.free && (!long_job || need <= units.extra)) {
     units.free -= need;
     if (long_job) units.extra -= need;
     units.placed.emplace_back(in_.now_ms + p.time_limit_ms, need);
@@ -228,13 +231,14 @@ void Pass::ConsiderUnits(PoolState& pool, const PendingJob& p) {
   }
   auto waiting = [&] {
     return "waiting for " + std::to_string(need) + " of the " + std::to_string(c.units) +
-           " one-core boards of pool '" + job.pool + "': " + std::to_string(units.free) + " free";
+           " one-core boards of pool '" + job.pool + "': " + std::to_string(units.free) + " free" +
+           (closed ? ClosureWords(pool, p) : "");
   };
   if (pool.reserved) {
     if (!long_job) return wait(waiting);
     return wait([&] { return waiting() + "; starting now could delay " + pool.HolderWords(); });
   }
-  if (policy_.backfill && ReserveUnits(pool, job, need, policy_.textbook_easy)) {
+  if (policy_.backfill && ReserveUnits(pool, job, need, policy_.textbook_easy, in_.now_ms)) {
     return wait([&] { return waiting() + "; it holds its pool's reservation"; }, pool.shadow_ms);
   }
   if (!policy_.backfill) {

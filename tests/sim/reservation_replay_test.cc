@@ -1,5 +1,6 @@
 // Advance reservations in the simulator (issue 40): over random traces and random maintenance
-// windows (once or repeating, on random boards), no job ever runs, up to its time limit, into a
+// windows (once or repeating, on random boards of a mesh or on all one-core boards), no job
+// ever runs, up to its time limit, into a
 // window on a board it used; every job still runs; and giving each pass only the jobs that can
 // start changes no decision (the replayer's pruning holds with windows).
 #include <gtest/gtest.h>
@@ -48,17 +49,24 @@ std::vector<SimReservation> RandomWindows(std::mt19937_64& random) {
   return windows;
 }
 
+// With a mesh, windows on random boards; without one (one-core boards, counted), windows close
+// every board, and a job's run meets none at all.
 TEST(ReservationReplayTest, NoJobEverRunsIntoAWindowOnABoardItUsed) {
   size_t checked = 0, near = 0;
-  for (uint64_t seed = 1; seed <= 12; ++seed) {
+  for (uint64_t seed = 1; seed <= 24; ++seed) {
     std::mt19937_64 random(seed);
     const Trace trace = RandomTrace(random);
-    const std::vector<SimReservation> windows = RandomWindows(random);
+    std::vector<SimReservation> windows = RandomWindows(random);
+    const bool mesh = seed <= 12;
+    if (!mesh) {  // one window on every board (two might leave no room between them)
+      windows.resize(1);
+      windows[0].boards.clear();
+    }
     for (SimPolicy policy : {SimPolicy::kFcfs, SimPolicy::kEasy, SimPolicy::kDefault}) {
       ReplayOptions options;
       options.policy = policy;
       if (policy == SimPolicy::kDefault) options.weights = DefaultWeights();
-      options.mesh_width = options.mesh_height = kSide;
+      if (mesh) options.mesh_width = options.mesh_height = kSide;
       options.reservations = windows;
       auto fast = Replay(trace, options);
       ASSERT_TRUE(fast.ok()) << fast.status().ToString();
@@ -72,6 +80,14 @@ TEST(ReservationReplayTest, NoJobEverRunsIntoAWindowOnABoardItUsed) {
         const int64_t limit = trace.jobs[i].estimate_s;
         for (const SimReservation& r : windows) {
           const BoardClosure c{"", r.start_s, r.start_s + r.duration_s, r.period_s};
+          if (!mesh) {
+            ASSERT_FALSE(c.Meets(j.start_s, j.start_s + limit))
+                << "job " << j.id << " from " << j.start_s << " for " << limit
+                << " s meets the window from " << r.start_s << ", seed " << seed;
+            int64_t s = 0, e = 0;
+            if (c.OccurrenceAfter(j.start_s, &s, &e) && s - (j.start_s + limit) < 600) ++near;
+            continue;
+          }
           for (uint32_t b : j.boards) {
             if (!r.boards.empty() &&
                 std::find(r.boards.begin(), r.boards.end(), b) == r.boards.end())
@@ -88,7 +104,7 @@ TEST(ReservationReplayTest, NoJobEverRunsIntoAWindowOnABoardItUsed) {
       }
     }
   }
-  EXPECT_EQ(checked, 12u * 3 * 400);
+  EXPECT_EQ(checked, 24u * 3 * 400);
   EXPECT_GT(near, 100u) << "jobs must come close to the windows for the test to mean anything";
 }
 
@@ -110,15 +126,16 @@ TEST(ReservationReplayTest, AJobSubmittedDuringAWindowStartsWhenItCloses) {
   EXPECT_EQ((*replay)[1].start_s, 4250) << "the last job waits for the window to close";
 }
 
-TEST(ReservationReplayTest, WithoutAMeshOrWithAJobThatNeverFitsTheReplayIsRefused) {
+TEST(ReservationReplayTest, SomeOneCoreBoardsOrAJobThatNeverFitsAndTheReplayIsRefused) {
   std::mt19937_64 random(1);
   Trace trace = RandomTrace(random);
   ReplayOptions options;
-  options.reservations = {SimReservation{0, 3600, 0, {}}};
-  EXPECT_NE(Replay(trace, options).status().message().find("replay with --mesh"),
+  options.reservations = {SimReservation{0, 3600, 0, {0}}};
+  EXPECT_NE(Replay(trace, options).status().message().find("closes all of them or none"),
             std::string::npos);
-  options.mesh_width = options.mesh_height = kSide;
   options.reservations = {SimReservation{0, 5 * 3600, 6 * 3600, {}}};  // 1 h open in 6
+  EXPECT_NE(Replay(trace, options).status().message().find("could never run"), std::string::npos);
+  options.mesh_width = options.mesh_height = kSide;
   EXPECT_NE(Replay(trace, options).status().message().find("could never run"), std::string::npos);
 }
 
