@@ -137,6 +137,11 @@ TEST(ReservationReplayTest, SomeOneCoreBoardsOrAJobThatNeverFitsAndTheReplayIsRe
   EXPECT_NE(Replay(trace, options).status().message().find("could never run"), std::string::npos);
   options.mesh_width = options.mesh_height = kSide;
   EXPECT_NE(Replay(trace, options).status().message().find("could never run"), std::string::npos);
+  // Two windows that each leave 3 h or more open, and together at most 1 h at a time: a job of
+  // more than an hour never fits (it used to be replayed, waiting for ever).
+  options.reservations = {SimReservation{0, 3 * 3600, 6 * 3600, {}},
+                          SimReservation{4 * 3600, 5400, 6 * 3600, {}}};
+  EXPECT_NE(Replay(trace, options).status().message().find("could never run"), std::string::npos);
 }
 
 TEST(ReservationReplayTest, TheReservedShareIsTheWindowsAreaOverTheSpan) {
