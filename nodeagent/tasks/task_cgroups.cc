@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -214,6 +215,16 @@ bool TaskCgroups::Remove(const std::string& name) {
     if (rmdir(dir.c_str()) != 0 && errno != ENOENT) removed = false;
   }
   return removed;
+}
+
+std::vector<std::string> TaskCgroups::Names() const {
+  std::vector<std::string> names;
+  if (bases_.empty()) return names;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(bases_[0], ec)) {
+    if (entry.is_directory(ec)) names.push_back(entry.path().filename().string());
+  }
+  return names;
 }
 
 bool TaskCgroups::OomKilled(const std::string& name) const {

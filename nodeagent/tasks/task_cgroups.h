@@ -56,6 +56,9 @@ class TaskCgroups {
   bool Remove(const std::string& name);
   // Whether the kernel killed a process of the task for exceeding its memory limit.
   bool OomKilled(const std::string& name) const;
+  // The names of the task cgroups under the agent's (those an agent killed with tasks running
+  // left behind, among them).
+  std::vector<std::string> Names() const;
 
  private:
   TaskCgroups(Version version, std::vector<std::string> bases, std::string why_off)

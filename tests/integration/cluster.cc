@@ -10,12 +10,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
 
 #include "common/base/clock.h"
+#include "nodeagent/tasks/task_cgroups.h"
 #include "tests/test_util/etcd_cluster.h"
 #include "tests/test_util/process.h"
 
@@ -80,8 +82,32 @@ TestCluster::TestCluster() {
   EXPECT_TRUE(auth_->status().ok()) << auth_->status().ToString();
 }
 
+namespace {
+
+// The task cgroups (v1) an agent on `data_dir` left: those of tasks still running when a test
+// killed it, or stopping when it ended. Their processes are killed and the cgroups removed, so
+// that runs of the suite do not pile them up on the host (each test's agents have their own).
+// The agent's name for them, as nodeagent/main.cc makes it.
+void RemoveLeftCgroups(const std::string& node, const std::string& data_dir) {
+  char hash[16];
+  snprintf(hash, sizeof hash, "%08zx", std::hash<std::string>()(data_dir) & 0xffffffff);
+  auto cgroups = TaskCgroups::Open("v1", node + "-" + hash);
+  if (!cgroups.ok()) return;  // no v1 hierarchies here
+  for (const std::string& name : (*cgroups)->Names()) {
+    (*cgroups)->KillAll(name);
+    const RealDeadline deadline(10000);
+    while (!(*cgroups)->Remove(name) && !deadline.passed()) {
+      (*cgroups)->KillAll(name);
+      SleepRealMs(10);
+    }
+  }
+}  // the agent's own cgroups go with `cgroups`, once empty
+
+}  // namespace
+
 TestCluster::~TestCluster() {
   agents_.clear();  // agents first: they stop their tasks
+  for (const std::string& node : agent_nodes_) RemoveLeftCgroups(node, dir_ + "/" + node);
   master_.reset();
   ha_masters_.clear();
   auth_.reset();
@@ -247,6 +273,7 @@ void TestCluster::StartAgent(const std::string& node, const std::string& boards_
   const std::string boards = dir_ + "/" + node + ".boards.yaml";
   std::ofstream(boards) << boards_yaml;
   if (approve_agents_) ApproveNode(node, boards_yaml);
+  agent_nodes_.insert(node);
   std::vector<std::string> argv = {SNN_AGENT_BIN, "--master=" + master_address(),
                                    "--node_name=" + node, "--boards_file=" + boards,
                                    "--data_dir=" + dir_ + "/" + node, "--kill_grace_ms=500",

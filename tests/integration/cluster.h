@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -130,6 +131,7 @@ class TestCluster {
   };
   std::vector<std::pair<std::string, HaMaster>> ha_masters_;  // in the order first started
   std::map<std::string, std::unique_ptr<Daemon>> agents_;
+  std::set<std::string> agent_nodes_;  // every node started here: its task cgroups are removed
   int master_starts_ = 0;
 };
 
