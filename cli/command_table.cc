@@ -61,7 +61,7 @@ const std::vector<CliCommand>& CliCommands() {
       {"submit",
        "FILE.yaml",
        "submit a job; prints its job ID (--wait: and waits for its end)",
-       {"--wait", "--parsable", "--input-rate", "--dt", "--array"},
+       {"--wait", "--parsable", "--input-rate", "--dt", "--array", "--hold"},
        Submit},
       {"jobs",
        "",
@@ -348,6 +348,9 @@ const std::vector<CliOptionSpec>& CliOptionSpecs() {
        "provenance.json; simulate: write the outputs to file PATH"},
       {"--inputs", "", "FILE", "simulate: the input spikes, step,layer,neuron lines"},
       {"--steps", "", "N", "simulate: run N steps"},
+      {"--hold", "", "",
+       "submit: submit the job held, as the job file's hold: true (sbatch\n"
+       "--hold): it waits until snnctl release JOBID"},
       {"--array", "", "INDICES",
        "submit: a job array, as the job file's array: (0-99%8: indices 0 to\n"
        "99, at most 8 running at once; 1,3,5-9:2)"},

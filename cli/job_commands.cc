@@ -96,6 +96,7 @@ int Submit(const CliOptions& o, std::ostream& out, std::ostream& err) {
     if (!parsed.ok()) return Fail(err, parsed.status());
     *spec->mutable_array() = std::move(*parsed);
   }
+  if (o.hold) spec->set_hold(true);  // as sbatch --hold
   if (Status s = ResolveModel(o, *spec); !s.ok()) return Fail(err, s);
   v1::SubmitRequest req;
   *req.mutable_spec() = std::move(spec).value();

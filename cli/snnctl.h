@@ -25,6 +25,7 @@ struct CliOptions {
   int timeout_ms = 5000;
   bool all_tenants = false;
   bool parsable = false;
+  bool hold = false;  // submit: submitted held (sbatch --hold)
   bool wait = false;  // submit: wait for the job to end; exit with its outcome
   bool help = false;
   bool bash_completion = false;  // --bash-completion: print the completion script

@@ -180,7 +180,7 @@ Result<CliOptions> ParseCliArgs(const std::vector<std::string>& argv) {
       }
     } else if (arg == "--all-tenants" || arg == "--parsable" || arg == "--wait" || arg == "--csv" ||
                arg == "--by-user" || arg == "--stderr" || arg == "-f" || arg == "--follow" ||
-               arg == "--detach" || arg == "--start") {
+               arg == "--detach" || arg == "--start" || arg == "--hold") {
       if (has_value) return InvalidArgument(arg + " takes no value");
       if (arg == "--detach") o.detach = true;
       if (arg == "--start") o.show_start = true;
@@ -191,6 +191,7 @@ Result<CliOptions> ParseCliArgs(const std::vector<std::string>& argv) {
       if (arg == "--all-tenants") o.all_tenants = true;
       if (arg == "--parsable") o.parsable = true;
       if (arg == "--wait") o.wait = true;
+      if (arg == "--hold") o.hold = true;
     } else if (arg.size() > 1 && arg[0] == '-' && !negative_number) {
       return InvalidArgument("unknown option '" + arg + "' (see snnctl --help)");
     } else {

@@ -278,10 +278,10 @@ Result<v1::JobSpec> ParseJobYaml(const std::string& text, const std::string& def
     if (!root || root.IsNull()) return InvalidArgument("the job file is empty");
     SNN_RETURN_IF_ERROR(CheckKnownFields(
         root, "the job file",
-        {"name",      "tenant",     "pool",        "queue",         "priority",    "preemptible",
-         "requeue",   "time_limit", "replicas",    "task",          "depends",     "kind",
-         "keepalive", "service",    "alloc",       "alloc_task",    "constraints", "licenses",
-         "array",     "schedule",   "reservation", "sets_attribute"}));
+        {"name",      "tenant",     "pool",        "queue",          "priority",    "preemptible",
+         "requeue",   "time_limit", "replicas",    "task",           "depends",     "kind",
+         "keepalive", "service",    "alloc",       "alloc_task",     "constraints", "licenses",
+         "array",     "schedule",   "reservation", "sets_attribute", "hold"}));
     SNN_RETURN_IF_ERROR(ParseKind(root, spec));
     spec.set_name(default_name);
     for (const char* field : {"name", "tenant", "pool", "queue", "reservation", "sets_attribute"}) {
@@ -301,7 +301,7 @@ Result<v1::JobSpec> ParseJobYaml(const std::string& text, const std::string& def
       if (!p.ok()) return p.status();
       spec.set_priority(static_cast<int32_t>(*p));
     }
-    for (const char* flag : {"preemptible", "requeue"}) {
+    for (const char* flag : {"preemptible", "requeue", "hold"}) {
       if (!root[flag]) continue;
       bool value = false;
       try {
@@ -311,6 +311,7 @@ Result<v1::JobSpec> ParseJobYaml(const std::string& text, const std::string& def
       }
       if (std::string(flag) == "preemptible") spec.set_preemptible(value);
       if (std::string(flag) == "requeue") spec.set_no_requeue(!value);
+      if (std::string(flag) == "hold") spec.set_hold(value);
     }
     if (root["time_limit"]) {
       auto text_limit = ReadString(root["time_limit"], "time_limit");

@@ -37,6 +37,11 @@ JobLifecycle::JobLifecycle(JobTable& jobs, NodeRegistry& nodes, Journal& journal
 
 Result<const v1::JobRecord*> JobLifecycle::Submit(v1::JobSpec submitted, const std::string& user) {
   uint64_t session_id = 0;
+  if (submitted.hold() && submitted.kind() == v1::STEP) {
+    return InvalidArgument(
+        "a step cannot be submitted held: it waits only for its session's "
+        "previous step");
+  }
   if (submitted.kind() == v1::STEP) {
     auto session = PrepareStep(submitted, user);
     if (!session.ok()) return session.status();
@@ -52,6 +57,8 @@ Result<const v1::JobRecord*> JobLifecycle::Submit(v1::JobSpec submitted, const s
   const int64_t now = clock_.NowMs();
   v1::JobRecord job;
   job.set_tenant(spec.tenant());
+  if (spec.hold()) job.set_user_hold(user.empty() ? "?" : user);  // as snnctl hold would
+  spec.clear_hold();
   *job.mutable_spec() = std::move(spec);
   auto first_run = FirstRun(job.spec(), now);
   if (!first_run.ok()) return first_run.status();
@@ -71,7 +78,7 @@ Result<const v1::JobRecord*> JobLifecycle::Submit(v1::JobSpec submitted, const s
   auto* t = job.add_history();
   t->set_time_ms(now);
   t->set_to(v1::PENDING);
-  t->set_reason("submitted by " + user);
+  t->set_reason("submitted by " + user + (job.user_hold().empty() ? "" : ", held"));
   const v1::JobRecord& inserted = jobs_.Insert(std::move(job));
   dependencies_.Index(inserted);
   if (metrics_ != nullptr) metrics_->JobSubmitted();

@@ -65,6 +65,27 @@ TEST_F(JobControlTest, AHeldJobWaitsWithTheReasonUntilReleased) {
   ASSERT_EQ(cluster_.Snnctl({"cancel", "2"}).exit_code, 0);
 }
 
+TEST_F(JobControlTest, AJobSubmittedHeldWaitsOnAFreeBoardUntilReleased) {
+  // As sbatch --hold: by flag, and by the job file's hold: true.
+  CliRun flag = cluster_.Snnctl({"submit", "--hold", JobFile("by-flag", "true")});
+  ASSERT_EQ(flag.exit_code, 0) << flag.err;
+  CliRun file = cluster_.Snnctl({"submit", JobFile("by-file", "true", "hold: true\n")});
+  ASSERT_EQ(file.exit_code, 0) << file.err;
+  // A job submitted after them runs to its end: the passes that started it passed them over.
+  ASSERT_EQ(cluster_.Snnctl({"submit", "--wait", JobFile("free", "true")}).exit_code, 0);
+  for (uint64_t id : {1, 2}) {
+    auto job = cluster_.Show(id);
+    ASSERT_TRUE(job.ok());
+    EXPECT_EQ(job->state(), v1::PENDING) << id;
+    EXPECT_NE(job->reason().find("held by"), std::string::npos) << job->reason();
+    EXPECT_FALSE(job->spec().hold()) << "the hold is the record's, as snnctl hold's";
+  }
+  ASSERT_EQ(cluster_.Snnctl({"release", "1"}).exit_code, 0);
+  ASSERT_EQ(cluster_.Snnctl({"release", "2"}).exit_code, 0);
+  EXPECT_TRUE(cluster_.WaitForState(1, v1::COMPLETED));
+  EXPECT_TRUE(cluster_.WaitForState(2, v1::COMPLETED));
+}
+
 TEST_F(JobControlTest, AfterOkRunsAChainInOrderAndAFailedStepCancelsItsDependents) {
   const std::string out = cluster_.dir() + "/chain.txt";
   // Each first step waits for a gate the test opens once its dependents are in (a sleep would
