@@ -214,8 +214,8 @@ Result<v1::SchedulingConfig> SetQueue(const v1::SchedulingConfig& current,
     q->set_name(change.name());
     q->set_weight(1);
   }
-  q->set_priority(change.priority());
-  q->set_weight(change.weight());
+  if (change.has_priority()) q->set_priority(change.priority());
+  if (change.has_weight()) q->set_weight(change.weight());
   MergeCaps(q->mutable_pools(), change.pools());
   SNN_RETURN_IF_ERROR(ValidatePolicy(next));
   return next;
@@ -239,9 +239,10 @@ Result<v1::SchedulingConfig> SetTenant(const v1::SchedulingConfig& current,
     }
     t = next.add_tenants();
     t->set_name(change.name());
+    t->set_weight(1);
   }
-  t->set_weight(change.weight());
-  t->set_parent(change.parent());
+  if (change.has_weight()) t->set_weight(change.weight());
+  if (change.has_parent()) t->set_parent(change.parent());
   MergeCaps(t->mutable_quotas(), change.quotas());
   SNN_RETURN_IF_ERROR(ValidatePolicy(next));
   return next;

@@ -127,6 +127,16 @@ TEST_F(HttpWritesTest, PolicyWritesAsSnnctl) {
   EXPECT_EQ(named(policy.queues(), "qb", "qa"), named(policy.queues(), "qa", "qa"));
   EXPECT_EQ(named(policy.tenants(), "tb", "ta"), named(policy.tenants(), "ta", "ta"));
   EXPECT_NE(named(policy.tenants(), "tb", "tb").find("daemon"), std::string::npos);
+  // A change that names only a quota keeps what it does not name (the weight was reset to 0).
+  Cli({"tenant", "set", "ta", "--pool", "default", "--limit", "4"});
+  HttpResult quota = Http("PUT", "/v1/tenants",
+                          R"({"tenant": {"name": "tb", "quotas": [{"pool": "default",
+                               "limit": 4}]}})");
+  ASSERT_EQ(quota.status, 200) << quota.body;
+  const v1::SchedulingConfig changed = Policy();
+  EXPECT_EQ(named(changed.tenants(), "tb", "ta"), named(changed.tenants(), "ta", "ta"));
+  EXPECT_NE(named(changed.tenants(), "tb", "tb").find("\"weight\": 3"), std::string::npos)
+      << named(changed.tenants(), "tb", "tb");
 
   // Credits: the same amount lands on each tenant's account.
   CliRun credit = Cli({"tenant", "credit", "lab-a", "5"});

@@ -236,6 +236,52 @@ TEST(PolicyConfigTest, ChangesThatMakeNoSenseAreRefusedWithTheReason) {
   ASSERT_TRUE(merged.ok());
   EXPECT_EQ(FindTenant(*merged, "nobody")->weight(), 5);
   EXPECT_EQ(FindTenant(*merged, "nobody")->quotas(0).limit(), 4u);
+  // As PUT /v1/tenants with the name and a quota only: the weight and the parent stay.
+  v1::TenantConfig parent;
+  parent.set_name("institute");
+  auto tree = SetTenant(*merged, parent, true, pools);
+  ASSERT_TRUE(tree.ok()) << tree.status().ToString();
+  EXPECT_EQ(FindTenant(*tree, "institute")->weight(), 1) << "a new tenant's default";
+  v1::TenantConfig join;
+  join.set_name("nobody");
+  join.set_parent("institute");
+  tree = SetTenant(*tree, join, false, pools);
+  ASSERT_TRUE(tree.ok()) << tree.status().ToString();
+  v1::TenantConfig quota_only;
+  quota_only.set_name("nobody");
+  auto* limit = quota_only.add_quotas();
+  limit->set_pool("default");
+  limit->set_limit(6);
+  auto kept = SetTenant(*tree, quota_only, false, pools);
+  ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+  EXPECT_EQ(FindTenant(*kept, "nobody")->weight(), 5);
+  EXPECT_EQ(FindTenant(*kept, "nobody")->parent(), "institute");
+  EXPECT_EQ(FindTenant(*kept, "nobody")->quotas(0).limit(), 6u);
+  v1::TenantConfig leave;
+  leave.set_name("nobody");
+  leave.set_parent("");
+  auto left = SetTenant(*kept, leave, false, pools);
+  ASSERT_TRUE(left.ok()) << left.status().ToString();
+  EXPECT_EQ(FindTenant(*left, "nobody")->parent(), "");
+  EXPECT_EQ(FindTenant(*left, "nobody")->weight(), 5);
+  // A queue alike: a change of its pools keeps its tier and weight.
+  v1::QueueConfig tier;
+  tier.set_name("urgent");
+  tier.set_priority(10);
+  tier.set_weight(3);
+  auto queues = SetQueue(base, tier, true, pools);
+  ASSERT_TRUE(queues.ok()) << queues.status().ToString();
+  v1::QueueConfig pools_only;
+  pools_only.set_name("urgent");
+  pools_only.add_pools()->set_pool("default");
+  pools_only.mutable_pools(0)->set_limit(8);
+  queues = SetQueue(*queues, pools_only, false, pools);
+  ASSERT_TRUE(queues.ok()) << queues.status().ToString();
+  for (const auto& q : queues->queues()) {
+    if (q.name() != "urgent") continue;
+    EXPECT_EQ(q.priority(), 10);
+    EXPECT_EQ(q.weight(), 3);
+  }
 }
 
 }  // namespace
