@@ -85,10 +85,14 @@ int Run() {
     }
     largest = std::max(largest, (*stored)->size());
   }
-  (*store)->Scan(kJobKeyPrefix, "", [&](std::string_view, std::string_view) {
+  const Status scanned = (*store)->Scan(kJobKeyPrefix, "", [&](std::string_view, std::string_view) {
     ++records;
     return true;
   });
+  if (!scanned.ok()) {
+    std::fprintf(stderr, "reading the store: %s\n", scanned.ToString().c_str());
+    return 1;
+  }
   std::sort(ms.begin(), ms.end());
   std::printf("job records in the store: %zu (elements started: %zu)\n", records,
               records - ids.size());

@@ -13,6 +13,19 @@
 namespace snn {
 namespace {
 
+// A replayed job's outcome, as the fairness figures read it (no forecast, no boards).
+JobOutcome Outcome(uint64_t id, int64_t submit_s, int64_t start_s, int64_t run_s, uint32_t procs,
+                   int64_t user) {
+  JobOutcome o;
+  o.id = id;
+  o.submit_s = submit_s;
+  o.start_s = start_s;
+  o.run_s = run_s;
+  o.procs = procs;
+  o.user = user;
+  return o;
+}
+
 // id submit wait run alloc cpu mem req_procs req_time req_mem status user group exe queue
 // partition preceding think
 constexpr char kTrace[] = R"(; MaxProcs: 4
@@ -200,8 +213,8 @@ TEST(SwfTest, TheBackfillOrderDecidesWhichJobTakesAHole) {
 
 TEST(SwfTest, FairnessIsJainsIndexOverTheUsersRatesOfServiceAndTheSpreadOfTheirNormalizedWait) {
   // Users 1 and 2: bounded slowdown 1; user 3: (30 + 10) / 10 = 4.
-  const std::vector<JobOutcome> jobs = {
-      {1, 0, 0, 100, 1, 1}, {2, 0, 0, 100, 1, 2}, {3, 0, 30, 10, 1, 3}};
+  const std::vector<JobOutcome> jobs = {Outcome(1, 0, 0, 100, 1, 1), Outcome(2, 0, 0, 100, 1, 2),
+                                        Outcome(3, 0, 30, 10, 1, 3)};
   const ReplayMetrics m = Summarize(jobs, 4);
   // NUWT: 0, 0 and 30 s of wait over 10 processor-seconds = 3: mean 1, sd sqrt((1+1+4)/3).
   EXPECT_DOUBLE_EQ(m.nuwt_sd, std::sqrt(2.0));
@@ -313,12 +326,12 @@ namespace {
 // Served in order of arrival, B starts at 100 and C at 200: nobody is late. A policy that lets
 // C go first (at 100, pushing B to 110) makes B late; C itself gained, and is not.
 TEST(FairStartTest, AJobIsLateWhenOneThatCameAfterItPushedItBack) {
-  std::vector<JobOutcome> in_order = {
-      {1, 0, 0, 100, 2, 1}, {2, 1, 100, 100, 2, 2}, {3, 2, 200, 10, 1, 3}};
+  std::vector<JobOutcome> in_order = {Outcome(1, 0, 0, 100, 2, 1), Outcome(2, 1, 100, 100, 2, 2),
+                                      Outcome(3, 2, 200, 10, 1, 3)};
   EXPECT_EQ(FairStarts(in_order, 2).late, 0u);
   EXPECT_EQ(FairStarts(in_order, 2).waited, 2u);
-  std::vector<JobOutcome> overtaken = {
-      {1, 0, 0, 100, 2, 1}, {2, 1, 110, 100, 2, 2}, {3, 2, 100, 10, 1, 3}};
+  std::vector<JobOutcome> overtaken = {Outcome(1, 0, 0, 100, 2, 1), Outcome(2, 1, 110, 100, 2, 2),
+                                       Outcome(3, 2, 100, 10, 1, 3)};
   const FairStartFigures f = FairStarts(overtaken, 2);
   EXPECT_EQ(f.late, 1u);
   EXPECT_DOUBLE_EQ(f.late_share, 1.0 / 3);
