@@ -37,12 +37,12 @@ JobLifecycle::JobLifecycle(JobTable& jobs, NodeRegistry& nodes, Journal& journal
 
 Result<const v1::JobRecord*> JobLifecycle::Submit(v1::JobSpec submitted, const std::string& user) {
   uint64_t session_id = 0;
-  if (submitted.hold() && submitted.kind() == v1::STEP) {
-    return InvalidArgument(
-        "a step cannot be submitted held: it waits only for its session's "
-        "previous step");
-  }
   if (submitted.kind() == v1::STEP) {
+    if (submitted.hold()) {
+      return InvalidArgument(
+          "a step cannot be submitted held: it waits only for its session's "
+          "previous step");
+    }
     auto session = PrepareStep(submitted, user);
     if (!session.ok()) return session.status();
     session_id = *session;
