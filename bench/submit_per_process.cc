@@ -7,6 +7,8 @@
 // submit path alone: without it the master starts each job at once and the agent runs it beside
 // the submits, while slurmctld, flooded so, defers starting any (none of about 1,900 in its 10 s
 // on the host of 2026-11-28).
+// --share runs the snnctl loops through a shared connection (snnctl connection start), as a
+// workflow tool's user would start one first.
 #include <gflags/gflags.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -27,6 +29,7 @@ DEFINE_int32(workers, 32, "concurrent submit loops");
 DEFINE_double(seconds, 10, "measured duration");
 DEFINE_string(snnctl, SNNCTL_BIN, "the snnctl to run (another build's, to compare)");
 DEFINE_bool(hold, false, "submit the jobs held, with snnctl's and sbatch's --hold");
+DEFINE_bool(share, false, "snnctl: through a shared connection (snnctl connection start)");
 
 namespace {
 
@@ -52,6 +55,21 @@ double Rate(const std::vector<std::string>& argv, const std::string& log) {
   return ok / seconds;
 }
 
+// Runs `argv` with this process's output; its exit code.
+int RunShown(const std::vector<std::string>& argv) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -73,7 +91,22 @@ int main(int argc, char** argv) {
     sbatch_argv.push_back("--hold");
   }
   snnctl_argv.push_back(job);
+  // The shared connection's socket under the cluster's dir (removed with it).
+  setenv("XDG_RUNTIME_DIR", cluster.dir().c_str(), 1);
+  std::vector<std::string> connection_argv(snnctl_argv.begin(), snnctl_argv.begin() + 7);
+  connection_argv.push_back("connection");
+  if (FLAGS_share) {
+    connection_argv.push_back("start");
+    if (RunShown(connection_argv) != 0) return 1;
+    connection_argv.pop_back();
+  }
   const double snnctl = Rate(snnctl_argv, cluster.dir() + "/snnctl.out");
+  if (FLAGS_share) {
+    connection_argv.push_back("status");
+    (void)!RunShown(connection_argv);
+    connection_argv.back() = "stop";
+    (void)!RunShown(connection_argv);
+  }
   std::printf("snnctl submits/s: %.0f\n", snnctl);
   if (access("/usr/bin/sbatch", X_OK) == 0 && system("sinfo >/dev/null 2>&1") == 0) {
     const double sbatch = Rate(sbatch_argv, cluster.dir() + "/sbatch.out");

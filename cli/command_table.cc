@@ -15,6 +15,7 @@
 #include "cli/reservation_commands.h"
 #include "cli/results_command.h"
 #include "cli/session_commands.h"
+#include "cli/shared_connection.h"
 #include "cli/simulate_command.h"
 #include "cli/token_commands.h"
 
@@ -196,6 +197,23 @@ const std::vector<CliCommand>& CliCommands() {
        "its account",
        {"--from", "--to"},
        Invoice},
+      {"connection start",
+       "",
+       "keep connections to the master open for your later snnctl commands\n"
+       "(this master and CA): each then skips TLS's start and handshake, as\n"
+       "ssh's ControlMaster; it ends after --idle with no command",
+       {"--idle"},
+       ConnectionStart},
+      {"connection status",
+       "",
+       "whether your shared connection is open, and its use",
+       {},
+       ConnectionStatus},
+      {"connection stop",
+       "",
+       "end your shared connection; commands connect on their own",
+       {},
+       ConnectionStop},
       {"token create",
        "",
        "an access token for the HTTP API, acting as you (default 7d, at most\n"
@@ -383,6 +401,8 @@ const std::vector<CliOptionSpec>& CliOptionSpecs() {
        "where running jobs would still run when it starts)"},
       {"--pools", "", "P1,P2", "node add: the pools the node may join (default: any)"},
       {"--within", "", "DURATION", "node wait: how long to wait (default: 2m)"},
+      {"--idle", "", "DURATION",
+       "connection start: end after this long with no command (default:\n10m, at most 7d)"},
       {"--weight", "", "W", "queue set, tenant set: the fair-share weight"},
       {"--max", "", "N", "queue set: at most N cores of --pool"},
       {"--limit", "", "N", "tenant set: at most N cores of --pool"},

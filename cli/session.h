@@ -1,12 +1,14 @@
 // The client side of a call to the master, shared by snnctl's commands: a TLS session (the
-// master's certificate checked against the cluster's CA) whose requests carry a MUNGE credential
-// of the caller, one-line errors, and a one-shot call.
+// master's certificate checked against the cluster's CA), or the user's shared connection when
+// one is open (cli/shared_connection.h), whose requests carry a MUNGE credential of the caller;
+// one-line errors, and a one-shot call.
 #pragma once
 
 #include <ostream>
 #include <string>
 #include <type_traits>
 
+#include "cli/shared_connection.h"
 #include "cli/snnctl.h"
 #include "common/base/clock.h"
 #include "common/identity/munge.h"
@@ -36,13 +38,15 @@ class Session {
     if (options_.auth == "none") {
       credential.set_user(options_.user);  // a master with --auth=none believes it
     } else {
+      client_.set_minter([socket = options_.munge_socket] { return MungeEncode(socket); });
+      client_.set_credential(credential);
+      if (UseSharedConnection(options_, client_)) return Status::Ok();
       auto tls = MakeClientTls({options_.ca_file, "", ""});
       if (!tls.ok()) {
         return Status(tls.status().code(),
                       tls.status().message() + " (set --ca-file or SNN_CA_FILE)");
       }
       client_.set_tls(*tls);
-      client_.set_minter([socket = options_.munge_socket] { return MungeEncode(socket); });
     }
     client_.set_credential(credential);
     return client_.ConnectAny(std::move(masters).value());

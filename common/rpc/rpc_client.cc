@@ -1,5 +1,9 @@
 #include "common/rpc/rpc_client.h"
 
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <array>
 #include <vector>
 
@@ -18,9 +22,12 @@ RpcClient::RpcClient(std::chrono::milliseconds timeout, size_t max_frame_bytes, 
       clock_(clock != nullptr ? *clock : default_clock_),
       socket_(io_) {}
 
-RpcClient::~RpcClient() {
+RpcClient::~RpcClient() { CloseSockets(); }
+
+void RpcClient::CloseSockets() {
   boost::system::error_code ignored;
   if (tls_) tls_->next_layer().close(ignored);
+  if (local_) local_->close(ignored);
   socket_.close(ignored);
 }
 
@@ -33,11 +40,7 @@ bool RpcClient::RunUntil(const bool& done) {
   }
   deadline.Cancel();
   const bool answered = done;
-  if (!answered) {
-    boost::system::error_code ignored;
-    if (tls_) tls_->next_layer().close(ignored);
-    socket_.close(ignored);
-  }
+  if (!answered) CloseSockets();
   io_.restart();
   io_.run();  // let the cancelled timer and any aborted handler finish
   return answered;
@@ -122,13 +125,28 @@ Status RpcClient::ConnectAny(std::vector<HostPort> masters) {
   return last;
 }
 
-void RpcClient::Disconnect() {
+Status RpcClient::ConnectLocal(const std::string& socket_path) {
+  Disconnect();
+  target_ = "the shared connection at " + socket_path;
+  masters_.clear();  // the relay follows the leader
+  auto local = std::make_unique<asio::local::stream_protocol::socket>(io_);
   boost::system::error_code ec;
-  if (tls_) {
-    tls_->next_layer().close(ec);
-    tls_.reset();
+  local->connect(asio::local::stream_protocol::endpoint(socket_path), ec);
+  if (ec) return Unavailable("cannot reach " + target_ + ": " + ec.message());
+  ucred peer{};
+  socklen_t size = sizeof(peer);
+  if (getsockopt(local->native_handle(), SOL_SOCKET, SO_PEERCRED, &peer, &size) != 0 ||
+      peer.uid != geteuid()) {
+    return Unauthenticated(target_ + " is not served by a process of this user");
   }
-  socket_.close(ec);
+  local_ = std::move(local);
+  return Status::Ok();
+}
+
+void RpcClient::Disconnect() {
+  CloseSockets();
+  tls_.reset();
+  local_.reset();
   socket_ = tcp::socket(io_);
 }
 
@@ -138,7 +156,18 @@ Status RpcClient::Reconnect(const HostPort& address) {
 }
 
 bool RpcClient::connected() const {
+  if (local_) return local_->is_open();
   return tls_ ? tls_->next_layer().is_open() : socket_.is_open();
+}
+
+bool RpcClient::Usable() {
+  if (!connected()) return false;
+  pollfd p{};
+  p.fd = local_ ? local_->native_handle()
+         : tls_ ? tls_->next_layer().native_handle()
+                : socket_.native_handle();
+  p.events = POLLIN | POLLRDHUP;
+  return poll(&p, 1, 0) == 0;
 }
 
 Status RpcClient::ReconnectToConfigured() {
@@ -156,12 +185,23 @@ Status RpcClient::ReconnectToConfigured() {
 
 Result<v1::Envelope> RpcClient::CallRaw(const std::string& method,
                                         const google::protobuf::Message& request) {
+  v1::Envelope envelope;
+  envelope.set_method(method);
+  request.SerializeToString(envelope.mutable_payload());
+  return Exchange(std::move(envelope), /*mint=*/true);
+}
+
+Result<v1::Envelope> RpcClient::Forward(v1::Envelope request) {
+  return Exchange(std::move(request), /*mint=*/false);
+}
+
+Result<v1::Envelope> RpcClient::Exchange(v1::Envelope request, bool mint) {
   // A connection lost earlier (a failed call, or a redirect to a leader that could not be
   // reached) is not a dead end: go back to the configured masters, as at the start.
   if (!connected()) {
     if (Status s = ReconnectToConfigured(); !s.ok()) return s;
   }
-  auto reply = CallOnce(method, request);
+  auto reply = CallOnce(request, mint);
   if (masters_.empty() || !reply.ok() || reply->code() != static_cast<int>(Code::kNotLeader)) {
     return reply;
   }
@@ -184,26 +224,24 @@ Result<v1::Envelope> RpcClient::CallRaw(const std::string& method,
       connected = Reconnect(masters_[current_]);
     }
     if (!connected.ok()) return connected;
-    reply = CallOnce(method, request);
+    reply = CallOnce(request, mint);
   }
   return reply;
 }
 
-Result<v1::Envelope> RpcClient::CallOnce(const std::string& method,
-                                         const google::protobuf::Message& request) {
+Result<v1::Envelope> RpcClient::CallOnce(v1::Envelope& envelope, bool mint) {
   if (!connected()) return Unavailable("not connected to " + target_);
-  if (mint_ && (credential_.munge().empty() || clock_.NowMs() - minted_ms_ >= reuse_ms_)) {
-    auto credential = mint_();
-    if (!credential.ok()) return credential.status();
-    credential_.set_munge(*credential);
-    minted_ms_ = clock_.NowMs();
+  if (mint) {
+    if (mint_ && (credential_.munge().empty() || clock_.NowMs() - minted_ms_ >= reuse_ms_)) {
+      auto credential = mint_();
+      if (!credential.ok()) return credential.status();
+      credential_.set_munge(*credential);
+      minted_ms_ = clock_.NowMs();
+    }
+    *envelope.mutable_credential() = credential_;
   }
-  v1::Envelope envelope;
   envelope.set_id(next_id_++);
   envelope.set_kind(v1::Envelope::REQUEST);
-  envelope.set_method(method);
-  *envelope.mutable_credential() = credential_;
-  request.SerializeToString(envelope.mutable_payload());
   const std::string frame = EncodeFrame(envelope);
 
   bool done = false;

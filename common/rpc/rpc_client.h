@@ -39,7 +39,14 @@ class RpcClient {
   // named could not be reached) first connects again to the first configured master that
   // answers; the failed call itself is not sent again (its master may have taken it).
   Status ConnectAny(std::vector<HostPort> masters);
+  // Connects to a relay on a Unix socket (snnctl's shared connection, cli/shared_connection.h)
+  // that carries frames to the master and back: no TLS here, the relay holds it. Its peer must
+  // run as this process's user, or this refuses it.
+  Status ConnectLocal(const std::string& socket_path);
   void set_credential(v1::Credential credential) { credential_ = std::move(credential); }
+  // Connected, and since the last call the peer has neither closed the connection nor sent
+  // anything unasked: a kept connection fit for the next call.
+  bool Usable();
   // HOST:PORT of the master connected to (after a redirect: the leader).
   const std::string& target() const { return target_; }
   // Mints the credential (MUNGE) each request carries: once per connection, and again when the
@@ -52,6 +59,11 @@ class RpcClient {
 
   // Sends one request and waits for its response (or the deadline).
   Result<v1::Envelope> CallRaw(const std::string& method, const google::protobuf::Message& request);
+
+  // Sends a request framed elsewhere (a relay's client's), with its own method, payload and
+  // credential (this client's minter is not used), following the leader as CallRaw does. The
+  // response's id is this client's: the caller puts back its own.
+  Result<v1::Envelope> Forward(v1::Envelope request);
 
   // Calls `method` (common/rpc/rpc_methods.h) with its request type and parses its response type.
   template <typename Request, typename Response>
@@ -75,8 +87,9 @@ class RpcClient {
   }
 
  private:
-  Result<v1::Envelope> CallOnce(const std::string& method,
-                                const google::protobuf::Message& request);
+  // Sends `request` (minting its credential first when `mint`) and follows a standby's redirect.
+  Result<v1::Envelope> Exchange(v1::Envelope request, bool mint);
+  Result<v1::Envelope> CallOnce(v1::Envelope& request, bool mint);
   // Drops the connection (if any).
   void Disconnect();
   // Drops the connection and connects to `address`.
@@ -89,8 +102,10 @@ class RpcClient {
   Status Handshake();
   template <typename Fn>
   void OnStream(Fn&& fn) {
+    if (local_) return fn(*local_);
     WithStream(tls_, socket_, std::forward<Fn>(fn));
   }
+  void CloseSockets();
 
   const std::chrono::milliseconds timeout_;
   const size_t max_frame_bytes_;
@@ -100,6 +115,7 @@ class RpcClient {
   tcp::socket socket_;
   std::shared_ptr<ssl::context> tls_context_;
   std::unique_ptr<TlsStream> tls_;  // over socket_'s connection once the handshake is done
+  std::unique_ptr<asio::local::stream_protocol::socket> local_;  // to a relay, instead
   std::string target_;
   std::string host_;               // target_'s host, as the master's certificate must name it
   std::vector<HostPort> masters_;  // with ConnectAny: every master of the group
