@@ -174,10 +174,10 @@ class Relay {
   }
 
   std::string StatusLine() const {
-    return "pid " + std::to_string(getpid()) + ", to " + config_.master + ": " +
-           std::to_string(clients_ - 1) + " other commands connected, " +
-           std::to_string(upstreams_) + " connections to the master, " + std::to_string(relayed_) +
-           " requests relayed; ends after " +
+    return "pid " + std::to_string(getpid()) + ", to " + config_.master +
+           ": connections to the master: " + std::to_string(upstreams_) +
+           ", other commands connected: " + std::to_string(clients_ - 1) +
+           ", requests relayed: " + std::to_string(relayed_) + "; ends after " +
            FormatDurationUnit(static_cast<uint64_t>(config_.idle_ms / 1000)) + " with no command";
   }
 

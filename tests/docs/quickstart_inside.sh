@@ -77,10 +77,12 @@ python3 "$SRC/tests/docs/doc_blocks.py" "$SRC/docs/operator-guide.md" "Advance r
   >"$WORK/operator-reservations.sh"
 python3 "$SRC/tests/docs/doc_blocks.py" "$SRC/docs/user-guide.md" "Running in a reservation" \
   >"$WORK/user-reservation.sh"
+python3 "$SRC/tests/docs/doc_blocks.py" "$SRC/docs/user-guide.md" \
+  "Many commands in a row: a shared connection" >"$WORK/user-connection.sh"
 chmod 644 "$WORK/operator.sh" "$WORK/user.sh" "$WORK/user-http.sh" "$WORK/user-results.sh" \
   "$WORK/user-sessions.sh" "$WORK/user-services.sh" "$WORK/user-start.sh" \
   "$WORK/user-constraints.sh" "$WORK/user-arrays.sh" "$WORK/user-nir.sh" \
-  "$WORK/operator-reservations.sh" "$WORK/user-reservation.sh"
+  "$WORK/operator-reservations.sh" "$WORK/user-reservation.sh" "$WORK/user-connection.sh"
 
 echo "== docs/operator-guide.md, Quick start (as root)"
 (cd /root && env -i PATH="$CLEAN_PATH" HOME=/root USER=root LOGNAME=root LANG=C.UTF-8 \
@@ -173,4 +175,12 @@ run_as_alice "$WORK/user-reservation.sh" "$WORK/user-reservation.out"
 expect "$WORK/user-reservation.out" "^Reason: *waiting for reservation course to start at " \
   "snnctl show 22 did not say the job waits for the reservation"
 expect "$WORK/user-reservation.out" "^Cancelled job 22" "snnctl cancel 22 did not cancel job 22"
-echo "docs_quickstart: both quick starts, the HTTP API, the results, the sessions, the experiment services, the start forecast, the constraints, the arrays, the NIR and the reservation sections ran as written"
+echo "== docs/user-guide.md, a shared connection (as alice)"
+run_as_alice "$WORK/user-connection.sh" "$WORK/user-connection.out"
+expect "$WORK/user-connection.out" "^Sharing connections to .* through /tmp/snnctl-" \
+  "snnctl connection start did not start the shared connection"
+expect "$WORK/user-connection.out" "requests relayed: 1;" \
+  "snnctl jobs did not go through the shared connection"
+expect "$WORK/user-connection.out" "^Stopped the shared connection" \
+  "snnctl connection stop did not stop it"
+echo "docs_quickstart: both quick starts, the HTTP API, the results, the sessions, the experiment services, the start forecast, the constraints, the arrays, the NIR, the reservation and the shared connection sections ran as written"

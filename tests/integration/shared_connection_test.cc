@@ -41,7 +41,7 @@ class SharedConnectionTest : public ::testing::Test {
     CliRun status = cluster_.Snnctl({"connection", "status"});
     std::smatch m;
     if (status.exit_code != 0 ||
-        !std::regex_search(status.out, m, std::regex("(\\d+) requests relayed"))) {
+        !std::regex_search(status.out, m, std::regex("requests relayed: (\\d+)"))) {
       return -1;
     }
     return std::stol(m[1]);
