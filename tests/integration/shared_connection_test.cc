@@ -1,7 +1,8 @@
 // snnctl's shared connection with real daemons: commands go through it when it is open (its
 // count of relayed requests grows) and connect on their own when it is not; it survives the
 // master's restart (a pooled connection the master closed is not used); it serves no process
-// of another user; start refuses what it cannot serve; stop and idleness end its process.
+// of another user; start refuses what it cannot serve; stop and idleness end its process; with
+// standby masters, it follows the leader.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -17,6 +18,7 @@
 
 #include "common/rpc/frame.h"
 #include "tests/integration/cluster.h"
+#include "tests/test_util/etcd_cluster.h"
 
 namespace snn::testing {
 namespace {
@@ -186,6 +188,45 @@ TEST_F(SharedConnectionTest, StartRefusesWhatItCannotServeAndIdlenessEndsIt) {
   ASSERT_GT(relay, 0);
   EXPECT_TRUE(TestCluster::WaitUntil([&] { return Ended(relay); }, 60000));
   EXPECT_EQ(Relayed(), -1);
+}
+
+// With standby masters: the relay's connections go to the leader (a standby redirects them), and
+// after a takeover the next command reaches the new leader through it.
+TEST(SharedConnectionHaTest, CommandsReachTheLeaderBeforeAndAfterATakeover) {
+  if (!EtcdCluster::Available()) GTEST_SKIP() << "etcd is not installed (etcd-server)";
+  TestCluster cluster;
+  EtcdCluster etcd(cluster.dir());
+  ASSERT_TRUE(etcd.Start().ok());
+  setenv("XDG_RUNTIME_DIR", cluster.dir().c_str(), 1);
+  cluster.StartHaMaster("m1", etcd.endpoints(), {"--ha_lease_s=2"});
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster.HaLeader() == "m1"; }));
+  cluster.StartHaMaster("m2", etcd.endpoints(), {"--ha_lease_s=2"});
+  cluster.StartAgent("node1", SmallBoards(1, 8));
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster.NodesUp() == 1; }));
+  const std::string job = cluster.dir() + "/job.yaml";
+  std::ofstream(job) << "hold: true\ntask: {command: /bin/true, resources: {cores: 1, ksps: 1}}\n";
+  // The standby first in the list: its redirect is followed.
+  const std::vector<std::string> masters = {
+      "--master", cluster.ha_master_address("m2") + "," + cluster.ha_master_address("m1"),
+      "--tenant", "alice"};
+  auto snnctl = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), masters.begin(), masters.end());
+    return cluster.RunSnnctl(args);
+  };
+  CliRun start = snnctl({"connection", "start"});
+  ASSERT_EQ(start.exit_code, 0) << start.err;
+  CliRun before = snnctl({"submit", job});
+  EXPECT_EQ(before.exit_code, 0) << before.err;
+  cluster.KillHaMaster("m1");
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster.HaLeader() == "m2"; }, 30000));
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster.NodesUp() == 1; }, 30000));
+  CliRun after = snnctl({"submit", job});
+  EXPECT_EQ(after.exit_code, 0) << after.err;
+  EXPECT_NE(after.out.find("Submitted job 2 "), std::string::npos) << after.out;
+  CliRun status = snnctl({"connection", "status"});
+  EXPECT_NE(status.out.find("requests relayed: 2;"), std::string::npos) << status.out;
+  EXPECT_EQ(snnctl({"connection", "stop"}).exit_code, 0);
+  unsetenv("XDG_RUNTIME_DIR");
 }
 
 }  // namespace
