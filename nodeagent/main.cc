@@ -235,10 +235,8 @@ int main(int argc, char** argv) {
     LOG(ERROR) << "cannot run the shepherd " << config.tasks.shepherd << " (set --shepherd)";
     return 2;
   }
-  char data_dir_hash[16];
-  snprintf(data_dir_hash, sizeof data_dir_hash, "%08zx",
-           std::hash<std::string>()(config.tasks.data_dir) & 0xffffffff);
-  auto cgroups = snn::TaskCgroups::Open(FLAGS_cgroups, node_name + "-" + data_dir_hash);
+  auto cgroups =
+      snn::TaskCgroups::Open(FLAGS_cgroups, snn::AgentCgroupId(node_name, config.tasks.data_dir));
   if (!cgroups.ok()) {
     LOG(ERROR) << "--cgroups=" << FLAGS_cgroups << ": " << cgroups.status().message();
     return 2;

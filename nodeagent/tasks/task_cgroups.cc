@@ -5,9 +5,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 namespace snn {
@@ -121,6 +123,12 @@ Result<std::vector<std::string>> OpenV1(const std::string& root, const std::stri
 }
 
 }  // namespace
+
+std::string AgentCgroupId(const std::string& node, const std::string& data_dir) {
+  char hash[16];
+  std::snprintf(hash, sizeof(hash), "%08zx", std::hash<std::string>()(data_dir) & 0xffffffff);
+  return node + "-" + hash;
+}
 
 Result<std::unique_ptr<TaskCgroups>> TaskCgroups::Open(const std::string& mode,
                                                        const std::string& agent_id,

@@ -25,14 +25,17 @@ struct CgroupLimits {
   uint64_t max_pids = 0;      // 0: unlimited
 };
 
+// The `agent_id` an agent's cgroups are named by: its node name and a hash of its data dir, so
+// that two agents on one host never share them.
+std::string AgentCgroupId(const std::string& node, const std::string& data_dir);
+
 class TaskCgroups {
  public:
   enum class Version { kOff, kV1, kV2 };
 
   // mode: "auto" (v2, else v1, else off with the reason in `why_off`), "v2", "v1" (an error if
   // unusable) or "off". `fs_root` is where cgroup file systems are mounted (/sys/fs/cgroup).
-  // `agent_id` names this agent's cgroups (the node name and a hash of its data dir, so that two
-  // agents on one host never share them).
+  // `agent_id` names this agent's cgroups (AgentCgroupId).
   static Result<std::unique_ptr<TaskCgroups>> Open(const std::string& mode,
                                                    const std::string& agent_id,
                                                    const std::string& fs_root = "/sys/fs/cgroup");

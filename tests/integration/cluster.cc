@@ -87,11 +87,8 @@ namespace {
 // The task cgroups (v1) an agent on `data_dir` left: those of tasks still running when a test
 // killed it, or stopping when it ended. Their processes are killed and the cgroups removed, so
 // that runs of the suite do not pile them up on the host (each test's agents have their own).
-// The agent's name for them, as nodeagent/main.cc makes it.
 void RemoveLeftCgroups(const std::string& node, const std::string& data_dir) {
-  char hash[16];
-  snprintf(hash, sizeof hash, "%08zx", std::hash<std::string>()(data_dir) & 0xffffffff);
-  auto cgroups = TaskCgroups::Open("v1", node + "-" + hash);
+  auto cgroups = TaskCgroups::Open("v1", AgentCgroupId(node, data_dir));
   if (!cgroups.ok()) return;  // no v1 hierarchies here
   for (const std::string& name : (*cgroups)->Names()) {
     (*cgroups)->KillAll(name);
