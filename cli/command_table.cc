@@ -127,7 +127,8 @@ const std::vector<CliCommand>& CliCommands() {
        Results},
       {"pool status",
        "",
-       "nodes and boards: cores, KSPS and streams used and free; job counts",
+       "nodes and boards: cores, KSPS and streams used and free, each\n"
+       "board's attributes (what constraints test); job counts",
        {},
        Pool},
       {"estimate",

@@ -385,14 +385,22 @@ std::string FormatUnitsCell(double units) {
   return text;
 }
 
+// A board's attributes as constraints name them, by name: "firmware=2.10,rev=3" ("-": none).
+std::string FormatAttributes(const google::protobuf::Map<std::string, std::string>& attributes) {
+  const std::map<std::string, std::string> sorted(attributes.begin(), attributes.end());
+  std::string out;
+  for (const auto& [name, value] : sorted) out += (out.empty() ? "" : ",") + name + "=" + value;
+  return out.empty() ? "-" : out;
+}
+
 }  // namespace
 
 std::string FormatPoolStatus(const v1::PoolStatusResponse& pool) {
   std::vector<std::vector<std::string>> rows = {
-      {"NODE",         "STATE",     "POOLS",         "BOARD",        "TYPE",
-       "MESH",         "HEALTH",    "DEAD",          "CORES_USED",   "CORES_FREE",
-       "LARGEST_FREE", "KSPS_CAP",  "KSPS_MEASURED", "UNITS",        "LATENCY_US",
-       "KSPS_USED",    "KSPS_FREE", "STREAMS_USED",  "STREAMS_FREE", "TASKS"}};
+      {"NODE",          "STATE", "POOLS",      "BOARD",      "TYPE",         "MESH",
+       "HEALTH",        "DEAD",  "CORES_USED", "CORES_FREE", "LARGEST_FREE", "KSPS_CAP",
+       "KSPS_MEASURED", "UNITS", "LATENCY_US", "KSPS_USED",  "KSPS_FREE",    "STREAMS_USED",
+       "STREAMS_FREE",  "TASKS", "ATTRIBUTES"}};
   for (const auto& node : pool.nodes()) {
     std::string pools;
     for (const auto& p : node.pools()) pools += (pools.empty() ? "" : ",") + p;
@@ -422,7 +430,8 @@ std::string FormatPoolStatus(const v1::PoolStatusResponse& pool) {
                       free(EffectiveKsps(info), b.ksps_used()),
                       std::to_string(b.streams_used()),
                       free(info.streams(), b.streams_used()),
-                      std::to_string(b.tasks())});
+                      std::to_string(b.tasks()),
+                      FormatAttributes(info.attributes())});
     }
   }
   std::string out = pool.nodes_size() == 0 ? "No nodes have registered.\n" : FormatTable(rows);

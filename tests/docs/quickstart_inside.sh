@@ -145,6 +145,8 @@ expect "$WORK/user-start.out" "^10 .* second .* - *- *held$" "jobs --start did n
 expect "$WORK/user-start.out" "^Cancelled job 9" "snnctl cancel 9 did not cancel job 9"
 echo "== docs/user-guide.md, boards with what your job needs: constraints (as alice)"
 run_as_alice "$WORK/user-constraints.sh" "$WORK/user-constraints.out"
+expect "$WORK/user-constraints.out" "firmware=2.10,rev=3" \
+  "snnctl pool status did not list the second board's attributes"
 expect "$WORK/user-constraints.out" "^Constraints: *rev >= 3 && firmware >= '2.4'$" \
   "snnctl show 11 did not print the job's constraints"
 expect "$WORK/user-constraints.out" "task 0 on $(hostname)/board1 " \

@@ -46,6 +46,9 @@ TEST(RecurringJobTest, EachTimeItComesTheMasterSubmitsARunThatRuns) {
   // The run marked its board; a job that wants a calibrated board now runs.
   CliRun pool = cluster.Snnctl({"pool", "status", "-o", "json"});
   EXPECT_NE(pool.out.find("\"calibrated_at\": \"20"), std::string::npos) << pool.out;
+  CliRun table = cluster.Snnctl({"pool", "status"});
+  EXPECT_NE(table.out.find(" ATTRIBUTES\n"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("calibrated_at=20"), std::string::npos) << table.out;
   CliRun later = cluster.Snnctl({"submit", fresh});
   ASSERT_EQ(later.exit_code, 0) << later.err;
   ASSERT_TRUE(cluster.WaitForState(3, v1::COMPLETED)) << cluster.Show(3)->reason();
