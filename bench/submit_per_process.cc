@@ -82,9 +82,12 @@ int main(int argc, char** argv) {
   const std::string job = cluster.dir() + "/job.yaml";
   std::ofstream(job) << "task: {command: /bin/true, resources: {cores: 1, ksps: 1}}\n";
   const auto* auth = cluster.auth();
-  std::vector<std::string> snnctl_argv = {
+  // What every snnctl run here starts with: the cluster's master, CA and munged.
+  const std::vector<std::string> snnctl_base = {
       FLAGS_snnctl,    "--master",       cluster.master().ToString(), "--ca-file",
-      auth->ca_file(), "--munge-socket", auth->munge_socket(),        "submit"};
+      auth->ca_file(), "--munge-socket", auth->munge_socket()};
+  std::vector<std::string> snnctl_argv = snnctl_base;
+  snnctl_argv.push_back("submit");
   std::vector<std::string> sbatch_argv = {"/usr/bin/sbatch", "--wrap=true", "-o", "/dev/null"};
   if (FLAGS_hold) {
     snnctl_argv.push_back("--hold");
@@ -93,7 +96,7 @@ int main(int argc, char** argv) {
   snnctl_argv.push_back(job);
   // The shared connection's socket under the cluster's dir (removed with it).
   setenv("XDG_RUNTIME_DIR", cluster.dir().c_str(), 1);
-  std::vector<std::string> connection_argv(snnctl_argv.begin(), snnctl_argv.begin() + 7);
+  std::vector<std::string> connection_argv = snnctl_base;
   connection_argv.push_back("connection");
   if (FLAGS_share) {
     connection_argv.push_back("start");

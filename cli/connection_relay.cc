@@ -13,33 +13,12 @@
 #include <vector>
 
 #include "common/base/duration.h"
+#include "common/base/file_util.h"
 #include "common/rpc/frame.h"
 
 namespace snn {
 
 namespace {
-
-bool ReadAll(int fd, char* data, size_t size) {
-  while (size > 0) {
-    const ssize_t n = read(fd, data, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    data += n;
-    size -= static_cast<size_t>(n);
-  }
-  return true;
-}
-
-bool WriteAll(int fd, const std::string& bytes) {
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = send(fd, bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<size_t>(n);
-  }
-  return true;
-}
 
 bool Reply(int fd, uint64_t id, const Status& status, const std::string& payload) {
   v1::Envelope envelope;
@@ -62,6 +41,7 @@ class Relay {
     sigaddset(&term, SIGTERM);
     sigaddset(&term, SIGINT);
     sigprocmask(SIG_BLOCK, &term, nullptr);
+    signal(SIGPIPE, SIG_IGN);  // a command gone before its answer: a failed write, not a death
     const int signals = signalfd(-1, &term, SFD_CLOEXEC);
     stop_pipe_ok_ = pipe2(stop_pipe_, O_CLOEXEC) == 0;
     while (true) {

@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
 #include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -103,7 +102,6 @@ Result<int> Listen(const std::string& path) {
 // In the child: detaches, tells the parent it is ready, serves until idle or stopped.
 [[noreturn]] void BecomeRelay(RelayConfig config, int listen_fd, int ready_fd) {
   setsid();
-  signal(SIGPIPE, SIG_IGN);
   if (chdir("/") != 0) _exit(1);  // keeps no directory busy
   const int null = open("/dev/null", O_RDWR);
   for (int fd = 0; fd <= 2; ++fd) dup2(null, fd);

@@ -15,6 +15,9 @@ Result<std::string> ReadWholeFile(const std::string& path, const std::string& wh
 // Writes all of `content` to `fd`, retrying short writes and EINTR; false (errno set) if it
 // cannot.
 bool WriteAll(int fd, const std::string& content);
+// Reads exactly `size` bytes from `fd` into `data`, retrying short reads and EINTR; false at
+// the end of the stream or an error.
+bool ReadAll(int fd, char* data, size_t size);
 
 // Writes `content` to a temporary file beside `path` with `mode`, syncs it and renames it over
 // `path`: a reader sees the old file or the new one, never a part.
