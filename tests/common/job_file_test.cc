@@ -121,7 +121,7 @@ TEST(JobFileTest, DependsListsJobIdsByKind) {
   std::string many = "depends: {after_ok: [";
   for (int i = 1; i <= 40; ++i) many += std::to_string(i) + (i < 40 ? ", " : "], after_any: [");
   for (int i = 41; i <= 65; ++i) many += std::to_string(i) + (i < 65 ? ", " : "]}");
-  for (const std::string bad :
+  for (const std::string& bad :
        {std::string("depends: {after_ok: [0]}"), std::string("depends: {after_ok: 3}"),
         std::string("depends: {after_all: [1]}"), std::string("depends: {after_ok: [x]}"),
         std::string("depends: {after_not_ok: [-1]}"), std::string("depends: {}"),
