@@ -29,6 +29,7 @@
 #include <sstream>
 #include <thread>
 
+#include "bench/process_cpu.h"
 #include "bench/sim_board.h"
 #include "common/base/clock.h"
 #include "common/daemon/program_flags.h"
@@ -268,20 +269,6 @@ void StopMaster(Master& master) {
   master.pid = -1;
 }
 
-// utime + stime of a process, in seconds.
-double CpuSeconds(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::istringstream fields(stat.substr(stat.rfind(')') + 2));
-  std::string field;
-  unsigned long long utime = 0, stime = 0;
-  for (int i = 3; i <= 15 && fields >> field; ++i) {
-    if (i == 14) utime = std::stoull(field);
-    if (i == 15) stime = std::stoull(field);
-  }
-  return static_cast<double>(utime + stime) / sysconf(_SC_CLK_TCK);
-}
-
 bool WaitFor(const std::function<bool()>& done, double seconds) {
   const auto start = snn::MonotonicNow();
   while (!done()) {
@@ -407,11 +394,11 @@ int main(int argc, char** argv) {
     // 3. Master CPU at steady heartbeats.
     snn::SleepRealMs((2) * 1000);  // let the last passes and acks end
     const uint64_t beats_before = counters.heartbeats;
-    const double cpu_before = CpuSeconds(master.pid);
+    const double cpu_before = snn::bench::CpuSeconds(master.pid);
     start = snn::MonotonicNow();
     snn::SleepRealMs(static_cast<int64_t>(FLAGS_steady_seconds * 1000));
     const double wall = SecondsSince(start);
-    const double cpu = (CpuSeconds(master.pid) - cpu_before) / wall * 100;
+    const double cpu = (snn::bench::CpuSeconds(master.pid) - cpu_before) / wall * 100;
     std::printf("steady heartbeats: %.0f/s, master CPU %.1f%% of one core\n",
                 (counters.heartbeats - beats_before) / wall, cpu);
 

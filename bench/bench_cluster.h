@@ -32,6 +32,8 @@ class BenchCluster {
   pid_t master_pid() const { return master_pid_; }
   const std::string& dir() const { return dir_; }
   testing::AuthKit* auth() const { return auth_.get(); }
+  // The etcd cluster of the HA mode; null for a single master.
+  const testing::EtcdCluster* etcd() const { return etcd_.get(); }
 
  private:
   std::string dir_;

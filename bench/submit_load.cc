@@ -29,6 +29,7 @@
 #include <thread>
 
 #include "bench/bench_cluster.h"
+#include "bench/process_cpu.h"
 #include "common/base/clock.h"
 #include "common/daemon/program_flags.h"
 #include "common/identity/munge.h"
@@ -104,6 +105,39 @@ struct Load {
             });
   }
 };
+
+// What the processes of the run have used at one moment: CPU seconds each, and etcd's revision
+// (one more per write transaction), for the figures per submit and per etcd round.
+struct Usage {
+  double master = 0, etcd = 0, load = 0;
+  int64_t revision = -1;
+};
+
+Usage Measure(const snn::bench::BenchCluster& cluster) {
+  Usage usage;
+  if (cluster.master_pid() > 0) usage.master = snn::bench::CpuSeconds(cluster.master_pid());
+  usage.load = snn::bench::CpuSeconds(getpid());
+  if (const auto* etcd = cluster.etcd()) {
+    usage.revision = etcd->Revision();
+    for (pid_t pid : etcd->pids()) usage.etcd += snn::bench::CpuSeconds(pid);
+  }
+  return usage;
+}
+
+// CPU per acknowledged submit of each side, and with etcd its transactions in the window.
+void PrintUsage(const Usage& from, const Usage& to, uint64_t acknowledged, bool own_master) {
+  if (acknowledged == 0) return;
+  auto us = [&](double from_s, double to_s) { return (to_s - from_s) / acknowledged * 1e6; };
+  std::printf("CPU per submit: ");
+  if (own_master) std::printf("master %.0f us, ", us(from.master, to.master));
+  if (from.revision >= 0) std::printf("etcd %.0f us, ", us(from.etcd, to.etcd));
+  std::printf("this load generator %.0f us\n", us(from.load, to.load));
+  if (from.revision < 0 || to.revision <= from.revision) return;
+  const auto rounds = static_cast<double>(to.revision - from.revision);
+  std::printf(
+      "etcd write transactions: %.0f (%.1f submits each), etcd CPU per transaction: %.2f ms\n",
+      rounds, acknowledged / rounds, (to.etcd - from.etcd) / rounds * 1e3);
+}
 
 std::string ThisUser() {
   const passwd* pw = getpwuid(geteuid());
@@ -221,9 +255,11 @@ int main(int argc, char** argv) {
         FLAGS_window_seconds, FLAGS_seconds - std::chrono::duration<double>(now - start).count())));
     timer.async_wait([&](const boost::system::error_code&) { next_window(); });
   };
+  Usage measured_from;
   auto warm_up = [&] {
     timer.expires_after(ms(FLAGS_warmup_seconds));
     timer.async_wait([&](const boost::system::error_code&) {
+      measured_from = Measure(cluster);  // before the clock starts: it blocks this loop
       load.counting = true;
       start = window_start = snn::MonotonicNow();
       timer.expires_after(ms(std::min(FLAGS_window_seconds, FLAGS_seconds)));
@@ -243,6 +279,7 @@ int main(int argc, char** argv) {
   }
   load.io.run();
   const double elapsed = std::chrono::duration<double>(snn::MonotonicNow() - start).count();
+  const Usage measured_to = Measure(cluster);
   std::printf(
       "auth: %s%s\n", FLAGS_auth.c_str(),
       FLAGS_fresh_credentials && FLAGS_auth == "munge" ? " (a new credential per request)" : "");
@@ -253,6 +290,7 @@ int main(int argc, char** argv) {
     std::printf("slowest window: %.0f submits/s\n",
                 *std::min_element(windows.begin(), windows.end()));
   }
+  PrintUsage(measured_from, measured_to, load.acknowledged, FLAGS_master.empty());
   std::printf("durable submits/s: %.0f\n", load.acknowledged / elapsed);
   return load.errors > 0 ? 1 : 0;
 }

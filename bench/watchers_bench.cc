@@ -27,6 +27,7 @@
 #include <thread>
 
 #include "bench/bench_cluster.h"
+#include "bench/process_cpu.h"
 #include "common/rpc/rpc_client.h"
 
 DEFINE_int32(watchers, 1000, "event streams held open");
@@ -42,19 +43,6 @@ namespace {
 
 namespace http = boost::beast::http;
 using Clock = std::chrono::steady_clock;
-
-double CpuSeconds(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(stat)), {});
-  std::istringstream fields(text.substr(text.rfind(')') + 2));
-  std::string f;
-  uint64_t utime = 0, stime = 0;
-  for (int i = 3; i <= 15 && fields >> f; ++i) {
-    if (i == 14) utime = std::stoull(f);
-    if (i == 15) stime = std::stoull(f);
-  }
-  return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
-}
 
 // One HTTP request on a connection of its own (plain HTTP); the answer's body.
 std::string Call(uint16_t port, const std::string& method, const std::string& target,

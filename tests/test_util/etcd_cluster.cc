@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -108,6 +109,15 @@ std::vector<std::string> EtcdCluster::Keys(const std::string& prefix) const {
 std::string EtcdCluster::Value(const std::string& key) const {
   auto lines = Etcdctl({"get", "--print-value-only", key});
   return lines.empty() ? "" : lines.front();
+}
+
+int64_t EtcdCluster::Revision() const {
+  // The answer's header: {"header":{"cluster_id":...,"revision":N,...}}.
+  auto lines = Etcdctl({"get", "--write-out=json", "--keys-only", "snn-test-revision"});
+  const std::string field = "\"revision\":";
+  const size_t at = lines.empty() ? std::string::npos : lines.front().find(field);
+  if (at == std::string::npos) return -1;
+  return std::strtoll(lines.front().c_str() + at + field.size(), nullptr, 10);
 }
 
 Status EtcdCluster::Start() {

@@ -37,6 +37,10 @@ class EtcdCluster {
   std::vector<std::string> Keys(const std::string& prefix) const;
   // The value of `key` ("" when absent or on any error).
   std::string Value(const std::string& key) const;
+  // The cluster's revision now: one more for every write transaction (-1 on any error).
+  int64_t Revision() const;
+  // The members' process ids.
+  const std::vector<pid_t>& pids() const { return pids_; }
 
   static bool Available();  // whether the etcd binary is installed
 
