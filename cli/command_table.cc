@@ -263,6 +263,18 @@ const std::vector<CliCommand>& CliCommands() {
        {"--reason"},
        Drain},
       {"board resume", "NODE/BOARD", "send new work to a drained board again", {}, Drain},
+      {"board mark",
+       "NODE/BOARD NAME=VALUE...",
+       "set attributes of one board that constraints test (the master's\n"
+       "marks, as a calibration job's sets_attribute; over the driver's of\n"
+       "the same name); prints the board's marks (operators)",
+       {},
+       BoardMark},
+      {"board unmark",
+       "NODE/BOARD NAME...",
+       "remove marks of one board; the driver's attributes stay (operators)",
+       {},
+       BoardMark},
       {"reservation create",
        "NAME",
        "set boards aside from --start for --duration: --boards NODE/BOARD,..\n"

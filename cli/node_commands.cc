@@ -1,6 +1,7 @@
 #include "cli/node_commands.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "cli/accounting_commands.h"
@@ -228,5 +229,39 @@ int Sim(const CliOptions& o, std::ostream& out, std::ostream& err) {
   return 0;
 }
 
-// snnctl node drain|resume NODE, snnctl board drain|resume NODE/BOARD.
+int BoardMark(const CliOptions& o, std::ostream& out, std::ostream& err) {
+  const bool mark = o.args[1] == "mark";
+  const Status usage = InvalidArgument(mark ? "usage: snnctl board mark NODE/BOARD NAME=VALUE..."
+                                            : "usage: snnctl board unmark NODE/BOARD NAME...");
+  v1::BoardMarkRequest req;
+  std::string node;
+  uint32_t board = 0;
+  if (o.args.size() < 4 || !ParseBoardRef(o.args[2], node, board)) return Fail(err, usage);
+  req.set_node(node);
+  req.set_board(board);
+  for (size_t i = 3; i < o.args.size(); ++i) {
+    const std::string& arg = o.args[i];
+    if (!mark) {
+      req.add_unset(arg);
+      continue;
+    }
+    const size_t eq = arg.find('=');
+    if (eq == std::string::npos) {
+      return Fail(err, InvalidArgument("'" + arg.substr(0, 64) + "' is not NAME=VALUE"));
+    }
+    const std::string name = arg.substr(0, eq);
+    if (req.set().count(name) > 0) {
+      return Fail(err, InvalidArgument("attribute '" + name.substr(0, 64) + "' is given twice"));
+    }
+    (*req.mutable_set())[name] = arg.substr(eq + 1);
+  }
+  auto resp = Call(o, rpc::kBoardMark, req);
+  if (!resp.ok()) return Fail(err, resp.status());
+  std::map<std::string, std::string> marks(resp->marks().begin(), resp->marks().end());
+  std::string shown;
+  for (const auto& [name, value] : marks) shown += (shown.empty() ? "" : ",") + name + "=" + value;
+  out << "Board " << node << "/" << board << " marks: " << (shown.empty() ? "none" : shown) << "\n";
+  return 0;
+}
+
 }  // namespace snn

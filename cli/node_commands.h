@@ -18,6 +18,8 @@ int NodeWait(const CliOptions& o, std::ostream& out, std::ostream& err);
 bool ParseBoardRef(const std::string& text, std::string& node, uint32_t& board);
 // `node drain|resume NODE` and `board drain|resume NODE/BOARD`.
 int Drain(const CliOptions& o, std::ostream& out, std::ostream& err);
+// `board mark NODE/BOARD NAME=VALUE...` and `board unmark NODE/BOARD NAME...`.
+int BoardMark(const CliOptions& o, std::ostream& out, std::ostream& err);
 // `sim kill-core|fail-board|slow-board|heal-board ...`.
 int Sim(const CliOptions& o, std::ostream& out, std::ostream& err);
 

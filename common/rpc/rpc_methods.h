@@ -86,6 +86,8 @@ inline constexpr RpcMethod<v1::DrainRequest, v1::DrainResponse> kDrain{"admin.dr
                                                                        Right::kOperator};
 inline constexpr RpcMethod<v1::SimFaultRequest, v1::SimFaultResponse> kSimFault{"admin.sim_fault",
                                                                                 Right::kOperator};
+inline constexpr RpcMethod<v1::BoardMarkRequest, v1::BoardMarkResponse> kBoardMark{
+    "admin.board.mark", Right::kOperator};
 inline constexpr RpcMethod<v1::ReservationCreateRequest, v1::ReservationCreateResponse>
     kReservationCreate{"admin.reservation.create", Right::kOperator};
 inline constexpr RpcMethod<v1::ReservationListRequest, v1::ReservationListResponse>
@@ -136,44 +138,15 @@ inline constexpr RpcMethod<v1::ExperimentBatch, v1::ExperimentBatchResponse> kAg
     "agent.run_experiments", Right::kMaster};
 
 // Every method the master serves, and every method an agent serves.
-inline constexpr std::array<RpcMethodInfo, 37> kMasterMethods = {
-    kJobSubmit,
-    kJobCancel,
-    kJobHold,
-    kJobRequeue,
-    kJobLogs,
-    kJobShow,
-    kJobList,
-    kPoolStatus,
-    kBillingInvoice,
-    kBillingUsage,
-    kBillingReport,
-    kBillingCredit,
-    kPolicyGet,
-    kTenantMembers,
-    kQueueSet,
-    kTenantSet,
-    kDrain,
-    kSimFault,
-    kNodeToken,
-    kNodeEnrol,
-    kNodeRenew,
-    kNodeRegister,
-    kNodeHeartbeat,
-    kNodeTaskStatus,
-    kHaSnapshot,
-    kNodeAdd,
-    kNodeRevoke,
-    kTokenCreate,
-    kTokenList,
-    kTokenRevoke,
-    kJobResults,
-    kJobKeepalive,
-    kExperimentSubmit,
-    kExperimentList,
-    kReservationCreate,
-    kReservationList,
-    kReservationDelete,
+inline constexpr std::array<RpcMethodInfo, 38> kMasterMethods = {
+    kJobSubmit,         kJobCancel,       kJobHold,           kJobRequeue,       kJobLogs,
+    kJobShow,           kJobList,         kPoolStatus,        kBillingInvoice,   kBillingUsage,
+    kBillingReport,     kBillingCredit,   kPolicyGet,         kTenantMembers,    kQueueSet,
+    kTenantSet,         kDrain,           kSimFault,          kBoardMark,        kNodeToken,
+    kNodeEnrol,         kNodeRenew,       kNodeRegister,      kNodeHeartbeat,    kNodeTaskStatus,
+    kHaSnapshot,        kNodeAdd,         kNodeRevoke,        kTokenCreate,      kTokenList,
+    kTokenRevoke,       kJobResults,      kJobKeepalive,      kExperimentSubmit, kExperimentList,
+    kReservationCreate, kReservationList, kReservationDelete,
 };
 inline constexpr std::array<RpcMethodInfo, 5> kAgentMethods = {
     kAgentLaunch, kAgentKill, kAgentTaskOutput, kAgentSimFault, kAgentRunExperiments};

@@ -97,6 +97,9 @@ const std::vector<RestRoute>& RestRoutes() {
     r.push_back(Route("POST", "/v1/nodes/{node}/revoke", rpc::kNodeRevoke,
                       "Revoke a node's certificates", RestBody::kNone,
                       {{"node", "node", true, "the node"}}));
+    r.push_back(Route("POST", "/v1/nodes/{node}/marks", rpc::kBoardMark,
+                      "Set or remove a board's marks (attributes constraints test)",
+                      RestBody::kMessage, {{"node", "node", true, "the node"}}));
     r.push_back(Route("POST", "/v1/nodes/{node}/faults", rpc::kSimFault,
                       "Inject a fault into a simulated board (snnctl sim ...)", RestBody::kMessage,
                       {{"node", "node", true, "the node"}}));

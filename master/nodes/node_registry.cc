@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "common/base/board_constraint.h"
 #include "common/base/rect_allocator.h"
 
 namespace snn {
@@ -128,6 +129,55 @@ const v1::NodeRecord* NodeRegistry::Mark(const std::string& node, uint32_t board
   ++generation_;
   (*(*entry->record.mutable_board_marks())[board].mutable_values())[name] = value;
   return &entry->record;
+}
+
+Status NodeRegistry::SetMarks(const std::string& node, uint32_t board,
+                              const std::map<std::string, std::string>& set,
+                              const std::vector<std::string>& unset) {
+  NodeEntry* entry = Find(node);
+  if (entry == nullptr) return NotFound("no node named '" + node + "'");
+  if (board >= static_cast<uint32_t>(entry->record.boards_size())) {
+    return NotFound("node " + node + " has no board " + std::to_string(board) + " (it has " +
+                    std::to_string(entry->record.boards_size()) + ")");
+  }
+  if (set.empty() && unset.empty()) {
+    return InvalidArgument("nothing to change: give NAME=VALUE to mark, NAME to unmark");
+  }
+  const std::string where = node + "/" + std::to_string(board);
+  const auto found = entry->record.board_marks().find(board);
+  std::map<std::string, std::string> marks;
+  if (found != entry->record.board_marks().end()) {
+    marks.insert(found->second.values().begin(), found->second.values().end());
+  }
+  for (const auto& [name, value] : set) {
+    if (Status s = CheckBoardAttribute(name, value); !s.ok()) return s;
+    marks[name] = value;
+  }
+  for (const std::string& name : unset) {
+    if (Status s = CheckBoardAttribute(name, ""); !s.ok()) return s;
+    if (set.count(name) > 0) {
+      return InvalidArgument("attribute '" + name + "' is both marked and unmarked");
+    }
+    if (marks.erase(name) == 0) {
+      return NotFound("board " + where + " has no mark '" + name +
+                      "' (only the master's marks can be removed; the driver's attributes are "
+                      "the board's)");
+    }
+  }
+  if (marks.size() > kMaxBoardMarks) {
+    return InvalidArgument("board " + where + " would have " + std::to_string(marks.size()) +
+                           " marks; it holds at most " + std::to_string(kMaxBoardMarks));
+  }
+  ++generation_;
+  auto& all = *entry->record.mutable_board_marks();
+  if (marks.empty()) {
+    all.erase(board);
+  } else {
+    auto& values = *all[board].mutable_values();
+    values.clear();
+    values.insert(marks.begin(), marks.end());
+  }
+  return Status::Ok();
 }
 
 NodeEntry& NodeRegistry::Register(v1::NodeRecord record, std::shared_ptr<Connection> session,

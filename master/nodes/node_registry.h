@@ -70,6 +70,13 @@ class NodeRegistry {
   // or null if there is no such board.
   const v1::NodeRecord* Mark(const std::string& node, uint32_t board, const std::string& name,
                              const std::string& value);
+  // An operator's change to a board's marks: sets `set`, removes `unset` (each must be a mark
+  // now: what the driver reports is the board's, not the master's). Checks every name and value
+  // first, and changes nothing unless all of them pass; a board holds at most kMaxBoardMarks.
+  Status SetMarks(const std::string& node, uint32_t board,
+                  const std::map<std::string, std::string>& set,
+                  const std::vector<std::string>& unset);
+  static constexpr size_t kMaxBoardMarks = 64;
 
   // Marks the node served by `session` DOWN; returns its name, or "" if none.
   std::string OnSessionClosed(const Connection* session);

@@ -2,6 +2,10 @@
 
 #include <glog/logging.h>
 
+#include <map>
+#include <string>
+#include <vector>
+
 namespace snn {
 
 void AdminService::Register(MethodRouter& router) {
@@ -12,6 +16,9 @@ void AdminService::Register(MethodRouter& router) {
   router.Add(rpc::kSimFault,
              [this](const CallContext& ctx, v1::SimFaultRequest req,
                     Responder<v1::SimFaultResponse> r) { SimFault(ctx, std::move(req), r); });
+  router.Add(rpc::kBoardMark,
+             [this](const CallContext& ctx, v1::BoardMarkRequest req,
+                    Responder<v1::BoardMarkResponse> r) { MarkBoard(ctx, std::move(req), r); });
 }
 
 void AdminService::Drain(const CallContext& ctx, v1::DrainRequest req,
@@ -43,6 +50,27 @@ void AdminService::SimFault(const CallContext& ctx, v1::SimFaultRequest req,
     if (!resp.ok()) return r.Fail(resp.status());
     journal_.Commit([r, out = *resp] { r.Ok(out); });
   });
+}
+
+void AdminService::MarkBoard(const CallContext& ctx, v1::BoardMarkRequest req,
+                             Responder<v1::BoardMarkResponse> r) {
+  if (req.set_size() + req.unset_size() > static_cast<int>(NodeRegistry::kMaxBoardMarks)) {
+    return r.Fail(InvalidArgument("at most " + std::to_string(NodeRegistry::kMaxBoardMarks) +
+                                  " attributes in one change"));
+  }
+  const std::map<std::string, std::string> set(req.set().begin(), req.set().end());
+  const std::vector<std::string> unset(req.unset().begin(), req.unset().end());
+  if (Status s = nodes_.SetMarks(req.node(), req.board(), set, unset); !s.ok()) return r.Fail(s);
+  const v1::NodeRecord& record = nodes_.Find(req.node())->record;
+  LOG(INFO) << ctx.identity.Describe() << " changed the marks of board " << req.node() << "/"
+            << req.board() << ": " << req.ShortDebugString();
+  journal_.PutNode(record);
+  request_schedule_();  // jobs waiting for such boards may start
+  v1::BoardMarkResponse out;
+  if (auto marks = record.board_marks().find(req.board()); marks != record.board_marks().end()) {
+    out.mutable_marks()->insert(marks->second.values().begin(), marks->second.values().end());
+  }
+  journal_.Commit([r, out] { r.Ok(out); });
 }
 
 }  // namespace snn

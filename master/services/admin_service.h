@@ -1,6 +1,7 @@
 // Operator methods on nodes: `admin.drain` drains or resumes a node or a board (durably);
-// `admin.sim_kill_core` makes a core of a simulated board fail (fault injection), through the
-// node's agent.
+// `admin.board.mark` sets and removes a board's marks (the master's attributes, which
+// constraints test; durably); `admin.sim_fault` injects a fault into a simulated board, through
+// the node's agent.
 // Thread contract: only on the master's io thread.
 #pragma once
 
@@ -26,6 +27,8 @@ class AdminService {
  private:
   void Drain(const CallContext& ctx, v1::DrainRequest req, Responder<v1::DrainResponse> r);
   void SimFault(const CallContext& ctx, v1::SimFaultRequest req, Responder<v1::SimFaultResponse> r);
+  void MarkBoard(const CallContext& ctx, v1::BoardMarkRequest req,
+                 Responder<v1::BoardMarkResponse> r);
 
   NodeRegistry& nodes_;
   AgentChannel& agents_;  // passes fault injections on to the agents

@@ -1,10 +1,15 @@
 // Board constraints with real daemons (issue 40): the boards file gives boards attributes; a
 // job's `constraints:` sends it only to boards that meet them, waits (saying so) while they are
 // busy though others are idle, and a constraint no board of the pool meets, or one that does
-// not parse, is refused at submit with one line that changes nothing.
+// not parse, is refused at submit with one line that changes nothing. Operators mark and unmark
+// boards (the master's attributes, over the driver's), and jobs follow the marks.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
+#include <utility>
+#include <vector>
 
 #include "tests/integration/cluster.h"
 
@@ -86,6 +91,59 @@ TEST_F(BoardConstraintsTest, AConstraintThatCannotBeMetOrParsedIsRefusedWithOneL
             std::string::npos)
       << unordered.err;
   EXPECT_EQ(Jobs(), 0u) << "a refused submit made a job";
+}
+
+TEST_F(BoardConstraintsTest, OperatorsMarkAndUnmarkBoardsAndJobsFollowTheMarks) {
+  auto attributes = [&] { return cluster_.Snnctl({"pool", "status"}).out; };
+  CliRun marked = cluster_.Snnctl({"board", "mark", "node1/0", "calibrated=yes", "rev=4"});
+  ASSERT_EQ(marked.exit_code, 0) << marked.err;
+  EXPECT_EQ(marked.out, "Board node1/0 marks: calibrated=yes,rev=4\n");
+  CliRun table = cluster_.Snnctl({"pool", "status"});
+  EXPECT_NE(table.out.find("calibrated=yes,firmware=2.4,rev=4\n"), std::string::npos) << table.out;
+  // The mark wins over the driver's rev: board 0 meets rev >= 4 now, and only it is calibrated.
+  ASSERT_EQ(
+      cluster_.Snnctl({"submit", JobFile("marked", "calibrated == yes && rev >= 4")}).exit_code, 0);
+  EXPECT_EQ(cluster_.WaitForRunningTask(1).board(), 0u);
+  // Bad changes: one line each, and the marks stay as they were.
+  const std::string before = attributes();
+  const std::vector<std::pair<std::vector<std::string>, std::string>> refused = {
+      {{"board", "mark", "node1/0", "bad name=1"}, "attribute 'bad name': a name is 1 to 64"},
+      {{"board", "mark", "node1/0", "ok=1", "type=x"}, "attribute 'type' is built in"},
+      {{"board", "mark", "node1/0", "calibrated"}, "'calibrated' is not NAME=VALUE"},
+      {{"board", "mark", "node1/9", "x=1"}, "node node1 has no board 9 (it has 2)"},
+      {{"board", "mark", "node7/0", "x=1"}, "no node named 'node7'"},
+      {{"board", "unmark", "node1/0", "calibrated", "firmware"},
+       "board node1/0 has no mark 'firmware' (only the master's marks can be removed"},
+      {{"board", "mark", "node1/0"}, "usage: snnctl board mark NODE/BOARD NAME=VALUE..."},
+  };
+  for (const auto& [args, error] : refused) {
+    CliRun run = cluster_.Snnctl(args);
+    EXPECT_EQ(run.exit_code, 1) << args[3];
+    EXPECT_NE(run.err.find(error), std::string::npos) << run.err;
+    EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+  }
+  EXPECT_EQ(attributes(), before);
+  if (geteuid() == 0) {  // a user without the operator role
+    CliRun user = cluster_.RunSnnctlAs("nobody", {"board", "mark", "node1/1", "calibrated=yes"});
+    EXPECT_NE(user.err.find("needs the operator role"), std::string::npos) << user.err;
+    EXPECT_EQ(attributes(), before);
+  }
+  // Unmarked, board 0 has the driver's rev again, and a job that needs the mark cannot be met.
+  CliRun unmarked = cluster_.Snnctl({"board", "unmark", "node1/0", "calibrated", "rev"});
+  ASSERT_EQ(unmarked.exit_code, 0) << unmarked.err;
+  EXPECT_EQ(unmarked.out, "Board node1/0 marks: none\n");
+  EXPECT_NE(cluster_.Snnctl({"pool", "status"}).out.find("firmware=2.4,rev=2\n"),
+            std::string::npos);
+  CliRun unmet = cluster_.Snnctl({"submit", JobFile("unmet", "calibrated == yes")});
+  EXPECT_NE(unmet.err.find("(its boards have none reports calibrated)"), std::string::npos)
+      << unmet.err;
+  // Marks are durable: a restarted master still has them.
+  ASSERT_EQ(cluster_.Snnctl({"board", "mark", "node1/1", "calibrated=2026-11-28"}).exit_code, 0);
+  cluster_.StopMaster();
+  cluster_.StartMaster();
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster_.NodesUp() == 1; }));
+  EXPECT_NE(attributes().find("calibrated=2026-11-28,firmware=2.10,rev=3\n"), std::string::npos)
+      << attributes();
 }
 
 }  // namespace
