@@ -126,8 +126,14 @@ const v1::NodeRecord* NodeRegistry::Mark(const std::string& node, uint32_t board
   if (entry == nullptr || board >= static_cast<uint32_t>(entry->record.boards_size())) {
     return nullptr;
   }
+  auto& values = *(*entry->record.mutable_board_marks())[board].mutable_values();
+  if (values.count(name) == 0 && values.size() >= kMaxBoardMarks) {
+    LOG(WARNING) << "board " << node << "/" << board << " has " << values.size()
+                 << " marks, the most it holds; not marked " << name;
+    return nullptr;
+  }
   ++generation_;
-  (*(*entry->record.mutable_board_marks())[board].mutable_values())[name] = value;
+  values[name] = value;
   return &entry->record;
 }
 

@@ -67,7 +67,7 @@ class NodeRegistry {
   Status SetDrain(const std::string& node, int board, const std::string& reason);
   Status Heartbeat(const std::string& name, const Connection* session, int64_t now_ms);
   // Sets attribute `name` of a board to `value` (NodeRecord.board_marks); the record to store,
-  // or null if there is no such board.
+  // or null if there is no such board, or it holds kMaxBoardMarks others already.
   const v1::NodeRecord* Mark(const std::string& node, uint32_t board, const std::string& name,
                              const std::string& value);
   // An operator's change to a board's marks: sets `set`, removes `unset` (each must be a mark

@@ -122,5 +122,23 @@ TEST_F(NodeRegistryTest, ReservationsSurviveReRegistration) {
   EXPECT_EQ(LiveCores(nodes_.Find("n1")->record.boards(0)), 15u);
 }
 
+TEST_F(NodeRegistryTest, ABoardHoldsABoundedNumberOfMarksWhoeverSetsThem) {
+  nodes_.Register(Node("n1"), Session(), 0);
+  std::map<std::string, std::string> set;
+  for (size_t i = 0; i < NodeRegistry::kMaxBoardMarks; ++i) set["m" + std::to_string(i)] = "1";
+  ASSERT_TRUE(nodes_.SetMarks("n1", 0, set, {}).ok());
+  // A calibration job's new name past the bound is not marked; one it already has is updated.
+  EXPECT_EQ(nodes_.Mark("n1", 0, "calibrated_at", "2026-11-28T03:00:00Z"), nullptr);
+  ASSERT_NE(nodes_.Mark("n1", 0, "m0", "2"), nullptr);
+  EXPECT_EQ(nodes_.Find("n1")->record.board_marks().at(0).values().at("m0"), "2");
+  // An operator's change past it is refused whole; unmarking makes room.
+  Status over = nodes_.SetMarks("n1", 0, {{"m0", "3"}, {"extra", "1"}}, {});
+  EXPECT_EQ(over.message(), "board n1/0 would have 65 marks; it holds at most 64");
+  EXPECT_EQ(nodes_.Find("n1")->record.board_marks().at(0).values().at("m0"), "2");
+  ASSERT_TRUE(nodes_.SetMarks("n1", 0, {{"extra", "1"}}, {"m1"}).ok());
+  EXPECT_EQ(nodes_.Find("n1")->record.board_marks().at(0).values().size(),
+            NodeRegistry::kMaxBoardMarks);
+}
+
 }  // namespace
 }  // namespace snn
