@@ -54,6 +54,7 @@ TEST(MethodRightsTest, EveryMethodDeclaresTheReviewedRight) {
       {"admin.reservation.list", Right::kUser},
       {"admin.reservation.delete", Right::kOperator},
       {"admin.sim_fault", Right::kOperator},
+      {"admin.board.mark", Right::kOperator},
       {"node.token", Right::kAdmin},
       {"node.enrol", Right::kEnrol},
       {"node.renew", Right::kNode},
