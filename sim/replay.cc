@@ -102,6 +102,20 @@ class Replayer {
   int64_t last_event_s_ = INT64_MIN;
 };
 
+// A maintenance reservation of the replay as the closure the scheduler checks (in ms).
+BoardClosure MaintenanceClosure(const SimReservation& r) {
+  return BoardClosure{"maintenance", r.start_s * kMs, (r.start_s + r.duration_s) * kMs,
+                      r.period_s * kMs};
+}
+
+// Closes `b` by `c` too. Lists are shared between passes, so a new one replaces the old.
+void AddClosure(BoardCapacity& b, const BoardClosure& c) {
+  auto list =
+      b.closures ? std::make_shared<BoardClosures>(*b.closures) : std::make_shared<BoardClosures>();
+  list->push_back(c);
+  b.closures = std::move(list);
+}
+
 void Replayer::BuildBoards() {
   if (!mesh_) {  // MaxProcs one-core boards: one class, counted (BoardCapacity::units)
     BoardCapacity b;
@@ -111,11 +125,7 @@ void Replayer::BuildBoards() {
     b.largest_live = Rect{0, 0, 1, 1};
     b.units = b.units_free = trace_.max_procs;
     for (const SimReservation& r : options_.reservations) {  // each closes the whole class
-      auto list = b.closures ? std::make_shared<BoardClosures>(*b.closures)
-                             : std::make_shared<BoardClosures>();
-      list->push_back(BoardClosure{"maintenance", r.start_s * kMs, (r.start_s + r.duration_s) * kMs,
-                                   r.period_s * kMs});
-      b.closures = std::move(list);
+      AddClosure(b, MaintenanceClosure(r));
     }
     boards_.push_back(std::move(b));
     pool_cores_ = free_cores_ = trace_.max_procs;
@@ -137,16 +147,10 @@ void Replayer::BuildBoards() {
   pool_cores_ = uint64_t{count} * per_board;
   free_cores_ = pool_cores_;
   for (const SimReservation& r : options_.reservations) {
-    const BoardClosure c{"maintenance", r.start_s * kMs, (r.start_s + r.duration_s) * kMs,
-                         r.period_s * kMs};
     for (uint32_t i = 0; i < count; ++i) {
-      if (!r.boards.empty() && std::find(r.boards.begin(), r.boards.end(), i) == r.boards.end()) {
-        continue;
+      if (r.boards.empty() || std::find(r.boards.begin(), r.boards.end(), i) != r.boards.end()) {
+        AddClosure(boards_[i], MaintenanceClosure(r));
       }
-      auto list = boards_[i].closures ? std::make_shared<BoardClosures>(*boards_[i].closures)
-                                      : std::make_shared<BoardClosures>();
-      list->push_back(c);
-      boards_[i].closures = std::move(list);
     }
   }
 }
