@@ -79,10 +79,13 @@ python3 "$SRC/tests/docs/doc_blocks.py" "$SRC/docs/user-guide.md" "Running in a 
   >"$WORK/user-reservation.sh"
 python3 "$SRC/tests/docs/doc_blocks.py" "$SRC/docs/user-guide.md" \
   "Many commands in a row: a shared connection" >"$WORK/user-connection.sh"
+python3 "$SRC/tests/docs/doc_blocks.py" "$SRC/docs/operator-guide.md" "Marking boards" \
+  >"$WORK/operator-marks.sh"
 chmod 644 "$WORK/operator.sh" "$WORK/user.sh" "$WORK/user-http.sh" "$WORK/user-results.sh" \
   "$WORK/user-sessions.sh" "$WORK/user-services.sh" "$WORK/user-start.sh" \
   "$WORK/user-constraints.sh" "$WORK/user-arrays.sh" "$WORK/user-nir.sh" \
-  "$WORK/operator-reservations.sh" "$WORK/user-reservation.sh" "$WORK/user-connection.sh"
+  "$WORK/operator-reservations.sh" "$WORK/user-reservation.sh" "$WORK/user-connection.sh" \
+  "$WORK/operator-marks.sh"
 
 echo "== docs/operator-guide.md, Quick start (as root)"
 (cd /root && env -i PATH="$CLEAN_PATH" HOME=/root USER=root LOGNAME=root LANG=C.UTF-8 \
@@ -185,4 +188,13 @@ expect "$WORK/user-connection.out" "requests relayed: 1;" \
   "snnctl jobs did not go through the shared connection"
 expect "$WORK/user-connection.out" "^Stopped the shared connection" \
   "snnctl connection stop did not stop it"
-echo "docs_quickstart: both quick starts, the HTTP API, the results, the sessions, the experiment services, the start forecast, the constraints, the arrays, the NIR, the reservation and the shared connection sections ran as written"
+echo "== docs/operator-guide.md, marking boards (as root)"
+(cd /root && env -i PATH="$CLEAN_PATH" HOME=/root USER=root LOGNAME=root LANG=C.UTF-8 \
+  bash -euo pipefail -x "$WORK/operator-marks.sh") | tee "$WORK/operator-marks.out"
+expect "$WORK/operator-marks.out" "^Board $(hostname)/0 marks: calibrated_at=2026-11-28T03:00Z$" \
+  "snnctl board mark did not mark board 0"
+expect "$WORK/operator-marks.out" " calibrated_at=2026-11-28T03:00Z,firmware=" \
+  "snnctl pool status did not show the mark beside the driver's attributes"
+expect "$WORK/operator-marks.out" "^Board $(hostname)/0 marks: none$" \
+  "snnctl board unmark did not remove the mark"
+echo "docs_quickstart: both quick starts, the HTTP API, the results, the sessions, the experiment services, the start forecast, the constraints, the arrays, the NIR, the reservation, the shared connection and the board marks sections ran as written"
