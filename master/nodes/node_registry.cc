@@ -159,10 +159,15 @@ Status NodeRegistry::SetMarks(const std::string& node, uint32_t board,
     if (Status s = CheckBoardAttribute(name, value); !s.ok()) return s;
     marks[name] = value;
   }
-  for (const std::string& name : unset) {
+  for (size_t i = 0; i < unset.size(); ++i) {
+    const std::string& name = unset[i];
     if (Status s = CheckBoardAttribute(name, ""); !s.ok()) return s;
     if (set.count(name) > 0) {
       return InvalidArgument("attribute '" + name + "' is both marked and unmarked");
+    }
+    if (std::find(unset.begin(), unset.begin() + static_cast<ptrdiff_t>(i), name) !=
+        unset.begin() + static_cast<ptrdiff_t>(i)) {
+      return InvalidArgument("attribute '" + name + "' is given twice");
     }
     if (marks.erase(name) == 0) {
       return NotFound("board " + where + " has no mark '" + name +

@@ -135,6 +135,9 @@ TEST_F(NodeRegistryTest, ABoardHoldsABoundedNumberOfMarksWhoeverSetsThem) {
   Status over = nodes_.SetMarks("n1", 0, {{"m0", "3"}, {"extra", "1"}}, {});
   EXPECT_EQ(over.message(), "board n1/0 would have 65 marks; it holds at most 64");
   EXPECT_EQ(nodes_.Find("n1")->record.board_marks().at(0).values().at("m0"), "2");
+  EXPECT_EQ(nodes_.SetMarks("n1", 0, {}, {"m1", "m1"}).message(), "attribute 'm1' is given twice");
+  EXPECT_EQ(nodes_.SetMarks("n1", 0, {{"m1", "x"}}, {"m1"}).message(),
+            "attribute 'm1' is both marked and unmarked");
   ASSERT_TRUE(nodes_.SetMarks("n1", 0, {{"extra", "1"}}, {"m1"}).ok());
   EXPECT_EQ(nodes_.Find("n1")->record.board_marks().at(0).values().size(),
             NodeRegistry::kMaxBoardMarks);
