@@ -91,6 +91,11 @@ echo "== docs/operator-guide.md, Quick start (as root)"
 (cd /root && env -i PATH="$CLEAN_PATH" HOME=/root USER=root LOGNAME=root LANG=C.UTF-8 \
   bash -euo pipefail -x "$WORK/operator.sh")
 
+# run_as_root SCRIPT OUT: an operator's section as root, in its home, with a clean environment.
+run_as_root() {
+  (cd /root && env -i PATH="$CLEAN_PATH" HOME=/root USER=root LOGNAME=root LANG=C.UTF-8 \
+    bash -euo pipefail -x "$1") | tee "$2"
+}
 # run_as_alice SCRIPT OUT: a guide's section as alice, in her home, with a clean environment.
 run_as_alice() {
   (cd /home/alice && runuser -u alice -- env -i PATH="$CLEAN_PATH" HOME=/home/alice USER=alice \
@@ -169,8 +174,7 @@ expect "$WORK/user-nir.out" "^Simulated 20 steps of 0.1 ms (NIR dynamics): 89 sp
   "snnctl simulate did not print what the guide says"
 expect "$WORK/user-nir.out" "^3,lif2,0,1$" "out.csv does not start as the guide says"
 echo "== docs/operator-guide.md, advance reservations (as root)"
-(cd /root && env -i PATH="$CLEAN_PATH" HOME=/root USER=root LOGNAME=root LANG=C.UTF-8 \
-  bash -euo pipefail -x "$WORK/operator-reservations.sh") | tee "$WORK/operator-reservations.out"
+run_as_root "$WORK/operator-reservations.sh" "$WORK/operator-reservations.out"
 expect "$WORK/operator-reservations.out" "^Reservation course: .* for 2h, boards " \
   "reservation create did not create course"
 expect "$WORK/operator-reservations.out" "^nightly .*WAITING.*maint,daily,ignore_jobs$" \
@@ -189,8 +193,7 @@ expect "$WORK/user-connection.out" "requests relayed: 1;" \
 expect "$WORK/user-connection.out" "^Stopped the shared connection" \
   "snnctl connection stop did not stop it"
 echo "== docs/operator-guide.md, marking boards (as root)"
-(cd /root && env -i PATH="$CLEAN_PATH" HOME=/root USER=root LOGNAME=root LANG=C.UTF-8 \
-  bash -euo pipefail -x "$WORK/operator-marks.sh") | tee "$WORK/operator-marks.out"
+run_as_root "$WORK/operator-marks.sh" "$WORK/operator-marks.out"
 expect "$WORK/operator-marks.out" "^Board $(hostname)/0 marks: calibrated_at=2026-11-28T03:00Z$" \
   "snnctl board mark did not mark board 0"
 expect "$WORK/operator-marks.out" " calibrated_at=2026-11-28T03:00Z,firmware=" \
