@@ -3,6 +3,9 @@
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
+#include <map>
+#include <string>
+
 #include "common/base/array_spec.h"
 #include "common/base/job_validation.h"
 #include "common/base/rect_allocator.h"
@@ -486,8 +489,12 @@ void ClientService::PoolStatus(const CallContext& ctx, v1::PoolStatusRequest req
       *bs->mutable_info() = info;
       if (auto m = entry.record.board_marks().find(info.index());
           m != entry.record.board_marks().end()) {  // the master's attributes, as jobs see them
-        for (const auto& [k, v] : m->second.values())
+        std::map<std::string, std::string> marks(m->second.values().begin(),
+                                                 m->second.values().end());
+        for (const auto& [k, v] : marks) {
           (*bs->mutable_info()->mutable_attributes())[k] = v;
+          bs->add_marked(k);
+        }
       }
       bs->set_state(BoardStateText(entry, info));
       bs->set_cores_total(LiveCores(info));

@@ -100,6 +100,13 @@ TEST_F(BoardConstraintsTest, OperatorsMarkAndUnmarkBoardsAndJobsFollowTheMarks) 
   EXPECT_EQ(marked.out, "Board node1/0 marks: calibrated=yes,rev=4\n");
   CliRun table = cluster_.Snnctl({"pool", "status"});
   EXPECT_NE(table.out.find("calibrated=yes,firmware=2.4,rev=4\n"), std::string::npos) << table.out;
+  // Which attributes are marks (what unmark can remove): in the board's `marked`.
+  auto pool = cluster_.Pool();
+  ASSERT_TRUE(pool.ok());
+  const auto& names = pool->nodes(0).boards(0).marked();
+  EXPECT_EQ(std::vector<std::string>(names.begin(), names.end()),
+            (std::vector<std::string>{"calibrated", "rev"}));
+  EXPECT_EQ(pool->nodes(0).boards(1).marked_size(), 0);
   // The mark wins over the driver's rev: board 0 meets rev >= 4 now, and only it is calibrated.
   ASSERT_EQ(
       cluster_.Snnctl({"submit", JobFile("marked", "calibrated == yes && rev >= 4")}).exit_code, 0);
