@@ -1,7 +1,7 @@
 #include "master/http/event_hub.h"
 
 #include "common/base/job_validation.h"
-#include "common/base/proto_json.h"
+#include "master/http/event_json.h"
 
 namespace snn {
 EventHub::EventHub(const Clock& clock, EventHubOptions options)
@@ -59,8 +59,8 @@ std::vector<v1::Event> EventHub::NodesChanged(const NodeRegistry& nodes) {
 
 std::string EventHub::Frame(const v1::Event& event) {
   const char* type = event.has_job() ? "job" : event.has_node() ? "node" : "reset";
-  return "id: " + std::to_string(event.rev()) + "\nevent: " + type +
-         "\ndata: " + ToJsonLine(event) + "\n\n";
+  return "id: " + std::to_string(event.rev()) + "\nevent: " + type + "\ndata: " + EventJson(event) +
+         "\n\n";
 }
 
 void EventHub::Send(Stream& stream, const std::string& frame) {
@@ -76,9 +76,11 @@ void EventHub::Send(Stream& stream, const std::string& frame) {
 void EventHub::Publish(v1::Event event) {
   event.set_rev(next_rev_++);
   event.set_time_ms(clock_.NowMs());
-  std::string frame = Frame(event);
+  std::string frame;  // formatted once, when a stream first wants it
   for (auto& stream : streams_) {
-    if (!stream.filter || stream.filter(event)) Send(stream, frame);
+    if (stream.filter && !stream.filter(event)) continue;
+    if (frame.empty()) frame = Frame(event);
+    Send(stream, frame);
   }
   kept_.emplace_back(std::move(event), std::move(frame));
   if (kept_.size() > options_.keep) kept_.pop_front();
@@ -110,8 +112,10 @@ Status EventHub::Watch(std::shared_ptr<HttpStream> stream, uint64_t since, Filte
       reset.set_reset(true);
       s.out->Send(Frame(reset));
     } else {
-      for (const auto& [event, frame] : kept_) {
-        if (event.rev() > since && (!s.filter || s.filter(event))) s.out->Send(frame);
+      for (auto& [event, frame] : kept_) {
+        if (event.rev() <= since || (s.filter && !s.filter(event))) continue;
+        if (frame.empty()) frame = Frame(event);
+        s.out->Send(frame);
       }
     }
   }

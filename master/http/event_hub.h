@@ -1,11 +1,11 @@
 // The HTTP API's events (proto/event.proto), fanned out from one place: the master publishes each
 // change once (a job's state, reason or attempt, once durable; a node's or board's state, seen at
 // its tick), the hub numbers it, keeps the last `keep` events for watchers that resume, formats it
-// once, and writes it to every event stream whose filter passes it and wakes the long polls of
-// its job. A watcher costs a filter call per event and nothing while nothing happens (but a
-// keepalive comment every 15 s); one that does not read (over 1 MiB behind) is closed, and
-// resumes from the last revision it saw.
-// Thread contract: the master's io thread.
+// once (when a stream first wants it: with no watcher, never), and writes it to every event
+// stream whose filter passes it and wakes the long polls of its job. A watcher costs a filter call
+// per event and nothing while nothing happens (but a keepalive comment every 15 s); one that does
+// not read (over 1 MiB behind) is closed, and resumes from the last revision it saw. Thread
+// contract: the master's io thread.
 #pragma once
 
 #include <cstdint>
@@ -83,7 +83,7 @@ class EventHub {
   const EventHubOptions options_;
   uint64_t first_rev_;  // the first revision this master gives (above any earlier master's)
   uint64_t next_rev_;
-  std::deque<std::pair<v1::Event, std::string>> kept_;  // with their frames
+  std::deque<std::pair<v1::Event, std::string>> kept_;  // with their frames, once formatted
   std::vector<Stream> streams_;
   std::unordered_map<uint64_t, std::vector<Wait>> waits_;  // by job id
   size_t waiting_ = 0;

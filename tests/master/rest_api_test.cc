@@ -294,6 +294,28 @@ TEST(EventHubTest, FansOutFilteredEventsInOrderAndResumes) {
   EXPECT_EQ(hub.streams(), 4u);
 }
 
+TEST(EventHubTest, EventsPublishedWithNoWatcherAreFormattedWhenAWatcherResumes) {
+  ManualClock clock;
+  clock.SetMs(7000);
+  EventHub hub(clock);
+  hub.Publish(*hub.JobChanged(JobIn("a", 1, v1::PENDING)));
+  hub.Publish(*hub.JobChanged(JobIn("a", 1, v1::RUNNING)));
+  hub.Publish(*hub.JobChanged(JobIn("b", 2, v1::PENDING)));
+  const uint64_t r1 = 7000 * 1000 + 1;
+  auto b = std::make_shared<FakeStream>();
+  ASSERT_TRUE(hub.Watch(b, r1, [](const v1::Event& e) { return e.job().tenant() == "b"; }).ok());
+  EXPECT_EQ(b->text.find("\"tenant\":\"a\""), std::string::npos) << b->text;
+  EXPECT_NE(b->text.find("id: " + std::to_string(r1 + 2) + "\nevent: job\n"), std::string::npos)
+      << b->text;
+  auto all = std::make_shared<FakeStream>();
+  ASSERT_TRUE(hub.Watch(all, r1, nullptr).ok());
+  const size_t running = all->text.find("id: " + std::to_string(r1 + 1) + "\nevent: job\ndata: ");
+  ASSERT_NE(running, std::string::npos) << all->text;
+  EXPECT_LT(running, all->text.find("\"state\":\"RUNNING\""));
+  EXPECT_LT(all->text.find("\"state\":\"RUNNING\""), all->text.find("\"tenant\":\"b\""));
+  EXPECT_EQ(all->text.find("id: " + std::to_string(r1) + "\n"), std::string::npos) << all->text;
+}
+
 TEST(EventHubTest, ALongPollWakesAtTheJobsWriteOrItsDeadline) {
   ManualClock clock;
   EventHub hub(clock);
