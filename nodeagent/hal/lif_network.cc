@@ -9,8 +9,6 @@
 namespace snn {
 namespace {
 
-uint64_t CeilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
-
 // Calls fn(source, target, weight) for every connection of projection `index`. Random
 // connectivity is seeded by the projection's position, so a model always wires the same way.
 template <typename Fn>
@@ -62,57 +60,32 @@ Result<std::unique_ptr<LifNetwork>> LifNetwork::Build(const v1::Model& model,
 
 Result<std::unique_ptr<LifNetwork>> LifNetwork::BuildUnchecked(const v1::Model& model,
                                                                const SimNetworkLimits& limits) {
+  SNN_RETURN_IF_ERROR(CheckCores(model, limits));
   std::unique_ptr<LifNetwork> net(new LifNetwork(limits));
   const double dt = model.timestep_ms();
-  uint32_t gid = 0, core = 0;
   for (const auto& p : model.populations()) {
-    PopulationLayout layout;
-    layout.name = p.name();
-    layout.first_gid = gid;
-    layout.size = static_cast<uint32_t>(p.size());
-    layout.first_core = core;
-    layout.decay = static_cast<float>(std::exp(-dt / p.neuron().tau_m_ms()));
-    layout.v_rest = static_cast<float>(p.neuron().v_rest());
-    layout.v_reset = static_cast<float>(p.neuron().v_reset());
-    layout.v_threshold = static_cast<float>(p.neuron().v_threshold());
-    layout.refractory_steps = static_cast<uint32_t>(std::lround(p.neuron().refractory_ms() / dt));
-    layout.output = p.role() == "output";
-    const uint64_t cores = CeilDiv(layout.size, limits.neurons_per_core);
-    if (core + cores > limits.num_cores) {
-      uint64_t needed = 0;
-      for (const auto& q : model.populations()) {
-        needed += CeilDiv(static_cast<uint64_t>(q.size()), limits.neurons_per_core);
-      }
-      return InvalidArgument("the model needs " + std::to_string(needed) + " cores at " +
-                             std::to_string(limits.neurons_per_core) +
-                             " neurons per core; the task has " + std::to_string(limits.num_cores));
-    }
-    for (uint64_t c = 0; c < cores; ++c) {
-      net->core_first_gid_.push_back(gid + static_cast<uint32_t>(c * limits.neurons_per_core));
-      net->core_neurons_.push_back(static_cast<uint32_t>(
-          std::min<uint64_t>(limits.neurons_per_core, layout.size - c * limits.neurons_per_core)));
-    }
-    core += static_cast<uint32_t>(cores);
-    gid += layout.size;
-    net->population_of_.insert(net->population_of_.end(), layout.size,
-                               static_cast<uint32_t>(net->populations_.size()));
-    net->populations_.push_back(layout);
+    net->Place(p.name(), static_cast<uint32_t>(p.size()), p.role() == "output");
+    Dynamics d;
+    d.decay = static_cast<float>(std::exp(-dt / p.neuron().tau_m_ms()));
+    d.v_rest = static_cast<float>(p.neuron().v_rest());
+    d.v_reset = static_cast<float>(p.neuron().v_reset());
+    d.v_threshold = static_cast<float>(p.neuron().v_threshold());
+    d.refractory_steps = static_cast<uint32_t>(std::lround(p.neuron().refractory_ms() / dt));
+    net->dynamics_.push_back(d);
   }
-  net->core_first_gid_.resize(limits.num_cores, 0);
-  net->core_neurons_.resize(limits.num_cores, 0);
-  net->neurons_.resize(gid);
-  for (uint32_t i = 0; i < gid; ++i) {
-    net->neurons_[i].v = net->populations_[net->population_of_[i]].v_rest;
+  net->FinishLayout();
+  net->neurons_.resize(net->neurons());
+  for (uint32_t i = 0; i < net->neurons(); ++i) {
+    net->neurons_[i].v = net->dynamics_[net->population_of(i)].v_rest;
   }
-  net->fired_.assign(gid, 0);
+  net->fired_.assign(net->neurons(), 0);
   SNN_RETURN_IF_ERROR(net->Connect(model));
   return net;
 }
 
 Status LifNetwork::Connect(const v1::Model& model) {
-  auto layout_of = [&](const std::string& name) -> const PopulationLayout& {
-    return *std::find_if(populations_.begin(), populations_.end(),
-                         [&](const PopulationLayout& l) { return l.name == name; });
+  auto layout_of = [&](const std::string& name) -> const Placement& {
+    return *FindPopulation(name);  // ValidateModel checked the names
   };
   double expected = 0;
   uint32_t max_delay = 1;
@@ -162,22 +135,6 @@ Status LifNetwork::Connect(const v1::Model& model) {
   return Status::Ok();
 }
 
-bool LifNetwork::Addressable(uint16_t core, uint16_t neuron) const {
-  return core < core_neurons_.size() && neuron < core_neurons_[core];
-}
-
-void LifNetwork::Inject(const wire::Spike* spikes, size_t n) {
-  for (size_t i = 0; i < n; ++i) {
-    if (injected_waiting_ >= limits_.input_limit) {
-      counters_.dropped += n - i;
-      return;
-    }
-    const wire::Spike& s = spikes[i];
-    injected_[std::max(s.step, step_)].push_back(core_first_gid_[s.core] + s.neuron);
-    ++injected_waiting_;
-  }
-}
-
 void LifNetwork::Step(uint32_t steps) {
   for (uint32_t i = 0; i < steps; ++i) StepOnce();
 }
@@ -185,15 +142,17 @@ void LifNetwork::Step(uint32_t steps) {
 void LifNetwork::StepOnce() {
   std::vector<float>& input = input_ring_[step_ % input_ring_.size()];
   std::vector<uint32_t> fired;
-  auto fire = [&](uint32_t gid, const PopulationLayout& p) {
+  auto fire = [&](uint32_t gid, const Dynamics& p) {
     Neuron& n = neurons_[gid];
     n.v = p.v_reset;
     n.refractory_left = p.refractory_steps;
     fired_[gid] = 1;
     fired.push_back(gid);
   };
-  for (const PopulationLayout& p : populations_) {
-    for (uint32_t gid = p.first_gid; gid < p.first_gid + p.size; ++gid) {
+  for (size_t k = 0; k < placements_.size(); ++k) {
+    const Placement& place = placements_[k];
+    const Dynamics& p = dynamics_[k];
+    for (uint32_t gid = place.first_gid; gid < place.first_gid + place.size; ++gid) {
       Neuron& n = neurons_[gid];
       const float in = input[gid];
       input[gid] = 0;
@@ -207,13 +166,9 @@ void LifNetwork::StepOnce() {
     }
   }
   // Injected spikes force their neuron to fire now (once, even if it fired on its own).
-  while (!injected_.empty() && injected_.begin()->first <= step_) {
-    for (uint32_t gid : injected_.begin()->second) {
-      --injected_waiting_;
-      if (!fired_[gid]) fire(gid, populations_[population_of_[gid]]);
-    }
-    injected_.erase(injected_.begin());
-  }
+  TakeInjected([&](uint32_t gid) {
+    if (!fired_[gid]) fire(gid, dynamics_[population_of(gid)]);
+  });
   for (uint32_t gid : fired) fired_[gid] = 0;
 
   // The board processes the oldest spikes first, up to its capacity.
@@ -243,41 +198,7 @@ void LifNetwork::Route(uint32_t gid) {
     const Synapse& s = synapses_[i];
     input_ring_[(step_ + s.delay) % input_ring_.size()][s.target] += s.weight;
   }
-  if (!populations_[population_of_[gid]].output) return;
-  if (outputs_.size() >= limits_.output_limit) {
-    ++counters_.dropped;
-    return;
-  }
-  wire::Spike out = Address(gid);
-  out.step = step_;
-  outputs_.push_back(out);
-  ++counters_.outputs;
-}
-
-wire::Spike LifNetwork::Address(uint32_t gid) const {
-  const PopulationLayout& p = populations_[population_of_[gid]];
-  const uint32_t local = gid - p.first_gid;
-  wire::Spike s;
-  s.core = static_cast<uint16_t>(p.first_core + local / limits_.neurons_per_core);
-  s.neuron = static_cast<uint16_t>(local % limits_.neurons_per_core);
-  return s;
-}
-
-size_t LifNetwork::ReadOutput(wire::Spike* out, size_t max) {
-  const size_t n = std::min(max, outputs_.size());
-  std::copy_n(outputs_.begin(), n, out);
-  outputs_.erase(outputs_.begin(), outputs_.begin() + static_cast<std::ptrdiff_t>(n));
-  return n;
-}
-
-Result<wire::Spike> LifNetwork::AddressOf(const std::string& population, uint32_t i) const {
-  for (const auto& p : populations_) {
-    if (p.name != population) continue;
-    if (i >= p.size)
-      return InvalidArgument("population '" + population + "' has no neuron " + std::to_string(i));
-    return Address(p.first_gid + i);
-  }
-  return NotFound("no population '" + population + "'");
+  Output(gid);
 }
 
 }  // namespace snn

@@ -9,8 +9,6 @@
 namespace snn {
 namespace {
 
-uint64_t CeilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
-
 // Element i of a parameter given once or per neuron; `fallback` when not given.
 double At(const google::protobuf::RepeatedField<double>& v, uint32_t i, double fallback) {
   if (v.empty()) return fallback;
@@ -25,18 +23,9 @@ Result<std::unique_ptr<NirNetwork>> NirNetwork::Build(const v1::Model& model,
   if (limits.neurons_per_core == 0) return InvalidArgument("the board has 0 neurons per core");
   if (model.dynamics() != "nir") return InvalidArgument("the model's dynamics are not nir");
   SNN_RETURN_IF_ERROR(ValidateNirDynamics(model));
+  SNN_RETURN_IF_ERROR(CheckCores(model, limits));
   std::unique_ptr<NirNetwork> net(new NirNetwork(limits));
   const double step_s = model.timestep_ms() / 1000;
-  uint32_t gid = 0, core = 0;
-  uint64_t cores_needed = 0;
-  for (const auto& p : model.populations()) {
-    cores_needed += CeilDiv(static_cast<uint64_t>(p.size()), limits.neurons_per_core);
-  }
-  if (cores_needed > limits.num_cores) {
-    return InvalidArgument("the model needs " + std::to_string(cores_needed) + " cores at " +
-                           std::to_string(limits.neurons_per_core) +
-                           " neurons per core; the task has " + std::to_string(limits.num_cores));
-  }
   uint64_t neurons = 0;
   for (const auto& p : model.populations()) neurons += static_cast<uint64_t>(p.size());
   const double neuron_bytes = static_cast<double>(sizeof(Params) + 2 * sizeof(double) +
@@ -49,14 +38,8 @@ Result<std::unique_ptr<NirNetwork>> NirNetwork::Build(const v1::Model& model,
   try {
     for (const auto& p : model.populations()) {
       const v1::NirNeuron& n = p.nir();
-      Layer layer;
-      layer.name = p.name();
-      layer.first_gid = gid;
-      layer.size = static_cast<uint32_t>(p.size());
-      layer.first_core = core;
-      layer.output = p.role() == "output";
-      layer.graded = NirKindIsGraded(n.kind());
-      if (layer.output && layer.graded && !graded_outputs) {
+      const bool output = p.role() == "output", graded = NirKindIsGraded(n.kind());
+      if (output && graded && !graded_outputs) {
         return InvalidArgument("output layer '" + p.name() + "' (" + n.kind() +
                                ") gives values, not spikes, and the board returns spikes only; "
                                "snnctl simulate writes its values");
@@ -71,7 +54,7 @@ Result<std::unique_ptr<NirNetwork>> NirNetwork::Build(const v1::Model& model,
                                                         {"Threshold", Kind::kThreshold},
                                                         {"Output", Kind::kOutput}};
       net->kind_.push_back(kinds.at(n.kind()));
-      for (uint32_t i = 0; i < layer.size; ++i) {
+      for (uint32_t i = 0; i < static_cast<uint32_t>(p.size()); ++i) {
         Params q;
         q.a_mem = n.tau().empty() ? 0 : step_s / At(n.tau(), i, 1);
         q.a_syn = n.tau_syn().empty() ? 0 : step_s / At(n.tau_syn(), i, 1);
@@ -84,20 +67,11 @@ Result<std::unique_ptr<NirNetwork>> NirNetwork::Build(const v1::Model& model,
         q.bias = At(n.bias(), i, 0);
         net->params_.push_back(q);
       }
-      const uint64_t cores = CeilDiv(layer.size, limits.neurons_per_core);
-      for (uint64_t c = 0; c < cores; ++c) {
-        net->core_first_gid_.push_back(gid + static_cast<uint32_t>(c * limits.neurons_per_core));
-        net->core_neurons_.push_back(static_cast<uint32_t>(
-            std::min<uint64_t>(limits.neurons_per_core, layer.size - c * limits.neurons_per_core)));
-      }
-      core += static_cast<uint32_t>(cores);
-      gid += layer.size;
-      net->layer_of_.insert(net->layer_of_.end(), layer.size,
-                            static_cast<uint32_t>(net->layers_.size()));
-      net->layers_.push_back(layer);
+      net->Place(p.name(), static_cast<uint32_t>(p.size()), output);
+      net->graded_.push_back(graded);
     }
-    net->core_first_gid_.resize(limits.num_cores, 0);
-    net->core_neurons_.resize(limits.num_cores, 0);
+    net->FinishLayout();
+    const uint32_t gid = net->neurons();
     net->v_.assign(gid, 0.0);
     net->i_.assign(gid, 0.0);
     net->injected_now_.assign(gid, 0);
@@ -109,8 +83,8 @@ Result<std::unique_ptr<NirNetwork>> NirNetwork::Build(const v1::Model& model,
 }
 
 Status NirNetwork::Connect(const v1::Model& model) {
-  std::map<std::string, const Layer*> by_name;
-  for (const Layer& l : layers_) by_name[l.name] = &l;
+  std::map<std::string, const Placement*> by_name;
+  for (const Placement& l : placements_) by_name[l.name] = &l;
   double expected = 0;
   uint32_t max_delay = 0;
   for (const auto& p : model.projections()) {
@@ -135,7 +109,7 @@ Status NirNetwork::Connect(const v1::Model& model) {
   }
   synapse_begin_.assign(v_.size() + 1, 0);
   for (const auto& p : model.projections()) {
-    const Layer& from = *by_name[p.from()];
+    const Placement& from = *by_name[p.from()];
     ForEachStageSynapse(p, from.size, [&](uint32_t s, uint32_t, double) {
       ++synapse_begin_[from.first_gid + s + 1];
     });
@@ -144,29 +118,13 @@ Status NirNetwork::Connect(const v1::Model& model) {
   synapses_.resize(synapse_begin_.back());
   std::vector<uint64_t> fill(synapse_begin_.begin(), synapse_begin_.end() - 1);
   for (const auto& p : model.projections()) {
-    const Layer &from = *by_name[p.from()], &to = *by_name[p.to()];
+    const Placement &from = *by_name[p.from()], &to = *by_name[p.to()];
     ForEachStageSynapse(p, from.size, [&](uint32_t s, uint32_t t, double w) {
       synapses_[fill[from.first_gid + s]++] = Synapse{to.first_gid + t, p.delay_steps(), w};
     });
   }
   input_ring_.assign(max_delay + 1, std::vector<double>(v_.size(), 0.0));
   return Status::Ok();
-}
-
-bool NirNetwork::Addressable(uint16_t core, uint16_t neuron) const {
-  return core < core_neurons_.size() && neuron < core_neurons_[core];
-}
-
-void NirNetwork::Inject(const wire::Spike* spikes, size_t n) {
-  for (size_t i = 0; i < n; ++i) {
-    if (injected_waiting_ >= limits_.input_limit) {
-      counters_.dropped += n - i;
-      return;
-    }
-    const wire::Spike& s = spikes[i];
-    injected_[std::max(s.step, step_)].push_back(core_first_gid_[s.core] + s.neuron);
-    ++injected_waiting_;
-  }
 }
 
 void NirNetwork::Step(uint32_t steps) {
@@ -179,15 +137,11 @@ void NirNetwork::Step(uint32_t steps) {
       backlog_.pop_front();
     }
     std::vector<uint32_t> injected;
-    while (!injected_.empty() && injected_.begin()->first <= step_) {
-      for (uint32_t gid : injected_.begin()->second) {
-        --injected_waiting_;
-        injected_now_[gid] = 1;
-        injected.push_back(gid);
-      }
-      injected_.erase(injected_.begin());
-    }
-    for (size_t l = 0; l < layers_.size(); ++l) StepLayer(l);
+    TakeInjected([&](uint32_t gid) {
+      injected_now_[gid] = 1;
+      injected.push_back(gid);
+    });
+    for (size_t l = 0; l < placements_.size(); ++l) StepLayer(l);
     for (uint32_t gid : injected) injected_now_[gid] = 0;
     ++step_;
   }
@@ -196,7 +150,8 @@ void NirNetwork::Step(uint32_t steps) {
 // One layer's neurons, one step: the input that reached them (plus their constant bias), their
 // equation (docs/nir.md), then their spike or their value passed on.
 void NirNetwork::StepLayer(size_t layer) {
-  const Layer& l = layers_[layer];
+  const Placement& l = placements_[layer];
+  const bool graded = graded_[layer];
   const Kind kind = kind_[layer];
   std::vector<double>& input = input_ring_[step_ % input_ring_.size()];
   for (uint32_t gid = l.first_gid; gid < l.first_gid + l.size; ++gid) {
@@ -237,7 +192,7 @@ void NirNetwork::StepLayer(size_t layer) {
         v = x;
         break;
     }
-    if (l.graded) {
+    if (graded) {
       if (v != 0) Route(gid, v);
       continue;
     }
@@ -263,49 +218,13 @@ void NirNetwork::Route(uint32_t gid, double value) {
     const Synapse& s = synapses_[k];
     input_ring_[(step_ + s.delay) % ring][s.target] += s.weight * value;
   }
-  const Layer& l = layers_[layer_of_[gid]];
-  if (l.graded) return;
+  if (graded_[population_of(gid)]) return;
   ++counters_.delivered;
-  if (!l.output) return;
-  if (outputs_.size() >= limits_.output_limit) {
-    ++counters_.dropped;
-    return;
-  }
-  wire::Spike out = Address(gid);
-  out.step = step_;
-  outputs_.push_back(out);
-  ++counters_.outputs;
-}
-
-wire::Spike NirNetwork::Address(uint32_t gid) const {
-  const Layer& l = layers_[layer_of_[gid]];
-  const uint32_t local = gid - l.first_gid;
-  wire::Spike s;
-  s.core = static_cast<uint16_t>(l.first_core + local / limits_.neurons_per_core);
-  s.neuron = static_cast<uint16_t>(local % limits_.neurons_per_core);
-  return s;
-}
-
-size_t NirNetwork::ReadOutput(wire::Spike* out, size_t max) {
-  const size_t n = std::min(max, outputs_.size());
-  std::copy_n(outputs_.begin(), n, out);
-  outputs_.erase(outputs_.begin(), outputs_.begin() + static_cast<std::ptrdiff_t>(n));
-  return n;
-}
-
-Result<wire::Spike> NirNetwork::AddressOf(const std::string& population, uint32_t i) const {
-  for (const Layer& l : layers_) {
-    if (l.name != population) continue;
-    if (i >= l.size) {
-      return InvalidArgument("population '" + population + "' has no neuron " + std::to_string(i));
-    }
-    return Address(l.first_gid + i);
-  }
-  return NotFound("no population '" + population + "'");
+  Output(gid);
 }
 
 std::vector<double> NirNetwork::GradedOutput(size_t layer) const {
-  const Layer& l = layers_.at(layer);
+  const Placement& l = placements_.at(layer);
   return std::vector<double>(v_.begin() + l.first_gid, v_.begin() + l.first_gid + l.size);
 }
 

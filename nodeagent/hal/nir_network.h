@@ -18,13 +18,14 @@
 #include <vector>
 
 #include "common/base/status.h"
+#include "nodeagent/hal/laid_out_network.h"
 #include "nodeagent/hal/lif_network.h"
 #include "nodeagent/hal/spike_network.h"
 #include "proto/model.pb.h"
 
 namespace snn {
 
-class NirNetwork : public SpikeNetwork {
+class NirNetwork : public LaidOutNetwork {
  public:
   // `model` must have passed ValidateModel with dynamics "nir". Layers whose output is a value
   // (LI, I, Output) can only be output layers when `graded_outputs` is set: the board returns
@@ -33,22 +34,9 @@ class NirNetwork : public SpikeNetwork {
                                                    const SimNetworkLimits& limits,
                                                    bool graded_outputs = false);
 
-  bool Addressable(uint16_t core, uint16_t neuron) const override;
-  void Inject(const wire::Spike* spikes, size_t n) override;
   void Step(uint32_t steps) override;
-  size_t ReadOutput(wire::Spike* out, size_t max) override;
-  uint32_t now_step() const override { return step_; }
-  wire::UsageCounters counters() const override { return counters_; }
 
-  Result<wire::Spike> AddressOf(const std::string& population, uint32_t i) const;
-
-  // A graded output layer's values after the last step, by neuron.
-  struct Layer {
-    std::string name;
-    uint32_t first_gid = 0, size = 0, first_core = 0;
-    bool output = false, graded = false;
-  };
-  const std::vector<Layer>& layers() const { return layers_; }
+  // A graded output layer's values after the last step, by neuron (layers in model order).
   std::vector<double> GradedOutput(size_t layer) const;
 
  private:
@@ -64,32 +52,22 @@ class NirNetwork : public SpikeNetwork {
     bool subtract = true;  // reset by subtracting the threshold (no v_reset given)
   };
 
-  explicit NirNetwork(const SimNetworkLimits& limits) : limits_(limits) {}
+  explicit NirNetwork(const SimNetworkLimits& limits) : LaidOutNetwork(limits) {}
   Status Connect(const v1::Model& model);
   void StepLayer(size_t layer);
   void Route(uint32_t gid, double value);
   void Fire(uint32_t gid);
-  wire::Spike Address(uint32_t gid) const;
 
-  SimNetworkLimits limits_;
-  std::vector<Layer> layers_;
-  std::vector<Kind> kind_;                // by layer
-  std::vector<uint32_t> layer_of_;        // by gid
-  std::vector<uint32_t> core_first_gid_;  // by logical core
-  std::vector<uint32_t> core_neurons_;    // by logical core
-  std::vector<Params> params_;            // by gid
-  std::vector<double> v_, i_;             // by gid: potential, synaptic current
-  std::vector<uint64_t> synapse_begin_;   // CSR by source gid
+  std::vector<Kind> kind_;               // by layer (placements_, model order)
+  std::vector<bool> graded_;             // by layer: passes values on, not spikes
+  std::vector<Params> params_;           // by gid
+  std::vector<double> v_, i_;            // by gid: potential, synaptic current
+  std::vector<uint64_t> synapse_begin_;  // CSR by source gid
   std::vector<Synapse> synapses_;
-  std::vector<std::vector<double>> input_ring_;         // by step % ring size, by gid
-  std::map<uint32_t, std::vector<uint32_t>> injected_;  // step -> gids
-  std::vector<uint8_t> injected_now_;                   // by gid, this step
-  uint64_t injected_waiting_ = 0;
-  std::deque<uint32_t> backlog_;  // fired, beyond the board's capacity so far
-  uint64_t budget_ = 0;           // spikes the board may still process this step
-  std::deque<wire::Spike> outputs_;
-  uint32_t step_ = 0;
-  wire::UsageCounters counters_;
+  std::vector<std::vector<double>> input_ring_;  // by step % ring size, by gid
+  std::vector<uint8_t> injected_now_;            // by gid, this step
+  std::deque<uint32_t> backlog_;                 // fired, beyond the board's capacity so far
+  uint64_t budget_ = 0;                          // spikes the board may still process this step
 };
 
 // The network for a model: NirNetwork for dynamics "nir", LifNetwork otherwise.
