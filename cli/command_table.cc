@@ -128,7 +128,8 @@ const std::vector<CliCommand>& CliCommands() {
       {"pool status",
        "",
        "nodes and boards: cores, KSPS and streams used and free, each\n"
-       "board's attributes (what constraints test); job counts",
+       "board's attributes (what constraints test) and which are marks; job\n"
+       "counts",
        {},
        Pool},
       {"estimate",

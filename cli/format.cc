@@ -393,6 +393,13 @@ std::string FormatAttributes(const google::protobuf::Map<std::string, std::strin
   return out.empty() ? "-" : out;
 }
 
+// Which of them are the master's marks (what `snnctl board unmark` removes): "calibrated,rev".
+std::string FormatMarks(const google::protobuf::RepeatedPtrField<std::string>& marked) {
+  std::string out;
+  for (const auto& name : marked) out += (out.empty() ? "" : ",") + name;
+  return out.empty() ? "-" : out;
+}
+
 }  // namespace
 
 std::string FormatPoolStatus(const v1::PoolStatusResponse& pool) {
@@ -400,7 +407,7 @@ std::string FormatPoolStatus(const v1::PoolStatusResponse& pool) {
       {"NODE",          "STATE", "POOLS",      "BOARD",      "TYPE",         "MESH",
        "HEALTH",        "DEAD",  "CORES_USED", "CORES_FREE", "LARGEST_FREE", "KSPS_CAP",
        "KSPS_MEASURED", "UNITS", "LATENCY_US", "KSPS_USED",  "KSPS_FREE",    "STREAMS_USED",
-       "STREAMS_FREE",  "TASKS", "ATTRIBUTES"}};
+       "STREAMS_FREE",  "TASKS", "ATTRIBUTES", "MARKS"}};
   for (const auto& node : pool.nodes()) {
     std::string pools;
     for (const auto& p : node.pools()) pools += (pools.empty() ? "" : ",") + p;
@@ -431,7 +438,8 @@ std::string FormatPoolStatus(const v1::PoolStatusResponse& pool) {
                       std::to_string(b.streams_used()),
                       free(info.streams(), b.streams_used()),
                       std::to_string(b.tasks()),
-                      FormatAttributes(info.attributes())});
+                      FormatAttributes(info.attributes()),
+                      FormatMarks(b.marked())});
     }
   }
   std::string out = pool.nodes_size() == 0 ? "No nodes have registered.\n" : FormatTable(rows);

@@ -198,6 +198,8 @@ expect "$WORK/operator-marks.out" "^Board $(hostname)/0 marks: calibrated_at=202
   "snnctl board mark did not mark board 0"
 expect "$WORK/operator-marks.out" " calibrated_at=2026-11-28T03:00Z,firmware=" \
   "snnctl pool status did not show the mark beside the driver's attributes"
+expect "$WORK/operator-marks.out" " calibrated_at$" \
+  "snnctl pool status did not name the mark in its MARKS column"
 expect "$WORK/operator-marks.out" "^Board $(hostname)/0 marks: none$" \
   "snnctl board unmark did not remove the mark"
 echo "docs_quickstart: both quick starts, the HTTP API, the results, the sessions, the experiment services, the start forecast, the constraints, the arrays, the NIR, the reservation, the shared connection and the board marks sections ran as written"

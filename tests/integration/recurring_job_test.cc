@@ -47,7 +47,8 @@ TEST(RecurringJobTest, EachTimeItComesTheMasterSubmitsARunThatRuns) {
   CliRun pool = cluster.Snnctl({"pool", "status", "-o", "json"});
   EXPECT_NE(pool.out.find("\"calibrated_at\": \"20"), std::string::npos) << pool.out;
   CliRun table = cluster.Snnctl({"pool", "status"});
-  EXPECT_NE(table.out.find(" ATTRIBUTES\n"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find(" ATTRIBUTES"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find(" MARKS\n"), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("calibrated_at=20"), std::string::npos) << table.out;
   CliRun later = cluster.Snnctl({"submit", fresh});
   ASSERT_EQ(later.exit_code, 0) << later.err;
