@@ -476,9 +476,9 @@ TEST_F(SessionLifecycleTest, StepsTakeTheSessionsCoresInTurnAndTheReaperEndsItsS
   clock_.AdvanceMs(9999);
   components_.lifecycle.ReapSessions();
   EXPECT_EQ(Job(session.id()).state(), v1::RUNNING);
+  const uint64_t session_id = session.id();  // archived once ended: `session` goes with it
   clock_.AdvanceMs(1);
   components_.lifecycle.ReapSessions();
-  const uint64_t session_id = session.id();  // archived once ended: `session` is gone
   v1::JobRecord ended = Job(session_id);
   EXPECT_EQ(ended.state(), v1::TIMEOUT);
   EXPECT_NE(ended.reason().find("not renewed for 10s"), std::string::npos) << ended.reason();
@@ -494,6 +494,7 @@ TEST_F(SessionLifecycleTest, StepsTakeTheSessionsCoresInTurnAndTheReaperEndsItsS
 
 TEST_F(SessionLifecycleTest, ASessionOnANodeThatGoesDownFailsAndItsWaitingStepsAreCancelled) {
   v1::JobRecord& session = StartSession();
+  const uint64_t session_id = session.id();  // `session` goes once the job is archived
   auto running = Step(session);
   auto waiting = Step(session);
   ASSERT_TRUE(running.ok() && waiting.ok());
@@ -503,9 +504,9 @@ TEST_F(SessionLifecycleTest, ASessionOnANodeThatGoesDownFailsAndItsWaitingStepsA
   *again.add_tasks() = step;
   components_.lifecycle.ReconcileNode("n1", again);
   journal_.Commit();
-  EXPECT_EQ(Job(session.id()).state(), v1::RUNNING);
+  EXPECT_EQ(Job(session_id).state(), v1::RUNNING);
   components_.lifecycle.OnNodeDown("n1", "heartbeat timeout");
-  EXPECT_EQ(Job(session.id()).state(), v1::FAILED);
+  EXPECT_EQ(Job(session_id).state(), v1::FAILED);
   EXPECT_EQ(Job(r).state(), v1::CANCELLED);  // its session went first
   EXPECT_NE(Job(r).reason().find("its session 1 ended"), std::string::npos) << Job(r).reason();
   EXPECT_EQ(Job(w).state(), v1::CANCELLED);
