@@ -141,7 +141,7 @@ TEST(PlacementTest, ACoreKilledAtRunTimeIsNeverAllocated) {
       auto job = cluster.Show(id);
       return job.ok() && job->tasks_size() == 1 && job->tasks(0).state() == v1::TASK_RUNNING;
     }));
-    const auto& r = cluster.Show(id)->tasks(0).mapping().rect();
+    const v1::CoreRect r = cluster.Show(id)->tasks(0).mapping().rect();  // a copy: Show returns one
     const bool covers = r.x() <= 1 && 1 < r.x() + r.width() && r.y() <= 1 && 1 < r.y() + r.height();
     EXPECT_FALSE(covers) << "job " << id << " was given the dead core";
   }
