@@ -23,8 +23,7 @@ Status LaidOutNetwork::CheckCores(const v1::Model& model, const SimNetworkLimits
   return Status::Ok();
 }
 
-const LaidOutNetwork::Placement& LaidOutNetwork::Place(const std::string& name, uint32_t size,
-                                                       bool output) {
+void LaidOutNetwork::Place(const std::string& name, uint32_t size, bool output) {
   Placement p;
   p.name = name;
   p.first_gid = neurons();
@@ -41,7 +40,6 @@ const LaidOutNetwork::Placement& LaidOutNetwork::Place(const std::string& name, 
   next_core_ += static_cast<uint32_t>(cores);
   population_of_.insert(population_of_.end(), size, static_cast<uint32_t>(placements_.size()));
   placements_.push_back(std::move(p));
-  return placements_.back();
 }
 
 void LaidOutNetwork::FinishLayout() {

@@ -54,7 +54,7 @@ class LaidOutNetwork : public SpikeNetwork {
   // Refuses a model that needs more cores than the task has, saying how many it needs.
   static Status CheckCores(const v1::Model& model, const SimNetworkLimits& limits);
   // Places the next population (after CheckCores) on the cores after the last one's.
-  const Placement& Place(const std::string& name, uint32_t size, bool output);
+  void Place(const std::string& name, uint32_t size, bool output);
   // Once every population is placed: the task's other cores have no neurons.
   void FinishLayout();
 

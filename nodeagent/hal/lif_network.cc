@@ -49,7 +49,6 @@ double ExpectedConnections(const v1::Projection& p, double from_size, double to_
 
 Result<std::unique_ptr<LifNetwork>> LifNetwork::Build(const v1::Model& model,
                                                       const SimNetworkLimits& limits) {
-  if (limits.neurons_per_core == 0) return InvalidArgument("the board has 0 neurons per core");
   // The estimate bounds what is allocated; bad_alloc past it (a busy host) is still an answer.
   try {
     return BuildUnchecked(model, limits);
