@@ -185,6 +185,8 @@ int main(int argc, char** argv) {
   const double seconds = replay_time.Seconds();  // the replay's, not the metrics'
   snn::ReplayMetrics m = snn::Summarize(*outcome, trace->max_procs);
   m.reserved_share = snn::ReservedShare(options.reservations, m.first_submit_s, m.last_end_s, 1);
+  m.arrival_reserved_share =
+      snn::ReservedShare(options.reservations, m.first_submit_s, m.last_submit_s, 1);
   if (FLAGS_json) {
     std::printf("%s\n", snn::MetricsJson(m).c_str());
     return 0;
@@ -224,8 +226,11 @@ int main(int argc, char** argv) {
   std::printf("mean wait s: %.0f\n", m.mean_wait_s);
   std::printf("mean bounded slowdown: %.1f\n", m.mean_bounded_slowdown);
   std::printf("utilization: %.3f\n", m.utilization);
+  std::printf("utilization while jobs arrive (first to last submit): %.4f\n",
+              m.arrival_utilization);
   if (!options.reservations.empty()) {
-    std::printf("closed by maintenance: %.3f of the machine's time\n", m.reserved_share);
+    std::printf("closed by maintenance: %.3f of the machine's time, %.4f while jobs arrive\n",
+                m.reserved_share, m.arrival_reserved_share);
   }
   std::printf("max wait s: %.0f\n", m.max_wait_s);
   std::printf("wait s p50 / p95 / p99: %.0f / %.0f / %.0f\n", m.p50_wait_s, m.p95_wait_s,

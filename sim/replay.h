@@ -98,9 +98,16 @@ struct ReplayMetrics {
   double late_share = 0;
   // The span utilization is over: the first submit to the last end.
   int64_t first_submit_s = 0, last_end_s = 0;
-  // With maintenance windows (ReplayOptions::reservations): the share of the span they close
-  // (set by the caller: ReservedShare).
-  double reserved_share = 0;
+  // Utilization while jobs arrive: the processor-seconds busy from the first submit to the last,
+  // over that span. A replay ends by running what is left once nothing more arrives (on an
+  // overloaded machine, most of the replay): only the jobs nobody ran before, the widest and
+  // longest, and no short ones to fill around them. The span while jobs arrive is the steady
+  // state a site runs in; the whole span mixes in that drain-out.
+  double arrival_utilization = 0;
+  int64_t last_submit_s = 0;
+  // With maintenance windows (ReplayOptions::reservations): the share of the span they close,
+  // and of the span while jobs arrive (set by the caller: ReservedShare).
+  double reserved_share = 0, arrival_reserved_share = 0;
   // Over the jobs forecast at submit: the median of |forecast - actual start| / actual wait,
   // for the forecast and for the reservation-only estimate.
   uint64_t forecasts = 0;

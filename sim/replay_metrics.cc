@@ -43,7 +43,7 @@ ReplayMetrics Summarize(const std::vector<JobOutcome>& jobs, uint32_t max_procs)
   ReplayMetrics m;
   if (jobs.empty()) return m;
   double wait_sum = 0, bsld_sum = 0, work = 0;
-  int64_t first_submit = INT64_MAX, last_end = INT64_MIN;
+  int64_t first_submit = INT64_MAX, last_end = INT64_MIN, last_submit = INT64_MIN;
   std::map<int64_t, std::pair<double, uint64_t>> per_user;  // bsld sum, count
   std::map<int64_t, std::pair<double, double>> user_wait;   // wait, processor-seconds
   std::vector<double> waits;
@@ -61,6 +61,7 @@ ReplayMetrics Summarize(const std::vector<JobOutcome>& jobs, uint32_t max_procs)
     m.max_wait_s = std::max(m.max_wait_s, wait);
     work += run * j.procs;
     first_submit = std::min(first_submit, j.submit_s);
+    last_submit = std::max(last_submit, j.submit_s);
     last_end = std::max(last_end, j.start_s + j.run_s);
     auto& u = per_user[j.user];
     u.first += bsld;
@@ -73,6 +74,17 @@ ReplayMetrics Summarize(const std::vector<JobOutcome>& jobs, uint32_t max_procs)
       work / (static_cast<double>(max_procs) * static_cast<double>(last_end - first_submit));
   m.first_submit_s = first_submit;
   m.last_end_s = last_end;
+  m.last_submit_s = last_submit;
+  if (last_submit > first_submit) {
+    double arriving_work = 0;  // processor-seconds busy from the first submit to the last
+    for (const JobOutcome& j : jobs) {
+      const int64_t from = std::max(j.start_s, first_submit);
+      const int64_t to = std::min(j.start_s + j.run_s, last_submit);
+      if (to > from) arriving_work += static_cast<double>(to - from) * j.procs;
+    }
+    m.arrival_utilization = arriving_work / (static_cast<double>(max_procs) *
+                                             static_cast<double>(last_submit - first_submit));
+  }
   std::sort(waits.begin(), waits.end());
   auto rank = [&](double p) {  // nearest rank
     const size_t k = static_cast<size_t>(std::ceil(p * static_cast<double>(waits.size())));
@@ -126,7 +138,7 @@ ReplayMetrics Summarize(const std::vector<JobOutcome>& jobs, uint32_t max_procs)
 }
 
 std::string MetricsJson(const ReplayMetrics& m) {
-  char text[1024];
+  char text[1280];
   std::snprintf(text, sizeof text,
                 "{\"jobs\": %llu, \"users\": %llu, \"mean_bounded_slowdown\": %.6f, "
                 "\"utilization\": %.6f, \"mean_wait_s\": %.3f, \"p50_wait_s\": %.0f, "
@@ -134,13 +146,15 @@ std::string MetricsJson(const ReplayMetrics& m) {
                 "\"nuwt_sd\": %.6f, \"service_fairness\": %.6f, "
                 "\"worst_user_bounded_slowdown\": %.6f, \"worst_user\": %lld, "
                 "\"late_share\": %.6f, \"forecasts\": %llu, \"forecast_error\": %.6f, "
-                "\"reservation_only_error\": %.6f, \"reserved_share\": %.6f}",
+                "\"reservation_only_error\": %.6f, \"reserved_share\": %.6f, "
+                "\"arrival_utilization\": %.6f, \"arrival_reserved_share\": %.6f}",
                 static_cast<unsigned long long>(m.jobs), static_cast<unsigned long long>(m.users),
                 m.mean_bounded_slowdown, m.utilization, m.mean_wait_s, m.p50_wait_s, m.p95_wait_s,
                 m.p99_wait_s, m.max_wait_s, m.nuwt_sd, m.service_fairness, m.worst_user_slowdown,
                 static_cast<long long>(m.worst_user), m.late_share,
                 static_cast<unsigned long long>(m.forecasts), m.forecast_error,
-                m.reservation_only_error, m.reserved_share);
+                m.reservation_only_error, m.reserved_share, m.arrival_utilization,
+                m.arrival_reserved_share);
   return text;
 }
 

@@ -158,6 +158,22 @@ TEST(SwfTest, FcfsAndEasyOnATinyTraceGiveTheFiguresWorkedOutByHand) {
   EXPECT_DOUBLE_EQ(m.utilization, (300 + 40 + 50) / (4.0 * 110));
 }
 
+TEST(SwfTest, UtilizationWhileJobsArriveCountsOnlyTheWorkDoneFromTheFirstSubmitToTheLast) {
+  // 2 processors. Job 1 (submitted at 0) runs 0..100 on 2; job 2 (at 50) 100..400 on 1; job 3
+  // (at 140) 150..160 on 1; job 4, the last submitted (at 200), 300..350 on 1. From 0 to 200:
+  // 200 + 100 + 10 = 310 of 400 processor-seconds. Over the whole span (0..400): 560 of 800.
+  const std::vector<JobOutcome> jobs = {Outcome(1, 0, 0, 100, 2, 1), Outcome(2, 50, 100, 300, 1, 1),
+                                        Outcome(3, 140, 150, 10, 1, 2),
+                                        Outcome(4, 200, 300, 50, 1, 2)};
+  const ReplayMetrics m = Summarize(jobs, 2);
+  EXPECT_EQ(m.last_submit_s, 200);
+  EXPECT_DOUBLE_EQ(m.arrival_utilization, 310.0 / 400);
+  EXPECT_DOUBLE_EQ(m.utilization, 560.0 / 800);
+  // Daily 2 h windows from 1 h: arrivals over 26 h see the first window and half the second.
+  const std::vector<SimReservation> windows = {SimReservation{3600, 7200, 86400, {}}};
+  EXPECT_DOUBLE_EQ(ReservedShare(windows, 0, 26 * 3600, 1), 3.0 / 26);
+}
+
 TEST(SwfTest, WithAnAccrualLimitAUsersFloodNoLongerHoldsBackAnotherUsersJob) {
   // 1 processor. User 1's job 1 runs 6 h; at 1 s user 1 queues four 1 h jobs, at 2 s user 2
   // one. When job 1 ends every job has waited past the 5 h starvation guard: oldest first, so
