@@ -84,6 +84,10 @@ DEFINE_bool(task_isolate_boards, true,
             "only their boards' endpoints answer (UDP, relayed by the task's shepherd): other "
             "boards, other tenants' boards, management ports and everything else are out of "
             "reach; a task that cannot have it does not run");
+DEFINE_bool(task_confine_devices, true,
+            "every task is kept from the device nodes of the boards it does not hold (the boards "
+            "file's devices:), by its cgroup (v1's devices controller, or an eBPF device filter "
+            "on v2); a task that cannot be does not run");
 DEFINE_string(cgroups, "auto",
               "each task's cgroup, with its memory and process limits: auto (v2 if its memory and "
               "pids controllers are available, else v1, else none, with a warning), v2, v1, off");
@@ -254,6 +258,7 @@ int main(int argc, char** argv) {
   config.tasks.allow_root_tasks = FLAGS_allow_root_tasks;
   config.tasks.hide_processes = FLAGS_task_hide_processes;
   config.tasks.isolate_boards = FLAGS_task_isolate_boards;
+  config.tasks.confine_devices = FLAGS_task_confine_devices;
   config.tasks.default_memory_mb = FLAGS_task_memory_mb;
   config.tasks.default_max_processes = FLAGS_task_max_processes;
   config.stop_tasks_on_exit = FLAGS_stop_tasks_on_exit;

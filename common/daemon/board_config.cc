@@ -71,7 +71,7 @@ Result<v1::BoardInfo> ParseBoard(const YAML::Node& node, size_t index) {
   SNN_RETURN_IF_ERROR(
       CheckKnownFields(node, where,
                        {"type", "mesh", "neurons_per_core", "ksps", "streams", "dead_cores",
-                        "health", "io_port", "driver", "board", "attributes"}));
+                        "health", "io_port", "driver", "board", "devices", "attributes"}));
   for (const char* required : {"type", "mesh", "ksps", "streams"}) {
     if (!node[required]) return InvalidArgument(where + " needs '" + required + "'");
   }

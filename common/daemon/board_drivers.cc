@@ -74,7 +74,12 @@ Result<BoardDriverRef> ParseBoardDriverRef(
     const YAML::Node& board, const std::string& where,
     const std::map<std::string, BoardDriverConfig>& drivers) {
   BoardDriverRef ref;
-  if (!board["driver"] && !board["board"]) return ref;
+  if (!board["driver"] && !board["board"]) {
+    if (board["devices"]) {
+      return InvalidArgument(where + ".devices: only a board a driver runs has device nodes");
+    }
+    return ref;
+  }
   if (!board["driver"] || !board["board"]) {
     return InvalidArgument(where + " needs both 'driver' and 'board' (the driver's id of it)");
   }
@@ -84,6 +89,18 @@ Result<BoardDriverRef> ParseBoardDriverRef(
     return InvalidArgument(where + ".driver '" + ref.driver + "' is not under drivers:");
   }
   if (ref.board.empty()) return InvalidArgument(where + ".board is empty");
+  if (const YAML::Node devices = board["devices"]) {
+    if (!devices.IsSequence()) {
+      return InvalidArgument(where + ".devices must be a list of device paths ([/dev/xylo-a])");
+    }
+    for (const auto& d : devices) {
+      const std::string path = d.IsScalar() ? d.as<std::string>() : "";
+      if (path.empty() || path[0] != '/' || path.find('\0') != std::string::npos) {
+        return InvalidArgument(where + ".devices: '" + path + "' is not an absolute path");
+      }
+      ref.devices.push_back(path);
+    }
+  }
   return ref;
 }
 

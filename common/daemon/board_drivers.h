@@ -25,10 +25,13 @@ struct BoardDriverConfig {
   std::map<std::string, std::string> aliases;
 };
 
-// Which driver runs a board, and its id there (both empty: the in-process simulator).
+// Which driver runs a board, and its id there (both empty: the in-process simulator); and the
+// device nodes that are the board (`devices: [/dev/xylo-a]`, absolute paths, symlinks allowed):
+// only a task holding the board may open them (docs/drivers.md).
 struct BoardDriverRef {
   std::string driver;
   std::string board;
+  std::vector<std::string> devices;
 };
 
 Result<std::map<std::string, BoardDriverConfig>> ParseBoardDrivers(const YAML::Node& node);

@@ -1,7 +1,11 @@
 #include "drivers/ether/ether_driver.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
+#include <cerrno>
+#include <cstring>
 #include <sstream>
 
 #include "drivers/ether/udp_exchange.h"
@@ -64,10 +68,37 @@ Result<std::vector<EtherBoardConfig>> LoadEtherBoards(const std::string& path) {
         c.attributes[kv.first.as<std::string>()] = kv.second.as<std::string>();
       }
     }
+    if (b["devices"]) {
+      if (!b["devices"].IsSequence()) {
+        return InvalidArgument(path + ": board " + c.id + ": devices must be a list of paths");
+      }
+      for (const auto& d : b["devices"]) {
+        const std::string device = d.IsScalar() ? d.as<std::string>() : "";
+        if (device.empty() || device[0] != '/') {
+          return InvalidArgument(path + ": board " + c.id + ": device '" + device +
+                                 "' is not an absolute path");
+        }
+        c.devices.push_back(device);
+      }
+    }
     boards.push_back(std::move(c));
   }
   return boards;
 }
+
+namespace {
+
+// The device node at `path` becomes uid's (and gid's), readable and writable by them only. A
+// missing node (the board unplugged) is an error: the task could not use its board.
+Status GiveDevice(const std::string& path, uint32_t uid, uint32_t gid) {
+  if (chown(path.c_str(), uid, gid) != 0 || chmod(path.c_str(), 0600) != 0) {
+    return FailedPrecondition("cannot give device " + path + " to uid " + std::to_string(uid) +
+                              ": " + std::strerror(errno));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
 
 EtherDriver::EtherDriver(std::vector<EtherBoardConfig> boards, const Clock& clock,
                          int64_t boot_timeout_ms, std::string board_type)
@@ -197,8 +228,12 @@ Result<v1::DriverReservation> EtherDriver::Reserve(const std::string& id,
   if (state->power() != v1::BOARD_BOOTED) {
     return FailedPrecondition("board " + id + " is not booted");
   }
-  reserved_by_[id] = request.task();
   v1::DriverReservation r;
+  for (const std::string& device : (*board)->devices) {
+    SNN_RETURN_IF_ERROR(GiveDevice(device, request.uid(), request.gid()));
+    r.add_devices(device);
+  }
+  reserved_by_[id] = request.task();
   (*r.mutable_env())["SNN_BOARD_ENDPOINTS"] = "udp://" + (*board)->data.ToString();
   r.add_endpoints((*board)->data.ToString());
   return r;
@@ -209,6 +244,9 @@ Result<v1::DriverBoardState> EtherDriver::Release(const std::string& id,
   auto board = Find(id);
   if (!board.ok()) return board.status();
   reserved_by_.erase(id);
+  for (const std::string& device : (*board)->devices) {
+    SNN_RETURN_IF_ERROR(GiveDevice(device, 0, 0));
+  }
   return Reset(id);  // the next tenant finds nothing of this one
 }
 

@@ -7,6 +7,7 @@
 //       data: 127.0.0.5:41001
 //       firmware: fw-2.4            # booted when none is asked for
 //       attributes: {rev: "3"}
+//       devices: [/dev/ttyUSB0]     # optional: handed to the task's user while it holds the board
 // The tests and the demo point it at snn-board-emu processes; real boards with a management
 // port of this protocol need only their addresses changed. A vendor driver is modelled on it.
 // Thread contract: one thread (ServeDriver's).
@@ -28,6 +29,9 @@ struct EtherBoardConfig {
   HostPort data;
   std::string firmware = "default";
   std::map<std::string, std::string> attributes;
+  // Device nodes that are part of the board (a USB console or data path beside Ethernet): the
+  // task's user's while it holds the board (mode 0600), root's again when it is released.
+  std::vector<std::string> devices;
 };
 
 // Reads the boards file; one line naming the board and field for what is wrong.

@@ -12,6 +12,8 @@
 #include <functional>
 #include <sstream>
 
+#include "nodeagent/tasks/device_filter.h"
+
 namespace snn {
 namespace {
 
@@ -119,6 +121,12 @@ Result<std::vector<std::string>> OpenV1(const std::string& root, const std::stri
     SNN_RETURN_IF_ERROR(MakeDir(base));
     bases.push_back(base);
   }
+  // Optional: without it no task may be kept from a device node (DenyDevices says so).
+  const std::string devices = root + "/devices";
+  if (Exists(devices + "/tasks")) {
+    const std::string base = devices + OwnCgroup("devices") + "/snn-" + SafeName(agent);
+    if (MakeDir(base).ok()) bases.push_back(base);
+  }
   return bases;
 }
 
@@ -154,6 +162,7 @@ Result<std::unique_ptr<TaskCgroups>> TaskCgroups::Open(const std::string& mode,
 }
 
 TaskCgroups::~TaskCgroups() {
+  for (const auto& [name, fd] : device_programs_) close(fd);
   for (const auto& base : bases_) rmdir(base.c_str());
 }
 
@@ -162,7 +171,8 @@ std::string TaskCgroups::Describe() const {
     case Version::kV2:
       return "cgroup v2 under " + bases_[0];
     case Version::kV1:
-      return "cgroup v1 under " + bases_[0] + " and " + bases_[1];
+      return "cgroup v1 under " + bases_[0] + ", " + bases_[1] +
+             (bases_.size() > 2 ? " and " + bases_[2] : " (no devices hierarchy)");
     case Version::kOff:
       break;
   }
@@ -222,7 +232,49 @@ bool TaskCgroups::Remove(const std::string& name) {
   for (const auto& dir : DirsOf(name)) {
     if (rmdir(dir.c_str()) != 0 && errno != ENOENT) removed = false;
   }
+  if (removed) {
+    auto program = device_programs_.find(name);
+    if (program != device_programs_.end()) {
+      close(program->second);
+      device_programs_.erase(program);
+    }
+  }
   return removed;
+}
+
+Status TaskCgroups::DenyDevices(const std::string& name, const std::vector<DeviceNumber>& devices) {
+  switch (version_) {
+    case Version::kOff:
+      if (devices.empty()) return Status::Ok();
+      return FailedPrecondition("no cgroups (" + why_off_ + ") to keep it from " +
+                                DeviceRule(devices[0]));
+    case Version::kV1:
+      if (devices.empty()) return Status::Ok();
+      if (bases_.size() < 3) {
+        return FailedPrecondition("no cgroup v1 devices hierarchy to keep it from " +
+                                  DeviceRule(devices[0]));
+      }
+      for (const DeviceNumber& d : devices) {
+        SNN_RETURN_IF_ERROR(
+            WriteControl(DirsOf(name)[2] + "/devices.deny", DeviceRule(d) + " rwm"));
+      }
+      return Status::Ok();
+    case Version::kV2:
+      break;
+  }
+  auto old = device_programs_.find(name);
+  if (devices.empty() && old == device_programs_.end()) return Status::Ok();
+  auto loaded = LoadDeviceDenyProgram(devices);
+  if (!loaded.ok()) return loaded.status();
+  const int program = *loaded;
+  const int replaced = old == device_programs_.end() ? -1 : old->second;
+  if (Status s = AttachDeviceProgram(DirsOf(name)[0], program, replaced); !s.ok()) {
+    close(program);
+    return s;
+  }
+  if (replaced >= 0) close(replaced);
+  device_programs_[name] = program;
+  return Status::Ok();
 }
 
 std::vector<std::string> TaskCgroups::Names() const {

@@ -12,11 +12,13 @@
 
 #include <sys/types.h>
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "common/base/status.h"
+#include "nodeagent/tasks/device_filter.h"
 
 namespace snn {
 
@@ -57,6 +59,11 @@ class TaskCgroups {
   bool KillAll(const std::string& name);
   // Removes the task's cgroup once it is empty; false while processes remain.
   bool Remove(const std::string& name);
+  // Keeps the task's processes from opening (reading, writing, creating) `devices`, from now
+  // on; called again, the new list replaces the old one (under v1 it adds to it: a device number
+  // once denied stays denied). An error when it cannot be done (no cgroups, no v1 devices
+  // hierarchy, no eBPF): the task must not run.
+  Status DenyDevices(const std::string& name, const std::vector<DeviceNumber>& devices);
   // Whether the kernel killed a process of the task for exceeding its memory limit.
   bool OomKilled(const std::string& name) const;
   // The names of the task cgroups under the agent's (those an agent killed with tasks running
@@ -66,13 +73,14 @@ class TaskCgroups {
  private:
   TaskCgroups(Version version, std::vector<std::string> bases, std::string why_off)
       : version_(version), bases_(std::move(bases)), why_off_(std::move(why_off)) {}
-  // One directory per hierarchy (v2: one; v1: memory, then pids).
+  // One directory per hierarchy (v2: one; v1: memory, pids, then devices when there is one).
   std::vector<std::string> DirsOf(const std::string& name) const;
   std::vector<pid_t> Processes(const std::string& name) const;
 
   const Version version_;
   const std::vector<std::string> bases_;
   const std::string why_off_;
+  std::map<std::string, int> device_programs_;  // v2: each task's device filter (its fd)
 };
 
 }  // namespace snn

@@ -5,6 +5,7 @@
 #include <glog/logging.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <set>
 
 #include "common/base/split.h"
@@ -164,10 +165,75 @@ void TaskManager::OnReserved(const TaskKey& key, const std::string& token,
     }
   }
   task.process.start.env = std::move(env);
+  // What the driver handed over must be the board's own device nodes, which every other task is
+  // kept from: one it did not list could be opened by anyone its permissions let.
+  if (options_.confine_devices) {
+    for (const std::string& path : reservation.devices()) {
+      const auto& own = via.devices;
+      if (std::find(own.begin(), own.end(), path) == own.end()) {
+        FailHeld(task, "the driver handed over device " + path + " for board " +
+                           std::to_string(task.launch.board) +
+                           ", which the boards file does not list under the board's devices: "
+                           "other tasks could open it (add it there)");
+        return;
+      }
+    }
+    RefreshDeviceFilters();  // the board may have come back under new device numbers
+  }
   // Its network is its boards' endpoints, relayed by its shepherd (board_relay.h).
   task.process.start.isolate_network = options_.isolate_boards;
   task.process.start.relay.assign(reservation.endpoints().begin(), reservation.endpoints().end());
   StartHeld(task);
+}
+
+std::vector<DeviceNumber> TaskManager::DevicesDeniedTo(uint32_t own) {
+  std::set<DeviceNumber> own_numbers, denied;
+  for (uint32_t i = 0; i < boards_.size(); ++i) {
+    const Board* board = boards_.board(i);
+    if (board == nullptr || board->driver() == nullptr) continue;
+    for (const std::string& path : board->driver()->devices) {
+      auto device = DeviceAt(path);
+      if (device.ok()) {
+        (i == own ? own_numbers : denied).insert(*device);
+      } else if (device.status().code() != Code::kNotFound) {  // absent: unplugged
+        LOG(WARNING) << "board " << i << "'s device " << path << ": " << device.status().message();
+      }
+    }
+  }
+  for (const DeviceNumber& d : own_numbers) denied.erase(d);
+  return {denied.begin(), denied.end()};
+}
+
+Status TaskManager::ConfineDevices(const Task& task) {
+  if (!options_.confine_devices) return Status::Ok();
+  const std::vector<DeviceNumber> denied = DevicesDeniedTo(task.launch.board);
+  if (denied.empty()) return Status::Ok();
+  const Status s = options_.cgroups != nullptr
+                       ? options_.cgroups->DenyDevices(task.launch.cgroup, denied)
+                       : FailedPrecondition("no cgroups");
+  if (s.ok()) return s;
+  return FailedPrecondition("cannot keep the task from other boards' device nodes: " + s.message() +
+                            " (snn-agent --task_confine_devices=false runs tasks without)");
+}
+
+void TaskManager::RefreshDeviceFilters() {
+  std::map<uint32_t, std::set<DeviceNumber>> now;
+  for (uint32_t i = 0; i < boards_.size(); ++i) {
+    const Board* board = boards_.board(i);
+    if (board == nullptr || board->driver() == nullptr) continue;
+    for (const std::string& path : board->driver()->devices) {
+      if (auto device = DeviceAt(path); device.ok()) now[i].insert(*device);
+    }
+  }
+  if (now == device_numbers_) return;
+  device_numbers_ = std::move(now);
+  for (auto& [key, task] : tasks_) {
+    if (task.ended() || task.stopping() || task.process.pid <= 0) continue;
+    if (Status s = ConfineDevices(task); !s.ok()) {
+      LOG(ERROR) << "task " << task.launch.cgroup << ": " << s.message();
+      BeginStop(task, v1::TASK_KILLED, s.message());
+    }
+  }
 }
 
 void TaskManager::ReleaseDriverBoard(const Task& task) {
@@ -192,6 +258,7 @@ void TaskManager::ReleaseDriverBoard(const Task& task) {
                              if (on_boards_changed_) on_boards_changed_();
                              return;
                            }
+                           if (options_.confine_devices) RefreshDeviceFilters();
                            CheckDriverBoard(index);
                          });
 }

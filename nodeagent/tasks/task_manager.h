@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,10 @@ struct TaskManagerOptions {
   // Tasks on driver (pass-through) boards get a network namespace in which only their boards'
   // endpoints answer (snn-shepherd relays them; see nodeagent/tasks/board_relay.h).
   bool isolate_boards = true;
+  // Every task is kept from the device nodes of the node's driver boards (the boards file's
+  // `devices:`) but its own board's, by its cgroup (nodeagent/tasks/device_filter.h); a task
+  // that cannot be does not run. False: tasks may open any device node their user may.
+  bool confine_devices = true;
   // Each task's cgroup (not owned; null: none). Limits for jobs that give none: MiB, processes.
   TaskCgroups* cgroups = nullptr;
   uint64_t default_memory_mb = 4096;
@@ -157,6 +162,11 @@ class TaskManager {
   Status PrepareFiles(const Task& task, const std::string& dir, const RunAs& who);
   // Its cgroup with the job's limits (or the node's defaults), holding `pid`.
   Status ConfineTask(const Task& task, pid_t pid);
+  // Driver boards' device nodes (task_drivers.cc): those of every board but `own`, by their
+  // numbers now; the task's cgroup refusing them; again for every live task once they change.
+  std::vector<DeviceNumber> DevicesDeniedTo(uint32_t own);
+  Status ConfineDevices(const Task& task);
+  void RefreshDeviceFilters();
   // Prepares the task's network on its board. A model goes to the network builder (`*building`:
   // its plane opens, and a held task starts, once it is built: AttachBuiltNetworks); without
   // one the plane opens at once.
@@ -201,6 +211,8 @@ class TaskManager {
   std::vector<std::string> orphan_cgroups_;
   int64_t lease_ms_ = 0;
   uint64_t suspend_after_ms_ = 0;
+  // Each driver board's device numbers as last looked up (RefreshDeviceFilters).
+  std::map<uint32_t, std::set<DeviceNumber>> device_numbers_;
   std::function<void()> on_ended_;
   std::function<void()> on_boards_changed_;
   std::function<void()> wake_;

@@ -30,8 +30,11 @@ class EmulatedBoards {
  public:
   // `count` boards at 127.0.0.2, 127.0.0.3, ...; each boots in 50 ms. Files under `dir` start
   // with `name` (the driver's name in the agent's boards file).
-  EmulatedBoards(const std::string& dir, int count, const std::string& name = "ether")
-      : dir_(dir), name_(name) {
+  // `devices`: a device node per board (empty: none) the driver hands to the task's user.
+  EmulatedBoards(const std::string& dir, int count, const std::string& name = "ether",
+                 std::vector<std::string> devices = {})
+      : dir_(dir), name_(name), devices_(std::move(devices)) {
+    devices_.resize(static_cast<size_t>(count));
     std::ofstream config(dir + "/" + name + ".yaml");
     config << "boards:\n";
     for (int i = 0; i < count; ++i) {
@@ -49,6 +52,7 @@ class EmulatedBoards {
       }
       config << "  - id: eth" << i << "\n    management: " << board.address << ":"
              << board.mgmt_port << "\n    data: " << board.data() << "\n    firmware: fw-2.4\n";
+      if (!devices_[i].empty()) config << "    devices: [" << devices_[i] << "]\n";
       boards_.push_back(board);
     }
   }
@@ -70,12 +74,15 @@ class EmulatedBoards {
   }
   const std::vector<EmulatedBoard>& boards() const { return boards_; }
 
-  // The agent's boards file: every board, of type `type`, run by snn-driver-ether.
-  std::string AgentBoards(const std::string& type = "ether-v1") const {
+  // The agent's boards file: every board, of type `type`, run by snn-driver-ether, with its
+  // device node when `list_devices`.
+  std::string AgentBoards(const std::string& type = "ether-v1", bool list_devices = true) const {
     std::string out = "boards:\n";
     for (size_t i = 0; i < boards_.size(); ++i) {
       out += "  - {type: " + type + ", mesh: 1x1, ksps: 1000, streams: 1, driver: " + name_ +
-             ", board: eth" + std::to_string(i) + "}\n";
+             ", board: eth" + std::to_string(i) +
+             (list_devices && !devices_[i].empty() ? ", devices: [" + devices_[i] + "]" : "") +
+             "}\n";
     }
     return out + "drivers:\n  " + name_ + ":\n    command: [\"" + SNN_DRIVER_ETHER_BIN +
            "\", \"--boards=" + dir_ + "/" + name_ + ".yaml\", \"--board_type=" + type +
@@ -90,6 +97,7 @@ class EmulatedBoards {
 
  private:
   std::string dir_, name_;
+  std::vector<std::string> devices_;
   std::vector<EmulatedBoard> boards_;
 };
 

@@ -82,6 +82,34 @@ TEST(BoardConfigTest, AttributesForConstraints) {
   EXPECT_EQ(bad("[rev]"), "boards[0].attributes must map names to values");
 }
 
+TEST(BoardConfigTest, ADriverBoardListsItsDeviceNodes) {
+  const std::string drivers = "drivers:\n  usb: {command: [/bin/true]}\n";
+  auto file = ParseBoardsYaml(
+      "boards:\n  - {type: xylo, mesh: 1x1, ksps: 10, streams: 1, driver: usb, board: a, "
+      "devices: [/dev/xylo-a, /dev/serial/by-id/a]}\n" +
+      drivers);
+  ASSERT_TRUE(file.ok()) << file.status().ToString();
+  ASSERT_EQ(file->board_drivers.size(), 1u);
+  EXPECT_EQ(file->board_drivers[0].devices,
+            (std::vector<std::string>{"/dev/xylo-a", "/dev/serial/by-id/a"}));
+  for (const auto& [devices, error] : std::vector<std::pair<std::string, std::string>>{
+           {"[dev/xylo-a]", "'dev/xylo-a' is not an absolute path"},
+           {"/dev/xylo-a", "must be a list"},
+           {"[[/dev/a]]", "is not an absolute path"}}) {
+    auto bad = ParseBoardsYaml(
+        "boards:\n  - {type: xylo, mesh: 1x1, ksps: 10, streams: 1, driver: usb, board: a, "
+        "devices: " +
+        devices + "}\n" + drivers);
+    ASSERT_FALSE(bad.ok()) << devices;
+    EXPECT_NE(bad.status().message().find(error), std::string::npos) << bad.status().message();
+  }
+  auto simulated = ParseBoardsYaml(
+      "boards:\n  - {type: sim-v1, mesh: 1x1, ksps: 10, streams: 1, devices: [/dev/a]}\n");
+  ASSERT_FALSE(simulated.ok());
+  EXPECT_NE(simulated.status().message().find("only a board a driver runs"), std::string::npos)
+      << simulated.status().message();
+}
+
 TEST(BoardConfigTest, RejectsBadBoardsWithTheFieldNamed) {
   struct Case {
     const char* yaml;

@@ -1,0 +1,111 @@
+// Device nodes of pass-through boards (a USB console or data path), with real daemons: three
+// Ethernet boards, each with a device node (made by the test with the numbers of /dev/full,
+// /dev/zero and /dev/random) that the boards file lists and snn-driver-ether hands to the task's
+// user. A task opens its own board's node and none of the others', not even under another name
+// (/dev/full is board 0's by number); a driver that hands over a node the boards file does not
+// list fails the task, saying so.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/integration/emulated_boards.h"
+
+namespace snn::testing {
+namespace {
+
+// Device nodes in `dir` with the numbers of /dev/full, /dev/zero and /dev/random, open to all
+// (as udev rules for development boards often make them). Empty without root.
+std::vector<std::string> MakeDevices(const std::string& dir) {
+  if (geteuid() != 0) return {};
+  const std::vector<std::pair<int, int>> numbers = {{1, 7}, {1, 5}, {1, 8}};
+  std::vector<std::string> paths;
+  for (size_t i = 0; i < numbers.size(); ++i) {
+    const std::string path = dir + "/board" + std::to_string(i) + "-usb";
+    if (mknod(path.c_str(), S_IFCHR | 0666, makedev(numbers[i].first, numbers[i].second)) != 0 ||
+        chmod(path.c_str(), 0666) != 0) {
+      return {};
+    }
+    paths.push_back(path);
+  }
+  return paths;
+}
+
+class DeviceIsolationTest : public ::testing::Test {
+ protected:
+  void StartAgent(bool list_devices) {
+    if (devices_.empty()) GTEST_SKIP() << "making device nodes needs root";
+    ASSERT_TRUE(emulated_.started());
+    cluster_.StartMaster();
+    cluster_.StartAgent("node1", emulated_.AgentBoards("ether-v1", list_devices));
+    ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster_.NodesUp() == 1; }));
+  }
+
+  // Runs `script` on a board; the job once it ended.
+  v1::JobRecord Run(const std::string& script) {
+    v1::JobSpec spec = ShellJob(script);
+    spec.mutable_task()->mutable_resources()->set_board_type("ether-v1");
+    auto submitted = cluster_.Submit(spec, "alice");
+    EXPECT_TRUE(submitted.ok()) << submitted.status().ToString();
+    if (!submitted.ok()) return {};
+    const uint64_t id = submitted->tenant_job_id();
+    EXPECT_TRUE(TestCluster::WaitUntil([&] {
+      auto job = cluster_.Show(id, "alice");
+      return job.ok() && (job->state() == v1::COMPLETED || job->state() == v1::FAILED);
+    }));
+    auto job = cluster_.Show(id, "alice");
+    return job.ok() ? *job : v1::JobRecord();
+  }
+
+  TestCluster cluster_;
+  std::vector<std::string> devices_ = MakeDevices(cluster_.dir());
+  EmulatedBoards emulated_{cluster_.dir(), 3, "ether", devices_};
+};
+
+TEST_F(DeviceIsolationTest, ATaskOpensItsOwnBoardsDeviceNodeAndNoOtherBoards) {
+  StartAgent(true);
+  if (devices_.empty()) return;
+  // Its board: the last number of its endpoint's address (127.0.0.2 is board 0).
+  std::string script =
+      "own=${SNN_BOARD_ENDPOINTS#udp://127.0.0.}; own=${own%%:*}; echo \"own=$((own - 2))\"\n";
+  for (size_t i = 0; i < devices_.size(); ++i) {
+    script += "if (: < " + devices_[i] + ") 2>/dev/null; then echo dev" + std::to_string(i) +
+              "=open; else echo dev" + std::to_string(i) + "=refused; fi\n";
+  }
+  script += "if (: < /dev/full) 2>/dev/null; then echo full=open; else echo full=refused; fi\n";
+  const v1::JobRecord job = Run(script);
+  ASSERT_EQ(job.state(), v1::COMPLETED) << job.reason();
+  const std::string out = cluster_.Snnctl({"logs", std::to_string(job.tenant_job_id())}).out;
+  const size_t at = out.find("own=");
+  ASSERT_NE(at, std::string::npos) << out;
+  const int own = out[at + 4] - '0';
+  ASSERT_TRUE(own >= 0 && own < 3) << out;
+  for (int i = 0; i < 3; ++i) {
+    const std::string want = "dev" + std::to_string(i) + (i == own ? "=open" : "=refused");
+    EXPECT_NE(out.find(want), std::string::npos) << want << " in\n" << out;
+  }
+  // /dev/full has board 0's device number: refused unless board 0 is the task's.
+  EXPECT_NE(out.find(own == 0 ? "full=open" : "full=refused"), std::string::npos) << out;
+  // Released: the node is root's again.
+  struct stat st {};
+  ASSERT_EQ(stat(devices_[static_cast<size_t>(own)].c_str(), &st), 0);
+  EXPECT_TRUE(TestCluster::WaitUntil([&] {
+    return stat(devices_[static_cast<size_t>(own)].c_str(), &st) == 0 && st.st_uid == 0 &&
+           (st.st_mode & 0777) == 0600;
+  }));
+}
+
+TEST_F(DeviceIsolationTest, ADeviceTheBoardsFileDoesNotListFailsTheTask) {
+  StartAgent(false);
+  if (devices_.empty()) return;
+  const v1::JobRecord job = Run("echo ran");
+  EXPECT_EQ(job.state(), v1::FAILED);
+  EXPECT_NE(job.reason().find("does not list under the board's devices"), std::string::npos)
+      << job.reason();
+}
+
+}  // namespace
+}  // namespace snn::testing
