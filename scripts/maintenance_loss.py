@@ -13,16 +13,15 @@ before each window. The span while jobs arrive is the steady state a site runs i
                               [-- SNN_SIM_FLAGS...]
 Flags after -- go to every replay (e.g. --mesh=10x10 --policy=easy). Needs a build (BUILD_DIR,
 default build/)."""
-import json
 import os
 import subprocess
 import sys
 
+import snn_sim
+
 
 def replay(sim, trace, flags):
-    out = subprocess.run([sim, "--trace=" + trace, "--json", "--drop_longer_than=22h"] + flags,
-                         check=True, capture_output=True, text=True).stdout
-    return json.loads(out)
+    return snn_sim.replay(sim, trace, ["--drop_longer_than=22h"] + flags)
 
 
 def main(argv):
@@ -30,10 +29,8 @@ def main(argv):
         print(__doc__)
         return 0
     options = {"--load_factor": "1", "--window": "2h", "--tolerance": "0.01"}
-    traces, flags = [], []
-    if "--" in argv:
-        flags = argv[argv.index("--") + 1:]
-        argv = argv[:argv.index("--")]
+    traces = []
+    argv, flags = snn_sim.split_flags(argv)
     for arg in argv:
         name, _, value = arg.partition("=")
         if name in options and value:
@@ -52,10 +49,8 @@ def main(argv):
         print("maintenance_loss: --tolerance is not a number: %s" % options["--tolerance"],
               file=sys.stderr)
         return 2
-    sim = os.path.join(os.environ.get("BUILD_DIR", "build"), "sim", "snn-sim")
-    if not os.access(sim, os.X_OK):
-        print("maintenance_loss: no %s; build first (scripts/build.sh) or set BUILD_DIR" % sim,
-              file=sys.stderr)
+    sim = snn_sim.find("maintenance_loss")
+    if sim is None:
         return 2
     flags = ["--load_factor=" + options["--load_factor"]] + flags
     failed = False

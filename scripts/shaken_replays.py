@@ -7,11 +7,11 @@ wait <= EASY's, the spread of normalized user wait (NUWT sd) <= EASY's, the wors
 bounded slowdown <= EASY's. Exits 1 if a criterion fails on any trace.
   scripts/shaken_replays.py [-n N] TRACE.swf[.gz]... [-- SNN_SIM_FLAGS...]
 Needs a build (BUILD_DIR, default build/)."""
-import json
 import os
 import statistics
-import subprocess
 import sys
+
+import snn_sim
 
 METRICS = ["mean_bounded_slowdown", "utilization", "mean_wait_s", "p50_wait_s", "p95_wait_s",
            "p99_wait_s", "max_wait_s", "nuwt_sd", "service_fairness",
@@ -19,20 +19,16 @@ METRICS = ["mean_bounded_slowdown", "utilization", "mean_wait_s", "p50_wait_s", 
 
 
 def replay(sim, trace, policy, seed, flags):
-    out = subprocess.run([sim, "--trace=" + trace, "--policy=" + policy, "--json",
-                          "--shake=%d" % seed] + (flags if policy == "default" else []),
-                         check=True, capture_output=True, text=True).stdout
-    return json.loads(out)
+    return snn_sim.replay(sim, trace, ["--policy=" + policy, "--shake=%d" % seed] +
+                          (flags if policy == "default" else []))
 
 
 def main(argv):
     if "-h" in argv or "--help" in argv:
         print(__doc__)
         return 0
-    n, traces, flags = 10, [], []
-    if "--" in argv:
-        flags = argv[argv.index("--") + 1:]
-        argv = argv[:argv.index("--")]
+    n, traces = 10, []
+    argv, flags = snn_sim.split_flags(argv)
     i = 0
     while i < len(argv):
         if argv[i] == "-n":
@@ -44,10 +40,8 @@ def main(argv):
     if not traces:
         print("shaken_replays: name at least one trace (--help)", file=sys.stderr)
         return 2
-    sim = os.path.join(os.environ.get("BUILD_DIR", "build"), "sim", "snn-sim")
-    if not os.access(sim, os.X_OK):
-        print("shaken_replays: no %s; build first (scripts/build.sh) or set BUILD_DIR" % sim,
-              file=sys.stderr)
+    sim = snn_sim.find("shaken_replays")
+    if sim is None:
         return 2
     failed = False
     for trace in traces:
