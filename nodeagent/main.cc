@@ -16,6 +16,7 @@
 #include "nodeagent/agent.h"
 #include "nodeagent/drivers/driver_boards.h"
 #include "nodeagent/hal/sim_board.h"
+#include "nodeagent/tasks/device_filter.h"
 #include "nodeagent/tasks/launcher.h"
 
 DEFINE_string(metrics_listen, "127.0.0.1:7132",
@@ -125,6 +126,23 @@ int main(int argc, char** argv) {
   if (!boards_file.ok()) {
     LOG(ERROR) << boards_file.status().message();
     return 2;
+  }
+  // Each board's device nodes: one that is there but is no device is a mistake in the file.
+  for (size_t i = 0; i < boards_file->board_drivers.size(); ++i) {
+    for (const std::string& path : boards_file->board_drivers[i].devices) {
+      auto device = snn::DeviceAt(path);
+      if (device.ok()) {
+        LOG(INFO) << "board " << i << ": device " << path << " (" << snn::DeviceRule(*device)
+                  << "): only its task may open it";
+      } else if (device.status().code() == snn::Code::kNotFound) {
+        LOG(WARNING) << "board " << i << ": device " << path
+                     << " is not there (unplugged?): nothing to keep from other tasks until it is";
+      } else {
+        LOG(ERROR) << FLAGS_boards_file << ": boards[" << i
+                   << "].devices: " << device.status().message();
+        return 2;
+      }
+    }
   }
   std::string node_name = FLAGS_node_name;
   if (node_name.empty()) {

@@ -3,12 +3,16 @@
 // /dev/zero and /dev/random) that the boards file lists and snn-driver-ether hands to the task's
 // user. A task opens its own board's node and none of the others', not even under another name
 // (/dev/full is board 0's by number); a driver that hands over a node the boards file does not
-// list fails the task, saying so.
+// list fails the task, saying so; an agent whose boards file lists what is no device node does not
+// start.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -105,6 +109,25 @@ TEST_F(DeviceIsolationTest, ADeviceTheBoardsFileDoesNotListFailsTheTask) {
   EXPECT_EQ(job.state(), v1::FAILED);
   EXPECT_NE(job.reason().find("does not list under the board's devices"), std::string::npos)
       << job.reason();
+}
+
+TEST(DeviceListTest, AnAgentRefusesABoardsFileWhoseDeviceIsNoDeviceNode) {
+  TestCluster cluster;
+  const std::string file = cluster.dir() + "/boards.yaml";
+  std::ofstream(file) << "boards:\n  - {type: x, mesh: 1x1, ksps: 10, streams: 1, driver: d, "
+                         "board: a, devices: [/etc/hostname]}\ndrivers:\n  d: {command: "
+                         "[/bin/true]}\n";
+  const std::string command = std::string(SNN_AGENT_BIN) + " --boards_file=" + file +
+                              " --data_dir=" + cluster.dir() + "/data --master=127.0.0.1:9 2>&1";
+  FILE* p = popen(command.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string out;
+  char buf[512];
+  while (fgets(buf, sizeof buf, p) != nullptr) out += buf;
+  const int status = pclose(p);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 2) << out;
+  EXPECT_NE(out.find("boards[0].devices: /etc/hostname is not a device node"), std::string::npos)
+      << out;
 }
 
 }  // namespace
