@@ -340,7 +340,8 @@ const std::vector<CliOptionSpec>& CliOptionSpecs() {
        "jobs: pending jobs with when each should start: the scheduler's\n"
        "plan carried forward, each job expected to run as its user's last\n"
        "two did (at most its time limit); BASIS says plan, backfill, held,\n"
-       "none (never, as the boards are now) or beyond (past the first 1000);\n"
+       "limit (a core-hour limit holds it back), none (never, as the boards\n"
+       "are now) or beyond (past the first 1000);\n"
        "reservation create: TIME it starts: now, now+2h, YYYY-MM-DDTHH:MM\n"
        "(UTC)"},
       {"--format", "", "COL[,COL...]",

@@ -174,6 +174,10 @@ std::string FormatForecast(const v1::JobRecord& job, int64_t now_ms) {
   const std::string& basis = job.forecast_basis();
   if (job.forecast_start_ms() == 0) {
     if (basis == "held") return "none: held";
+    if (basis == "limit") {
+      return "none: a core-hour limit holds it back (it starts as used core-time leaves the "
+             "limit's window)";
+    }
     if (basis == "beyond") return "none: further back than the first 1000 pending jobs";
     return "none: the plan never starts it as the boards are now";
   }

@@ -67,6 +67,7 @@ void SchedulingDriver::StartForecasts(std::function<void(std::shared_ptr<const F
     };
     state->input.now_ms = live.now_ms;
     state->input.boards = std::move(live.boards);
+    state->input.ended = usage_.window().Ended(live.now_ms);  // immutable: shared with the worker
     for (const PendingJob& p : live.pending) {
       SchedJob& job = state->Copy(*p.job);
       PendingJob copy = p;

@@ -10,6 +10,7 @@
 
 #include "master/sched/pool_state.h"
 #include "master/sched/runtime_prediction.h"
+#include "master/sched/window_limits.h"
 
 namespace snn {
 namespace {
@@ -58,6 +59,42 @@ class ForecastBoards {
   std::map<std::pair<std::string, uint32_t>, size_t> index_;
 };
 
+// For core-hour limits: the core-time that ended within each limited user's and tenant's window
+// (the input's), and what the plan's jobs use as they end, which stays in the window for the
+// plan: the plan never starts a job earlier than a limit lets it.
+class CoreTimeInPlan {
+ public:
+  CoreTimeInPlan(const SchedulerPolicy& policy, const SchedulerInput& input)
+      : policy_(policy), from_ms_(input.now_ms) {
+    if (!limits()) return;
+    ended_ = std::make_shared<EndedCoreTime>(input.ended ? *input.ended : EndedCoreTime{});
+  }
+  bool limits() const {
+    return policy_.user_core_hours.core_ms > 0 || !policy_.tenant_core_hours.empty();
+  }
+  std::shared_ptr<const EndedCoreTime> ended() const { return ended_; }
+  // `job` ends at `end_ms` in the plan: what it used within each window counts from then on.
+  void Ended(const SchedJob& job, int64_t end_ms) {
+    if (ended_ == nullptr) return;
+    auto used = [&](int64_t window_ms) {
+      const int64_t from = std::max(job.start_ms, from_ms_ - window_ms);
+      return static_cast<double>(job.cores()) *
+             static_cast<double>(std::max<int64_t>(0, end_ms - from));
+    };
+    if (policy_.user_core_hours.core_ms > 0) {
+      ended_->users[job.user] += used(policy_.user_core_hours.window_ms);
+    }
+    if (auto t = policy_.tenant_core_hours.find(job.tenant); t != policy_.tenant_core_hours.end()) {
+      ended_->tenants[job.tenant] += used(t->second.window_ms);
+    }
+  }
+
+ private:
+  const SchedulerPolicy& policy_;
+  const int64_t from_ms_;  // the plan's start
+  std::shared_ptr<EndedCoreTime> ended_;
+};
+
 }  // namespace
 
 std::string BasisName(StartForecast::Basis basis) {
@@ -66,6 +103,8 @@ std::string BasisName(StartForecast::Basis basis) {
       return "plan";
     case StartForecast::Basis::kHeld:
       return "held";
+    case StartForecast::Basis::kLimited:
+      return "limit";
     case StartForecast::Basis::kNever:
       return "none";
     case StartForecast::Basis::kBeyondLimit:
@@ -80,6 +119,9 @@ std::vector<StartForecast> ForecastStarts(const SchedulerInput& input,
   std::vector<StartForecast> out(input.pending.size());
   std::unordered_map<uint64_t, size_t> slot;
   std::vector<PendingJob> pending;
+  // Core-hour limits: what ended in their windows, and (below) what the plan's jobs use.
+  CoreTimeInPlan core_time(policy, input);
+  WindowLimits limited_now(policy, input);
   for (size_t i = 0; i < input.pending.size(); ++i) {
     const PendingJob& p = input.pending[i];
     out[i].job_id = p.id;
@@ -89,6 +131,8 @@ std::vector<StartForecast> ForecastStarts(const SchedulerInput& input,
       out[i].basis = StartForecast::Basis::kBeyondLimit;
     } else if (held) {
       out[i].basis = StartForecast::Basis::kHeld;
+    } else if (core_time.limits() && limited_now.Blocks(p) != nullptr) {
+      out[i].basis = StartForecast::Basis::kLimited;
     } else {
       out[i].basis = StartForecast::Basis::kNever;  // until the plan starts it
       pending.push_back(p);
@@ -133,6 +177,7 @@ std::vector<StartForecast> ForecastStarts(const SchedulerInput& input,
     in.boards = boards.boards();
     in.now_ms = now;
     in.use = &use;
+    in.ended = core_time.ended();
     SchedulePlan plan = PlanPass(std::move(in), plan_policy);
     if (!plan.starts.empty()) {
       std::unordered_set<uint64_t> gone;
@@ -166,13 +211,24 @@ std::vector<StartForecast> ForecastStarts(const SchedulerInput& input,
     while (!ends.empty() && ends.top().first <= now) {
       boards.Apply(*ends.top().second, -1);
       if (track_use) use.Add(*ends.top().second, ends.top().second->cores(), -1);
+      core_time.Ended(*ends.top().second, now);
       ended.insert(ends.top().second);
       ends.pop();
     }
     std::erase_if(running, [&](const RunningJob& r) { return ended.count(r.job) > 0; });
   }
-  if (!nothing_ends) {  // the plan stopped looking before these started
-    for (const PendingJob& p : pending) out[slot[p.id]].basis = StartForecast::Basis::kBeyondLimit;
+  // What a limit holds back where the plan ends (the plan's own jobs may have used its room).
+  SchedulerInput last;
+  last.running = running;
+  last.now_ms = now;
+  last.ended = core_time.ended();
+  WindowLimits limited_last(policy, last);
+  for (const PendingJob& p : pending) {
+    if (core_time.limits() && limited_last.Blocks(p) != nullptr) {
+      out[slot[p.id]].basis = StartForecast::Basis::kLimited;
+    } else if (!nothing_ends) {  // the plan stopped looking before these started
+      out[slot[p.id]].basis = StartForecast::Basis::kBeyondLimit;
+    }
   }
   return out;
 }

@@ -5,7 +5,10 @@
 // job holds, until every job it looks at has started: a job's forecast is the time the plan
 // starts it. A job is expected to end when its run-time prediction says (runtime_prediction.h:
 // its user's last two jobs), or at its time limit without one; nothing is submitted meanwhile,
-// no board fails, the order stays as it is now, and nobody is preempted. Run on time limits
+// no board fails, the order stays as it is now, and nobody is preempted. Core-hour limits
+// (window_limits.h): what ended, and what the plan's own jobs use, stays in their windows for the
+// plan, so the plan never starts a job earlier than a limit lets it; a job a limit holds back
+// gets no start (kLimited) rather than a guess. Run on time limits
 // alone (as Slurm's `squeue --start` is) a forecast is pessimistic wherever jobs end early,
 // which most do.
 // Pure: no clock, no I/O. Thread-compatible.
@@ -25,8 +28,11 @@ struct StartForecast {
   // The planned start (ms since the epoch, as the input's now). 0: none in sight.
   int64_t start_ms = 0;
   enum class Basis : uint8_t {
-    kPlan,         // started by the plan at start_ms
-    kHeld,         // held (a user's hold, a dependency, a tenant over budget): no start planned
+    kPlan,  // started by the plan at start_ms
+    kHeld,  // held (a user's hold, a dependency, a tenant over budget): no start planned
+    // A core-hour limit holds it back (now, or once the plan's own jobs have used their time):
+    // it starts as used core-time leaves the limit's window, which the plan does not follow.
+    kLimited,
     kNever,        // the plan never starts it: the boards it needs are not up, or it never fits
     kBeyondLimit,  // further back in the queue than the forecast looks (ForecastLimits)
   };

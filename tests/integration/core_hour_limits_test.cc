@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <sstream>
 
 #include "tests/integration/cluster.h"
 
@@ -69,6 +70,16 @@ TEST_F(CoreHourLimitsTest, PastTheLimitAJobWaitsSayingWhyAndTheUseOutlivesAResta
       "tenant lab has used or holds 0.0833 of 0.1 core-hours in 1h; this job needs 0.0278 "
       "(policy tenant lab limits.max_core_hours)";
   ASSERT_TRUE(TestCluster::WaitUntil([&] { return ReasonOf(4) == waiting; })) << ReasonOf(4);
+  // Its forecast does not guess when used core-time leaves the window: no start, and why.
+  CliRun table = cluster_.Snnctl({"jobs", "--start"}, "lab");
+  std::istringstream lines(table.out);
+  std::string line, row;
+  while (std::getline(lines, line)) {
+    if (line.rfind("4 ", 0) == 0) row = line;
+  }
+  EXPECT_TRUE(row.size() > 6 && row.substr(row.size() - 6) == " limit") << table.out;
+  CliRun show = cluster_.Snnctl({"show", "4"}, "lab");
+  EXPECT_NE(show.out.find("none: a core-hour limit holds it back"), std::string::npos) << show.out;
   // Two end early: what they used (well under their 200 core-seconds) counts, and 4 starts.
   std::ofstream(first) << "";
   ASSERT_TRUE(TestCluster::WaitUntil([&] { return StateOf(4) == v1::RUNNING; })) << ReasonOf(4);

@@ -88,5 +88,41 @@ TEST(StartForecastTest, QuotasHoldAJobUntilItsTenantsJobsEnd) {
   EXPECT_EQ(Of(f, second).start_ms, 30 * kMin);
 }
 
+// Tenant t may use 10 core-hours in any 7 days. Two 4-core jobs of 1 h (4 core-hours each) fit,
+// a third does not: the plan starts the first two and gives the third no start ("limit"), where
+// it used to plan it once the boards were free. A tenant that has used 8 core-hours already gets
+// no start for any of them.
+TEST(StartForecastTest, ACoreHourLimitGetsNoStartRatherThanAGuess) {
+  constexpr int64_t kHour = 60 * kMin;
+  Scenario s;
+  s.Running(4, 0, 30 * kMin, {{"n1", 0, Rect{0, 0, 4, 1}}});
+  s.Running(4, 0, 30 * kMin, {{"n2", 0, Rect{0, 0, 4, 1}}});
+  s.Running(4, 0, 30 * kMin, {{"n3", 0, Rect{0, 0, 4, 1}}});
+  const auto first = s.Pending(4, kHour).id;
+  const auto second = s.Pending(4, kHour).id;
+  const auto third = s.Pending(4, kHour).id;
+  SchedulerPolicy p;
+  p.tenant_core_hours["t"] = CoreHourLimit{10.0 * kHour, 7 * 24 * kHour};
+  // The running jobs (of tenant t too) hold 3 x 4 x 0.5 = 6 core-hours: only the first fits.
+  auto f = ForecastStarts(s.Input(FourBoards()), p);
+  EXPECT_EQ(Of(f, first).basis, StartForecast::Basis::kPlan);
+  EXPECT_EQ(Of(f, first).start_ms, 0);
+  EXPECT_EQ(Of(f, second).basis, StartForecast::Basis::kLimited);
+  EXPECT_EQ(Of(f, second).start_ms, 0);
+  EXPECT_EQ(Of(f, third).basis, StartForecast::Basis::kLimited);
+  EXPECT_EQ(BasisName(StartForecast::Basis::kLimited), "limit");
+  // Without the limit all three are planned.
+  f = ForecastStarts(s.Input(FourBoards()), SchedulerPolicy{});
+  EXPECT_EQ(Of(f, third).basis, StartForecast::Basis::kPlan);
+  EXPECT_EQ(Of(f, third).start_ms, 30 * kMin);
+  // What ended in the window counts: 8 core-hours used, none of them fits.
+  SchedulerInput in = s.Input(FourBoards());
+  auto ended = std::make_shared<EndedCoreTime>();
+  ended->tenants["t"] = 8.0 * kHour;
+  in.ended = ended;
+  f = ForecastStarts(in, p);
+  EXPECT_EQ(Of(f, first).basis, StartForecast::Basis::kLimited);
+}
+
 }  // namespace
 }  // namespace snn
