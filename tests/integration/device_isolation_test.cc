@@ -117,8 +117,10 @@ TEST(DeviceListTest, AnAgentRefusesABoardsFileWhoseDeviceIsNoDeviceNode) {
   std::ofstream(file) << "boards:\n  - {type: x, mesh: 1x1, ksps: 10, streams: 1, driver: d, "
                          "board: a, devices: [/etc/hostname]}\ndrivers:\n  d: {command: "
                          "[/bin/true]}\n";
-  const std::string command = std::string(SNN_AGENT_BIN) + " --boards_file=" + file +
-                              " --data_dir=" + cluster.dir() + "/data --master=127.0.0.1:9 2>&1";
+  // Bounded: an agent that took the file would run on (and be killed after a minute).
+  const std::string command = "timeout 60 " + std::string(SNN_AGENT_BIN) +
+                              " --boards_file=" + file + " --data_dir=" + cluster.dir() +
+                              "/data --master=127.0.0.1:9 2>&1";
   FILE* p = popen(command.c_str(), "r");
   ASSERT_NE(p, nullptr);
   std::string out;
