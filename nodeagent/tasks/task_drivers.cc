@@ -186,30 +186,37 @@ void TaskManager::OnReserved(const TaskKey& key, const std::string& token,
   StartHeld(task);
 }
 
-std::vector<DeviceNumber> TaskManager::DevicesDeniedTo(uint32_t own) {
-  std::set<DeviceNumber> own_numbers, denied;
+TaskManager::DeviceNumbers TaskManager::LookUpDeviceNumbers() {
+  DeviceNumbers numbers;
+  if (!options_.confine_devices) return numbers;
   for (uint32_t i = 0; i < boards_.size(); ++i) {
     const Board* board = boards_.board(i);
     if (board == nullptr || board->driver() == nullptr) continue;
     for (const std::string& path : board->driver()->devices) {
       auto device = DeviceAt(path);
       if (device.ok()) {
-        (i == own ? own_numbers : denied).insert(*device);
+        numbers[i].insert(*device);
       } else if (device.status().code() != Code::kNotFound) {  // absent: unplugged
         LOG(WARNING) << "board " << i << "'s device " << path << ": " << device.status().message();
       }
     }
   }
-  for (const DeviceNumber& d : own_numbers) denied.erase(d);
-  return {denied.begin(), denied.end()};
+  return numbers;
 }
 
-Status TaskManager::ConfineDevices(const Task& task) {
+Status TaskManager::ConfineDevices(const Task& task, const DeviceNumbers& numbers) {
   if (!options_.confine_devices) return Status::Ok();
-  const std::vector<DeviceNumber> denied = DevicesDeniedTo(task.launch.board);
+  std::set<DeviceNumber> denied;
+  for (const auto& [board, devices] : numbers) {
+    if (board != task.launch.board) denied.insert(devices.begin(), devices.end());
+  }
+  if (auto own = numbers.find(task.launch.board); own != numbers.end()) {
+    for (const DeviceNumber& d : own->second) denied.erase(d);
+  }
   if (denied.empty()) return Status::Ok();
+  const std::vector<DeviceNumber> list(denied.begin(), denied.end());
   const Status s = options_.cgroups != nullptr
-                       ? options_.cgroups->DenyDevices(task.launch.cgroup, denied)
+                       ? options_.cgroups->DenyDevices(task.launch.cgroup, list)
                        : FailedPrecondition("no cgroups");
   if (s.ok()) return s;
   return FailedPrecondition("cannot keep the task from other boards' device nodes: " + s.message() +
@@ -217,19 +224,12 @@ Status TaskManager::ConfineDevices(const Task& task) {
 }
 
 void TaskManager::RefreshDeviceFilters() {
-  std::map<uint32_t, std::set<DeviceNumber>> now;
-  for (uint32_t i = 0; i < boards_.size(); ++i) {
-    const Board* board = boards_.board(i);
-    if (board == nullptr || board->driver() == nullptr) continue;
-    for (const std::string& path : board->driver()->devices) {
-      if (auto device = DeviceAt(path); device.ok()) now[i].insert(*device);
-    }
-  }
+  DeviceNumbers now = LookUpDeviceNumbers();
   if (now == device_numbers_) return;
   device_numbers_ = std::move(now);
   for (auto& [key, task] : tasks_) {
     if (task.ended() || task.stopping() || task.process.pid <= 0) continue;
-    if (Status s = ConfineDevices(task); !s.ok()) {
+    if (Status s = ConfineDevices(task, device_numbers_); !s.ok()) {
       LOG(ERROR) << "task " << task.launch.cgroup << ": " << s.message();
       BeginStop(task, v1::TASK_KILLED, s.message());
     }

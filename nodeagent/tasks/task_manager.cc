@@ -208,14 +208,14 @@ Status TaskManager::PrepareFiles(const Task& task, const std::string& dir, const
 }
 
 Status TaskManager::ConfineTask(const Task& task, pid_t pid) {
-  if (options_.cgroups == nullptr) return ConfineDevices(task);
+  if (options_.cgroups == nullptr) return ConfineDevices(task, LookUpDeviceNumbers());
   const v1::TaskSpec& spec = task.launch.request.task();
   CgroupLimits limits;
   limits.memory_bytes = (spec.memory_mb() ? spec.memory_mb() : options_.default_memory_mb) << 20;
   limits.max_pids = spec.max_processes() ? spec.max_processes() : options_.default_max_processes;
   SNN_RETURN_IF_ERROR(options_.cgroups->Create(task.launch.cgroup, limits));
   SNN_RETURN_IF_ERROR(options_.cgroups->AddProcess(task.launch.cgroup, pid));
-  return ConfineDevices(task);
+  return ConfineDevices(task, LookUpDeviceNumbers());
 }
 
 Status TaskManager::SaveRecord(const Task& task, const v1::LaunchRequest& req) {

@@ -162,10 +162,12 @@ class TaskManager {
   Status PrepareFiles(const Task& task, const std::string& dir, const RunAs& who);
   // Its cgroup with the job's limits (or the node's defaults), holding `pid`.
   Status ConfineTask(const Task& task, pid_t pid);
-  // Driver boards' device nodes (task_drivers.cc): those of every board but `own`, by their
-  // numbers now; the task's cgroup refusing them; again for every live task once they change.
-  std::vector<DeviceNumber> DevicesDeniedTo(uint32_t own);
-  Status ConfineDevices(const Task& task);
+  // Driver boards' device nodes (task_drivers.cc): each board's, by their numbers now; the
+  // task's cgroup refusing those of every board but its own; again for every live task once
+  // they change.
+  using DeviceNumbers = std::map<uint32_t, std::set<DeviceNumber>>;
+  DeviceNumbers LookUpDeviceNumbers();
+  Status ConfineDevices(const Task& task, const DeviceNumbers& numbers);
   void RefreshDeviceFilters();
   // Prepares the task's network on its board. A model goes to the network builder (`*building`:
   // its plane opens, and a held task starts, once it is built: AttachBuiltNetworks); without
@@ -212,7 +214,7 @@ class TaskManager {
   int64_t lease_ms_ = 0;
   uint64_t suspend_after_ms_ = 0;
   // Each driver board's device numbers as last looked up (RefreshDeviceFilters).
-  std::map<uint32_t, std::set<DeviceNumber>> device_numbers_;
+  DeviceNumbers device_numbers_;
   std::function<void()> on_ended_;
   std::function<void()> on_boards_changed_;
   std::function<void()> wake_;
