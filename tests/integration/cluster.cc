@@ -104,7 +104,7 @@ void RemoveLeftCgroups(const std::string& node, const std::string& data_dir) {
 
 TestCluster::~TestCluster() {
   agents_.clear();  // agents first: they stop their tasks
-  for (const std::string& node : agent_nodes_) RemoveLeftCgroups(node, dir_ + "/" + node);
+  for (const auto& [node, data_dir] : agent_data_dirs_) RemoveLeftCgroups(node, data_dir);
   master_.reset();
   ha_masters_.clear();
   auth_.reset();
@@ -270,7 +270,13 @@ void TestCluster::StartAgent(const std::string& node, const std::string& boards_
   const std::string boards = dir_ + "/" + node + ".boards.yaml";
   std::ofstream(boards) << boards_yaml;
   if (approve_agents_) ApproveNode(node, boards_yaml);
-  agent_nodes_.insert(node);
+  // The data dir the agent runs on names its cgroups: a test's own --data_dir wins, as the last
+  // of a flag given twice does.
+  std::string data_dir = dir_ + "/" + node;
+  for (const std::string& f : extra_flags) {
+    if (f.rfind("--data_dir=", 0) == 0) data_dir = f.substr(std::string("--data_dir=").size());
+  }
+  agent_data_dirs_.emplace(node, data_dir);
   std::vector<std::string> argv = {SNN_AGENT_BIN, "--master=" + master_address(),
                                    "--node_name=" + node, "--boards_file=" + boards,
                                    "--data_dir=" + dir_ + "/" + node, "--kill_grace_ms=500",

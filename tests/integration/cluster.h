@@ -131,7 +131,8 @@ class TestCluster {
   };
   std::vector<std::pair<std::string, HaMaster>> ha_masters_;  // in the order first started
   std::map<std::string, std::unique_ptr<Daemon>> agents_;
-  std::set<std::string> agent_nodes_;  // every node started here: its task cgroups are removed
+  // Every (node, data dir) an agent was started on here: their task cgroups are removed.
+  std::set<std::pair<std::string, std::string>> agent_data_dirs_;
   int master_starts_ = 0;
 };
 
