@@ -10,6 +10,9 @@ CLEAN_PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
 report() {
   local status=$?
+  # The agent stopped as systemd stops it, so it removes its task cgroups from the host (ending
+  # with this shell, it would be killed and leave them: cgroups are not in our namespaces).
+  systemctl stop snn-agent >/dev/null 2>&1 || true
   if [ "$status" -ne 0 ]; then
     mkdir -p "$WORK/logs"
     cp /run/standin-systemd/*.log "$WORK/logs/" 2>/dev/null || true

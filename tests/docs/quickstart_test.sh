@@ -19,8 +19,17 @@ done
 WORK="$(mktemp -d /tmp/snn-docs.XXXXXX)"
 chmod 755 "$WORK"
 status=0
+# The agent's cgroups (v1 hierarchies) live on the host, outside the namespaces: it must remove
+# them as it stops. Those there before are not ours.
+agent_cgroups() { ls -d /sys/fs/cgroup/*/snn-"$(hostname)"-* 2>/dev/null | sort || true; }
+cgroups_before="$(agent_cgroups)"
 unshare --mount --net --pid --fork --mount-proc --propagation private \
   bash "$SRC/tests/docs/quickstart_inside.sh" "$BUILD" "$SRC" "$WORK" || status=$?
+left="$(comm -13 <(echo "$cgroups_before") <(agent_cgroups))"
+if [ -n "$left" ]; then
+  echo "docs_quickstart: the agent left its cgroups on the host: $(echo $left)"
+  [ "$status" -ne 0 ] || status=1
+fi
 if [ "$status" -eq 0 ]; then
   rm -rf "$WORK"
 else
