@@ -28,6 +28,10 @@ DEFINE_double(starve_after_h, -1,
 DEFINE_double(backfill_age_first_after_h, -1,
               "default policy: hours of waiting after which a job "
               "is tried for backfill before shorter ones (0: never; -1: the default)");
+DEFINE_string(backfill_past_reservation, "",
+              "default policy, shortest-first backfill: the order of the candidates that would run "
+              "past the reservation's start while its job starves: priority or shortest_first "
+              "(empty: the default, priority)");
 DEFINE_string(backfill_order, "",
               "default policy: shortest_first or queue (the order backfill candidates are "
               "tried in; empty: the default)");
@@ -105,6 +109,16 @@ int main(int argc, char** argv) {
       return 2;
     }
     options.backfill_shortest_first = FLAGS_backfill_order == "shortest_first";
+  }
+  if (!FLAGS_backfill_past_reservation.empty()) {
+    if (FLAGS_backfill_past_reservation != "priority" &&
+        FLAGS_backfill_past_reservation != "shortest_first") {
+      std::fprintf(stderr,
+                   "snn-sim: --backfill_past_reservation is '%s'; use priority or shortest_first\n",
+                   FLAGS_backfill_past_reservation.c_str());
+      return 2;
+    }
+    options.backfill_past_reservation_by_priority = FLAGS_backfill_past_reservation == "priority";
   }
   options.forecast_every = FLAGS_forecast_every;
   if (FLAGS_slowdown_from != "prediction" && FLAGS_slowdown_from != "limit") {

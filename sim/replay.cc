@@ -45,6 +45,10 @@ class Replayer {
     if (options.policy == SimPolicy::kDefault && options.backfill_shortest_first) {
       policy_.backfill_shortest_first = *options.backfill_shortest_first;
     }
+    if (options.policy == SimPolicy::kDefault && options.backfill_past_reservation_by_priority) {
+      policy_.backfill_past_reservation_by_priority =
+          *options.backfill_past_reservation_by_priority;
+    }
   }
 
   Result<std::vector<JobOutcome>> Run();
@@ -306,8 +310,12 @@ void Replayer::Key(int64_t now_s, bool update_accrual) {
     in.time_limit_ms = options_.slowdown_from_limits
                            ? j->sched.time_limit_ms
                            : history_[j->tenant_index].Predict(j->sched.time_limit_ms);
-    keyed_.push_back(
-        Keyed{in.wait_ms, ComputePriority(in, options_.weights).total, j->sched.id, j});
+    const double total = ComputePriority(in, options_.weights).total;
+    // The pass reads them when it orders backfill candidates, as the master's queue order sets.
+    j->pending.priority = total;
+    j->pending.starving =
+        options_.weights.starve_after_ms > 0 && in.wait_ms > options_.weights.starve_after_ms;
+    keyed_.push_back(Keyed{in.wait_ms, total, j->sched.id, j});
   }
 }
 

@@ -38,7 +38,9 @@ struct ReplayOptions {
   PriorityWeights weights;                      // for kDefault
   int64_t backfill_age_first_after_ms = -1;     // for kDefault; -1: the master's default
   std::optional<bool> backfill_shortest_first;  // for kDefault; none: the master's default
-  std::optional<uint32_t> accrue_per_user;      // for kDefault; none: the master's default
+  // For kDefault (SchedulerPolicy::backfill_past_reservation_by_priority); none: the default.
+  std::optional<bool> backfill_past_reservation_by_priority;
+  std::optional<uint32_t> accrue_per_user;  // for kDefault; none: the master's default
   int64_t fairshare_half_life_s = 7 * 86400;
   // For kDefault: the priority's slowdown factor on time limits rather than on predicted run
   // times (the master's way; for comparison).

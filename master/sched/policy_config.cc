@@ -252,6 +252,7 @@ SchedulerPolicy ToSchedulerPolicy(const v1::SchedulingConfig& c) {
   SchedulerPolicy p;
   p.backfill = c.backfill() == "easy";
   p.backfill_shortest_first = c.backfill_order() == "shortest_first";
+  p.backfill_past_reservation_by_priority = p.backfill_shortest_first;
   p.backfill_age_first_after_ms = static_cast<int64_t>(c.backfill_age_first_after_s()) * 1000;
   p.preemption = c.preemption();
   p.preempt_grace_ms = static_cast<int64_t>(c.preempt_grace_s()) * 1000;

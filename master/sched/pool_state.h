@@ -62,6 +62,7 @@ struct PoolState {
   bool reserved = false;             // EASY: one job holds a reservation
   const SchedJob* holder = nullptr;  // the job holding the reservation (it outlives the pass)
   int64_t shadow_ms = 0;             // when the reservation starts
+  bool holder_starving = false;      // the holder waited past the starvation guard
   Holds holds;
   std::vector<char> unheld;                 // by board: no hold on it
   std::vector<const PendingJob*> backfill;  // later jobs, tried once the order is known

@@ -116,6 +116,9 @@ QueueOrder::Key QueueOrder::KeyOf(PendingEntry& e, int64_t now_ms) {
   in.time_limit_ms = job.predicted_ms > 0 ? job.predicted_ms : job.time_limit_ms;
   e.factors = ComputePriority(in, weights_);
   e.factors.starving = weights_.starve_after_ms > 0 && in.wait_ms > weights_.starve_after_ms;
+  e.job.priority = e.factors.total;
+  e.job.tier = queue.tier;
+  e.job.starving = e.factors.starving;
   return Key{e.factors.starving, in.wait_ms, queue.tier, e.factors.total, job.id};
 }
 

@@ -159,6 +159,7 @@ void Pass::Consider(const PendingJob& p, bool as_backfill) {
   if (TryReclaim(pool, job)) return;
   const std::string closed = pool.closures && policy_.explain ? ClosureWords(pool, p) : "";
   if (policy_.backfill && Reserve(pool, job, in_.now_ms)) {
+    pool.holder_starving = p.starving;
     licenses_.HoldFor(job);  // what it will need when its reservation starts
     return Wait(job, Explain(pool, job) + closed + "; it holds its pool's reservation",
                 pool.shadow_ms);
@@ -239,6 +240,7 @@ void Pass::ConsiderUnits(PoolState& pool, const PendingJob& p) {
     return wait([&] { return waiting() + "; starting now could delay " + pool.HolderWords(); });
   }
   if (policy_.backfill && ReserveUnits(pool, job, need, policy_.textbook_easy, in_.now_ms)) {
+    pool.holder_starving = p.starving;
     return wait([&] { return waiting() + "; it holds its pool's reservation"; }, pool.shadow_ms);
   }
   if (!policy_.backfill) {
@@ -247,6 +249,40 @@ void Pass::ConsiderUnits(PoolState& pool, const PendingJob& p) {
     --open_pools_;
   }
   wait(waiting);
+}
+
+std::vector<uint32_t> Pass::ShortestFirst(const PoolState& pool,
+                                          const std::vector<const PendingJob*>& later) const {
+  // Old jobs first, in queue order; then by time limit, keeping the order among equals; while
+  // the reservation's holder starves, the jobs that would run past its start last, by priority.
+  const int64_t age_first = policy_.backfill_age_first_after_ms;
+  const bool by_priority =
+      policy_.backfill_past_reservation_by_priority && pool.reserved && pool.holder_starving;
+  struct Key {
+    int group;  // 0 old, 1 by time limit, 2 past the starving holder's reservation
+    int64_t limit;
+    int32_t tier;
+    double priority;
+    uint32_t i;
+    bool operator<(const Key& o) const {
+      if (group != o.group) return group < o.group;
+      if (group == 1 && limit != o.limit) return limit < o.limit;
+      if (group == 2 && tier != o.tier) return tier > o.tier;
+      if (group == 2 && priority != o.priority) return priority > o.priority;
+      return i < o.i;
+    }
+  };
+  std::vector<Key> keys(later.size());
+  for (uint32_t i = 0; i < later.size(); ++i) {
+    const PendingJob& p = *later[i];
+    const bool old = age_first > 0 && in_.now_ms - p.submit_ms > age_first;
+    const bool past = by_priority && in_.now_ms + p.time_limit_ms > pool.shadow_ms;
+    keys[i] = Key{old ? 0 : past ? 2 : 1, p.time_limit_ms, p.tier, p.priority, i};
+  }
+  std::sort(keys.begin(), keys.end());
+  std::vector<uint32_t> order(keys.size());
+  for (size_t k = 0; k < keys.size(); ++k) order[k] = keys[k].i;
+  return order;
 }
 
 SchedulePlan Pass::Run() {
@@ -258,15 +294,7 @@ SchedulePlan Pass::Run() {
   for (auto& [name, pool] : pools_) {
     std::vector<const PendingJob*> later = std::move(pool.backfill);
     if (policy_.backfill_shortest_first) {
-      // Old jobs first, in queue order; then by time limit, keeping the order among equals.
-      const int64_t age_first = policy_.backfill_age_first_after_ms;
-      std::vector<std::pair<int64_t, uint32_t>> by_limit(later.size());
-      for (uint32_t i = 0; i < later.size(); ++i) {
-        const bool old = age_first > 0 && in_.now_ms - later[i]->submit_ms > age_first;
-        by_limit[i] = {old ? INT64_MIN : later[i]->time_limit_ms, i};
-      }
-      std::sort(by_limit.begin(), by_limit.end());
-      for (const auto& [limit, i] : by_limit) {
+      for (uint32_t i : ShortestFirst(pool, later)) {
         if (Full(pool)) break;
         Consider(*later[i], true);
       }

@@ -125,6 +125,12 @@ struct SchedulerPolicy {
   // With shortest-first backfill, jobs waiting longer than this are tried first, in queue order:
   // small short jobs fill the holes, but not for ever ahead of old ones. 0: off.
   int64_t backfill_age_first_after_ms = 0;
+  // With shortest-first backfill, while the job holding a pool's reservation is starving
+  // (PendingJob::starving), the candidates that would run past the reservation's start (on the
+  // boards it leaves over) are tried after the others, in priority order rather than shortest
+  // first: held back while young, long jobs would otherwise all come at once onto what the
+  // starving job's successors need.
+  bool backfill_past_reservation_by_priority = false;
   bool preemption = true;
   // Elastic jobs grow on what is idle once every pending job had its turn. A pass that sees
   // only the head of the queue must not: the room may be what a job further back needs.
@@ -196,6 +202,11 @@ struct PendingJob {
   // worked out on it; every decision that could delay another job (reservations, backfill) is
   // still taken on time limits.
   int64_t predicted_ms = 0;
+  // Set by the queue order: the job's multifactor priority (PriorityFactors::total) and queue
+  // tier, and whether it waited past the starvation guard.
+  double priority = 0;
+  int32_t tier = 0;
+  bool starving = false;
 
   static PendingJob Of(const SchedJob& j);
 };

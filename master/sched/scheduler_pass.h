@@ -40,6 +40,9 @@ class Pass {
   SchedulePlan Run();
 
  private:
+  // The order shortest-first backfill tries `later` in (indices into it).
+  std::vector<uint32_t> ShortestFirst(const PoolState& pool,
+                                      const std::vector<const PendingJob*>& later) const;
   void BuildPools();
   PoolState& AddPool(const std::string& name, std::vector<BoardCapacity> boards);
   void Consider(const PendingJob& p, bool as_backfill);

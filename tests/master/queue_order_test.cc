@@ -59,6 +59,21 @@ TEST_F(QueueOrderTest, NewJobsAreMergedByPriorityAndDepthIsHonoured) {
   EXPECT_EQ(Head(2), (std::vector<uint64_t>{high, mid}));
 }
 
+// The pass reads each pending job's priority and starvation from its PendingJob (backfill past a
+// starving job's reservation goes by priority): the order sets them as it ranks.
+TEST_F(QueueOrderTest, EachPendingJobCarriesItsPriorityAndWhetherItStarves) {
+  const uint64_t old_job = Submit("a", 0, 0);
+  const uint64_t young = Submit("a", 500, 6 * 3'600'000);
+  FullOrder(6 * 3'600'000 + 1000);  // the old one waited past the 5 h guard
+  const SchedulerViews& views = table_.views();
+  for (uint64_t id : {old_job, young}) {
+    const PendingEntry& e = views.pending()[views.PendingSlotOf(id)];
+    EXPECT_EQ(e.job.priority, e.factors.total) << id;
+    EXPECT_EQ(e.job.starving, id == old_job) << id;
+  }
+  EXPECT_NE(views.pending()[views.PendingSlotOf(young)].job.priority, 0);
+}
+
 TEST_F(QueueOrderTest, TheHeadIsWhatAFullOrderGivesAtTheSameMoment) {
   std::mt19937 rng(7);
   const std::vector<std::string> tenants = {"a", "b", "c"};

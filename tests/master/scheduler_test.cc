@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "master/sched/policy_config.h"
 #include "tests/master/scheduler_scenario.h"
 
 namespace snn {
@@ -209,6 +210,35 @@ TEST(SchedulerTest, ShortestFirstBackfillTriesAnOldJobBeforeShorterYoungOnes) {
   p.backfill_age_first_after_ms = 0;  // off
   EXPECT_EQ(Started(s.Plan({Board("n1", 0, 4), Board("n2", 0, 4)}, p)),
             std::vector<uint64_t>{young});
+}
+
+// While the reservation's job starves, what it leaves over goes to the candidates that would run
+// past its start by priority, not shortest first: long jobs held back while young would otherwise
+// all come at once onto what the starving job's successors need.
+TEST(SchedulerTest, PastAStarvingReservationBackfillGoesByPriority) {
+  Scenario t;
+  t.Running(4, 0, 30 * kMin, {{"n1", 0, Rect{0, 0, 4, 1}}});
+  t.Running(4, 0, 30 * kMin, {{"n2", 0, Rect{0, 0, 4, 1}}});
+  t.Pending(4, 60 * kMin, /*replicas=*/3);  // n1, n2 at minute 30, plus one of n3, n4
+  const auto shorter = t.Pending(4, 100 * kMin).id;
+  const auto valued = t.Pending(4, 600 * kMin).id;
+  const std::vector<BoardCapacity> boards = {Board("n1", 0, 4), Board("n2", 0, 4),
+                                             Board("n3", 0, 4), Board("n4", 0, 4)};
+  auto started = [&](bool head_starving, const SchedulerPolicy& p) {
+    SchedulerInput in = t.Input(boards);
+    in.pending[0].starving = head_starving;
+    in.pending[1].priority = 10;
+    in.pending[2].priority = 20;
+    return Started(PlanPass(std::move(in), p));
+  };
+  SchedulerPolicy p = ToSchedulerPolicy(DefaultSchedulingConfig());
+  ASSERT_TRUE(p.backfill_shortest_first && p.backfill_past_reservation_by_priority);
+  p.preemption = false;
+  // Only one of the two fits on what the reservation leaves over.
+  EXPECT_EQ(started(true, p), std::vector<uint64_t>{valued});
+  EXPECT_EQ(started(false, p), std::vector<uint64_t>{shorter});  // no one starves: shortest
+  p.backfill_past_reservation_by_priority = false;
+  EXPECT_EQ(started(true, p), std::vector<uint64_t>{shorter});
 }
 
 TEST(SchedulerTest, ATenantAtItsLimitWaitsAndSaysSoWhileAnotherStarts) {
