@@ -258,30 +258,30 @@ std::vector<uint32_t> Pass::ShortestFirst(const PoolState& pool,
   const int64_t age_first = policy_.backfill_age_first_after_ms;
   const bool by_priority =
       policy_.backfill_past_reservation_by_priority && pool.reserved && pool.holder_starving;
-  struct Key {
-    int group;  // 0 old, 1 by time limit, 2 past the starving holder's reservation
-    int64_t limit;
-    int32_t tier;
-    double priority;
-    uint32_t i;
-    bool operator<(const Key& o) const {
-      if (group != o.group) return group < o.group;
-      if (group == 1 && limit != o.limit) return limit < o.limit;
-      if (group == 2 && tier != o.tier) return tier > o.tier;
-      if (group == 2 && priority != o.priority) return priority > o.priority;
-      return i < o.i;
-    }
-  };
-  std::vector<Key> keys(later.size());
+  std::vector<std::pair<int64_t, uint32_t>> by_limit;  // old ones first (INT64_MIN), in order
+  std::vector<uint32_t> past;                          // past the starving holder's reservation
+  by_limit.reserve(later.size());
   for (uint32_t i = 0; i < later.size(); ++i) {
     const PendingJob& p = *later[i];
-    const bool old = age_first > 0 && in_.now_ms - p.submit_ms > age_first;
-    const bool past = by_priority && in_.now_ms + p.time_limit_ms > pool.shadow_ms;
-    keys[i] = Key{old ? 0 : past ? 2 : 1, p.time_limit_ms, p.tier, p.priority, i};
+    if (age_first > 0 && in_.now_ms - p.submit_ms > age_first) {
+      by_limit.emplace_back(INT64_MIN, i);
+    } else if (by_priority && in_.now_ms + p.time_limit_ms > pool.shadow_ms) {
+      past.push_back(i);
+    } else {
+      by_limit.emplace_back(p.time_limit_ms, i);
+    }
   }
-  std::sort(keys.begin(), keys.end());
-  std::vector<uint32_t> order(keys.size());
-  for (size_t k = 0; k < keys.size(); ++k) order[k] = keys[k].i;
+  std::sort(by_limit.begin(), by_limit.end());
+  std::sort(past.begin(), past.end(), [&](uint32_t a, uint32_t b) {
+    const PendingJob &x = *later[a], &y = *later[b];
+    if (x.tier != y.tier) return x.tier > y.tier;
+    if (x.priority != y.priority) return x.priority > y.priority;
+    return a < b;
+  });
+  std::vector<uint32_t> order;
+  order.reserve(later.size());
+  for (const auto& [key, i] : by_limit) order.push_back(i);
+  order.insert(order.end(), past.begin(), past.end());
   return order;
 }
 
