@@ -61,7 +61,9 @@ Status BenchCluster::Start(const std::string& auth, const std::vector<std::strin
     SNN_RETURN_IF_ERROR(etcd_->Start());
     ha_flags = {"--ha_etcd=" + etcd_->endpoints(), "--ha_name=bench"};
   }
-  std::vector<std::string> master_argv = {SNN_MASTER_BIN,
+  // Another build's master, to alternate with it on the same host.
+  const char* other_master = std::getenv("SNN_BENCH_MASTER_BIN");
+  std::vector<std::string> master_argv = {other_master ? other_master : SNN_MASTER_BIN,
                                           "--listen=127.0.0.1:0",
                                           "--data_dir=" + dir_ + "/master",
                                           "--port_file=" + dir_ + "/port",

@@ -62,7 +62,7 @@ const std::vector<CliCommand>& CliCommands() {
       {"submit",
        "FILE.yaml",
        "submit a job; prints its job ID (--wait: and waits for its end)",
-       {"--wait", "--parsable", "--input-rate", "--dt", "--array", "--hold"},
+       {"--wait", "--parsable", "--input-rate", "--dt", "--reset", "--array", "--hold"},
        Submit},
       {"jobs",
        "",
@@ -92,7 +92,7 @@ const std::vector<CliCommand>& CliCommands() {
        "send experiments to an experiment service: MODEL (JSON or NIR) run\n"
        "for RUN.json's steps with its inputs; prints their IDs. --wait:\n"
        "wait and print their output spikes",
-       {"--count", "--wait", "--service-tenant"},
+       {"--count", "--wait", "--service-tenant", "--dt", "--reset"},
        Experiment},
       {"experiment list",
        "SERVICE",
@@ -136,14 +136,14 @@ const std::vector<CliCommand>& CliCommands() {
        "MODEL",
        "neurons, synapses, logical cores, a suggested shape and the spike\n"
        "rate of a model (JSON, or NIR: .nir files from Norse, snnTorch, ...)",
-       {"--board-type", "--neurons-per-core", "--input-rate", "--dt"},
+       {"--board-type", "--neurons-per-core", "--input-rate", "--dt", "--reset"},
        Estimate},
       {"simulate",
        "MODEL",
        "runs a model on this host with the board's own engine: input spikes\n"
        "from --inputs (step,layer,neuron lines), output spikes and values to\n"
        "--out (step,layer,neuron,value)",
-       {"--inputs", "--steps", "--out", "--dt"},
+       {"--inputs", "--steps", "--out", "--dt", "--reset"},
        Simulate},
       {"policy show",
        "",
@@ -219,8 +219,9 @@ const std::vector<CliCommand>& CliCommands() {
       {"token create",
        "",
        "an access token for the HTTP API, acting as you (default 7d, at most\n"
-       "90d); printed once. Needs MUNGE: a token cannot make tokens",
-       {"--ttl", "--note", "--parsable"},
+       "90d); printed once, or written to --out's file (mode 0600). Needs\n"
+       "MUNGE: a token cannot make tokens",
+       {"--ttl", "--note", "--parsable", "--out"},
        TokenCreate},
       {"token list",
        "",
@@ -230,8 +231,10 @@ const std::vector<CliCommand>& CliCommands() {
       {"token revoke", "ID", "end an access token at once (yours; admins: any)", {}, TokenRevoke},
       {"node token",
        "NODE",
-       "a one-time join token for a new node (admin; default 15m)",
-       {"--ttl", "--parsable"},
+       "a one-time join token for a new node (admin; default 15m); with\n"
+       "--boards, also approves what it may declare (as node add): a node\n"
+       "without an approved inventory gets no token",
+       {"--ttl", "--parsable", "--boards", "--pools"},
        NodeToken},
       {"node add",
        "NODE --boards FILE",
@@ -378,7 +381,8 @@ const std::vector<CliOptionSpec>& CliOptionSpecs() {
       {"--task", "", "N", "logs, results: task N of the job; run: of the session (default: 0)"},
       {"--out", "", "PATH",
        "results: fetch every file into directory PATH, beside\n"
-       "provenance.json; simulate: write the outputs to file PATH"},
+       "provenance.json; simulate: write the outputs to file PATH; token\n"
+       "create: write the token to file PATH, readable by you only"},
       {"--inputs", "", "FILE", "simulate: the input spikes, step,layer,neuron lines"},
       {"--steps", "", "N", "simulate: run N steps"},
       {"--hold", "", "",
@@ -388,8 +392,13 @@ const std::vector<CliOptionSpec>& CliOptionSpecs() {
        "submit: a job array, as the job file's array: (0-99%8: indices 0 to\n"
        "99, at most 8 running at once; 1,3,5-9:2)"},
       {"--dt", "", "MS",
-       "simulate, estimate, submit: a NIR model's step in ms, the one it was\n"
-       "trained with (default: 1)"},
+       "simulate, estimate, submit, experiment submit: a NIR model's step in\n"
+       "ms, the one it was trained with (default: 1)"},
+      {"--reset", "", "RULE",
+       "simulate, estimate, submit, experiment submit: how a NIR model's\n"
+       "spiking layers that give no v_reset reset after a spike: subtract\n"
+       "(the threshold; the default, as snnTorch and Rockpool) or zero (v\n"
+       "set to 0, as the nir library reads such files)"},
       {"--stderr", "", "", "logs: the task's stderr instead of its stdout"},
       {"--follow", "-f", "", "logs: keep printing what the task writes until the job ends"},
       {"--note", "", "TEXT",

@@ -11,6 +11,7 @@
 #include "cli/session.h"
 #include "common/base/file_util.h"
 #include "common/base/proto_json.h"
+#include "common/rpc/service_refusals.h"
 
 namespace snn {
 namespace {
@@ -65,7 +66,7 @@ int Submit(const CliOptions& o, uint64_t service, std::ostream& out, std::ostrea
     return Fail(err, InvalidArgument("usage: snnctl experiment submit SERVICE MODEL RUN.json "
                                      "[--count N] [--wait]"));
   }
-  auto model = LoadModelOfJob(o.args[3]);
+  auto model = LoadModelOfJob(o.args[3], o.step_ms, o.setting("reset"));
   if (!model.ok()) return Fail(err, model.status());
   auto text = ReadWholeFile(o.args[4], "the run file");
   if (!text.ok()) return Fail(err, text.status());
@@ -91,6 +92,17 @@ int Submit(const CliOptions& o, uint64_t service, std::ostream& out, std::ostrea
   Session session(o);
   if (Status s = session.Open(); !s.ok()) return Fail(err, s);
   auto queued = session.client().Call(rpc::kExperimentSubmit, req);
+  // A service still pending holds no board and takes nothing yet: --wait waits for it here (the
+  // master keeps nothing meanwhile).
+  for (int64_t pause_ms = 50; o.wait && !queued.ok() &&
+                              queued.status().code() == Code::kFailedPrecondition &&
+                              queued.status().message().find(kServiceHoldsNoBoard) !=
+                                  std::string::npos;
+       pause_ms = std::min<int64_t>(pause_ms * 2, 1000)) {
+    if (pause_ms == 50) err << "snnctl: " << queued.status().message() << ": waiting\n";
+    CliClock().SleepMs(pause_ms);
+    queued = session.client().Call(rpc::kExperimentSubmit, req);
+  }
   if (!queued.ok()) return Fail(err, queued.status());
   const uint64_t first = queued->first_id(), last = first + queued->count() - 1;
   if (!o.wait) {

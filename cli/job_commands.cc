@@ -37,14 +37,13 @@ Result<v1::JobState> ParseState(const std::string& text) {
   return state;
 }
 
-// Neurons per core of the boards a job could use: the given type's, or the smallest in the pool.
-Result<uint32_t> NeuronsPerCore(const CliOptions& o, const std::string& board_type,
-                                const std::string& pool) {
-  auto status = Call(o, rpc::kPoolStatus, v1::PoolStatusRequest());
-  if (!status.ok()) return status.status();
+// Neurons per core of the boards a job could use: the given type's, or the smallest in the pool
+// (from the pool's status; NeuronsPerCore asks the master for it).
+Result<uint32_t> NeuronsPerCoreOf(const v1::PoolStatusResponse& status,
+                                  const std::string& board_type, const std::string& pool) {
   uint32_t npc = 0;
   std::set<std::string> types;
-  for (const auto& node : status->nodes()) {
+  for (const auto& node : status.nodes()) {
     if (!pool.empty() &&
         std::find(node.pools().begin(), node.pools().end(), pool) == node.pools().end()) {
       continue;
@@ -65,12 +64,20 @@ Result<uint32_t> NeuronsPerCore(const CliOptions& o, const std::string& board_ty
   return npc;
 }
 
+Result<uint32_t> NeuronsPerCore(const CliOptions& o, const std::string& board_type,
+                                const std::string& pool) {
+  auto status = Call(o, rpc::kPoolStatus, v1::PoolStatusRequest());
+  if (!status.ok()) return status.status();
+  return NeuronsPerCoreOf(*status, board_type, pool);
+}
+
 // Reads the job's model as the user running snnctl: the cores it needs on the boards it may
 // use, and the network itself, which travels in the job.
 Status ResolveModel(const CliOptions& o, v1::JobSpec& spec) {
   auto* r = spec.mutable_task()->mutable_resources();
   if (r->model().empty()) return Status::Ok();
-  auto model = LoadModelOfJob(r->model(), o.step_ms > 0 ? o.step_ms : r->model_step_ms());
+  auto model = LoadModelOfJob(r->model(), o.step_ms > 0 ? o.step_ms : r->model_step_ms(),
+                              o.setting("reset").empty() ? r->model_reset() : o.setting("reset"));
   if (!model.ok()) return model.status();
   auto npc = NeuronsPerCore(o, r->board_type(), spec.pool().empty() ? "default" : spec.pool());
   if (!npc.ok()) return npc.status();
@@ -197,21 +204,29 @@ int Estimate(const CliOptions& o, std::ostream& out, std::ostream& err) {
     return Fail(err, InvalidArgument("usage: snnctl estimate MODEL.json|MODEL.nir [--board-type T] "
                                      "[--input-rate HZ] [--neurons-per-core N]"));
   }
-  auto model = LoadModelOfJob(o.args[1], o.step_ms);
+  auto model = LoadModelOfJob(o.args[1], o.step_ms, o.setting("reset"));
   if (!model.ok()) return Fail(err, model.status());
   uint32_t npc = o.neurons_per_core;
   std::string where = std::to_string(npc) + " neurons per core";
   if (npc == 0) {
-    auto asked = NeuronsPerCore(o, o.board_type, "");
-    if (!asked.ok()) {
-      return Fail(err, Status(asked.status().code(),
-                              asked.status().message() + " (or give --neurons-per-core)"));
+    // The cluster's boards say how many neurons a core holds. Without a cluster the rest is
+    // still measured here: only the cores are left out, saying why.
+    auto pool = Call(o, rpc::kPoolStatus, v1::PoolStatusRequest());
+    if (!pool.ok()) {
+      where = "no cluster reached (" + pool.status().message() +
+              "): give --neurons-per-core N for the cores";
+    } else {
+      auto asked = NeuronsPerCoreOf(*pool, o.board_type, "");
+      if (!asked.ok()) {
+        return Fail(err, Status(asked.status().code(),
+                                asked.status().message() + " (or give --neurons-per-core)"));
+      }
+      npc = *asked;
+      where = (AnyBoardType(o.board_type) ? "the smallest board type, " : o.board_type + ", ") +
+              std::to_string(npc) + " neurons per core";
     }
-    npc = *asked;
-    where = (AnyBoardType(o.board_type) ? "the smallest board type, " : o.board_type + ", ") +
-            std::to_string(npc) + " neurons per core";
   }
-  const ModelEstimate e = EstimateModel(*model, npc, o.input_rate_hz);
+  const ModelEstimate e = EstimateModel(*model, std::max(npc, 1u), o.input_rate_hz);
   // The rate is measured: the board's own engine runs the network on this host.
   auto measured = MeasureRate(*model, o.input_rate_hz, /*seed=*/1);
   if (!measured.ok()) return Fail(err, measured.status());
@@ -222,9 +237,12 @@ int Estimate(const CliOptions& o, std::ostream& out, std::ostream& err) {
   snprintf(window, sizeof window, "%.3g", measured->simulated_s);
   if (o.output == "json") {
     out << "{\"model\": \"" << model->name() << "\", \"neurons\": " << e.neurons
-        << ", \"neurons_per_core\": " << npc << ", \"cores\": " << e.cores << ", \"shape\": \""
-        << e.shape_width << "x" << e.shape_height
-        << "\", \"synapses\": " << static_cast<uint64_t>(e.synapses)
+        << ", \"neurons_per_core\": " << npc << ", \"cores\": "
+        << (npc > 0 ? std::to_string(e.cores) : "null") << ", \"shape\": "
+        << (npc > 0 ? "\"" + std::to_string(e.shape_width) + "x" +
+                          std::to_string(e.shape_height) + "\""
+                    : "null")
+        << ", \"synapses\": " << static_cast<uint64_t>(e.synapses)
         << ", \"max_fan_in\": " << fan_in << ", \"input_rate_hz\": " << o.input_rate_hz
         << ", \"ksps\": " << rate << ", \"spikes_per_s\": " << spikes
         << ", \"measured_steps\": " << measured->steps << ", \"simulated_s\": " << window << "}\n";
@@ -235,8 +253,12 @@ int Estimate(const CliOptions& o, std::ostream& out, std::ostream& err) {
       << model->projections_size() << " projections)\n";
   out << "synapses:         " << static_cast<uint64_t>(e.synapses) << " (fan-in up to " << fan_in
       << " a neuron)\n";
-  out << "logical cores:    " << e.cores << " (" << where << ")\n";
-  out << "suggested shape:  " << e.shape_width << "x" << e.shape_height << "\n";
+  if (npc > 0) {
+    out << "logical cores:    " << e.cores << " (" << where << ")\n";
+    out << "suggested shape:  " << e.shape_width << "x" << e.shape_height << "\n";
+  } else {
+    out << "logical cores:    unknown: " << where << "\n";
+  }
   out << "spike rate:       " << rate << " ksps (" << spikes << " spikes/s) with inputs at "
       << o.input_rate_hz << " Hz\n";
   out << "measured:         by running the network on the board's engine for " << window

@@ -7,8 +7,10 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <iostream>
 
 #include "common/model/model.h"
+#include "common/model/nir_dynamics.h"
 
 extern char** environ;
 
@@ -34,7 +36,7 @@ std::string HelperPath() {
   return (ec ? std::filesystem::path(".") : self.parent_path()) / "snn-nir-import";
 }
 
-Result<v1::Model> ImportNir(const std::string& path, double step_ms) {
+Result<v1::Model> ImportNir(const std::string& path, double step_ms, const std::string& reset) {
   const std::string helper = HelperPath();
   if (access(helper.c_str(), X_OK) != 0) {
     return FailedPrecondition(
@@ -57,7 +59,9 @@ Result<v1::Model> ImportNir(const std::string& path, double step_ms) {
   std::string file = path;
   char step[64];
   std::snprintf(step, sizeof step, "--dt=%.17g", step_ms > 0 ? step_ms : 1.0);
-  char* argv[] = {const_cast<char*>(helper.c_str()), binary.data(), step, file.data(), nullptr};
+  std::string reset_flag = "--reset=" + (reset.empty() ? std::string("subtract") : reset);
+  char* argv[] = {const_cast<char*>(helper.c_str()), binary.data(), step, reset_flag.data(),
+                  file.data(), nullptr};
   pid_t pid = 0;
   const int spawned = posix_spawn(&pid, helper.c_str(), &actions, nullptr, argv, environ);
   posix_spawn_file_actions_destroy(&actions);
@@ -83,15 +87,25 @@ Result<v1::Model> ImportNir(const std::string& path, double step_ms) {
   if (!model.ParseFromString(model_bytes)) {
     return Internal("snn-nir-import gave a model snnctl cannot read (versions differ?)");
   }
+  // Its note: which reset it assumed where the file is silent (unless the user chose one).
+  if (reset.empty() && !message.empty()) std::cerr << "snnctl: " << message;
   return model;
 }
 
 }  // namespace
 
-Result<v1::Model> LoadModelOfJob(const std::string& path, double step_ms) {
-  if (LooksLikeNir(path)) return ImportNir(path, step_ms);
+Result<v1::Model> LoadModelOfJob(const std::string& path, double step_ms,
+                                 const std::string& reset) {
+  if (LooksLikeNir(path)) {
+    if (auto word = ParseNirReset(reset); !word.ok()) return word.status();
+    return ImportNir(path, step_ms, reset);
+  }
   if (step_ms > 0) {
     return InvalidArgument("--dt is for NIR models; " + path + " gives its own timestep_ms");
+  }
+  if (!reset.empty()) {
+    return InvalidArgument("--reset (model_reset) is for NIR models; " + path +
+                           " gives its own neurons' reset");
   }
   return LoadModelFile(path);
 }

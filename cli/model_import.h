@@ -11,7 +11,10 @@
 
 namespace snn {
 
-// `step_ms`: a NIR model's time step (0: 1 ms); a JSON model gives its own.
-Result<v1::Model> LoadModelOfJob(const std::string& path, double step_ms = 0);
+// `step_ms`: a NIR model's time step (0: 1 ms); a JSON model gives its own. `reset`: how a NIR
+// model's spiking layers without v_reset reset ("", "subtract" or "zero"; common/model/
+// nir_model.h); where it is "" and the file is silent, a note on standard error says so.
+Result<v1::Model> LoadModelOfJob(const std::string& path, double step_ms = 0,
+                                 const std::string& reset = "");
 
 }  // namespace snn

@@ -1,5 +1,7 @@
-// snn-nir-import [--binary] [--dt=MS] FILE.nir: the model a NIR file makes at a step of MS
-// milliseconds (default 1; see common/model/nir_model.h), as JSON on standard output, or with
+// snn-nir-import [--binary] [--dt=MS] [--reset=subtract|zero] FILE.nir: the model a NIR file
+// makes at a step of MS milliseconds (default 1; see common/model/nir_model.h), its spiking layers
+// that give no v_reset resetting as --reset says (default subtract: a line on standard error
+// names those layers), as JSON on standard output, or with
 // --binary as the protobuf that snnctl reads. snnctl runs it
 // for NIR models so that it does not load HDF5 itself; people can use it to see what a NIR
 // export becomes. Errors: one line on standard error, exit code 1.
@@ -23,6 +25,13 @@ int main(int argc, char** argv) {
       char* end = nullptr;
       options.step_ms = std::strtod(argv[i] + 5, &end);
       usage |= end == argv[i] + 5 || *end != '\0';
+    } else if (std::strncmp(argv[i], "--reset=", 8) == 0) {
+      auto reset = snn::ParseNirReset(argv[i] + 8);
+      if (!reset.ok()) {
+        std::cerr << reset.status().message() << "\n";
+        return 2;
+      }
+      options.reset = *reset;
     } else if (path == nullptr && argv[i][0] != '-') {
       path = argv[i];
     } else {
@@ -31,13 +40,22 @@ int main(int argc, char** argv) {
     }
   }
   if (path == nullptr || usage) {
-    std::cerr << "usage: snn-nir-import [--binary] [--dt=MS] FILE.nir\n";
+    std::cerr << "usage: snn-nir-import [--binary] [--dt=MS] [--reset=subtract|zero] FILE.nir\n";
     return 2;
   }
   auto model = snn::LoadNirFile(path, options);
   if (!model.ok()) {
     std::cerr << model.status().message() << "\n";
     return 1;
+  }
+  // Say which reset is assumed where the file is silent (NIR readers differ on it).
+  if (const auto silent = snn::MissingReset(*model); !silent.empty()) {
+    std::cerr << "note: " << path << " gives no v_reset for layer" << (silent.size() > 1 ? "s " : " ")
+              << silent[0];
+    if (silent.size() > 1) std::cerr << " and " << silent.size() - 1 << " more";
+    std::cerr << ": they reset by subtracting the threshold after a spike (snnTorch's and "
+                 "Rockpool's rule); reset zero (--reset zero, or model_reset: zero in a job file) "
+                 "sets v to 0, as the nir library reads such files\n";
   }
   if (binary) {
     return model->SerializeToOstream(&std::cout) && std::cout.flush() ? 0 : 1;

@@ -7,6 +7,7 @@
 #include "cli/accounting_commands.h"
 #include "cli/billing_commands.h"
 #include "cli/format.h"
+#include "cli/secret_output.h"
 #include "cli/job_columns.h"
 #include "cli/job_control_commands.h"
 #include "cli/policy_commands.h"
@@ -51,10 +52,22 @@ int Pool(const CliOptions& o, std::ostream& out, std::ostream& err) {
 
 int NodeToken(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (o.args.size() != 3) {
-    return Fail(err, InvalidArgument("usage: snnctl node token NODE [--ttl DURATION]"));
+    return Fail(err, InvalidArgument(
+                         "usage: snnctl node token NODE [--boards FILE [--pools P1,P2]] [--ttl DURATION]"));
   }
   v1::NodeTokenRequest req;
   req.set_node(o.args[2]);
+  // The inventory approved with the token (as node add), if given.
+  if (auto boards_file = o.settings.find("boards"); boards_file != o.settings.end()) {
+    auto boards = LoadBoardsFile(boards_file->second);
+    if (!boards.ok()) return Fail(err, boards.status());
+    for (const auto& b : boards->boards) *req.add_boards() = b;
+    if (auto pools = o.settings.find("pools"); pools != o.settings.end()) {
+      for (const std::string& pool : SplitList(pools->second)) req.add_pools(pool);
+    }
+  } else if (o.settings.count("pools")) {
+    return Fail(err, InvalidArgument("--pools goes with --boards"));
+  }
   if (!o.ttl.empty()) {
     auto ttl = ParseDurationSeconds(o.ttl);
     if (!ttl.ok()) return Fail(err, InvalidArgument("--ttl: " + ttl.status().message()));
@@ -63,7 +76,8 @@ int NodeToken(const CliOptions& o, std::ostream& out, std::ostream& err) {
   auto resp = Call(o, rpc::kNodeToken, req);
   if (!resp.ok()) return Fail(err, resp.status());
   // The token alone on standard output, so that `snnctl node token N > FILE` makes the file the
-  // agent reads; the hint goes to standard error.
+  // agent reads (narrowed to 0600: it enrols a node); the hint goes to standard error.
+  NarrowRedirectedOutput(err);
   out << resp->token() << "\n";
   if (!o.parsable) {
     err << "One enrolment of node " << o.args[2] << ", until "

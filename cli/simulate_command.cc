@@ -70,7 +70,7 @@ int Simulate(const CliOptions& o, std::ostream& out, std::ostream& err) {
     return Fail(err, InvalidArgument("usage: snnctl simulate MODEL --inputs FILE --steps N "
                                      "--out FILE [--dt MS]"));
   }
-  auto model = LoadModelOfJob(o.args[1], o.step_ms);
+  auto model = LoadModelOfJob(o.args[1], o.step_ms, o.setting("reset"));
   if (!model.ok()) return Fail(err, model.status());
   auto built = BuildHostNetwork(*model);
   if (!built.ok()) return Fail(err, built.status());

@@ -77,7 +77,7 @@ Result<CliOptions> ParseCliArgs(const std::vector<std::string>& argv) {
                arg == "--count" || arg == "--service-tenant" || arg == "--array" ||
                arg == "--job" || arg == "--duration" || arg == "--tenants" || arg == "--flags" ||
                arg == "--parent" || arg == "--nominal" || arg == "--borrowing-limit" ||
-               arg == "--lending-limit" || arg == "--idle") {
+               arg == "--lending-limit" || arg == "--idle" || arg == "--reset") {
       auto v = take(arg);
       if (!v.ok()) return v.status();
       o.settings[arg.substr(2)] = *v;

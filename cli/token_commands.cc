@@ -1,6 +1,7 @@
 #include "cli/token_commands.h"
 
 #include "cli/format.h"
+#include "cli/secret_output.h"
 #include "cli/session.h"
 #include "common/base/duration.h"
 #include "common/rpc/rpc_client.h"
@@ -10,7 +11,8 @@ namespace snn {
 
 int TokenCreate(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (o.args.size() != 2) {
-    return Fail(err, InvalidArgument("usage: snnctl token create [--ttl DURATION] [--note TEXT]"));
+    return Fail(err, InvalidArgument(
+                         "usage: snnctl token create [--ttl DURATION] [--note TEXT] [--out FILE]"));
   }
   v1::TokenCreateRequest req;
   if (!o.ttl.empty()) {
@@ -21,17 +23,24 @@ int TokenCreate(const CliOptions& o, std::ostream& out, std::ostream& err) {
   req.set_note(o.note);
   auto resp = Call(o, rpc::kTokenCreate, req);
   if (!resp.ok()) return Fail(err, resp.status());
+  // The token alone on standard output (`snnctl token create > FILE`), or in --out's file (then
+  // not on standard output); the rest on standard error.
+  if (!o.out_dir.empty()) {
+    if (Status s = WritePrivateFile(o.out_dir, resp->token() + "\n"); !s.ok()) return Fail(err, s);
+    resp->clear_token();
+  } else {
+    NarrowRedirectedOutput(err);
+  }
   if (o.output == "json") {
     out << FormatJson(*resp) << "\n";
     return 0;
   }
-  // The token alone on standard output (`snnctl token create > FILE`); the rest on standard
-  // error.
-  out << resp->token() << "\n";
+  if (o.out_dir.empty()) out << resp->token() << "\n";
   if (!o.parsable) {
     err << "Token " << resp->record().id() << " acts as " << resp->record().user() << " until "
         << FormatTimestamp(resp->record().expires_ms())
-        << "; send it as 'Authorization: Bearer TOKEN'. It is shown only now.\n";
+        << "; send it as 'Authorization: Bearer TOKEN'. It is "
+        << (o.out_dir.empty() ? "shown only now" : "in " + o.out_dir + " (mode 0600)") << ".\n";
   }
   return 0;
 }

@@ -24,9 +24,15 @@ DEFINE_string(http_listen, "127.0.0.1:7133",
               "with --auth=none, loopback only; port 0 picks one; empty: no API)");
 DEFINE_string(http_port_file, "", "write the HTTP API's bound port to this file");
 DEFINE_uint32(http_max_connections, 4096, "HTTP API connections open at once, in all");
-DEFINE_uint32(http_max_per_address, 1024,
-              "HTTP API connections open at once from one IP address (a portal or proxy that "
-              "holds many watchers needs more)");
+DEFINE_uint32(http_max_per_user, 64,
+              "HTTP API connections of one user (by token) from one IP address; more are "
+              "refused with that reason, and the address's other users are not affected");
+DEFINE_int64(http_anonymous_timeout_s, 10,
+             "an HTTP API connection that has carried no accepted token is closed this long after "
+             "it opened (the web page and the API's document need none)");
+DEFINE_uint32(http_max_anonymous_per_address, 64,
+              "HTTP API connections from one IP address that carry no accepted token yet; one "
+              "more closes the oldest of them (each is closed 10 s after it opened)");
 DEFINE_string(data_dir, "/var/lib/snn/master", "directory of the master's state store");
 DEFINE_string(port_file, "", "write the bound port to this file once listening");
 DEFINE_uint64(max_frame_bytes, 4 << 20, "largest accepted frame; larger ones close the connection");
@@ -210,7 +216,9 @@ int main(int argc, char** argv) {
   config.http_listen = FLAGS_http_listen;
   config.http_port_file = FLAGS_http_port_file;
   config.http_limits.max_connections = FLAGS_http_max_connections;
-  config.http_limits.max_per_address = FLAGS_http_max_per_address;
+  config.http_limits.max_per_user = FLAGS_http_max_per_user;
+  config.http_limits.anonymous_timeout_ms = FLAGS_http_anonymous_timeout_s * 1000;
+  config.http_limits.max_anonymous_per_address = FLAGS_http_max_anonymous_per_address;
   config.max_frame_bytes = FLAGS_max_frame_bytes;
   if (!FLAGS_ha_etcd.empty() &&
       gflags::GetCommandLineFlagInfoOrDie("heartbeat_timeout_ms").is_default) {

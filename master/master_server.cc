@@ -14,6 +14,23 @@
 
 namespace snn {
 
+namespace {
+
+// A user's credential decoded by the master's munged. When that munged fails (not the
+// credential), the user is told the fault is on the master's side: the plain message names a
+// socket the user would look for on their own host.
+Result<MungeIdentity> DecodeOnTheMaster(const std::string& socket, const std::string& credential) {
+  auto who = MungeDecode(socket, credential);
+  if (who.ok() || who.status().code() != Code::kUnavailable) return who;
+  LOG_EVERY_N(ERROR, 100) << "decoding a user's credential: " << who.status().message();
+  return Unavailable(
+      "the master cannot check your credential: its own munged fails (" + who.status().message() +
+      "); your host is not at fault: tell the cluster's operator");
+}
+
+}  // namespace
+
+
 MasterServer::MasterServer(MasterConfig config, const Clock& clock, std::unique_ptr<Store> store)
     : config_(std::move(config)),
       clock_(clock),
@@ -47,7 +64,7 @@ MasterServer::MasterServer(MasterConfig config, const Clock& clock, std::unique_
           io_, clock_,
           config_.auth == "none" ? Authenticator::Mode::kNone : Authenticator::Mode::kMunge,
           [socket = config_.munge_socket](const std::string& credential) {
-            return MungeDecode(socket, credential);
+            return DecodeOnTheMaster(socket, credential);
           },
           [this](const std::shared_ptr<Connection>& c, v1::Envelope e, Identity who) {
             if (who.kind == Identity::Kind::kUser) {
@@ -135,6 +152,14 @@ Status MasterServer::SetUpAuth() {
     return Status::Ok();
   }
   if (config_.auth != "munge") return InvalidArgument("--auth must be munge or none");
+  // Users' credentials are decoded by this host's munged: it must answer now, so that the
+  // operator hears of a missing one here, not users who would then check their own.
+  auto probe = MungeEncode(config_.munge_socket);
+  if (probe.ok()) probe = MungeDecode(config_.munge_socket, *probe).status();
+  if (!probe.ok()) {
+    return Unavailable("the master's munged does not work: " + probe.status().message() +
+                       " (the master decodes users' credentials with it; see --munge_socket)");
+  }
   const std::string dir = config_.tls_dir + "/";
   auto tls = MakeServerTls({dir + "ca.crt", dir + "master.crt", dir + "master.key"});
   if (!tls.ok()) {
@@ -161,10 +186,12 @@ Status MasterServer::SetUpAuth() {
 
 Status MasterServer::StartHttp() {
   if (config_.http_listen.empty()) return Status::Ok();
-  if (config_.http_limits.max_connections == 0 || config_.http_limits.max_per_address == 0) {
+  const HttpLimits& limits = config_.http_limits;
+  if (limits.max_connections == 0 || limits.max_per_user == 0 ||
+      limits.max_anonymous_per_address == 0) {
     return InvalidArgument(
-        "--http_max_connections and --http_max_per_address must be at least 1 (an empty "
-        "--http_listen turns the API off)");
+        "--http_max_connections, --http_max_per_user and --http_max_anonymous_per_address must "
+        "be at least 1 (an empty --http_listen turns the API off)");
   }
   auto address = ParseHostPort(config_.http_listen, true);
   if (!address.ok()) return address.status();
@@ -201,6 +228,7 @@ Status MasterServer::StartHttp() {
       [this](HttpRequest request, std::shared_ptr<HttpReply> reply) {
         rest_->Handle(std::move(request), std::move(reply));
       },
+      HttpGate{[this](const HttpRequest& head) { return rest_->OwnerOf(head); }, ErrorResponse},
       tls, config_.http_limits);
   SNN_RETURN_IF_ERROR(http_->Listen(*address));
   LOG(INFO) << "HTTP API on " << (tls ? "https://" : "http://") << address->host << ":"

@@ -81,10 +81,11 @@ DEFINE_bool(task_hide_processes, true,
             "private /proc mounted with hidepid=invisible (Linux 5.8 or later); a task that "
             "cannot have it does not run");
 DEFINE_bool(task_isolate_boards, true,
-            "tasks on pass-through boards (run by a driver) get a network of their own in which "
-            "only their boards' endpoints answer (UDP, relayed by the task's shepherd): other "
-            "boards, other tenants' boards, management ports and everything else are out of "
-            "reach; a task that cannot have it does not run");
+            "every task (of a root agent) gets a network of its own in which only its boards' "
+            "endpoints answer: a pass-through board's (UDP, relayed by the task's shepherd), a "
+            "simulated board's none. Other boards, other tenants' boards, management ports and "
+            "everything else are out of reach (the spike gateway, a Unix socket, is not); a task "
+            "that cannot have it does not run");
 DEFINE_bool(task_confine_devices, true,
             "every task is kept from the device nodes of the boards it does not hold (the boards "
             "file's devices:), by its cgroup (v1's devices controller, or an eBPF device filter "
@@ -203,10 +204,7 @@ int main(int argc, char** argv) {
       LOG(ERROR) << token.status().message();
       return 2;
     }
-    config.link.join_token = *token;
-    while (!config.link.join_token.empty() && isspace(config.link.join_token.back())) {
-      config.link.join_token.pop_back();
-    }
+    config.link.join_token_file = FLAGS_join_token_file;
   }
   if (FLAGS_tls) {
     std::error_code exists_ec;

@@ -2,6 +2,7 @@
 
 #include <glog/logging.h>
 
+#include "common/rpc/service_refusals.h"
 #include "nodeagent/tasks/task_output.h"
 #include "nodeagent/tasks/task_results.h"
 
@@ -37,7 +38,7 @@ MasterLink::MasterLink(asio::io_context& io, const Clock& clock, TaskManager& ta
       tasks_(tasks),
       options_(std::move(options)),
       experiments_(io, clock, tasks.boards()),
-      credentials_(options_.tls_dir, options_.join_token) {
+      credentials_(options_.tls_dir, options_.join_token, options_.join_token_file) {
   router_.Add(rpc::kAgentLaunch,
               [this](const CallContext&, v1::LaunchRequest req, Responder<v1::LaunchResponse> r) {
                 auto status = tasks_.Launch(req);
@@ -293,6 +294,21 @@ void MasterLink::MaybeRenew() {
   });
 }
 
+void MasterLink::CertificateRevoked(const Status& why) {
+  // Presenting it again can only be refused again: set it aside and enrol at the next connection
+  // (with the join token file's token, read then: a new one placed there is used).
+  const Status aside = credentials_.SetAside();
+  LOG(ERROR) << why.message() << "; "
+             << (aside.ok() ? "the certificate is set aside (" + credentials_.pem_path() +
+                                  ".revoked) and the agent enrols again with "
+                            : aside.message() + "; the agent needs ")
+             << (credentials_.join_token().empty()
+                     ? "a new join token: snnctl node token " + options_.node_name +
+                           " --boards FILE > TOKENFILE, given with --join_token_file"
+                     : "its join token (a used one is refused: then give a new one in "
+                       "--join_token_file)");
+}
+
 void MasterLink::BoardsChanged() {
   if (session_ && registered_) SendRegister();
 }
@@ -319,6 +335,9 @@ void MasterLink::SendRegister() {
       if (resp.status().code() == Code::kNotLeader) {
         NextMaster(resp.status());
         keep_next_connect_ = true;  // the close below must not delay it
+      } else if (resp.status().code() == Code::kUnauthenticated &&
+                 resp.status().message().find(kCertificateRevoked) != std::string::npos) {
+        CertificateRevoked(resp.status());
       } else {
         LOG(WARNING) << "registration refused: " << resp.status().ToString();
       }

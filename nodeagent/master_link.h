@@ -35,6 +35,9 @@ struct MasterLinkOptions {
   bool tls = true;
   std::string tls_dir;
   std::string join_token;
+  // Read again at each enrolment, so that a new token placed there is used (after a revocation,
+  // say) without a restart; it wins over `join_token`.
+  std::string join_token_file;
 };
 
 class MasterLink {
@@ -58,6 +61,8 @@ class MasterLink {
   // Moves on to the next master of the list (or to the leader `refusal` names).
   void NextMaster(const Status& refusal = Status::Ok());
   void StartTls(tcp::socket socket);
+  // The master refused this node's certificate as revoked.
+  void CertificateRevoked(const Status& why);
   void OnConnected(std::shared_ptr<Connection> session);
   void SendEnrol();
   void MaybeRenew();

@@ -1,11 +1,31 @@
 #include "nodeagent/node_credentials.h"
 
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 
 #include "common/base/file_util.h"
 #include "common/identity/pki.h"
 
 namespace snn {
+
+std::string NodeCredentials::join_token() const {
+  if (join_token_file_.empty()) return join_token_;
+  auto token = ReadWholeFile(join_token_file_, "the join token file");
+  if (!token.ok()) return "";
+  std::string out = *token;
+  while (!out.empty() && std::isspace(static_cast<unsigned char>(out.back()))) out.pop_back();
+  return out;
+}
+
+Status NodeCredentials::SetAside() {
+  if (std::rename(pem_path().c_str(), (pem_path() + ".revoked").c_str()) != 0) {
+    return Unavailable("cannot move " + pem_path() + " aside: " + std::strerror(errno));
+  }
+  return Status::Ok();
+}
 
 bool NodeCredentials::has_certificate() const {
   std::error_code ec;

@@ -17,11 +17,19 @@ namespace snn {
 
 class NodeCredentials {
  public:
-  NodeCredentials(std::string tls_dir, std::string join_token)
-      : dir_(std::move(tls_dir)), join_token_(std::move(join_token)) {}
+  // `join_token_file`, when given, is read at each join_token() call (a new token placed there
+  // is used without a restart).
+  NodeCredentials(std::string tls_dir, std::string join_token, std::string join_token_file = "")
+      : dir_(std::move(tls_dir)),
+        join_token_(std::move(join_token)),
+        join_token_file_(std::move(join_token_file)) {}
 
   bool has_certificate() const;
-  const std::string& join_token() const { return join_token_; }
+  // The join token: the file's content (trimmed), or the one given; "" when there is none.
+  std::string join_token() const;
+  // The certificate was revoked: it is moved aside (node.pem.revoked), so that the next
+  // connection enrols with a join token rather than present it again.
+  Status SetAside();
   // A client context: the CA, and the node's certificate when it has one.
   Result<std::shared_ptr<ssl::context>> Context() const;
 
@@ -38,6 +46,7 @@ class NodeCredentials {
  private:
   const std::string dir_;
   const std::string join_token_;
+  const std::string join_token_file_;
   std::string pending_key_;
 };
 

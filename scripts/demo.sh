@@ -71,7 +71,9 @@ SNNCTL="$BIN/cli/snnctl"
 for node in node1 node2; do
   echo "== snnctl node token $node (the admin), then snn-agent $node enrols with it"
   mkdir -p "$WORK/$node.tls" && cp "$WORK/tls/ca.crt" "$WORK/$node.tls/"
-  "$SNNCTL" node token "$node" --ttl 10m --parsable >"$WORK/$node.token"
+  # The token approves what the node may declare: its boards file, as an operator would give it.
+  "$SNNCTL" node token "$node" --ttl 10m --parsable --boards "etc/boards/$node.yaml" \
+    >"$WORK/$node.token"
   # The demo's jobs may be root's: these agents run root's tasks (production agents do not).
   "$BIN/nodeagent/snn-agent" --master="$SNN_MASTER" --node_name="$node" \
     --boards_file="etc/boards/$node.yaml" --data_dir="$WORK/$node" --kill_grace_ms=1000 --stop_tasks_on_exit=true \
@@ -101,7 +103,7 @@ drivers:
     aliases: {SLURM_FPGA_IPS: hosts}
 BOARDS
 mkdir -p "$WORK/node3.tls" && cp "$WORK/tls/ca.crt" "$WORK/node3.tls/"
-"$SNNCTL" node token node3 --ttl 10m --parsable >"$WORK/node3.token"
+"$SNNCTL" node token node3 --ttl 10m --parsable --boards "$WORK/node3.yaml" >"$WORK/node3.token"
 "$BIN/nodeagent/snn-agent" --master="$SNN_MASTER" --node_name=node3 \
   --boards_file="$WORK/node3.yaml" --data_dir="$WORK/node3" --kill_grace_ms=1000 --stop_tasks_on_exit=true \
   --tls_dir="$WORK/node3.tls" --join_token_file="$WORK/node3.token" \
@@ -199,7 +201,7 @@ echo "   master log of the refusals:"
 grep "refused" "$WORK/master.log" | sed 's/^/   /' | tail -3
 
 echo "== the HTTP API: a token (snnctl token create), then job 1 and the pool over HTTPS"
-"$SNNCTL" token create --note demo --parsable >"$WORK/token"
+"$SNNCTL" token create --note demo --parsable --out "$WORK/token"
 CURL=(curl -sS --cacert "$WORK/tls/ca.crt" -H "Authorization: Bearer $(cat "$WORK/token")")
 "${CURL[@]}" "$API/v1/jobs/1" | grep -E '"(name|state|reason)"' | sed 's/^/   /' || true
 "${CURL[@]}" "$API/v1/pool" | grep -cE '"state": "UP"' | sed 's/^/   boards and nodes UP: /' || true

@@ -25,7 +25,8 @@ Status ParseEventResources(const YAML::Node& node, v1::Resources& r);
 Status ParseResources(const YAML::Node& node, v1::Resources& r) {
   SNN_RETURN_IF_ERROR(CheckKnownFields(
       node, "task.resources",
-      {"cores", "ksps", "units", "streams", "board_type", "model", "model_step_ms"}));
+      {"cores", "ksps", "units", "streams", "board_type", "model", "model_step_ms",
+       "model_reset"}));
   if (node["model"]) {
     if (node["cores"]) {
       return InvalidArgument("task.resources: give cores or model, not both");
@@ -48,8 +49,21 @@ Status ParseResources(const YAML::Node& node, v1::Resources& r) {
       }
       r.set_model_step_ms(step);
     }
-  } else if (node["model_step_ms"]) {
-    return InvalidArgument("task.resources.model_step_ms is the step of a model: give a model");
+    if (node["model_reset"]) {
+      auto reset = ReadString(node["model_reset"], "task.resources.model_reset");
+      if (!reset.ok()) return reset.status();
+      if (*reset != "subtract" && *reset != "zero") {
+        return InvalidArgument(
+            "task.resources.model_reset is subtract or zero (how a NIR model's spiking layers "
+            "without v_reset reset), not '" +
+            reset->substr(0, 32) + "'");
+      }
+      r.set_model_reset(*reset);
+    }
+  } else if (node["model_step_ms"] || node["model_reset"]) {
+    return InvalidArgument(std::string("task.resources.") +
+                           (node["model_step_ms"] ? "model_step_ms" : "model_reset") +
+                           " is about a model: give a model");
   } else if (!node["cores"]) {
     return InvalidArgument("task.resources.cores is required (or a model to derive it from)");
   }

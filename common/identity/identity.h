@@ -34,6 +34,9 @@ struct Identity {
   std::vector<std::string> groups;  // its Unix groups' names
   Role role = Role::kUser;          // users: from the access policy
   std::string node;                 // nodes: the name in the certificate
+  // Nodes: the certificate the connection presented (its serial, hex, and validity).
+  std::string cert_serial;
+  int64_t cert_not_before_s = 0, cert_not_after_s = 0;
 
   // "uid 1000 (alice)", "node n1", "nobody"
   std::string Describe() const;

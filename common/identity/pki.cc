@@ -224,23 +224,27 @@ Result<KeyAndCert> IssueWithNewKey(const KeyAndCert& ca, const Issue& issue) {
   return KeyAndCert{*key, *cert};
 }
 
-Result<CertInfo> ReadCert(const std::string& cert_pem) {
-  auto cert = ParseCert(cert_pem);
-  if (!cert.ok()) return cert.status();
+CertInfo CertInfoOf(const X509* cert) {
   CertInfo info;
-  const X509_NAME* subject = X509_get_subject_name(cert->get());
+  const X509_NAME* subject = X509_get_subject_name(cert);
   info.common_name = NameEntry(subject, NID_commonName);
   info.role = NameEntry(subject, NID_organizationalUnitName);
-  info.not_before_s = ToUnix(X509_get0_notBefore(cert->get()));
-  info.not_after_s = ToUnix(X509_get0_notAfter(cert->get()));
+  info.not_before_s = ToUnix(X509_get0_notBefore(cert));
+  info.not_after_s = ToUnix(X509_get0_notAfter(cert));
   std::unique_ptr<BIGNUM, Deleter<BIGNUM, BN_free>> serial(
-      ASN1_INTEGER_to_BN(X509_get0_serialNumber(cert->get()), nullptr));
+      ASN1_INTEGER_to_BN(X509_get0_serialNumber(cert), nullptr));
   if (serial) {
     char* hex = BN_bn2hex(serial.get());
     info.serial_hex = hex;
     OPENSSL_free(hex);
   }
   return info;
+}
+
+Result<CertInfo> ReadCert(const std::string& cert_pem) {
+  auto cert = ParseCert(cert_pem);
+  if (!cert.ok()) return cert.status();
+  return CertInfoOf(cert->get());
 }
 
 Status VerifyCert(const std::string& ca_cert_pem, const std::string& cert_pem) {

@@ -11,6 +11,8 @@
 
 #include "common/base/status.h"
 
+struct x509_st;  // OpenSSL's X509
+
 namespace snn::pki {
 
 inline constexpr char kRoleCa[] = "ca";
@@ -29,6 +31,8 @@ struct CertInfo {
   int64_t not_after_s = 0;  // Unix seconds
   std::string serial_hex;
 };
+// What a parsed certificate says (a peer's, after a handshake).
+CertInfo CertInfoOf(const x509_st* cert);
 
 Result<std::string> NewPrivateKey();
 // A certificate signing request for `common_name`, signed by `key_pem`.

@@ -89,4 +89,23 @@ Status ValidateNirDynamics(const v1::Model& model) {
   return Status::Ok();
 }
 
+Result<NirReset> ParseNirReset(const std::string& word) {
+  if (word.empty() || word == "subtract") return NirReset::kSubtract;
+  if (word == "zero") return NirReset::kZero;
+  return InvalidArgument("the reset of layers without v_reset is subtract or zero, not '" +
+                         word.substr(0, 32) + "'");
+}
+
+std::vector<std::string> MissingReset(const v1::Model& model) {
+  std::vector<std::string> out;
+  if (model.dynamics() != "nir") return out;
+  for (const auto& p : model.populations()) {
+    const v1::NirNeuron& n = p.nir();
+    if (n.v_threshold_size() > 0 && n.v_reset_size() == 0 && n.kind() != "Threshold") {
+      out.push_back(p.name());
+    }
+  }
+  return out;
+}
+
 }  // namespace snn

@@ -254,33 +254,43 @@ Status Reader::ReadGraph(hid_t group, const std::string& prefix, const std::stri
   return Status::Ok();
 }
 
-// An edge's end that names nothing: say which graph it is in and the nodes that graph does have.
+// An edge's end that names nothing: say which graph it is in and the nodes that graph does have,
+// those whose own names hold dots included (a subgraph some exporters write flattened, its nodes
+// named "lif1.lif", "lif1.w_rec" beside the graph's others, which explains an edge to "lif1").
 std::string Reader::UnknownEnd(const std::string& end) const {
   const size_t dot = end.rfind('.');
   const std::string scope = dot == std::string::npos ? "" : end.substr(0, dot + 1);
   const std::string local = end.substr(scope.size());
-  std::set<std::string> names;  // the graph's own nodes and subgraphs, by their local names
+  std::set<std::string> names, flattened;  // the graph's own nodes and subgraphs, local names
   auto add = [&](const std::string& name) {
-    if (name.size() > scope.size() && name.compare(0, scope.size(), scope) == 0 &&
-        name.find('.', scope.size()) == std::string::npos) {
-      names.insert(name.substr(scope.size()));
-    }
+    if (name.size() <= scope.size() || name.compare(0, scope.size(), scope) != 0) return;
+    // A node inside a nested subgraph is listed by its subgraph's name.
+    const size_t next = name.find('.', scope.size());
+    if (next != std::string::npos && ports_.count(name.substr(0, next))) return;
+    const std::string mine = name.substr(scope.size());
+    (mine.rfind(local + ".", 0) == 0 ? flattened : names).insert(mine);
   };
   for (const auto& [name, node] : graph_.nodes) add(name);
   for (const auto& [name, ports] : ports_) add(name);
-  std::string known;
-  int shown = 0;
-  for (const auto& name : names) {
-    if (shown++ == 30) {
-      known += ", ...";
-      break;
+  auto list = [](const std::set<std::string>& set) {
+    std::string out;
+    int shown = 0;
+    for (const auto& name : set) {
+      if (shown++ == 30) return out + ", ...";
+      out += (out.empty() ? "" : ", ") + name;
     }
-    known += (known.empty() ? "" : ", ") + name;
-  }
+    return out;
+  };
   const std::string where =
       scope.empty() ? "the graph" : "subgraph '" + scope.substr(0, scope.size() - 1) + "'";
-  return "an edge of " + where + " names '" + local + "', which is not one of its nodes (" + where +
-         " has: " + (known.empty() ? "none" : known) + ")";
+  std::string said = "an edge of " + where + " names '" + local + "', which is not one of its nodes";
+  if (!flattened.empty()) {
+    said += ": " + where + " has " + list(flattened) + ", a subgraph '" + local +
+            "' written flattened (its nodes' names hold dots; NIR keeps a subgraph as a nested "
+            "graph): export it nested, or name one of those nodes in the edge";
+    return names.empty() ? said : said + " (" + where + " also has: " + list(names) + ")";
+  }
+  return said + " (" + where + " has: " + (names.empty() ? "none" : list(names)) + ")";
 }
 
 Result<NirGraph> Reader::Read() {

@@ -243,6 +243,11 @@ Status Translator::AddPopulation(const NirNode& n) {
     }
     spec.field(nir)->Add(a->values.begin(), a->values.end());
   }
+  // A spiking layer without v_reset: the convention the caller chose (see NirOptions).
+  if (nir.v_threshold_size() > 0 && nir.v_reset_size() == 0 && nir.kind() != "Threshold" &&
+      options_.reset == NirReset::kZero) {
+    nir.add_v_reset(0);
+  }
   SNN_RETURN_IF_ERROR(CheckTimeConstants(n, nir));
   population_[n.name] = model_.populations_size() - 1;
   layer_shape_[n.name] = *shape;

@@ -28,14 +28,18 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "common/base/status.h"
+#include "common/model/nir_dynamics.h"
 #include "proto/model.pb.h"
 
 namespace snn {
 
 struct NirOptions {
   double step_ms = 1;  // the model's time step: the one the network was trained with
+  // How spiking layers that give no v_reset reset (common/model/nir_dynamics.h).
+  NirReset reset = NirReset::kSubtract;
 };
 
 // Reads and validates a NIR file.

@@ -95,6 +95,25 @@ Status AppendOperator(const NirNode& n, double step_ms, const std::string& file,
     for (uint64_t i = 0; i < in; ++i) s->add_weights(static_cast<float>(At(**w, i)));
     finish(s, shape);
   } else if (n.type == "Flatten" || n.type == "Delay" || n.type == "Input" || n.type == "Output") {
+    if (n.type == "Input" || n.type == "Output") {
+      // A subgraph's port passes on what reaches it, which must be what it declares (NIR's own
+      // type check refuses a mismatch too).
+      for (const char* key :
+           {"shape", "input_type/input", "output_type/output", "input_type", "output_type"}) {
+        const NirArray* a = Param(n, key);
+        if (a == nullptr || a->values.empty()) continue;
+        std::vector<uint32_t> declared;
+        for (double v : a->values) {
+          declared.push_back(v >= 1 && v <= 1e8 ? static_cast<uint32_t>(v) : 0);
+        }
+        if (Count(declared) != in) {
+          return Error(who + " declares " + ShapeText(declared) + " (" +
+                       std::to_string(Count(declared)) + " values), but " + ShapeText(shape) +
+                       " (" + std::to_string(in) + " values) reaches it");
+        }
+        break;
+      }
+    }
     if (n.type == "Delay") {
       auto d = Need("delay");
       if (!d.ok()) return d.status();

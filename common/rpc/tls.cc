@@ -6,6 +6,8 @@
 
 #include <cstdlib>
 
+#include "common/identity/pki.h"
+
 namespace snn {
 namespace {
 
@@ -101,6 +103,10 @@ PeerCertificate PeerOf(TlsStream& stream) {
   peer.role = Entry(subject, NID_organizationalUnitName);
   const std::string generation = Entry(subject, NID_generationQualifier);
   peer.generation = generation.empty() ? 0 : std::strtoull(generation.c_str(), nullptr, 10);
+  const pki::CertInfo info = pki::CertInfoOf(cert);
+  peer.serial = info.serial_hex;
+  peer.not_before_s = info.not_before_s;
+  peer.not_after_s = info.not_after_s;
   X509_free(cert);
   return peer;
 }

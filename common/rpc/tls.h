@@ -34,6 +34,8 @@ struct PeerCertificate {
   std::string name;         // common name: the node's name, or the master's
   std::string role;         // organizational unit: "master" or "node"
   uint64_t generation = 0;  // a node's certificate generation (see NodeApproval)
+  std::string serial;       // hex
+  int64_t not_before_s = 0, not_after_s = 0;
 };
 PeerCertificate PeerOf(TlsStream& stream);
 

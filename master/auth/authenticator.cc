@@ -76,6 +76,9 @@ void Authenticator::OnRequest(const std::shared_ptr<Connection>& conn, v1::Envel
     Identity who;
     who.kind = Identity::Kind::kNode;
     who.node = cert.name;
+    who.cert_serial = cert.serial;
+    who.cert_not_before_s = cert.not_before_s;
+    who.cert_not_after_s = cert.not_after_s;
     if (!Owned(conn, envelope, "node " + cert.name)) return;
     return deliver_(conn, std::move(envelope), std::move(who));
   }

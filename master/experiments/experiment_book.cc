@@ -7,6 +7,7 @@
 
 #include "common/model/model.h"
 #include "common/model/model_addresses.h"
+#include "common/rpc/service_refusals.h"
 
 namespace snn {
 namespace {
@@ -78,7 +79,13 @@ Result<v1::ExperimentSubmitResponse> ExperimentBook::Submit(const v1::JobRecord&
     return FailedPrecondition("job " + std::to_string(service.tenant_job_id()) +
                               " is not an experiment service (kind: service)");
   }
-  if (service.state() != v1::RUNNING && service.state() != v1::PENDING) {
+  if (service.state() == v1::PENDING) {
+    return FailedPrecondition(ServiceName(service) + " " + kServiceHoldsNoBoard +
+                              " (it is pending): send experiments once it runs (snnctl show " +
+                              std::to_string(service.tenant_job_id()) +
+                              "; snnctl experiment submit --wait waits for it)");
+  }
+  if (service.state() != v1::RUNNING) {
     return FailedPrecondition(ServiceName(service) + " has ended (" +
                               v1::JobState_Name(service.state()) + ": " + service.reason() +
                               "): it takes no more experiments");
@@ -107,11 +114,21 @@ Result<v1::ExperimentSubmitResponse> ExperimentBook::Submit(const v1::JobRecord&
     }
     bytes += specs[i].ByteSizeLong();
   }
-  if (s.waiting_bytes + bytes > ExperimentLimits::kMaxWaitingBytes) {
+  const auto held = user_waiting_bytes_.find(user);
+  const size_t user_bytes = held == user_waiting_bytes_.end() ? 0 : held->second;
+  if (user_bytes + bytes > bounds_.user_bytes) {
+    return Status(Code::kResourceExhausted,
+                  "your experiments waiting in every service come to " +
+                      std::to_string(user_bytes >> 20) + " MiB; with these, over the " +
+                      std::to_string(bounds_.user_bytes >> 20) +
+                      " MiB one user may have waiting: try again when some have run");
+  }
+  const bool owner = user == service.spec().user();
+  if (!owner && s.waiting_bytes + bytes > bounds_.service_bytes) {
     return Status(Code::kResourceExhausted,
                   ServiceName(service) + " holds " + std::to_string(s.waiting_bytes >> 20) +
                       " MiB of waiting experiments; at most " +
-                      std::to_string(ExperimentLimits::kMaxWaitingBytes >> 20) +
+                      std::to_string(bounds_.service_bytes >> 20) +
                       " MiB may wait: try again when some have run");
   }
   if (s.sums.count(who) == 0) s.sums[who].number = static_cast<uint32_t>(s.sums.size() - 1);
@@ -130,6 +147,7 @@ Result<v1::ExperimentSubmitResponse> ExperimentBook::Submit(const v1::JobRecord&
     r.set_submit_ms(clock_.NowMs());
     journal_.Put(ExperimentKey(r.service(), r.id()), r.SerializeAsString());
     s.waiting_bytes += r.spec().ByteSizeLong();
+    CountWaiting(user, r.spec().ByteSizeLong(), true);
     s.ids[who].push_back(r.id());
     ++s.unfinished[who];
     const uint64_t id = r.id();
@@ -350,8 +368,15 @@ void ExperimentBook::TurnEnded(uint64_t service_id, uint32_t index, const std::s
   Pump();
 }
 
+void ExperimentBook::CountWaiting(const std::string& user, size_t bytes, bool add) {
+  size_t& held = user_waiting_bytes_[user];
+  held = add ? held + bytes : held - std::min(held, bytes);
+  if (held == 0) user_waiting_bytes_.erase(user);
+}
+
 void ExperimentBook::Finish(Service& s, v1::ExperimentRecord record) {
   s.waiting_bytes -= std::min(s.waiting_bytes, record.spec().ByteSizeLong());
+  CountWaiting(record.user(), record.spec().ByteSizeLong(), false);
   record.mutable_spec()->clear_model();  // the sender has it; the record keeps what came back
   record.mutable_spec()->clear_inputs();
   journal_.Put(ExperimentKey(record.service(), record.id()), record.SerializeAsString());
@@ -449,6 +474,7 @@ Status ExperimentBook::Recover() {
     ++s.unfinished[who];
     r.set_state(v1::EXPERIMENT_QUEUED);  // it may have run: it runs again, recorded once
     s.waiting_bytes += r.spec().ByteSizeLong();
+    CountWaiting(r.user(), r.spec().ByteSizeLong(), true);
     const uint64_t id = r.id();
     s.live.emplace(id, std::move(r));
     Enqueue(s, who, id, false);

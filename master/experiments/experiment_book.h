@@ -42,6 +42,8 @@ struct ExperimentLimits {
   static constexpr size_t kMaxWaitingPerUser = 100'000;
   static constexpr size_t kMaxSpecBytes = 1u << 20;       // one experiment: model and inputs
   static constexpr size_t kMaxWaitingBytes = 256u << 20;  // one service, all users
+  // One user's, in every service together: no one user fills a service, or the master.
+  static constexpr size_t kMaxUserWaitingBytes = 64u << 20;
   static constexpr int64_t kMaxBoardMs = 60'000;          // one experiment's steps x timestep
   static constexpr size_t kMaxTurnBytes = 2u << 20;       // the experiments sent in one turn
   static constexpr uint32_t kDefaultPeriodMs = 20;
@@ -49,19 +51,28 @@ struct ExperimentLimits {
   static constexpr int64_t kRetryPauseMs = 1000;  // after a turn's agent was unreachable
 };
 
+// What may wait (tests make them small).
+struct ExperimentBounds {
+  size_t user_bytes = ExperimentLimits::kMaxUserWaitingBytes;
+  size_t service_bytes = ExperimentLimits::kMaxWaitingBytes;
+};
+
 class ExperimentBook {
  public:
   ExperimentBook(JobTable& jobs, Journal& journal, Store& store, AgentChannel& agents,
-                 UsageRecorder& usage, const Clock& clock)
+                 UsageRecorder& usage, const Clock& clock, ExperimentBounds bounds = {})
       : jobs_(jobs),
         journal_(journal),
         store_(store),
         agents_(agents),
         usage_(usage),
-        clock_(clock) {}
+        clock_(clock),
+        bounds_(bounds) {}
 
-  // Queues `specs` for `user` of `tenant` in `service` (pending or running: they run once it
-  // does; it must admit the tenant).
+  // Queues `specs` for `user` of `tenant` in `service` (running: a service still pending holds
+  // no board, and nothing is kept for it; it must admit the tenant). Bounded per user in all
+  // services (kMaxUserWaitingBytes) and per service (kMaxWaitingBytes, which the service's
+  // owner may pass: others cannot shut the owner out of its own service).
   // The records are in the journal: commit, and answer once durable.
   Result<v1::ExperimentSubmitResponse> Submit(const v1::JobRecord& service,
                                               const std::string& tenant, const std::string& user,
@@ -113,6 +124,7 @@ class ExperimentBook {
   // Steps, board time, size and inputs of one experiment whose model passed ValidateModel.
   static Status Check(const v1::ExperimentSpec& spec);
   static int64_t CostUs(const v1::ExperimentSpec& spec);
+  void CountWaiting(const std::string& user, size_t bytes, bool add);
   void Enqueue(Service& s, const std::string& who, uint64_t id, bool front);
   // The next turn from `s`'s queues, or an empty batch.
   v1::ExperimentBatch NextTurn(Service& s, int64_t period_us);
@@ -130,6 +142,8 @@ class ExperimentBook {
   UsageRecorder& usage_;
   const Clock& clock_;
   std::map<uint64_t, Service> services_;  // by the service's global job ID
+  const ExperimentBounds bounds_;
+  std::map<std::string, size_t> user_waiting_bytes_;  // by user name, every service together
   bool pumping_ = false;  // a turn's answer may come while Pump sends (a session that drops)
   bool pump_again_ = false;
 };

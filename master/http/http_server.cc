@@ -26,12 +26,24 @@ struct HttpServer::SessionBase {
   virtual ~SessionBase() = default;
   virtual void Start() = 0;
   virtual void Close() = 0;
-  std::string address;        // the peer's IP address
-  int64_t idle_since_ms = 0;  // waiting for a request since then
-  bool reading = false;       // between requests or inside one (not handling, not streaming)
+  enum class Phase {
+    kHead,    // waiting for (the rest of) a request's head
+    kBody,    // reading a body the server admitted
+    kBusy,    // handled, answering, or streaming
+    kLinger,  // refused before its body: the answer is out, what still comes is drained
+  };
+  PeerSlots::Id id = 0;
+  std::string address;  // the peer's IP address
+  std::string owner;    // whose connection it is ("" while anonymous)
+  Phase phase = Phase::kHead;
+  int64_t phase_since_ms = 0;
+  size_t body_reserved = 0;  // of the bodies' budget, while reading one
 };
 
 namespace {
+
+// A connection refused before its body is read drains what still comes this long, then ends.
+constexpr int64_t kLingerMs = 2000;
 
 std::string StatusLine(int status) {
   const auto reason = http::obsolete_reason(static_cast<http::status>(status));
@@ -51,9 +63,11 @@ template <typename Stream>
 class Session : public HttpServer::SessionBase,
                 public std::enable_shared_from_this<Session<Stream>> {
  public:
-  Session(Stream stream, const Clock& clock, const HttpServer::Handler& handler,
-          const HttpLimits& limits, std::function<void(Session*)> on_gone)
+  Session(Stream stream, HttpServer& server, const Clock& clock,
+          const HttpServer::Handler& handler, const HttpLimits& limits,
+          std::function<void(Session*)> on_gone)
       : stream_(std::move(stream)),
+        server_(server),
         clock_(clock),
         handler_(handler),
         limits_(limits),
@@ -64,8 +78,7 @@ class Session : public HttpServer::SessionBase,
   }
 
   void Start() override {
-    idle_since_ms = clock_.NowMs();
-    reading = true;
+    Enter(Phase::kHead);
     if constexpr (std::is_same_v<Stream, tcp::socket>) {
       Read();
     } else {
@@ -98,7 +111,9 @@ class Session : public HttpServer::SessionBase,
     if (!writing_) WriteNext();
   }
 
-  void Respond(HttpResponse response, bool keep_alive) {
+  // `unread_body`: the request's body was never read; the connection then ends gently (the
+  // client sees the answer rather than a reset while it still sends).
+  void Respond(HttpResponse response, bool keep_alive, bool unread_body = false) {
     std::string head = StatusLine(response.status);
     head += "Content-Type: " + response.content_type + "\r\n";
     head += "Content-Length: " + std::to_string(response.body.size()) + "\r\n";
@@ -107,10 +122,10 @@ class Session : public HttpServer::SessionBase,
     for (const auto& [name, value] : response.headers) head += name + ": " + value + "\r\n";
     if (!keep_alive) head += "Connection: close\r\n";
     head += "\r\n";
-    Write(head + response.body, [self = this->shared_from_this(), keep_alive] {
+    Enter(Phase::kBusy);
+    Write(head + response.body, [self = this->shared_from_this(), keep_alive, unread_body] {
+      if (unread_body) return self->Linger();
       if (!keep_alive) return self->Close();
-      self->idle_since_ms = self->clock_.NowMs();
-      self->reading = true;
       self->Read();
     });
   }
@@ -142,18 +157,63 @@ class Session : public HttpServer::SessionBase,
   size_t backlog_bytes() const { return backlog_; }
 
  private:
-  void Read() {
-    if (closed_) return;
-    parser_.emplace();
-    parser_->body_limit(limits_.max_body_bytes);
-    parser_->header_limit(16 * 1024);
-    http::async_read(stream_, buffer_, *parser_,
-                     [self = this->shared_from_this()](boost::system::error_code ec, size_t) {
-                       self->OnRead(ec);
-                     });
+  void Enter(Phase next) {
+    phase = next;
+    phase_since_ms = clock_.NowMs();
   }
 
-  void OnRead(boost::system::error_code ec);
+  void Read() {
+    if (closed_) return;
+    Enter(Phase::kHead);
+    parser_.emplace();
+    parser_->body_limit(limits_.max_body_bytes);
+    parser_->header_limit(kMaxHeadBytes);
+    http::async_read_header(
+        stream_, buffer_, *parser_,
+        [self = this->shared_from_this()](boost::system::error_code ec, size_t) {
+          self->OnHead(ec);
+        });
+  }
+
+  // Refused before its body: no more requests on this connection; what the client still sends
+  // is read and dropped until it closes or the sweep ends it.
+  void Linger() {
+    if (closed_) return;
+    Enter(Phase::kLinger);
+    boost::system::error_code ignored;
+    Lowest(stream_).shutdown(tcp::socket::shutdown_send, ignored);
+    DrainUntilClosed();
+  }
+
+  // A read failed: one line back when the request was bad, else the connection ends.
+  void OnReadError(boost::system::error_code ec) {
+    if (ec == http::error::body_limit || ec == http::error::header_limit) {
+      return Respond(TooLarge(), false);
+    }
+    if (ec != http::error::end_of_stream && ec != asio::error::operation_aborted &&
+        ec != asio::error::eof && ec != ssl::error::stream_truncated) {
+      HttpResponse bad{400,
+                       "application/json",
+                       "{\"error\":\"malformed HTTP request: " + ec.message() +
+                           "\",\"code\":\"INVALID_ARGUMENT\"}\n",
+                       {}};
+      return Respond(std::move(bad), false);
+    }
+    Close();
+  }
+
+  HttpResponse TooLarge() const {
+    return HttpResponse{413,
+                        "application/json",
+                        "{\"error\":\"the request is too large (body at most " +
+                            std::to_string(limits_.max_body_bytes) +
+                            " bytes, headers 16 KiB)\",\"code\":\"INVALID_ARGUMENT\"}\n",
+                        {}};
+  }
+
+  void OnHead(boost::system::error_code ec);
+  void OnBody(boost::system::error_code ec);
+
   // Everything queued goes out in one write (an event stream under load gets many frames
   // between two writes); the callbacks of what it carried run once it is written.
   void WriteNext() {
@@ -179,11 +239,15 @@ class Session : public HttpServer::SessionBase,
                       });
   }
 
+  void Dispatch(bool keep_alive);
+
+  static constexpr size_t kMaxHeadBytes = 16 * 1024;
   struct Out {
     std::string bytes;
     std::function<void()> then;
   };
   Stream stream_;
+  HttpServer& server_;
   const Clock& clock_;
   const HttpServer::Handler& handler_;
   const HttpLimits& limits_;
@@ -191,6 +255,7 @@ class Session : public HttpServer::SessionBase,
   std::string peer_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
+  HttpRequest request_;  // the one being read: its head, then its body
   std::deque<Out> outbox_;
   std::string writing_bytes_;  // what the write in flight carries
   std::array<char, 512> drain_{};
@@ -240,56 +305,72 @@ class Reply : public HttpReply {
 };
 
 template <typename Stream>
-void Session<Stream>::OnRead(boost::system::error_code ec) {
-  reading = false;
-  if (ec) {
-    if (ec == http::error::body_limit || ec == http::error::header_limit) {
-      HttpResponse tooBig{413,
-                          "application/json",
-                          "{\"error\":\"the request is too large (body at most " +
-                              std::to_string(limits_.max_body_bytes) +
-                              " bytes, headers 16 KiB)\",\"code\":\"INVALID_ARGUMENT\"}\n",
-                          {}};
-      return Respond(std::move(tooBig), false);
-    }
-    if (ec != http::error::end_of_stream && ec != asio::error::operation_aborted &&
-        ec != asio::error::eof && ec != ssl::error::stream_truncated) {
-      // Bad syntax: one line back, then the connection ends.
-      HttpResponse bad{400,
-                       "application/json",
-                       "{\"error\":\"malformed HTTP request: " + ec.message() +
-                           "\",\"code\":\"INVALID_ARGUMENT\"}\n",
-                       {}};
-      return Respond(std::move(bad), false);
-    }
-    return Close();
-  }
-  auto message = parser_->release();
-  HttpRequest request;
-  request.method = std::string(message.method_string());
-  request.target = std::string(message.target());
+void Session<Stream>::OnHead(boost::system::error_code ec) {
+  if (ec) return OnReadError(ec);
+  const auto& message = parser_->get();
+  request_ = HttpRequest{};
+  request_.method = std::string(message.method_string());
+  request_.target = std::string(message.target());
   for (const auto& field : message) {
     std::string name(field.name_string());
     for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    request.headers[name] = std::string(field.value());
+    request_.headers[name] = std::string(field.value());
   }
-  request.body = std::move(message.body());
-  request.peer = peer_;
-  handler_(std::move(request),
-           std::make_shared<Reply<Stream>>(this->shared_from_this(), message.keep_alive()));
+  request_.peer = peer_;
+  const bool keep_alive = message.keep_alive();
+  size_t body_bytes = 0;
+  if (!parser_->is_done()) {
+    const auto length = parser_->content_length();
+    if (length && *length > limits_.max_body_bytes) return Respond(TooLarge(), false, true);
+    body_bytes = length ? static_cast<size_t>(*length) : limits_.max_body_bytes;
+  }
+  if (auto refusal = server_.Admit(*this, request_, body_bytes)) {
+    return Respond(*std::move(refusal), false, body_bytes > 0);
+  }
+  if (body_bytes == 0) return Dispatch(keep_alive);
+  Enter(Phase::kBody);
+  auto read_body = [self = this->shared_from_this()] {
+    http::async_read(self->stream_, self->buffer_, *self->parser_,
+                     [self](boost::system::error_code ec, size_t) { self->OnBody(ec); });
+  };
+  if (beast::iequals(request_.Header("expect"), "100-continue")) {
+    return Write("HTTP/1.1 100 Continue\r\n\r\n", read_body);
+  }
+  read_body();
+}
+
+template <typename Stream>
+void Session<Stream>::OnBody(boost::system::error_code ec) {
+  server_.BodyDone(*this);
+  if (ec) return OnReadError(ec);
+  request_.body = std::move(parser_->get().body());
+  Dispatch(parser_->get().keep_alive());
+}
+
+template <typename Stream>
+void Session<Stream>::Dispatch(bool keep_alive) {
+  Enter(Phase::kBusy);
+  parser_.reset();
+  // A big body's buffer is not kept for the next request.
+  if (buffer_.capacity() > kMaxHeadBytes) buffer_.shrink_to_fit();
+  handler_(std::move(request_),
+           std::make_shared<Reply<Stream>>(this->shared_from_this(), keep_alive));
 }
 
 }  // namespace
 
-HttpServer::HttpServer(asio::io_context& io, const Clock& clock, Handler handler,
+HttpServer::HttpServer(asio::io_context& io, const Clock& clock, Handler handler, HttpGate gate,
                        std::shared_ptr<ssl::context> tls, HttpLimits limits)
     : io_(io),
       clock_(clock),
       handler_(std::move(handler)),
+      gate_(std::move(gate)),
       tls_(std::move(tls)),
       limits_(limits),
       acceptor_(io),
-      sweep_timer_(io, clock) {}
+      sweep_timer_(io, clock),
+      slots_(PeerSlotLimits{limits.max_connections, limits.always_admit,
+                            limits.max_anonymous_per_address, limits.max_per_user}) {}
 
 HttpServer::~HttpServer() { Stop(); }
 
@@ -325,46 +406,121 @@ void HttpServer::Accept() {
       });
       return;
     }
-    boost::system::error_code peer_ec;
-    const auto peer = socket.remote_endpoint(peer_ec);
-    const std::string address = peer_ec ? std::string() : peer.address().to_string();
-    if (sessions_.size() >= limits_.max_connections ||
-        per_address_[address] >= limits_.max_per_address) {
-      boost::system::error_code ignored;
-      socket.close(ignored);
-    } else {
-      auto gone = [this](SessionBase* s) {
-        auto it = sessions_.find(s);
-        if (it == sessions_.end()) return;
-        // Destroyed after the current handler returns: the session may be mid-call.
-        asio::post(io_, [keep = it->second] {});
-        if (--per_address_[s->address] == 0) per_address_.erase(s->address);
-        sessions_.erase(it);
-      };
-      std::shared_ptr<SessionBase> session;
-      if (tls_) {
-        session = std::make_shared<Session<TlsStream>>(TlsStream(std::move(socket), *tls_), clock_,
-                                                       handler_, limits_, gone);
-      } else {
-        session = std::make_shared<Session<tcp::socket>>(std::move(socket), clock_, handler_,
-                                                         limits_, gone);
-      }
-      session->address = address;
-      ++per_address_[address];
-      sessions_.emplace(session.get(), session);
-      session->Start();
-    }
+    Start(std::move(socket));
     Accept();
   });
 }
 
+void HttpServer::Start(tcp::socket socket) {
+  boost::system::error_code peer_ec;
+  const auto peer = socket.remote_endpoint(peer_ec);
+  const std::string address = peer_ec ? std::string() : peer.address().to_string();
+  const PeerSlots::Id id = next_id_++;
+  const PeerSlots::Admission admission = slots_.Admit(id, address, clock_.NowMs());
+  if (!admission.admitted) {
+    boost::system::error_code ignored;
+    socket.close(ignored);
+    return;
+  }
+  if (admission.evicted) {
+    // The address's oldest anonymous connection makes room (already released from the slots).
+    if (auto it = sessions_.find(*admission.evicted); it != sessions_.end()) {
+      auto evicted = it->second;
+      evicted->Close();
+    }
+  }
+  auto gone = [this](SessionBase* s) { Gone(s); };
+  std::shared_ptr<SessionBase> session;
+  if (tls_) {
+    session = std::make_shared<Session<TlsStream>>(TlsStream(std::move(socket), *tls_), *this,
+                                                   clock_, handler_, limits_, gone);
+  } else {
+    session = std::make_shared<Session<tcp::socket>>(std::move(socket), *this, clock_, handler_,
+                                                     limits_, gone);
+  }
+  session->id = id;
+  session->address = address;
+  sessions_.emplace(id, session);
+  session->Start();
+}
+
+void HttpServer::Gone(SessionBase* s) {
+  auto it = sessions_.find(s->id);
+  if (it == sessions_.end() || it->second.get() != s) return;
+  BodyDone(*s);
+  slots_.Release(s->id);
+  // Destroyed after the current handler returns: the session may be mid-call.
+  asio::post(io_, [keep = it->second] {});
+  sessions_.erase(it);
+}
+
+std::optional<HttpResponse> HttpServer::Admit(SessionBase& session, const HttpRequest& head,
+                                              size_t body_bytes) {
+  auto owner = gate_.owner_of(head);
+  if (!owner.ok()) {
+    // A token that is refused: a request without a body goes on (its route may need none, and
+    // refuses it with the same line); one with a body is not read.
+    if (body_bytes > 0) return gate_.refusal(owner.status());
+    return std::nullopt;
+  }
+  if (owner->empty()) {
+    if (body_bytes == 0) return std::nullopt;
+    return gate_.refusal(Unauthenticated(
+        "a request with a body needs a token: send 'Authorization: Bearer TOKEN' (snnctl token "
+        "create makes one)"));
+  }
+  if (session.owner.empty()) {
+    session.owner = *owner;
+    const std::string refusal = slots_.Own(session.id, *owner);
+    if (!refusal.empty()) return gate_.refusal(Status(Code::kResourceExhausted, refusal));
+  } else if (session.owner != *owner) {
+    return gate_.refusal(InvalidArgument(
+        "one connection carries one user's requests: open another for another token"));
+  }
+  if (body_bytes == 0) return std::nullopt;
+  size_t& user_bytes = user_bodies_[*owner];
+  if (bodies_bytes_ + body_bytes > limits_.max_bodies_bytes ||
+      user_bytes + body_bytes > limits_.max_user_bodies_bytes) {
+    if (user_bytes == 0) user_bodies_.erase(*owner);
+    return gate_.refusal(Status(Code::kResourceExhausted, 
+        bodies_bytes_ + body_bytes > limits_.max_bodies_bytes
+            ? "the master is reading too many request bodies at once: try again in a moment"
+            : "too many of your request bodies are being read at once (at most " +
+                  std::to_string(limits_.max_user_bodies_bytes >> 20) + " MiB): try again when "
+                  "one is answered"));
+  }
+  user_bytes += body_bytes;
+  bodies_bytes_ += body_bytes;
+  session.body_reserved = body_bytes;
+  return std::nullopt;
+}
+
+void HttpServer::BodyDone(SessionBase& session) {
+  if (session.body_reserved == 0) return;
+  bodies_bytes_ -= session.body_reserved;
+  if (auto it = user_bodies_.find(session.owner); it != user_bodies_.end()) {
+    it->second -= session.body_reserved;
+    if (it->second == 0) user_bodies_.erase(it);
+  }
+  session.body_reserved = 0;
+}
+
 void HttpServer::Sweep() {
   const int64_t now = clock_.NowMs();
-  std::vector<std::shared_ptr<SessionBase>> idle;
-  for (const auto& [raw, s] : sessions_) {
-    if (s->reading && now - s->idle_since_ms >= limits_.idle_timeout_ms) idle.push_back(s);
+  std::vector<std::shared_ptr<SessionBase>> ending;
+  for (PeerSlots::Id id : slots_.AnonymousSince(now - limits_.anonymous_timeout_ms)) {
+    if (auto it = sessions_.find(id); it != sessions_.end()) ending.push_back(it->second);
   }
-  for (const auto& s : idle) s->Close();
+  for (const auto& [id, s] : sessions_) {
+    const int64_t in_phase = now - s->phase_since_ms;
+    using Phase = SessionBase::Phase;
+    if ((s->phase == Phase::kHead && !s->owner.empty() && in_phase >= limits_.idle_timeout_ms) ||
+        (s->phase == Phase::kBody && in_phase >= limits_.request_timeout_ms) ||
+        (s->phase == Phase::kLinger && in_phase >= kLingerMs)) {
+      ending.push_back(s);
+    }
+  }
+  for (const auto& s : ending) s->Close();
   sweep_timer_.WaitMs(limits_.sweep_ms, [this](bool expired) {
     if (expired && !stopped_) Sweep();
   });
@@ -377,10 +533,12 @@ void HttpServer::Stop() {
   acceptor_.close(ignored);
   sweep_timer_.Cancel();
   std::vector<std::shared_ptr<SessionBase>> sessions;
-  for (const auto& [raw, s] : sessions_) sessions.push_back(s);
+  for (const auto& [id, s] : sessions_) sessions.push_back(s);
   for (const auto& s : sessions) s->Close();
   sessions_.clear();
-  per_address_.clear();
+  slots_.Clear();
+  bodies_bytes_ = 0;
+  user_bodies_.clear();
 }
 
 }  // namespace snn

@@ -133,6 +133,15 @@ RestApi::~RestApi() {
   workers_.join();
 }
 
+Result<std::string> RestApi::OwnerOf(const HttpRequest& head) const {
+  const std::string header = head.Header("authorization");
+  constexpr std::string_view kBearer = "Bearer ";
+  if (header.compare(0, kBearer.size(), kBearer) != 0) return std::string();
+  auto token = hooks_.check_token(header.substr(kBearer.size()));
+  if (!token.ok()) return token.status();
+  return "uid " + std::to_string(token->uid());
+}
+
 void RestApi::Authenticate(const HttpRequest& request, const std::shared_ptr<HttpReply>& reply,
                            std::function<void(Identity)> then) {
   const std::string header = request.Header("authorization");
@@ -198,24 +207,40 @@ void RestApi::Handle(HttpRequest request, std::shared_ptr<HttpReply> reply) {
     }
     wait_ms = static_cast<int64_t>(*seconds) * 1000;
   }
-  auto message = BuildRequest(*match, *target, request.body, {"wait"});
-  if (!message.ok()) return reply->Respond(ErrorResponse(message.status()));
-  v1::Envelope envelope;
-  envelope.set_id(next_id_++);
-  envelope.set_method(match->route->method);
-  envelope.set_payload((*message)->SerializeAsString());
-  envelope.mutable_credential()->set_tenant(request.Header("snn-tenant"));
   const bool read = request.method == "GET";
   const std::string if_none_match = request.Header("if-none-match");
-  Authenticate(request, reply, [=, this, envelope = std::move(envelope)](Identity who) mutable {
-    if (wait_ms > 0) {
-      auto poll = std::make_shared<Poll>(
-          Poll{envelope, std::move(who), if_none_match, if_none_match, clock_.NowMs() + wait_ms});
-      return LongPoll(poll, reply, request.peer);
-    }
-    auto sink = std::make_shared<HttpSink>(reply, request.peer, read, if_none_match);
-    sink->KeepUntilAnswered(sink);
-    hooks_.dispatch(sink, envelope, std::move(who));
+  const std::string tenant = request.Header("snn-tenant");
+  const std::string peer = request.peer;
+  const std::string method = match->route->method;
+  Authenticate(request, reply, [=, this, match = *std::move(match), target = *std::move(target),
+                                body = std::move(request.body)](Identity who) mutable {
+    const bool has_body = !body.empty();
+    // A body is parsed (JSON, YAML: up to 1 MiB) on the worker, never on the io thread, and only
+    // once its sender is known.
+    auto build = [match = std::move(match), target = std::move(target), body = std::move(body)] {
+      return BuildRequest(match, target, body, {"wait"});
+    };
+    auto go = [=, this](Result<std::unique_ptr<google::protobuf::Message>> message) {
+      if (!message.ok()) return reply->Respond(ErrorResponse(message.status()));
+      v1::Envelope envelope;
+      envelope.set_id(next_id_++);
+      envelope.set_method(method);
+      envelope.set_payload((*message)->SerializeAsString());
+      envelope.mutable_credential()->set_tenant(tenant);
+      if (wait_ms > 0) {
+        auto poll = std::make_shared<Poll>(
+            Poll{envelope, who, if_none_match, if_none_match, clock_.NowMs() + wait_ms});
+        return LongPoll(poll, reply, peer);
+      }
+      auto sink = std::make_shared<HttpSink>(reply, peer, read, if_none_match);
+      sink->KeepUntilAnswered(sink);
+      hooks_.dispatch(sink, envelope, who);
+    };
+    if (!has_body) return go(build());
+    asio::post(workers_, [this, build = std::move(build), go = std::move(go)]() mutable {
+      auto message = std::make_shared<Result<std::unique_ptr<google::protobuf::Message>>>(build());
+      asio::post(io_, [go = std::move(go), message] { go(std::move(*message)); });
+    });
   });
 }
 

@@ -46,6 +46,9 @@ class RestApi {
   ~RestApi();
 
   void Handle(HttpRequest request, std::shared_ptr<HttpReply> reply);
+  // The HTTP server's gate: whose token a request's head carries ("uid 1000"), "" when it carries
+  // none, or why the token is refused. A map lookup: cheap enough for every request.
+  Result<std::string> OwnerOf(const HttpRequest& head) const;
 
  private:
   struct Known {

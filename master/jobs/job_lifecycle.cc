@@ -243,7 +243,24 @@ void JobLifecycle::MoveReservation(const v1::JobRecord& job, const v1::TaskRecor
   nodes_.Reserve(task.node(), task.board(), r, now);
 }
 
+void JobLifecycle::DrainFailingNode(const std::string& node, const std::string& detail) {
+  const NodeEntry* entry = nodes_.Find(node);
+  if (entry == nullptr || !entry->record.drain_reason().empty()) return;  // drained already
+  const std::string reason =
+      "launches fail on this node: " + detail.substr(0, 160) + " (snnctl node resume " + node +
+      " once it is fixed)";
+  if (!nodes_.SetDrain(node, -1, reason).ok()) return;
+  LOG(ERROR) << "node " << node << " drained: " << reason;
+  journal_.PutNode(nodes_.Find(node)->record);
+}
+
 void JobLifecycle::EndTask(v1::JobRecord& job, v1::TaskRecord& task, const v1::TaskStatus& status) {
+  // Lost before it ever ran (the agent could not start it: its cgroups gone, its disk full): the
+  // node's fault. The node is drained with the reason, so that it takes no more work until an
+  // operator resumes it, and the attempt, which used nothing, is not billed.
+  const bool lost_at_launch =
+      task.state() == v1::TASK_LAUNCHING && status.state() == v1::TASK_LOST;
+  if (lost_at_launch) DrainFailingNode(task.node(), status.detail());
   task.set_state(status.state());
   task.set_exit_code(status.exit_code());
   task.set_term_signal(status.term_signal());
@@ -260,14 +277,14 @@ void JobLifecycle::EndTask(v1::JobRecord& job, v1::TaskRecord& task, const v1::T
     task.mutable_usage()->set_rate_ksps(0);
   }
   jobs_.TasksChanged(job, clock_.NowMs());
-  usage_.Record(job, task);
-  SettleJob(job, task);
+  if (!lost_at_launch) usage_.Record(job, task);
+  SettleJob(job, task, lost_at_launch);
   AfterTaskEnded(job);
   writer_.Persist(job);
   request_schedule_();
 }
 
-void JobLifecycle::SettleJob(v1::JobRecord& job, const v1::TaskRecord& ended) {
+void JobLifecycle::SettleJob(v1::JobRecord& job, const v1::TaskRecord& ended, bool never_ran) {
   const int64_t now = clock_.NowMs();
   const std::string which = "task " + std::to_string(ended.index()) + " on " + Where(ended);
   if (job.state() == v1::RUNNING && !job.requeue_when_stopped() && !ended.given_back()) {
@@ -301,14 +318,16 @@ void JobLifecycle::SettleJob(v1::JobRecord& job, const v1::TaskRecord& ended) {
           failure = which + " was lost (" + ended.detail() + ") and the job may not be requeued";
           break;
         }
-        if (job.lost_count() >= MaxLostRequeues(scheduling_.scheduling())) {
+        // A task the node could not even start is not the job's doing: it does not count
+        // towards max_lost_requeues (the node is drained instead).
+        if (!never_ran && job.lost_count() >= MaxLostRequeues(scheduling_.scheduling())) {
           failure = which + " was lost (" + ended.detail() + "); its tasks were lost " +
                     std::to_string(job.lost_count() + 1) + " times, past max_lost_requeues (" +
                     std::to_string(MaxLostRequeues(scheduling_.scheduling())) +
                     "): does the job take its nodes down?";
           break;
         }
-        job.set_lost_count(job.lost_count() + 1);
+        if (!never_ran) job.set_lost_count(job.lost_count() + 1);
         job.set_requeue_when_stopped(true);
         job.set_reason("to be requeued: " + which + " was lost (" + ended.detail() + ")");
         dispatch_.KillActiveTasks(job, "another task of the job was lost");

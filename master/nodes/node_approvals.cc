@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "common/rpc/service_refusals.h"
+
 namespace snn {
 namespace {
 
@@ -86,11 +88,7 @@ v1::NodeApproval NodeApprovals::Enrolled(const std::string& node, const std::str
   v1::NodeApproval& a = approvals_[node];
   a.set_node(node);
   a.set_revoked(false);
-  if (a.boards_size() == 0) {
-    a.set_from_first_registration(true);
-    a.set_approved_by(by);
-    a.set_approved_ms(now_ms);
-  }
+  a.set_from_first_registration(false);
   return a;
 }
 
@@ -109,12 +107,29 @@ Status NodeApprovals::CheckCertificate(const std::string& node, uint64_t generat
   const v1::NodeApproval* a = Find(node);
   if (a == nullptr) return Status::Ok();
   if (a->revoked() || generation < a->generation()) {
-    return Unauthenticated("the certificate of node " + node +
-                           " was revoked (snnctl node revoke); the node must enrol again with a "
+    return Unauthenticated("the certificate of node " + node + " " + kCertificateRevoked +
+                           " (snnctl node revoke); the node must enrol again with a "
                            "new join token (snnctl node token " +
                            node + ")");
   }
   return Status::Ok();
+}
+
+bool NodeApprovals::FirstRenewal(const std::string& node, const std::string& serial,
+                                 int64_t not_after_s, int64_t now_s) {
+  v1::NodeApproval& a = approvals_[node];
+  a.set_node(node);
+  auto* renewed = a.mutable_renewed();
+  for (int i = renewed->size() - 1; i >= 0; --i) {  // expired ones can renew nothing any more
+    if (renewed->Get(i).not_after_s() < now_s) renewed->DeleteSubrange(i, 1);
+  }
+  for (const auto& r : *renewed) {
+    if (r.serial() == serial) return false;
+  }
+  v1::RenewedCertificate* r = renewed->Add();
+  r->set_serial(serial);
+  r->set_not_after_s(not_after_s);
+  return true;
 }
 
 uint64_t NodeApprovals::Generation(const std::string& node) const {
@@ -130,8 +145,8 @@ Status NodeApprovals::CheckRegistration(const v1::NodeRecord& declared, bool* ch
       "; if the node's hardware changed, approve it again: snnctl node "
       "add " +
       node + " --boards FILE (its boards file)";
-  if (it == approvals_.end() ||
-      (it->second.boards_size() == 0 && !it->second.from_first_registration())) {
+  // An approval "from the first registration" (an older master's rule) approves nothing.
+  if (it == approvals_.end() || it->second.boards_size() == 0) {
     return PermissionDenied("node " + node +
                             " has no approved inventory: approve what it may declare with "
                             "snnctl node add " +
@@ -140,14 +155,8 @@ Status NodeApprovals::CheckRegistration(const v1::NodeRecord& declared, bool* ch
   }
   v1::NodeApproval& a = it->second;
   if (a.revoked()) {
-    return Unauthenticated("node " + node +
-                           " was revoked; it must enrol again with a new join token");
-  }
-  if (a.from_first_registration()) {
-    TakeInventory(declared, a);
-    a.set_from_first_registration(false);
-    *changed = true;
-    return Status::Ok();
+    return Unauthenticated("node " + node + " " + kCertificateRevoked +
+                           "; it must enrol again with a new join token");
   }
   if (declared.boards_size() > a.boards_size()) {
     return PermissionDenied("node " + node + " declares " + std::to_string(declared.boards_size()) +

@@ -1,7 +1,7 @@
 // What each node may declare, as an operator approved it, and which generation of its
 // certificates is valid (see NodeApproval in proto/node.proto):
-// - `snnctl node add NODE --boards FILE` approves an inventory; a join token without one approves
-//   what the node declares at its first registration after it enrols.
+// - `snnctl node add NODE --boards FILE`, or `snnctl node token NODE --boards FILE`, approves an
+//   inventory; a node without one registers nothing (its own first word is never taken).
 // - A registration that declares more than approved (another board, a bigger mesh, more KSPS or
 //   streams, another board type, a pool not approved) is refused with the item at fault; one that
 //   declares less (a dead core, a board gone) is taken.
@@ -31,9 +31,8 @@ class NodeApprovals {
   // generation). Returns the record to journal.
   v1::NodeApproval Add(const std::string& node, const v1::NodeApproval& inventory,
                        const std::string& by, int64_t now_ms);
-  // A join token was used: the node's approval is kept, or (none, or revoked without an
-  // inventory) made from its first registration; a revoked node is no longer revoked. Returns
-  // the record to journal.
+  // A join token was used: the node's approval is kept and a revoked node is no longer revoked.
+  // Returns the record to journal.
   v1::NodeApproval Enrolled(const std::string& node, const std::string& by, int64_t now_ms);
   // Moves the generation on and marks the node revoked. Returns the record to journal.
   v1::NodeApproval Revoke(const std::string& node, const std::string& by, int64_t now_ms);
@@ -42,6 +41,11 @@ class NodeApprovals {
   Status CheckCertificate(const std::string& node, uint64_t generation) const;
   // The generation new certificates for `node` are issued in.
   uint64_t Generation(const std::string& node) const;
+  // A certificate of `node` (`serial`, valid until `not_after_s`) asks to be renewed at `now_s`:
+  // true the first time (it is kept until it expires: journal Find(node)); false when it was
+  // renewed before, which only a copy of it can ask.
+  bool FirstRenewal(const std::string& node, const std::string& serial, int64_t not_after_s,
+                    int64_t now_s);
 
   // Whether `declared` fits the node's approval: Ok, or the item at fault. An approval made
   // from the first registration takes this one (`*changed` set: journal Find(node)).

@@ -4,6 +4,7 @@
 
 #include <cctype>
 
+#include "common/rpc/service_refusals.h"
 #include "master/services/agent_service.h"
 
 namespace snn {
@@ -75,6 +76,18 @@ void EnrolService::Token(const CallContext& ctx, v1::NodeTokenRequest req,
   if (tokens_.size() >= 10000) {
     return r.Fail(Status(Code::kResourceExhausted, "10000 join tokens are live; wait for some"));
   }
+  // What the node may declare is the operator's word, given now or before: never the node's own.
+  if (req.boards_size() > 0) {
+    auto approval = Approve(ctx, req.node(), req.boards(), req.pools());
+    if (!approval.ok()) return r.Fail(approval.status());
+  } else if (const v1::NodeApproval* a = approvals_.Find(req.node());
+             a == nullptr || a->boards_size() == 0) {
+    return r.Fail(FailedPrecondition(
+        "node " + req.node() +
+        " has no approved inventory: give its boards with the token (snnctl node token " +
+        req.node() + " --boards FILE, its boards file) or approve them first (snnctl node add " +
+        req.node() + " --boards FILE); a node's own first registration is never taken as one"));
+  }
   v1::JoinTokenRecord record;
   record.set_node(req.node());
   record.set_expires_ms(now + ttl_s * 1000);
@@ -120,25 +133,35 @@ void EnrolService::Enrol(const CallContext& ctx, v1::EnrolRequest req,
   journal_.Commit([r, resp] { r.Ok(resp); });
 }
 
+Result<v1::NodeApproval> EnrolService::Approve(
+    const CallContext& ctx, const std::string& node,
+    const google::protobuf::RepeatedPtrField<v1::BoardInfo>& boards,
+    const google::protobuf::RepeatedPtrField<std::string>& pools) {
+  v1::NodeRecord declared;  // the inventory must itself be one a node could declare
+  declared.set_name(node);
+  *declared.mutable_boards() = boards;
+  *declared.mutable_pools() = pools;
+  for (int i = 0; i < declared.boards_size(); ++i) declared.mutable_boards(i)->set_index(i);
+  if (declared.pools_size() == 0) declared.add_pools("any");  // pools may be left open
+  if (Status s = AgentService::ValidateNode(declared); !s.ok()) return s;
+  v1::NodeApproval inventory;
+  *inventory.mutable_boards() = boards;
+  *inventory.mutable_pools() = pools;
+  v1::NodeApproval approval =
+      approvals_.Add(node, inventory, ctx.identity.Describe(), clock_.NowMs());
+  journal_.PutApproval(approval);
+  LOG(INFO) << ctx.identity.Describe() << " approved node " << node << ": " << boards.size()
+            << " boards";
+  return approval;
+}
+
 void EnrolService::Add(const CallContext& ctx, v1::NodeAddRequest req,
                        Responder<v1::NodeAddResponse> r) {
   if (Status s = ValidateNodeName(req.node()); !s.ok()) return r.Fail(s);
-  v1::NodeRecord declared;  // the inventory must itself be one a node could declare
-  declared.set_name(req.node());
-  *declared.mutable_boards() = req.boards();
-  *declared.mutable_pools() = req.pools();
-  for (int i = 0; i < declared.boards_size(); ++i) declared.mutable_boards(i)->set_index(i);
-  if (declared.pools_size() == 0) declared.add_pools("any");  // pools may be left open
-  if (Status s = AgentService::ValidateNode(declared); !s.ok()) return r.Fail(s);
-  v1::NodeApproval inventory;
-  *inventory.mutable_boards() = req.boards();
-  *inventory.mutable_pools() = req.pools();
+  auto approval = Approve(ctx, req.node(), req.boards(), req.pools());
+  if (!approval.ok()) return r.Fail(approval.status());
   v1::NodeAddResponse resp;
-  *resp.mutable_approval() =
-      approvals_.Add(req.node(), inventory, ctx.identity.Describe(), clock_.NowMs());
-  journal_.PutApproval(resp.approval());
-  LOG(INFO) << ctx.identity.Describe() << " approved node " << req.node() << ": "
-            << req.boards_size() << " boards";
+  *resp.mutable_approval() = *std::move(approval);
   journal_.Commit([r, resp] { r.Ok(resp); });
 }
 
@@ -159,12 +182,40 @@ void EnrolService::Revoke(const CallContext& ctx, v1::NodeRevokeRequest req,
 
 void EnrolService::Renew(const CallContext& ctx, v1::RenewRequest req,
                          Responder<v1::RenewResponse> r) {
-  auto cert = Sign(ctx.identity.node, req.csr_pem());
+  // The session's own certificate asks (its holder proved the key in the handshake), in the
+  // second half of its life only, and once: a second renewal of one serial can only come from a
+  // copy, so every certificate of the node is revoked.
+  const Identity& node = ctx.identity;
+  const int64_t now_s = clock_.NowMs() / 1000;
+  const int64_t from_s =
+      node.cert_not_before_s + (node.cert_not_after_s - node.cert_not_before_s) / 2;
+  if (node.cert_serial.empty() || now_s < from_s) {
+    return r.Fail(FailedPrecondition(
+        "a node certificate renews in the second half of its life: this one from " +
+        std::to_string(from_s) + " (Unix seconds), not " + std::to_string(now_s)));
+  }
+  if (!approvals_.FirstRenewal(node.node, node.cert_serial, node.cert_not_after_s, now_s)) {
+    journal_.PutApproval(approvals_.Revoke(node.node, "a second renewal of certificate " +
+                                                          node.cert_serial, clock_.NowMs()));
+    LOG(ERROR) << "certificate " << node.cert_serial << " of node " << node.node
+               << " asked to be renewed a second time (from " << ctx.sink->peer()
+               << "): a copy of it is in use; every certificate of the node is revoked";
+    const std::string name = node.node;
+    return journal_.Commit([this, r, name, serial = node.cert_serial] {
+      on_revoked_(name);
+      r.Fail(Unauthenticated("certificate " + serial + " of node " + name +
+                             " was renewed before: a copy of it is in use, so every certificate "
+                             "of the node " + kCertificateRevoked + "; it must enrol again with a "
+                             "new join token (snnctl node token " + name + ")"));
+    });
+  }
+  auto cert = Sign(node.node, req.csr_pem());
   if (!cert.ok()) return r.Fail(cert.status());
-  LOG(INFO) << "renewed the certificate of node " << ctx.identity.node;
+  journal_.PutApproval(*approvals_.Find(node.node));
+  LOG(INFO) << "renewed the certificate of node " << node.node << " (" << node.cert_serial << ")";
   v1::RenewResponse resp;
   resp.set_cert_pem(*cert);
-  r.Ok(resp);
+  journal_.Commit([r, resp] { r.Ok(resp); });
 }
 
 }  // namespace snn

@@ -53,6 +53,11 @@ class EnrolService {
   void Enrol(const CallContext& ctx, v1::EnrolRequest req, Responder<v1::EnrolResponse> r);
   void Renew(const CallContext& ctx, v1::RenewRequest req, Responder<v1::RenewResponse> r);
   void Add(const CallContext& ctx, v1::NodeAddRequest req, Responder<v1::NodeAddResponse> r);
+  // Approves `boards` and `pools` for `node` (checked as a registration would be), in the
+  // journal (the caller commits).
+  Result<v1::NodeApproval> Approve(const CallContext& ctx, const std::string& node,
+                                   const google::protobuf::RepeatedPtrField<v1::BoardInfo>& boards,
+                                   const google::protobuf::RepeatedPtrField<std::string>& pools);
   void Revoke(const CallContext& ctx, v1::NodeRevokeRequest req,
               Responder<v1::NodeRevokeResponse> r);
   Result<std::string> Sign(const std::string& node, const std::string& csr_pem);

@@ -10,6 +10,7 @@
 
 #include "common/base/split.h"
 #include "common/daemon/board_drivers.h"
+#include "nodeagent/boards/device_holders.h"
 #include "nodeagent/hal/driver_board.h"
 #include "nodeagent/tasks/launcher.h"
 #include "nodeagent/tasks/task_manager.h"
@@ -240,6 +241,13 @@ void TaskManager::ReleaseDriverBoard(const Task& task) {
   const Board* board = boards_.board(task.launch.board);
   if (board == nullptr || board->driver() == nullptr || options_.drivers == nullptr) return;
   const BoardDriverRef& via = *board->driver();
+  // The allocation ends: so does every hold on the board's device nodes (a descriptor the task
+  // handed to a process outside it), before the driver scrubs the board.
+  for (const DeviceHolder& h : KillDeviceHolders(via.devices)) {
+    LOG(WARNING) << TaskLogName(task.launch.request) << " ended; pid " << h.pid << " (uid "
+                 << h.uid << ") still held " << h.device << " of board " << task.launch.board
+                 << ": killed";
+  }
   v1::DriverRequest request;
   request.set_board(via.board);
   request.mutable_release()->set_task(TaskName(task.launch.request));

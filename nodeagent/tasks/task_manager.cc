@@ -120,6 +120,12 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
   spec.lease_file = lease_file_;
   spec.lease_ms = lease_ms_;
   spec.hold_start = true;  // runs once its record is saved: see Release below
+  // Every task's network is what its boards grant (board_relay.h): a pass-through board's
+  // endpoints (set once the driver reserved it), a simulated board's nothing. A task on a
+  // simulated board reached the Ethernet boards' ports otherwise. The spike gateway is a Unix
+  // socket, which a network namespace does not hide. An agent not run as root runs tasks as
+  // its own user, whom nothing of this could keep from the boards it drives.
+  task.process.start.isolate_network = options_.isolate_boards && geteuid() == 0;
   task.launch.stdout_path = spec.stdout_path;
   task.launch.stderr_path = spec.stderr_path;
   task.launch.exit_file = spec.exit_file;
@@ -150,7 +156,7 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
       task.process.awaiting_network = building;
       task.process.awaiting_board = reserving;
     } else if (started.ok()) {
-      started = spawned->Release();
+      started = spawned->Release(task.process.start);
     }
     if (!started.ok()) {
       failed_as = v1::TASK_LOST;               // the node's fault, not the job's: run it elsewhere

@@ -262,17 +262,33 @@ class Client:
 
     # --- experiment services ---
 
-    def send_experiments(self, service, experiments, tenant=None):
+    def send_experiments(self, service, experiments, tenant=None, wait_for_board=None):
         """Queues experiments in a running experiment service (its job id; `tenant`: the
         service's, if it is another tenant's). Each experiment is a dict: "model" (a model as
         the JSON model file has it), "steps", "inputs" ([{"population", "neuron", "step"}]),
-        "name". Returns their ids, in order."""
+        "name". Returns their ids, in order. A service still pending holds no board and takes
+        none: SnnError, or with `wait_for_board` (a monotonic deadline, or True: no deadline)
+        this waits for it to run."""
         ids, chunk, size = [], [], 0
 
+        def post():
+            return self._json("POST", "/v1/services/%d/experiments" % int(service),
+                              {"tenant": tenant}, json.dumps({"experiments": chunk}).encode(),
+                              headers={"Content-Type": "application/json"})
+
         def send():
-            answer = self._json("POST", "/v1/services/%d/experiments" % int(service),
-                                {"tenant": tenant}, json.dumps({"experiments": chunk}).encode(),
-                                headers={"Content-Type": "application/json"})
+            pause = 0.05
+            while True:
+                try:
+                    answer = post()
+                    break
+                except SnnError as e:
+                    if not wait_for_board or "holds no board yet" not in str(e):
+                        raise
+                    if wait_for_board is not True and time.monotonic() > wait_for_board:
+                        raise TimeoutError("service %d has not started" % int(service)) from e
+                    time.sleep(pause)
+                    pause = min(pause * 2, 1.0)
             start = int(answer["first_id"])
             ids.extend(range(start, start + int(answer["count"])))
 
@@ -305,8 +321,9 @@ class Client:
     def run_experiments(self, service, experiments, tenant=None, timeout=None, poll_s=0.2):
         """Sends experiments, waits until all have run, and returns their records (with their
         output spikes) in the order given. TimeoutError after `timeout` seconds."""
-        ids = self.send_experiments(service, experiments, tenant)
         deadline = None if timeout is None else time.monotonic() + timeout
+        ids = self.send_experiments(service, experiments, tenant,
+                                    wait_for_board=True if deadline is None else deadline)
         wanted, done = set(ids), {}
         while len(done) < len(wanted):
             for r in self.experiments(service, tenant, outputs=True, after_id=min(ids) - 1):

@@ -52,6 +52,23 @@ TEST(JobFileTest, DefaultsAreSensible) {
   EXPECT_EQ(spec->time_limit_s(), 0u);  // the master applies its default
 }
 
+TEST(JobFileTest, AModelsResetIsSubtractOrZeroAndOnlyWithAModel) {
+  auto spec = ParseJobYaml(
+      "task: {command: /bin/true, resources: {model: net.nir, model_reset: zero, ksps: 1}}", "job");
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->task().resources().model_reset(), "zero");
+  auto bad = ParseJobYaml(
+      "task: {command: /bin/true, resources: {model: net.nir, model_reset: half, ksps: 1}}", "job");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("model_reset is subtract or zero"), std::string::npos)
+      << bad.status().message();
+  auto alone = ParseJobYaml(
+      "task: {command: /bin/true, resources: {cores: 1, model_reset: zero, ksps: 1}}", "job");
+  ASSERT_FALSE(alone.ok());
+  EXPECT_NE(alone.status().message().find("model_reset is about a model"), std::string::npos)
+      << alone.status().message();
+}
+
 TEST(JobFileTest, NormalizedUnitsInsteadOfKsps) {
   auto spec = ParseJobYaml(
       "task: {command: /bin/true, resources: {cores: 2, units: 1.5, board_type: any}}", "job");

@@ -116,6 +116,27 @@ TEST(NirModelTest, ParametersPerNeuronBiasesAndTheRecurrentLoopAreKept) {
   EXPECT_GT(model->populations(2).nir().bias(0), 0.25);
 }
 
+// The reset of spiking layers that give no v_reset (no exported file gives one) is chosen, never
+// silent: subtracting the threshold leaves them listed by MissingReset; zero gives each v_reset 0.
+TEST(NirModelTest, LayersWithoutVResetResetAsChosenAndAreNamed) {
+  NirOptions subtract{0.1};
+  auto model = LoadNirFile(Data("braille_noDelay_bias_zero.nir"), subtract);
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  EXPECT_EQ(MissingReset(*model), (std::vector<std::string>{"lif1.lif", "lif2"}));
+  NirOptions zero{0.1, NirReset::kZero};
+  auto zeroed = LoadNirFile(Data("braille_noDelay_bias_zero.nir"), zero);
+  ASSERT_TRUE(zeroed.ok()) << zeroed.status().ToString();
+  EXPECT_TRUE(MissingReset(*zeroed).empty());
+  for (const auto& p : zeroed->populations()) {
+    if (p.nir().v_threshold_size() == 0) continue;
+    ASSERT_EQ(p.nir().v_reset_size(), 1) << p.name();
+    EXPECT_EQ(p.nir().v_reset(0), 0) << p.name();
+  }
+  EXPECT_EQ(ParseNirReset("zero").value(), NirReset::kZero);
+  EXPECT_EQ(ParseNirReset("").value(), NirReset::kSubtract);
+  EXPECT_FALSE(ParseNirReset("halfway").ok());
+}
+
 TEST(NirModelTest, AStepLongerThanATimeConstantIsRefusedNamingIt) {
   // Exported from snnTorch at 0.1 ms: at the default 1 ms forward Euler would overshoot.
   auto model = LoadNirFile(Data("braille_noDelay_bias_zero.nir"));

@@ -126,6 +126,11 @@ expect "$WORK/user-http.out" '"tenant_job_id": "2"' "the HTTP submit did not ans
 expect "$WORK/user-http.out" '"name": "hello"' "the HTTP show did not show the job"
 expect "$WORK/user-http.out" "^COMPLETED hello from task 0 of job 3" \
   "the Python client did not print the job's end and output"
+# The token the guide makes is alice's alone.
+if [ "$(stat -c %a /home/alice/.snn-token)" != 600 ]; then
+  echo "quickstart: ~/.snn-token is mode $(stat -c %a /home/alice/.snn-token), not 600" >&2
+  exit 1
+fi
 
 echo "== docs/user-guide.md, inputs and results (as alice)"
 run_as_alice "$WORK/user-results.sh" "$WORK/user-results.out"

@@ -209,7 +209,17 @@ TEST_F(AuthorizationTest, AdminAndOperatorCommandsNeedTheirRoles) {
   EXPECT_EQ(As("sys", {"--tenant", "lab-a", "jobs"}).exit_code, 0);
   CliRun set = cluster_.Snnctl({"queue", "set", "default", "--priority", "5"});
   EXPECT_EQ(set.exit_code, 0) << set.err;
-  CliRun token = cluster_.Snnctl({"node", "token", "node9", "--parsable"});
+  // A node's inventory is the admin's word: with the token, or approved before; never the
+  // node's own first registration (a fresh node declaring a 256x256 board was believed).
+  CliRun unapproved = cluster_.Snnctl({"node", "token", "node9", "--parsable"});
+  EXPECT_EQ(unapproved.exit_code, 1);
+  EXPECT_NE(unapproved.err.find("node node9 has no approved inventory: give its boards with the "
+                                "token (snnctl node token node9 --boards FILE"),
+            std::string::npos)
+      << unapproved.err;
+  const std::string boards = cluster_.dir() + "/node9.boards.yaml";
+  std::ofstream(boards) << SmallBoards();
+  CliRun token = cluster_.Snnctl({"node", "token", "node9", "--parsable", "--boards", boards});
   EXPECT_EQ(token.exit_code, 0) << token.err;
   EXPECT_EQ(token.out.rfind("snnjoin.", 0), 0u) << token.out;
 }
@@ -418,10 +428,49 @@ TEST_F(AuthorizationTest, ForgedAndReplayedCredentialsAreRefused) {
   EXPECT_EQ(std::count(absent.err.begin(), absent.err.end(), '\n'), 1) << absent.err;
 }
 
+// The master checks its munged at start, and does not start without one (it said nothing, and
+// users were then told "cannot reach munged at <the master's socket>" and checked their own).
+// One that fails later is named to users as the master's fault.
+TEST_F(AuthorizationTest, AMastersMungedThatFailsIsNamedAsTheMastersFault) {
+  const std::string dir = cluster_.dir() + "/nomunge";
+  std::filesystem::create_directories(dir);
+  std::vector<std::string> argv = {SNN_MASTER_BIN, "--listen=127.0.0.1:0",
+                                   "--data_dir=" + dir + "/data", "--http_listen=",
+                                   "--metrics_listen="};
+  for (const auto& f : cluster_.auth().MasterFlags()) argv.push_back(f);
+  argv.push_back("--munge_socket=/nonexistent/munge.socket");
+  Daemon lonely(argv, dir + "/master.log");
+  ASSERT_TRUE(lonely.WaitExit(20000)) << "a master without munged kept running";
+  const std::string log = ReadFile(dir + "/master.log");
+  EXPECT_NE(log.find("the master's munged does not work: cannot reach munged at "
+                     "/nonexistent/munge.socket"),
+            std::string::npos)
+      << log;
+
+  // A master whose munged goes away after it started (its socket here: a link to the one the
+  // users' snnctl keeps using).
+  const std::string link = cluster_.dir() + "/master-munge.socket";
+  std::filesystem::create_symlink(cluster_.auth().munge_socket(), link);
+  cluster_.StopMaster();
+  cluster_.StartMaster(
+      {"--policy_file=" + cluster_.dir() + "/policy.yaml", "--munge_socket=" + link});
+  ASSERT_EQ(cluster_.Snnctl({"jobs"}).exit_code, 0);
+  std::filesystem::remove(link);
+  CliRun run = cluster_.Snnctl({"jobs"});
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.err.find("the master cannot check your credential: its own munged fails"),
+            std::string::npos)
+      << run.err;
+  EXPECT_NE(run.err.find("your host is not at fault"), std::string::npos) << run.err;
+}
+
 // A node without a certificate enrols with a one-time token, and only once; a token names one
 // node; the master's certificate is checked by clients.
 TEST_F(AuthorizationTest, NodesEnrolWithOneTimeTokens) {
-  CliRun token = cluster_.Snnctl({"node", "token", "node7", "--ttl", "5m", "--parsable"});
+  std::ofstream(cluster_.dir() + "/small.yaml") << SmallBoards();
+  const std::string small = cluster_.dir() + "/small.yaml";
+  CliRun token = cluster_.Snnctl(
+      {"node", "token", "node7", "--ttl", "5m", "--parsable", "--boards", small});
   ASSERT_EQ(token.exit_code, 0) << token.err;
   std::string secret = token.out.substr(0, token.out.find('\n'));
   const std::string tls = cluster_.dir() + "/node7.own-tls";
@@ -453,7 +502,7 @@ TEST_F(AuthorizationTest, NodesEnrolWithOneTimeTokens) {
   enrol.set_csr_pem(*pki::NewCsr(*key, "node7"));
   auto reused = fresh.Call(rpc::kNodeEnrol, enrol);
   EXPECT_EQ(reused.status().code(), Code::kUnauthenticated) << reused.status().ToString();
-  CliRun other = cluster_.Snnctl({"node", "token", "node8", "--parsable"});
+  CliRun other = cluster_.Snnctl({"node", "token", "node8", "--parsable", "--boards", small});
   ASSERT_EQ(other.exit_code, 0);
   enrol.set_token(other.out.substr(0, other.out.find('\n')));
   auto misnamed = fresh.Call(rpc::kNodeEnrol, enrol);
@@ -462,17 +511,18 @@ TEST_F(AuthorizationTest, NodesEnrolWithOneTimeTokens) {
   EXPECT_EQ(info->role, "node");
 }
 
-// A node enrolled with a join token alone may declare what it declared at its first
-// registration, no more. `snnctl node revoke` shuts out every certificate of the node, copies
+// A node enrolled with a join token may declare what was approved with it, no more. `snnctl node revoke` shuts out every certificate of the node, copies
 // included, live sessions too, until it enrols again with a new token (issue 34: a copy of a
 // node's certificate renewed itself elsewhere, and nothing could be revoked).
 TEST_F(AuthorizationTest, ARevokedNodeIsShutOutCopiesIncludedUntilItEnrolsAgain) {
-  cluster_.set_approve_agents(false);  // the join token is the only approval
+  cluster_.set_approve_agents(false);  // the join token's inventory is the only approval
   const std::string tls = cluster_.dir() + "/node7.own-tls";
   std::filesystem::create_directories(tls);
   std::filesystem::copy_file(cluster_.auth().ca_file(), tls + "/ca.crt");
+  std::ofstream(cluster_.dir() + "/node7.small.yaml") << SmallBoards(1, 4, 1000, 4);
   auto enrol_with_new_token = [&] {
-    CliRun token = cluster_.Snnctl({"node", "token", "node7", "--parsable"});
+    CliRun token = cluster_.Snnctl({"node", "token", "node7", "--parsable", "--boards",
+                                    cluster_.dir() + "/node7.small.yaml"});
     ASSERT_EQ(token.exit_code, 0) << token.err;
     std::ofstream(cluster_.dir() + "/node7.token") << token.out;
     std::filesystem::remove(tls + "/node.pem");
@@ -554,6 +604,43 @@ TEST_F(AuthorizationTest, ARevokedNodeIsShutOutCopiesIncludedUntilItEnrolsAgain)
   cluster_.StartMaster({"--policy_file=" + cluster_.dir() + "/policy.yaml"});
   EXPECT_TRUE(TestCluster::WaitUntil([&] { return cluster_.NodesUp() == 2; }));
   EXPECT_EQ(thief()->Call(rpc::kNodeHeartbeat, heartbeat).status().code(), Code::kUnauthenticated);
+}
+
+// A revoked node enrols again by following the messages: its agent sets the revoked certificate
+// aside and enrols with the token in its token file, read again, so a new token placed there is
+// used without a restart (the agent kept presenting the revoked certificate, with a new token and
+// after restarts; only deleting node.pem, in no doc, worked).
+TEST_F(AuthorizationTest, ARevokedNodeEnrolsAgainWithANewTokenInItsTokenFile) {
+  cluster_.set_approve_agents(false);
+  const std::string tls = cluster_.dir() + "/node7.own-tls";
+  std::filesystem::create_directories(tls);
+  std::filesystem::copy_file(cluster_.auth().ca_file(), tls + "/ca.crt");
+  const std::string boards = cluster_.dir() + "/node7.yaml";
+  std::ofstream(boards) << SmallBoards(1, 4, 1000, 4);
+  const std::string token_file = cluster_.dir() + "/node7.token";
+  CliRun token = cluster_.Snnctl({"node", "token", "node7", "--parsable", "--boards", boards});
+  ASSERT_EQ(token.exit_code, 0) << token.err;
+  std::ofstream(token_file) << token.out;
+  cluster_.StartAgent("node7", SmallBoards(1, 4, 1000, 4),
+                      {"--tls_dir=" + tls, "--join_token_file=" + token_file});
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster_.NodesUp() == 2; }));
+
+  ASSERT_EQ(cluster_.Snnctl({"node", "revoke", "node7"}).exit_code, 0);
+  const std::string log = cluster_.dir() + "/node7.log";
+  ASSERT_TRUE(TestCluster::WaitUntil([&] {
+    return std::filesystem::exists(tls + "/node.pem.revoked") &&
+           ReadFile(log).find("unknown, used or expired") != std::string::npos;
+  })) << ReadFile(log);
+  EXPECT_EQ(cluster_.NodesUp(), 1);
+  // What the agent's log says to do: a new token, in the same file.
+  EXPECT_NE(ReadFile(log).find("the certificate is set aside"), std::string::npos)
+      << ReadFile(log);
+  CliRun again = cluster_.Snnctl({"node", "token", "node7", "--parsable"});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  std::ofstream(token_file) << again.out;
+  EXPECT_TRUE(TestCluster::WaitUntil([&] { return cluster_.NodesUp() == 2; }))
+      << ReadFile(log);
+  EXPECT_TRUE(std::filesystem::exists(tls + "/node.pem"));
 }
 
 }  // namespace

@@ -17,7 +17,9 @@ namespace {
 TEST(CertificateRenewalTest, ANodeRenewsItsCertificateBeforeItExpires) {
   TestCluster cluster;
   cluster.StartMaster({"--node_cert_validity_s=12"});
-  CliRun token = cluster.Snnctl({"node", "token", "node1", "--parsable"});
+  std::ofstream(cluster.dir() + "/node1.boards.yaml") << SmallBoards();
+  CliRun token = cluster.Snnctl(
+      {"node", "token", "node1", "--parsable", "--boards", cluster.dir() + "/node1.boards.yaml"});
   ASSERT_EQ(token.exit_code, 0) << token.err;
   const std::string tls = cluster.dir() + "/node1.own-tls";
   std::filesystem::create_directories(tls);

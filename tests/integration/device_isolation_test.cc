@@ -6,6 +6,7 @@
 // list fails the task, saying so; an agent whose boards file lists what is no device node does not
 // start.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "tests/integration/emulated_boards.h"
+#include "tests/test_util/process.h"
 
 namespace snn::testing {
 namespace {
@@ -100,6 +102,59 @@ TEST_F(DeviceIsolationTest, ATaskOpensItsOwnBoardsDeviceNodeAndNoOtherBoards) {
     return stat(devices_[static_cast<size_t>(own)].c_str(), &st) == 0 && st.st_uid == 0 &&
            (st.st_mode & 0777) == 0600;
   }));
+}
+
+// Issue 64: a task handed its board's open device to a process of another session (over a Unix
+// socket), which read the board after the job ended. When the board is released, every process
+// not run as root that still holds one of its device nodes is killed.
+TEST_F(DeviceIsolationTest, AHoldOnABoardsDeviceEndsWithTheAllocation) {
+  StartAgent(true);
+  if (devices_.empty()) return;
+  const std::string dir = cluster_.dir() + "/holder";
+  mkdir(dir.c_str(), 0777);
+  chmod(dir.c_str(), 0777);
+  const std::string sock = dir + "/sock", held = dir + "/held";
+  std::ofstream(dir + "/holder.py")
+      << "import socket, time\n"
+         "s = socket.socket(socket.AF_UNIX)\n"
+         "s.bind('" << sock << "')\n"
+         "s.listen(1)\n"
+         "c, _ = s.accept()\n"
+         "msg, fds, _, _ = socket.recv_fds(c, 100, 1)\n"
+         "open('" << held << "', 'w').write('holding %d' % len(fds))\n"
+         "while True:\n"
+         "    time.sleep(1)\n";
+  chmod((dir + "/holder.py").c_str(), 0644);
+  // Another user's process outside every task (the receiving end a task's user could run).
+  const pid_t holder = SpawnLogged({"/usr/sbin/runuser", "-u", "daemon", "--", "/usr/bin/python3",
+                                    dir + "/holder.py"},
+                                   dir + "/holder.out", dir + "/holder.out");
+  ASSERT_GT(holder, 0);
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return access(sock.c_str(), F_OK) == 0; }))
+      << ReadFile(dir + "/holder.out");
+  chmod(sock.c_str(), 0777);
+  std::string script =
+      "own=${SNN_BOARD_ENDPOINTS#udp://127.0.0.}; own=${own%%:*}; own=$((own - 2))\n"
+      "case $own in\n";
+  for (size_t i = 0; i < devices_.size(); ++i) {
+    script += "  " + std::to_string(i) + ") dev=" + devices_[i] + ";;\n";
+  }
+  script += "esac\n/usr/bin/python3 -c \"import socket,os\n"
+            "c = socket.socket(socket.AF_UNIX); c.connect('" + sock + "')\n"
+            "fd = os.open('$dev', os.O_RDONLY)\n"
+            "socket.send_fds(c, [b'x'], [fd])\n"
+            "print('handed', '$dev')\"\n";
+  const v1::JobRecord job = Run(script);
+  ASSERT_EQ(job.state(), v1::COMPLETED) << job.reason();
+  EXPECT_EQ(ReadFile(held), "holding 1") << ReadFile(dir + "/holder.out");
+  // The job ended and its board was released: the holder is gone.
+  int status = 0;
+  EXPECT_TRUE(TestCluster::WaitUntil([&] { return waitpid(holder, &status, WNOHANG) == holder; }))
+      << "a process still holds the board's device after the job ended";
+  if (waitpid(holder, &status, WNOHANG) == 0) {
+    kill(holder, SIGKILL);
+    waitpid(holder, &status, 0);
+  }
 }
 
 TEST_F(DeviceIsolationTest, ADeviceTheBoardsFileDoesNotListFailsTheTask) {

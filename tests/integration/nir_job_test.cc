@@ -113,5 +113,41 @@ TEST(NirJobTest, ABrokenNirFileIsRefusedBeforeSubmittingWithOneLine) {
   EXPECT_EQ(jobs.out.find("\"id\""), std::string::npos) << jobs.out;  // nothing was submitted
 }
 
+// snnctl estimate needs no cluster (the guide says so; it refused without one): only the cores
+// are left out, saying why. A NIR file whose layers give no v_reset gets a note saying which
+// reset snn assumed; --reset chooses one (and the note goes).
+TEST(NirJobTest, EstimateNeedsNoClusterAndSaysWhichResetItAssumed) {
+  TestCluster cluster;  // no master started: nothing answers at 127.0.0.1:1
+  const std::string model =
+      std::string(SNN_SOURCE_DIR) + "/etc/models/nir/braille_noDelay_bias_zero.nir";
+  auto alone = cluster.RunSnnctl(
+      {"--master", "127.0.0.1:1", "--timeout", "5", "estimate", model, "--dt", "0.1"});
+  ASSERT_EQ(alone.exit_code, 0) << alone.err;
+  EXPECT_NE(alone.out.find("logical cores:    unknown: no cluster reached"), std::string::npos)
+      << alone.out;
+  EXPECT_NE(alone.out.find("synapses:         2166 "), std::string::npos) << alone.out;
+  EXPECT_NE(alone.out.find("spike rate:"), std::string::npos) << alone.out;
+  EXPECT_NE(alone.err.find("gives no v_reset for layers"), std::string::npos) << alone.err;
+  EXPECT_NE(alone.err.find("--reset zero"), std::string::npos) << alone.err;
+
+  auto sized = cluster.RunSnnctl({"--master", "127.0.0.1:1", "estimate", model, "--dt", "0.1",
+                                  "--neurons-per-core", "256", "--reset", "subtract"});
+  ASSERT_EQ(sized.exit_code, 0) << sized.err;
+  EXPECT_NE(sized.out.find("logical cores:    3 (256 neurons per core)"), std::string::npos)
+      << sized.out;
+  EXPECT_EQ(sized.err.find("v_reset"), std::string::npos) << sized.err;  // chosen: no note
+
+  auto zero = cluster.RunSnnctl({"--master", "127.0.0.1:1", "estimate", model, "--dt", "0.1",
+                                 "--neurons-per-core", "256", "--reset", "zero"});
+  ASSERT_EQ(zero.exit_code, 0) << zero.err;
+  EXPECT_EQ(zero.err.find("v_reset"), std::string::npos) << zero.err;
+
+  auto bad = cluster.RunSnnctl({"--master", "127.0.0.1:1", "estimate", model, "--dt", "0.1",
+                                "--neurons-per-core", "256", "--reset", "halfway"});
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_EQ(bad.err,
+            "snnctl: the reset of layers without v_reset is subtract or zero, not 'halfway'\n");
+}
+
 }  // namespace
 }  // namespace snn::testing

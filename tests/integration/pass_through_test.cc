@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "common/base/clock.h"
+#include "common/rpc/asio.h"
 #include "tests/integration/emulated_boards.h"
 #include "tests/test_util/process.h"
 
@@ -217,6 +218,63 @@ TEST_F(BoardIsolationTest, ATaskReachesItsOwnBoardAndNothingElse) {
   }
   std::ofstream(flag) << "done\n";
   EXPECT_TRUE(bob_is(v1::COMPLETED));
+}
+
+// Issue 64: a task on a simulated board (another node of the same host here) reached the
+// Ethernet boards' data and management ports, faulted another tenant's board and fed it data.
+// Its network is now what its board grants: nothing. The same datagrams go nowhere, and a TCP
+// listener on the host's loopback is out of reach; its spike gateway (a Unix socket) is not.
+TEST_F(BoardIsolationTest, ATaskOnASimulatedBoardReachesNoBoardsPorts) {
+  if (geteuid() != 0) GTEST_SKIP() << "network namespaces for tasks need a root agent";
+  cluster_.StartAgent("node2", SmallBoards());
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster_.NodesUp() == 2; }));
+  asio::io_context io;
+  tcp::acceptor listener(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+  std::string targets;
+  for (const EmulatedBoard& board : emulated_.boards()) {
+    targets += board.data() + " " + board.address + ":" + std::to_string(board.mgmt_port) + " ";
+  }
+  const std::string script = cluster_.dir() + "/sim-intrude.py";
+  std::ofstream(script) << "import os, socket\n"
+                           "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+                           "for target in '"
+                        << targets
+                        << "'.split():\n"
+                           "    host, port = target.rsplit(':', 1)\n"
+                           "    for i in range(100):\n"
+                           "        try:\n"
+                           "            s.sendto(b'FAULT from a simulated board', (host, int(port)))\n"
+                           "        except OSError:\n"
+                           "            pass\n"
+                           "t = socket.socket()\n"
+                           "t.settimeout(5)\n"
+                           "try:\n"
+                           "    t.connect(('127.0.0.1', "
+                        << listener.local_endpoint().port()
+                        << "))\n"
+                           "    print('tcp: reached')\n"
+                           "except OSError as e:\n"
+                           "    print('tcp: refused')\n"
+                           "print('gateway:', os.path.exists(os.environ.get('SNN_GATEWAY', '')))\n";
+  std::vector<std::string> before;
+  for (size_t i = 0; i < emulated_.boards().size(); ++i) {
+    before.push_back(emulated_.Manage(i, "STATS"));
+  }
+  v1::JobSpec spec = ShellJob("python3 " + script);
+  spec.mutable_task()->mutable_resources()->set_board_type("sim-v1");
+  auto submitted = cluster_.Submit(spec, "alice");
+  ASSERT_TRUE(submitted.ok()) << submitted.status().ToString();
+  ASSERT_TRUE(cluster_.WaitForState(submitted->tenant_job_id(), v1::COMPLETED));
+  const std::string out =
+      cluster_.Snnctl({"logs", std::to_string(submitted->tenant_job_id())}, "alice").out;
+  EXPECT_NE(out.find("tcp: refused"), std::string::npos) << out;
+  EXPECT_NE(out.find("gateway: True"), std::string::npos) << out;
+  for (size_t i = 0; i < emulated_.boards().size(); ++i) {
+    EXPECT_EQ(emulated_.Manage(i, "STATS"), before[i])
+        << "packets reached " << emulated_.boards()[i].data();
+    EXPECT_EQ(emulated_.Manage(i, "HEALTH").rfind("ok", 0), 0u)
+        << "a datagram reached the management port of " << emulated_.boards()[i].address;
+  }
 }
 
 // Issue 35 (d): with the policy's suspend_after, an idle board is powered off (the board

@@ -288,5 +288,51 @@ TEST_F(ExperimentBookTest, ATurnWhoseAgentIsGoneWaitsAgainFirstAndIsRetriedLater
   EXPECT_EQ(ann->queued(), 3u);  // none lost, none failed
 }
 
+// A service without a board holds nothing (one user's three pending services grew the master by
+// 800 MB); what waits is bounded per user in every service together, so that no one user fills a
+// service (its owner was refused) or the master.
+TEST_F(ExperimentBookTest, NothingWaitsForAPendingServiceAndNoUserFillsOne) {
+  auto specs = [](int n) {
+    std::vector<v1::ExperimentSpec> out(n, Spec(1));
+    for (auto& spec : out) {
+      v1::NamedSpike* in = spec.add_inputs();
+      in->set_population("in");
+      in->set_neuron(1);
+    }
+    return out;
+  };
+  const size_t one = specs(1)[0].ByteSizeLong();
+  ExperimentBook book{jobs_, journal_, store_, agents_, usage_, clock_, {10 * one, 25 * one}};
+
+  v1::JobRecord pending = service();
+  pending.set_state(v1::PENDING);
+  auto refused = book.Submit(pending, "lab-a", "ann", specs(1));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), Code::kFailedPrecondition);
+  EXPECT_NE(refused.status().message().find("holds no board yet"), std::string::npos)
+      << refused.status().message();
+
+  ASSERT_TRUE(book.Submit(service(), "lab-a", "ann", specs(10)).ok());
+  auto over = book.Submit(service(), "lab-a", "ann", specs(1));
+  ASSERT_FALSE(over.ok());
+  EXPECT_EQ(over.status().code(), Code::kResourceExhausted);
+  EXPECT_NE(over.status().message().find("one user may have waiting"), std::string::npos)
+      << over.status().message();
+  // The bound is the user's in every service together.
+  v1::JobRecord other = service();
+  other.set_id(41);
+  other.set_tenant_job_id(8);
+  EXPECT_EQ(book.Submit(other, "lab-a", "ann", specs(1)).status().code(),
+            Code::kResourceExhausted);
+
+  ASSERT_TRUE(book.Submit(service(), "lab-a", "bob", specs(10)).ok());
+  ASSERT_TRUE(book.Submit(service(), "lab-b", "cyd", specs(5)).ok());
+  // The service is full for the others, not for its owner.
+  EXPECT_EQ(book.Submit(service(), "lab-b", "dan", specs(1)).status().code(),
+            Code::kResourceExhausted);
+  EXPECT_TRUE(book.Submit(service(), "lab-a", "owner", specs(5)).ok());
+  journal_.Commit();
+}
+
 }  // namespace
 }  // namespace snn

@@ -200,6 +200,26 @@ def make_bad(out_dir):
     edges = [("input", "lin"), ("lin", "lif"), ("lif", "output")]
     write(os.path.join(out_dir, "bad_counts.nir"), nodes, edges)
     cases.append(("bad_counts.nir", "'v_threshold' has 4 values for a layer of 3"))
+    # A recurrent subgraph written flattened: its nodes are the graph's own, their names with
+    # dots, while the graph's edges still name the subgraph.
+    nodes = {"input": {"type": "Input", "shape": np.array([4])}, "lif1.lif": lif(4, dt),
+             "lif1.w_rec": {"type": "Linear", "weight": f32(np.eye(4))},
+             "output": {"type": "Output", "shape": np.array([4])}}
+    edges = [("input", "lif1"), ("lif1", "output"), ("lif1.lif", "lif1.w_rec"),
+             ("lif1.w_rec", "lif1.lif")]
+    write(os.path.join(out_dir, "bad_flattened.nir"), nodes, edges)
+    cases.append(("bad_flattened.nir", "the graph has lif1.lif, lif1.w_rec, a subgraph 'lif1' "
+                  "written flattened"))
+    # A subgraph whose Input declares 12 values where 38 arrive (NIR's type check refuses it).
+    sub = {"type": "NIRGraph",
+           "nodes": {"input": {"type": "Input", "shape": np.array([12])}, "lif": lif(12, dt),
+                     "output": {"type": "Output", "shape": np.array([12])}},
+           "edges": [("input", "lif"), ("lif", "output")]}
+    nodes = {"input": {"type": "Input", "shape": np.array([38])}, "sub": sub,
+             "output": {"type": "Output", "shape": np.array([12])}}
+    write(os.path.join(out_dir, "bad_port.nir"), nodes, [("input", "sub"), ("sub", "output")])
+    cases.append(("bad_port.nir", "node 'sub.input' (Input) declares 12 (12 values), but 38 (38 "
+                  "values) reaches it"))
     with open(os.path.join(out_dir, "bad_files.txt"), "w") as f:
         for name, words in cases:
             f.write("%s\t%s\n" % (name, words))

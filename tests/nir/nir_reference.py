@@ -4,6 +4,10 @@ from nothing in snn's C++: it reads the HDF5 file with h5py and steps the graph 
 with numpy, in float64, weights rounded to float32 as snn keeps them.
 
     nir_reference.py MODEL.nir --inputs IN.csv --steps N --out OUT.csv [--dt MS]
+                     [--reset subtract|zero]
+
+--reset: how a spiking node that gives no v_reset resets (subtract the threshold, the default;
+or set v to 0, as the nir library reads such nodes).
 
 IN.csv: lines "step,layer,neuron" (a spike of an input layer's neuron at a step).
 OUT.csv: lines "step,layer,neuron,value": each spike of an output layer (value 1), and each
@@ -208,7 +212,7 @@ def operator(node, x):
 class Neuron:
     """One layer's state and its equation, forward Euler at step dt (docs/nir.md)."""
 
-    def __init__(self, node, dt):
+    def __init__(self, node, dt, reset_zero=False):
         self.type = node["type"]
         size, self.shape = None, None
         for key in ("tau", "tau_mem", "r", "v_threshold", "threshold"):
@@ -227,7 +231,7 @@ class Neuron:
         self.v_leak = param(node, "v_leak", size, 0)
         key = "threshold" if self.type == "Threshold" else "v_threshold"
         self.thr = param(node, key, size, 0)
-        self.subtract = "v_reset" not in node["params"]
+        self.subtract = "v_reset" not in node["params"] and not reset_zero
         self.v_reset = param(node, "v_reset", size, 0)
         self.v = np.zeros(size)
         self.i = np.zeros(size)
@@ -262,14 +266,14 @@ def add(a, b):
     return a.reshape(-1) + b.reshape(-1)
 
 
-def run(path, inputs, steps, dt_ms):
+def run(path, inputs, steps, dt_ms, reset_zero=False):
     nodes, edges = read_graph(path)
     order, back = order_and_back_edges(nodes, edges)
     into = {}
     for s, d in edges:
         into.setdefault(d, []).append(s)
     dt = dt_ms / 1000.0
-    neurons = {n: Neuron(nodes[n], dt) for n in order if nodes[n]["type"] in NEURONS}
+    neurons = {n: Neuron(nodes[n], dt, reset_zero) for n in order if nodes[n]["type"] in NEURONS}
     shapes = {}
     for n in order:
         if nodes[n]["type"] == "Input" and nodes[n]["top"]:
@@ -364,6 +368,7 @@ def main():
     ap.add_argument("--steps", type=int, required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--dt", type=float, default=1.0, help="the step, ms")
+    ap.add_argument("--reset", choices=("subtract", "zero"), default="subtract")
     a = ap.parse_args()
     inputs = {}
     with open(a.inputs) as f:
@@ -373,7 +378,7 @@ def main():
                 continue
             step, layer, neuron = line.split(",")
             inputs.setdefault((int(step), layer), []).append(int(neuron))
-    records = run(a.model, inputs, a.steps, a.dt)
+    records = run(a.model, inputs, a.steps, a.dt, a.reset == "zero")
     with open(a.out, "w") as f:
         f.write("step,layer,neuron,value\n")
         for step, name, neuron, value in records:

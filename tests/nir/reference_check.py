@@ -18,7 +18,8 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-REGIMES = (("sparse", 0.03), ("dense", 0.4))
+# (name, input spike chance, reset of spiking layers without v_reset)
+REGIMES = (("sparse", 0.03, "subtract"), ("dense", 0.4, "subtract"), ("dense-zero", 0.4, "zero"))
 
 
 def input_layers(model_json):
@@ -104,11 +105,12 @@ def main():
         neurons = sum(size for _, size in layers)
         steps = 100 if neurons > 1000 else 400
         total = 0
-        for regime, chance in REGIMES:
+        for regime, chance, reset in REGIMES:
             base = os.path.join(work, os.path.basename(path) + "." + regime)
             write_inputs(base + ".in", layers, steps, chance, seed=len(base))
             sim = subprocess.run([snnctl, "simulate", path, "--inputs", base + ".in", "--steps",
-                                  str(steps), "--out", base + ".snn", "--dt", step],
+                                  str(steps), "--out", base + ".snn", "--dt", step,
+                                  "--reset", reset],
                                  capture_output=True, text=True)
             if sim.returncode != 0:
                 print("FAIL %s (%s): snnctl simulate: %s" % (path, regime, sim.stderr.strip()))
@@ -116,7 +118,7 @@ def main():
                 continue
             subprocess.run([sys.executable, os.path.join(HERE, "nir_reference.py"), path,
                             "--inputs", base + ".in", "--steps", str(steps), "--out",
-                            base + ".ref", "--dt", step], check=True)
+                            base + ".ref", "--dt", step, "--reset", reset], check=True)
             ours, ref = read_records(base + ".snn"), read_records(base + ".ref")
             total += len(ref)
             diff = compare(ours, ref)
