@@ -13,6 +13,7 @@
 #include "common/base/clock.h"
 #include "proto/node.pb.h"
 #include "tests/test_util/process.h"
+#include "snn_paths.h"
 
 namespace snn::bench {
 namespace {

@@ -25,6 +25,7 @@
 #include "common/rpc/tls.h"
 #include "proto/job.pb.h"
 #include "tests/test_util/process.h"
+#include "snn_paths.h"
 
 DEFINE_int32(addresses, 24, "loopback addresses the flood comes from (127.0.1.1 on)");
 DEFINE_int32(per_address, 256, "connections each address opens, half idle, half stalled frames");

@@ -27,6 +27,7 @@
 #include "common/daemon/program_flags.h"
 #include "common/rpc/tls.h"
 #include "tests/test_util/process.h"
+#include "snn_paths.h"
 
 DEFINE_int32(posters, 4, "clients without a token posting 1 MiB bodies in a loop");
 DEFINE_int32(idle, 4096, "idle connections held on the API's port during phase one");
@@ -88,8 +89,8 @@ int main(int argc, char** argv) {
   }
   uint16_t port = 0;
   for (int i = 0; i < 500 && port == 0; ++i) {
-    const std::string text = snn::ReadFile(port_file);
-    if (!text.empty()) port = static_cast<uint16_t>(std::stoi(text));
+    auto text = snn::ReadWholeFile(port_file, "the port file");
+    if (text.ok() && !text->empty()) port = static_cast<uint16_t>(std::stoi(*text));
     if (port == 0) snn::SleepRealMs(20);
   }
   std::remove(port_file.c_str());

@@ -155,9 +155,10 @@ Status MasterServer::SetUpAuth() {
   // Users' credentials are decoded by this host's munged: it must answer now, so that the
   // operator hears of a missing one here, not users who would then check their own.
   auto probe = MungeEncode(config_.munge_socket);
-  if (probe.ok()) probe = MungeDecode(config_.munge_socket, *probe).status();
-  if (!probe.ok()) {
-    return Unavailable("the master's munged does not work: " + probe.status().message() +
+  const Status munged =
+      probe.ok() ? MungeDecode(config_.munge_socket, *probe).status() : probe.status();
+  if (!munged.ok()) {
+    return Unavailable("the master's munged does not work: " + munged.message() +
                        " (the master decodes users' credentials with it; see --munge_socket)");
   }
   const std::string dir = config_.tls_dir + "/";

@@ -11,8 +11,8 @@ bash scripts/deps.sh
 DIR="${FUZZ_BUILD_DIR:-build-fuzz}"
 SECONDS_EACH="${FUZZ_SECONDS:-5}"
 source scripts/ccache_env.sh
-# -O1 and line tables only: what libFuzzer and the sanitizers' reports need, at about half the
-# compile time of -O2 -g (the tree's second build is most of what the test command costs).
+# -O1 and line tables only: what libFuzzer and the sanitizers' reports need, and faster to compile
+# than -O2 -g (this second build of the tree is most of what the test command costs).
 CC=clang-14 CXX=clang++-14 cmake -S . -B "$DIR" -DSNN_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" >/dev/null
 cmake --build "$DIR" -j "${JOBS:-$(nproc)}" --target fuzzers

@@ -1,5 +1,7 @@
 #include "master/http/event_hub.h"
 
+#include <algorithm>
+
 #include "common/base/job_validation.h"
 #include "master/http/event_json.h"
 
@@ -95,12 +97,23 @@ void EventHub::JobWritten(uint64_t job_id) {
   for (auto& w : waits) w.wake();
 }
 
-Status EventHub::Watch(std::shared_ptr<HttpStream> stream, uint64_t since, Filter filter) {
+Status EventHub::Watch(std::shared_ptr<HttpStream> stream, uint64_t since, Filter filter,
+                       const std::string& owner, int64_t until_ms) {
   if (streams_.size() >= options_.max_watchers) {
     return Status(Code::kResourceExhausted,
                   std::to_string(streams_.size()) + " event streams are open; try again later");
   }
-  Stream s{std::move(stream), std::move(filter), clock_.NowMs()};
+  if (!owner.empty()) {
+    const size_t mine = std::count_if(streams_.begin(), streams_.end(), [&](const Stream& s) {
+      return s.owner == owner && !s.out->closed();
+    });
+    if (mine >= options_.max_streams_per_owner) {
+      return Status(Code::kResourceExhausted,
+                    std::to_string(mine) + " event streams of " + owner +
+                        " are open, the most one user may have: close one first");
+    }
+  }
+  Stream s{std::move(stream), std::move(filter), clock_.NowMs(), owner, until_ms};
   // The stream starts with a comment, so that clients see it open before any event.
   s.out->Send(": snn events from revision " + std::to_string(last_rev()) + "\n\n");
   if (since != 0) {
@@ -152,6 +165,12 @@ void EventHub::Tick() {
   }
   for (auto& wake : due) wake();
   for (auto& stream : streams_) {
+    if (!stream.out->closed() && stream.until_ms != 0 && now >= stream.until_ms) {
+      stream.out->Send(": the token of this stream has expired; reconnect with a valid one "
+                       "(Last-Event-ID resumes)\n\n");
+      stream.out->Close();
+      continue;
+    }
     if (!stream.out->closed() && now - stream.last_write_ms >= options_.keepalive_ms) {
       Send(stream, ": keepalive\n\n");
     }

@@ -31,6 +31,7 @@ struct EventHubOptions {
   size_t max_backlog_bytes = 1 << 20;  // a stream this far behind is closed
   int64_t keepalive_ms = 15000;        // a comment on a quiet stream this often
   size_t max_watchers = 20000;         // streams and long polls, each
+  size_t max_streams_per_owner = 32;   // one user's streams, from every address together
 };
 
 class EventHub {
@@ -49,8 +50,11 @@ class EventHub {
   using Filter = std::function<bool(const v1::Event&)>;
   // Sends `stream` the kept events after revision `since` (all of them after a reset event when
   // `since` is older than the oldest kept or not one this master gave; none when `since` is 0),
-  // then every new event `filter` passes. ResourceExhausted when too many watch.
-  Status Watch(std::shared_ptr<HttpStream> stream, uint64_t since, Filter filter);
+  // then every new event `filter` passes. ResourceExhausted when too many watch, or when `owner`
+  // (a user, "" for none) has max_streams_per_owner open. A stream with `until_ms` (its token's
+  // expiry) is closed then, saying why: a stream lives no longer than what let it open.
+  Status Watch(std::shared_ptr<HttpStream> stream, uint64_t since, Filter filter,
+               const std::string& owner = "", int64_t until_ms = 0);
   // Calls `wake` once: at the next durable write of job `job_id`, or once the clock passes
   // `deadline_ms`. ResourceExhausted (and no call) when too many wait.
   Status WaitForJob(uint64_t job_id, int64_t deadline_ms, std::function<void()> wake);
@@ -66,6 +70,8 @@ class EventHub {
     std::shared_ptr<HttpStream> out;
     Filter filter;
     int64_t last_write_ms = 0;
+    std::string owner;
+    int64_t until_ms = 0;  // 0: no end of its own
   };
   struct Wait {
     int64_t deadline_ms;

@@ -38,6 +38,7 @@ struct HttpServer::SessionBase {
   Phase phase = Phase::kHead;
   int64_t phase_since_ms = 0;
   size_t body_reserved = 0;  // of the bodies' budget, while reading one
+  std::string body_owner;    // whose budget that is
 };
 
 namespace {
@@ -469,13 +470,12 @@ std::optional<HttpResponse> HttpServer::Admit(SessionBase& session, const HttpRe
         "a request with a body needs a token: send 'Authorization: Bearer TOKEN' (snnctl token "
         "create makes one)"));
   }
+  // The connection is its first user's (a proxy may carry others' requests on it later: their
+  // bodies count against their own budgets).
   if (session.owner.empty()) {
     session.owner = *owner;
     const std::string refusal = slots_.Own(session.id, *owner);
     if (!refusal.empty()) return gate_.refusal(Status(Code::kResourceExhausted, refusal));
-  } else if (session.owner != *owner) {
-    return gate_.refusal(InvalidArgument(
-        "one connection carries one user's requests: open another for another token"));
   }
   if (body_bytes == 0) return std::nullopt;
   size_t& user_bytes = user_bodies_[*owner];
@@ -492,13 +492,14 @@ std::optional<HttpResponse> HttpServer::Admit(SessionBase& session, const HttpRe
   user_bytes += body_bytes;
   bodies_bytes_ += body_bytes;
   session.body_reserved = body_bytes;
+  session.body_owner = *owner;
   return std::nullopt;
 }
 
 void HttpServer::BodyDone(SessionBase& session) {
   if (session.body_reserved == 0) return;
   bodies_bytes_ -= session.body_reserved;
-  if (auto it = user_bodies_.find(session.owner); it != user_bodies_.end()) {
+  if (auto it = user_bodies_.find(session.body_owner); it != user_bodies_.end()) {
     it->second -= session.body_reserved;
     if (it->second == 0) user_bodies_.erase(it);
   }

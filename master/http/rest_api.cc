@@ -325,8 +325,16 @@ void RestApi::Events(const HttpRequest& request, const HttpTarget& target,
       if (fresh) it->second = hooks_.may_read(who, event.job().tenant());
       return it->second;
     };
+    // One user's streams are bounded, and none outlives the token that opened it.
+    int64_t until_ms = 0;
+    const std::string header = request.Header("authorization");
+    if (auto token = hooks_.check_token(header.substr(std::min<size_t>(header.size(), 7)));
+        token.ok()) {
+      until_ms = token->expires_ms();
+    }
     auto stream = reply->OpenStream();
-    Status watching = hooks_.events->Watch(stream, since, filter);
+    Status watching =
+        hooks_.events->Watch(stream, since, filter, "uid " + std::to_string(who.uid), until_ms);
     if (!watching.ok()) {
       stream->Send(": " + watching.message() + "\n\n");
       stream->Close();

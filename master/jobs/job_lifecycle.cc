@@ -255,11 +255,13 @@ void JobLifecycle::DrainFailingNode(const std::string& node, const std::string& 
 }
 
 void JobLifecycle::EndTask(v1::JobRecord& job, v1::TaskRecord& task, const v1::TaskStatus& status) {
-  // Lost before it ever ran (the agent could not start it: its cgroups gone, its disk full): the
-  // node's fault. The node is drained with the reason, so that it takes no more work until an
-  // operator resumes it, and the attempt, which used nothing, is not billed.
-  const bool lost_at_launch =
-      task.state() == v1::TASK_LAUNCHING && status.state() == v1::TASK_LOST;
+  // Lost before it ever ran, in the agent's own word (its answer to the launch: it tried at
+  // start_ms and could not start it, its cgroups gone, its disk full): the node's fault. The node
+  // is drained with the reason, so that it takes no more work until an operator resumes it, and
+  // the attempt, which used nothing, is not billed. (A launch the master settles itself, as
+  // unanswered across an agent's restart, carries no start and says nothing of the node.)
+  const bool lost_at_launch = task.state() == v1::TASK_LAUNCHING &&
+                              status.state() == v1::TASK_LOST && status.start_ms() != 0;
   if (lost_at_launch) DrainFailingNode(task.node(), status.detail());
   task.set_state(status.state());
   task.set_exit_code(status.exit_code());

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "cli/snnctl.h"
+#include "snn_paths.h"
 
 namespace snn {
 namespace {

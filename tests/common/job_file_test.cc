@@ -10,6 +10,7 @@
 #include "common/base/base64.h"
 #include "common/base/file_util.h"
 #include "common/base/job_validation.h"
+#include "snn_paths.h"
 
 namespace snn {
 namespace {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/model/model_addresses.h"
+#include "snn_paths.h"
 
 namespace snn {
 namespace {

@@ -14,6 +14,7 @@
 #include "common/model/projection_stages.h"
 #include "nodeagent/hal/lif_network.h"
 #include "nodeagent/hal/nir_network.h"
+#include "snn_paths.h"
 
 namespace snn {
 namespace {

@@ -20,6 +20,7 @@
 #include "drivers/ether/udp_exchange.h"
 #include "nodeagent/drivers/driver_process.h"
 #include "tests/test_util/process.h"
+#include "snn_paths.h"
 
 namespace snn {
 namespace {

@@ -16,6 +16,7 @@
 #include "proto/policy.pb.h"
 #include "tests/integration/cluster.h"
 #include "tests/test_util/process.h"
+#include "snn_paths.h"
 
 namespace snn::testing {
 namespace {

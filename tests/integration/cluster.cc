@@ -20,6 +20,7 @@
 #include "nodeagent/tasks/task_cgroups.h"
 #include "tests/test_util/etcd_cluster.h"
 #include "tests/test_util/process.h"
+#include "snn_paths.h"
 
 namespace snn::testing {
 

@@ -19,6 +19,7 @@
 
 #include "tests/integration/emulated_boards.h"
 #include "tests/test_util/process.h"
+#include "snn_paths.h"
 
 namespace snn::testing {
 namespace {

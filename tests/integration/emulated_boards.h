@@ -15,6 +15,7 @@
 #include "drivers/ether/udp_exchange.h"
 #include "tests/integration/cluster.h"
 #include "tests/test_util/process.h"
+#include "snn_paths.h"
 
 namespace snn::testing {
 

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <string>
 
+#include "snn_paths.h"
+
 namespace snn::testing {
 namespace {
 

@@ -16,6 +16,7 @@
 #include "proto/policy.pb.h"
 #include "tests/integration/cluster.h"
 #include "tests/test_util/http_client.h"
+#include "snn_paths.h"
 
 namespace snn::testing {
 namespace {

@@ -111,6 +111,8 @@ class HttpWallTest : public ::testing::Test {
 TEST_F(HttpWallTest, ABodyWithoutAValidTokenIsRefusedFromItsHeadAlone) {
   if (geteuid() != 0) GTEST_SKIP() << "makes tokens with MUNGE as root";
   Start();
+  cluster_.StartAgent("node1", SmallBoards());
+  ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster_.NodesUp() == 1; }));
   {
     auto s = Open();
     ASSERT_TRUE(s);
@@ -139,7 +141,7 @@ TEST_F(HttpWallTest, ABodyWithoutAValidTokenIsRefusedFromItsHeadAlone) {
   {
     // A client that asks before sending (curl does, for big bodies) is told to go on.
     const std::string job =
-        "name: asked\ntenant: lab-a\ntask:\n  command: /bin/true\n  resources: {cores: 1}\n";
+        "name: asked\ntenant: lab-a\ntask:\n  command: /bin/true\n  resources: {cores: 1, ksps: 1}\n";
     auto s = Open();
     ASSERT_TRUE(s);
     asio::write(*s, asio::buffer(Head(TokenOf("daemon"), job.size(), "Expect: 100-continue\r\n")));

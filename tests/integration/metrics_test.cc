@@ -12,6 +12,7 @@
 
 #include "common/rpc/asio.h"
 #include "tests/integration/cluster.h"
+#include "snn_paths.h"
 
 namespace snn::testing {
 namespace {

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "tests/integration/cluster.h"
+#include "snn_paths.h"
 
 namespace snn::testing {
 namespace {

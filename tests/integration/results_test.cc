@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "tests/integration/cluster.h"
+#include "snn_paths.h"
 
 namespace snn::testing {
 namespace {

@@ -11,6 +11,7 @@
 
 #include "tests/integration/cluster.h"
 #include "tests/test_util/process.h"
+#include "snn_paths.h"
 
 namespace snn::testing {
 namespace {

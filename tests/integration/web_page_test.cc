@@ -14,6 +14,7 @@
 #include "common/base/file_util.h"
 #include "tests/integration/cluster.h"
 #include "tests/test_util/process.h"
+#include "snn_paths.h"
 
 namespace snn::testing {
 namespace {

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/model/model.h"
 #include "master/billing/billing_ledger.h"
 #include "master/store/memory_store.h"
 #include "tests/master/fake_agent_channel.h"
@@ -298,6 +299,7 @@ TEST_F(ExperimentBookTest, NothingWaitsForAPendingServiceAndNoUserFillsOne) {
       v1::NamedSpike* in = spec.add_inputs();
       in->set_population("in");
       in->set_neuron(1);
+      (void)ValidateModel(*spec.mutable_model());  // as the book keeps it: defaults filled in
     }
     return out;
   };
@@ -312,7 +314,8 @@ TEST_F(ExperimentBookTest, NothingWaitsForAPendingServiceAndNoUserFillsOne) {
   EXPECT_NE(refused.status().message().find("holds no board yet"), std::string::npos)
       << refused.status().message();
 
-  ASSERT_TRUE(book.Submit(service(), "lab-a", "ann", specs(10)).ok());
+  auto ten = book.Submit(service(), "lab-a", "ann", specs(10));
+  ASSERT_TRUE(ten.ok()) << ten.status().ToString();
   auto over = book.Submit(service(), "lab-a", "ann", specs(1));
   ASSERT_FALSE(over.ok());
   EXPECT_EQ(over.status().code(), Code::kResourceExhausted);

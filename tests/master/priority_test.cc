@@ -5,6 +5,7 @@
 
 #include "master/policy/policy_file.h"
 #include "master/sched/policy_config.h"
+#include "snn_paths.h"
 
 namespace snn {
 namespace {

@@ -247,6 +247,30 @@ v1::JobRecord JobIn(const std::string& tenant, uint64_t id, v1::JobState state) 
   return job;
 }
 
+// One user's streams are bounded (one user held 1,024 open, from every address, and none ever
+// ended), and a stream ends when the token that opened it expires.
+TEST(EventHubTest, OneUsersStreamsAreBoundedAndEndWithTheirToken) {
+  ManualClock clock;
+  clock.SetMs(5000);
+  EventHubOptions options;
+  options.max_streams_per_owner = 2;
+  EventHub hub(clock, options);
+  auto a = std::make_shared<FakeStream>(), b = std::make_shared<FakeStream>(),
+       c = std::make_shared<FakeStream>(), other = std::make_shared<FakeStream>();
+  ASSERT_TRUE(hub.Watch(a, 0, nullptr, "uid 1", 9000).ok());
+  ASSERT_TRUE(hub.Watch(b, 0, nullptr, "uid 1").ok());
+  Status third = hub.Watch(c, 0, nullptr, "uid 1");
+  EXPECT_EQ(third.code(), Code::kResourceExhausted);
+  EXPECT_NE(third.message().find("2 event streams of uid 1 are open"), std::string::npos);
+  EXPECT_TRUE(hub.Watch(other, 0, nullptr, "uid 2").ok());  // another user is not affected
+  clock.SetMs(9000);
+  hub.Tick();
+  EXPECT_TRUE(a->is_closed);
+  EXPECT_NE(a->text.find("the token of this stream has expired"), std::string::npos);
+  EXPECT_FALSE(b->is_closed);
+  EXPECT_TRUE(hub.Watch(c, 0, nullptr, "uid 1").ok());  // its place is free again
+}
+
 TEST(EventHubTest, FansOutFilteredEventsInOrderAndResumes) {
   ManualClock clock;
   clock.SetMs(5000);

@@ -8,6 +8,7 @@
 
 #include "nodeagent/hal/sim_board.h"
 #include "nodeagent/tasks/task_manager.h"
+#include "snn_paths.h"
 
 namespace snn::testing {
 
