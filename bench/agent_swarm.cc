@@ -38,8 +38,8 @@
 #include "common/rpc/rpc_router.h"
 #include "proto/job.pb.h"
 #include "proto/node.pb.h"
-#include "tests/test_util/process.h"
 #include "snn_paths.h"
+#include "tests/test_util/process.h"
 
 DEFINE_uint32(nodes, 5000, "simulated nodes");
 DEFINE_uint32(boards, 4, "boards per node (16x16 cores each)");

@@ -12,8 +12,8 @@
 
 #include "common/base/clock.h"
 #include "proto/node.pb.h"
-#include "tests/test_util/process.h"
 #include "snn_paths.h"
+#include "tests/test_util/process.h"
 
 namespace snn::bench {
 namespace {

@@ -24,8 +24,9 @@
 #include "common/rpc/frame.h"
 #include "common/rpc/tls.h"
 #include "proto/job.pb.h"
-#include "tests/test_util/process.h"
 #include "snn_paths.h"
+#include "tests/test_util/process.h"
+#include "tests/test_util/sockets.h"
 
 DEFINE_int32(addresses, 24, "loopback addresses the flood comes from (127.0.1.1 on)");
 DEFINE_int32(per_address, 256, "connections each address opens, half idle, half stalled frames");
@@ -34,31 +35,8 @@ DEFINE_int32(seconds, 20, "how long the flood is held");
 
 namespace {
 
-int64_t RssKb(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::stoll(line.substr(6));
-  }
-  return -1;
-}
-
 std::string Address(int block, int i) {
   return "127.0." + std::to_string(block) + "." + std::to_string(1 + i % 250);
-}
-
-// A socket from `from` to the master, or null.
-std::unique_ptr<snn::tcp::socket> Connect(snn::asio::io_context& io, const std::string& from,
-                                          const snn::HostPort& master) {
-  auto s = std::make_unique<snn::tcp::socket>(io);
-  boost::system::error_code ec;
-  s->open(snn::tcp::v4(), ec);
-  s->bind(snn::tcp::endpoint(snn::asio::ip::make_address(from), 0), ec);
-  s->connect(snn::tcp::endpoint(snn::asio::ip::make_address(master.host), master.port), ec);
-  if (ec) return nullptr;
-  timeval timeout{2, 0};  // a master that stops reading must not stop the flood
-  setsockopt(s->native_handle(), SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
-  setsockopt(s->native_handle(), SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-  return s;
 }
 
 }  // namespace
@@ -129,12 +107,12 @@ int main(int argc, char** argv) {
       ++runs;
       if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ++failed;
       if (ms > max_ms) max_ms = ms;
-      const int64_t rss = RssKb(cluster.master_pid());
+      const int64_t rss = snn::testing::RssKb(cluster.master_pid());
       if (rss > max_rss_kb) max_rss_kb = rss;
       snn::SleepRealMs(250);
     }
   });
-  const int64_t rss_before = RssKb(cluster.master_pid());
+  const int64_t rss_before = snn::testing::RssKb(cluster.master_pid());
 
   snn::asio::io_context io;
   std::vector<std::unique_ptr<snn::tcp::socket>> idle;
@@ -143,7 +121,7 @@ int main(int argc, char** argv) {
   const auto flood_start = snn::MonotonicNow();
   for (int a = 0; a < FLAGS_addresses; ++a) {
     for (int i = 0; i < FLAGS_per_address; ++i) {
-      auto s = Connect(io, Address(1, a), master);
+      auto s = snn::testing::ConnectFrom(io, Address(1, a), master.port, 2);
       if (!s) {
         ++refused;
         continue;
@@ -168,7 +146,7 @@ int main(int argc, char** argv) {
   }
   int unread_requests = 0;
   for (int c = 0; c < FLAGS_unread; ++c) {
-    auto s = Connect(io, Address(2, c), master);
+    auto s = snn::testing::ConnectFrom(io, Address(2, c), master.port, 2);
     if (!s) continue;
     auto stream = std::make_unique<snn::TlsStream>(std::move(*s), *tls);
     boost::system::error_code ec;
@@ -195,7 +173,7 @@ int main(int argc, char** argv) {
       idle.size(), stalled.size(), refused, FLAGS_addresses, open_s, unread_requests,
       unread.size());
   snn::SleepRealMs((FLAGS_seconds)*1000);
-  const int64_t rss_flood = RssKb(cluster.master_pid());
+  const int64_t rss_flood = snn::testing::RssKb(cluster.master_pid());
   done = true;
   monitor.join();
   std::printf("master RSS: %.1f MB before, %.1f MB peak, %.1f MB at the end of the flood\n",

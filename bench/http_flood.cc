@@ -26,8 +26,9 @@
 #include "common/base/file_util.h"
 #include "common/daemon/program_flags.h"
 #include "common/rpc/tls.h"
-#include "tests/test_util/process.h"
 #include "snn_paths.h"
+#include "tests/test_util/process.h"
+#include "tests/test_util/sockets.h"
 
 DEFINE_int32(posters, 4, "clients without a token posting 1 MiB bodies in a loop");
 DEFINE_int32(idle, 4096, "idle connections held on the API's port during phase one");
@@ -36,31 +37,8 @@ DEFINE_int32(seconds, 20, "how long phase one lasts");
 
 namespace {
 
-int64_t RssKb(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::stoll(line.substr(6));
-  }
-  return -1;
-}
-
 std::string Address(int block, int i) {
   return "127.0." + std::to_string(block) + "." + std::to_string(1 + i % 250);
-}
-
-// A socket from `from` to the API, or null; sends and reads give up after `timeout_s`.
-std::unique_ptr<snn::tcp::socket> Connect(snn::asio::io_context& io, const std::string& from,
-                                          uint16_t port, int timeout_s = 5) {
-  auto s = std::make_unique<snn::tcp::socket>(io);
-  boost::system::error_code ec;
-  s->open(snn::tcp::v4(), ec);
-  s->bind(snn::tcp::endpoint(snn::asio::ip::make_address(from), 0), ec);
-  s->connect(snn::tcp::endpoint(snn::asio::ip::make_address("127.0.0.1"), port), ec);
-  if (ec) return nullptr;
-  timeval timeout{timeout_s, 0};
-  setsockopt(s->native_handle(), SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
-  setsockopt(s->native_handle(), SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-  return s;
 }
 
 std::string Head(size_t length) {
@@ -81,8 +59,8 @@ int main(int argc, char** argv) {
 
   const std::string port_file = "/tmp/snn_http_flood." + std::to_string(getpid()) + ".port";
   snn::bench::BenchCluster cluster;
-  if (snn::Status s = cluster.Start(
-          "munge", {"--http_listen=127.0.0.1:0", "--http_port_file=" + port_file});
+  if (snn::Status s =
+          cluster.Start("munge", {"--http_listen=127.0.0.1:0", "--http_port_file=" + port_file});
       !s.ok()) {
     std::cerr << s.ToString() << "\n";
     return 1;
@@ -138,7 +116,7 @@ int main(int argc, char** argv) {
     posters.emplace_back([&, p] {
       snn::asio::io_context io;
       while (!done) {
-        auto s = Connect(io, Address(3, p), port, 10);
+        auto s = snn::testing::ConnectFrom(io, Address(3, p), port, 10);
         if (!s) continue;
         snn::TlsStream stream(std::move(*s), *tls);
         boost::system::error_code ec;
@@ -154,13 +132,14 @@ int main(int argc, char** argv) {
   snn::asio::io_context io;
   std::vector<std::unique_ptr<snn::tcp::socket>> idle;
   for (int i = 0; i < FLAGS_idle; ++i) {
-    if (auto s = Connect(io, Address(1, i % 16), port)) idle.push_back(std::move(s));
+    if (auto s = snn::testing::ConnectFrom(io, Address(1, i % 16), port, 5))
+      idle.push_back(std::move(s));
   }
-  const int64_t rss_flood_start = RssKb(cluster.master_pid());
+  const int64_t rss_flood_start = snn::testing::RssKb(cluster.master_pid());
   int64_t rss_flood_max = rss_flood_start;
   for (int t = 0; t < FLAGS_seconds * 4; ++t) {
     snn::SleepRealMs(250);
-    rss_flood_max = std::max(rss_flood_max, RssKb(cluster.master_pid()));
+    rss_flood_max = std::max(rss_flood_max, snn::testing::RssKb(cluster.master_pid()));
   }
   std::vector<int64_t> flood_times;
   {
@@ -175,11 +154,11 @@ int main(int argc, char** argv) {
 
   // Phase two: half-sent bodies without a token, held.
   snn::SleepRealMs(1000);
-  const int64_t rss_before = RssKb(cluster.master_pid());
+  const int64_t rss_before = snn::testing::RssKb(cluster.master_pid());
   const std::string half(512 * 1024, 'x');
   std::vector<std::unique_ptr<snn::TlsStream>> held;
   for (int i = 0; i < FLAGS_half_sent; ++i) {
-    auto s = Connect(io, Address(2, i % 16), port, 2);
+    auto s = snn::testing::ConnectFrom(io, Address(2, i % 16), port, 2);
     if (!s) continue;
     auto stream = std::make_unique<snn::TlsStream>(std::move(*s), *tls);
     boost::system::error_code ec;
@@ -187,29 +166,32 @@ int main(int argc, char** argv) {
     if (!ec) snn::asio::write(*stream, snn::asio::buffer(Head(1 << 20) + half), ec);
     held.push_back(std::move(stream));
   }
-  const int64_t rss_held = RssKb(cluster.master_pid());
+  const int64_t rss_held = snn::testing::RssKb(cluster.master_pid());
   held.clear();
   snn::SleepRealMs(3000);
-  const int64_t rss_after = RssKb(cluster.master_pid());
+  const int64_t rss_after = snn::testing::RssKb(cluster.master_pid());
 
   std::sort(flood_times.begin(), flood_times.end());
   const auto at = [&](double q) {
-    return flood_times.empty() ? -1
-                               : flood_times[std::min(flood_times.size() - 1,
-                                                      size_t(q * flood_times.size()))];
+    return flood_times.empty()
+               ? -1
+               : flood_times[std::min(flood_times.size() - 1, size_t(q * flood_times.size()))];
   };
-  std::printf("phase one: %d posts of 1 MiB without a token (%d answered), %zu idle connections "
-              "opened; master RSS %.1f MB at its start, %.1f MB at most\n",
-              posts.load(), answered.load(), size_t(FLAGS_idle), rss_flood_start / 1024.0,
-              rss_flood_max / 1024.0);
-  std::printf("snnctl jobs --all-tenants: %zu runs (%d failed), median %lld ms, p99 %lld ms, "
-              "max %lld ms\n",
-              flood_times.size(), failed.load(), static_cast<long long>(at(0.5)),
-              static_cast<long long>(at(0.99)),
-              static_cast<long long>(flood_times.empty() ? -1 : flood_times.back()));
-  std::printf("phase two: %d half-sent bodies; master RSS %.1f MB before, %.1f MB held, %.1f MB "
-              "after they closed\n",
-              FLAGS_half_sent, rss_before / 1024.0, rss_held / 1024.0, rss_after / 1024.0);
+  std::printf(
+      "phase one: %d posts of 1 MiB without a token (%d answered), %zu idle connections "
+      "opened; master RSS %.1f MB at its start, %.1f MB at most\n",
+      posts.load(), answered.load(), size_t(FLAGS_idle), rss_flood_start / 1024.0,
+      rss_flood_max / 1024.0);
+  std::printf(
+      "snnctl jobs --all-tenants: %zu runs (%d failed), median %lld ms, p99 %lld ms, "
+      "max %lld ms\n",
+      flood_times.size(), failed.load(), static_cast<long long>(at(0.5)),
+      static_cast<long long>(at(0.99)),
+      static_cast<long long>(flood_times.empty() ? -1 : flood_times.back()));
+  std::printf(
+      "phase two: %d half-sent bodies; master RSS %.1f MB before, %.1f MB held, %.1f MB "
+      "after they closed\n",
+      FLAGS_half_sent, rss_before / 1024.0, rss_held / 1024.0, rss_after / 1024.0);
   std::printf("snnctl jobs p99 ms: %lld, max ms: %lld, RSS growth from half-sent bodies MB: %.1f\n",
               static_cast<long long>(at(0.99)),
               static_cast<long long>(flood_times.empty() ? -1 : flood_times.back()),

@@ -26,8 +26,8 @@
 #include "master/store/journal.h"
 #include "master/store/rocks_store.h"
 #include "proto/node.pb.h"
-#include "tests/test_util/process.h"
 #include "snn_paths.h"
+#include "tests/test_util/process.h"
 
 DEFINE_uint64(jobs, 1000000, "jobs in the store");
 DEFINE_uint64(hot, 100000, "of them pending or running (one in ten running)");

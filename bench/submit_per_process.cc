@@ -23,8 +23,8 @@
 #include "bench/bench_cluster.h"
 #include "common/base/clock.h"
 #include "common/daemon/program_flags.h"
-#include "tests/test_util/process.h"
 #include "snn_paths.h"
+#include "tests/test_util/process.h"
 
 DEFINE_int32(workers, 32, "concurrent submit loops");
 DEFINE_double(seconds, 10, "measured duration");

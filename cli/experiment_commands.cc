@@ -94,10 +94,9 @@ int Submit(const CliOptions& o, uint64_t service, std::ostream& out, std::ostrea
   auto queued = session.client().Call(rpc::kExperimentSubmit, req);
   // A service still pending holds no board and takes nothing yet: --wait waits for it here (the
   // master keeps nothing meanwhile).
-  for (int64_t pause_ms = 50; o.wait && !queued.ok() &&
-                              queued.status().code() == Code::kFailedPrecondition &&
-                              queued.status().message().find(kServiceHoldsNoBoard) !=
-                                  std::string::npos;
+  for (int64_t pause_ms = 50;
+       o.wait && !queued.ok() && queued.status().code() == Code::kFailedPrecondition &&
+       queued.status().message().find(kServiceHoldsNoBoard) != std::string::npos;
        pause_ms = std::min<int64_t>(pause_ms * 2, 1000)) {
     if (pause_ms == 50) err << "snnctl: " << queued.status().message() << ": waiting\n";
     CliClock().SleepMs(pause_ms);

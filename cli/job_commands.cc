@@ -237,15 +237,15 @@ int Estimate(const CliOptions& o, std::ostream& out, std::ostream& err) {
   snprintf(window, sizeof window, "%.3g", measured->simulated_s);
   if (o.output == "json") {
     out << "{\"model\": \"" << model->name() << "\", \"neurons\": " << e.neurons
-        << ", \"neurons_per_core\": " << npc << ", \"cores\": "
-        << (npc > 0 ? std::to_string(e.cores) : "null") << ", \"shape\": "
-        << (npc > 0 ? "\"" + std::to_string(e.shape_width) + "x" +
-                          std::to_string(e.shape_height) + "\""
-                    : "null")
-        << ", \"synapses\": " << static_cast<uint64_t>(e.synapses)
-        << ", \"max_fan_in\": " << fan_in << ", \"input_rate_hz\": " << o.input_rate_hz
-        << ", \"ksps\": " << rate << ", \"spikes_per_s\": " << spikes
-        << ", \"measured_steps\": " << measured->steps << ", \"simulated_s\": " << window << "}\n";
+        << ", \"neurons_per_core\": " << npc
+        << ", \"cores\": " << (npc > 0 ? std::to_string(e.cores) : "null") << ", \"shape\": "
+        << (npc > 0
+                ? "\"" + std::to_string(e.shape_width) + "x" + std::to_string(e.shape_height) + "\""
+                : "null")
+        << ", \"synapses\": " << static_cast<uint64_t>(e.synapses) << ", \"max_fan_in\": " << fan_in
+        << ", \"input_rate_hz\": " << o.input_rate_hz << ", \"ksps\": " << rate
+        << ", \"spikes_per_s\": " << spikes << ", \"measured_steps\": " << measured->steps
+        << ", \"simulated_s\": " << window << "}\n";
     return 0;
   }
   out << "model:            " << (model->name().empty() ? o.args[1] : model->name()) << " ("

@@ -60,8 +60,12 @@ Result<v1::Model> ImportNir(const std::string& path, double step_ms, const std::
   char step[64];
   std::snprintf(step, sizeof step, "--dt=%.17g", step_ms > 0 ? step_ms : 1.0);
   std::string reset_flag = "--reset=" + (reset.empty() ? std::string("subtract") : reset);
-  char* argv[] = {const_cast<char*>(helper.c_str()), binary.data(), step, reset_flag.data(),
-                  file.data(), nullptr};
+  char* argv[] = {const_cast<char*>(helper.c_str()),
+                  binary.data(),
+                  step,
+                  reset_flag.data(),
+                  file.data(),
+                  nullptr};
   pid_t pid = 0;
   const int spawned = posix_spawn(&pid, helper.c_str(), &actions, nullptr, argv, environ);
   posix_spawn_file_actions_destroy(&actions);

@@ -50,8 +50,8 @@ int main(int argc, char** argv) {
   }
   // Say which reset is assumed where the file is silent (NIR readers differ on it).
   if (const auto silent = snn::MissingReset(*model); !silent.empty()) {
-    std::cerr << "note: " << path << " gives no v_reset for layer" << (silent.size() > 1 ? "s " : " ")
-              << silent[0];
+    std::cerr << "note: " << path << " gives no v_reset for layer"
+              << (silent.size() > 1 ? "s " : " ") << silent[0];
     if (silent.size() > 1) std::cerr << " and " << silent.size() - 1 << " more";
     std::cerr << ": they reset by subtracting the threshold after a spike (snnTorch's and "
                  "Rockpool's rule); reset zero (--reset zero, or model_reset: zero in a job file) "

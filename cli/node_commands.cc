@@ -7,10 +7,10 @@
 #include "cli/accounting_commands.h"
 #include "cli/billing_commands.h"
 #include "cli/format.h"
-#include "cli/secret_output.h"
 #include "cli/job_columns.h"
 #include "cli/job_control_commands.h"
 #include "cli/policy_commands.h"
+#include "cli/secret_output.h"
 #include "cli/session.h"
 #include "cli/time_arg.h"
 #include "common/base/clock.h"
@@ -52,8 +52,9 @@ int Pool(const CliOptions& o, std::ostream& out, std::ostream& err) {
 
 int NodeToken(const CliOptions& o, std::ostream& out, std::ostream& err) {
   if (o.args.size() != 3) {
-    return Fail(err, InvalidArgument(
-                         "usage: snnctl node token NODE [--boards FILE [--pools P1,P2]] [--ttl DURATION]"));
+    return Fail(
+        err, InvalidArgument(
+                 "usage: snnctl node token NODE [--boards FILE [--pools P1,P2]] [--ttl DURATION]"));
   }
   v1::NodeTokenRequest req;
   req.set_node(o.args[2]);

@@ -23,13 +23,12 @@ Result<MungeIdentity> DecodeOnTheMaster(const std::string& socket, const std::st
   auto who = MungeDecode(socket, credential);
   if (who.ok() || who.status().code() != Code::kUnavailable) return who;
   LOG_EVERY_N(ERROR, 100) << "decoding a user's credential: " << who.status().message();
-  return Unavailable(
-      "the master cannot check your credential: its own munged fails (" + who.status().message() +
-      "); your host is not at fault: tell the cluster's operator");
+  return Unavailable("the master cannot check your credential: its own munged fails (" +
+                     who.status().message() +
+                     "); your host is not at fault: tell the cluster's operator");
 }
 
 }  // namespace
-
 
 MasterServer::MasterServer(MasterConfig config, const Clock& clock, std::unique_ptr<Store> store)
     : config_(std::move(config)),

@@ -23,10 +23,9 @@ namespace {
 Status ParseEventResources(const YAML::Node& node, v1::Resources& r);
 
 Status ParseResources(const YAML::Node& node, v1::Resources& r) {
-  SNN_RETURN_IF_ERROR(CheckKnownFields(
-      node, "task.resources",
-      {"cores", "ksps", "units", "streams", "board_type", "model", "model_step_ms",
-       "model_reset"}));
+  SNN_RETURN_IF_ERROR(CheckKnownFields(node, "task.resources",
+                                       {"cores", "ksps", "units", "streams", "board_type", "model",
+                                        "model_step_ms", "model_reset"}));
   if (node["model"]) {
     if (node["cores"]) {
       return InvalidArgument("task.resources: give cores or model, not both");

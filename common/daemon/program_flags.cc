@@ -18,6 +18,27 @@ std::string SourceRoot() {
   return self.size() >= tail.size() ? self.substr(0, self.size() - tail.size()) : std::string();
 }
 
+// Whether a flag defined in `file` (as its compiler named it: absolute, or relative to the folder
+// it was compiled in, as under ccache's base_dir) is the project's: under the source root, or
+// with its leading "../" steps taken off, in one of the tree's top folders.
+bool OursFile(std::string file, const std::string& root) {
+  if (!root.empty() && root[0] == '/') {
+    if (file.rfind(root, 0) == 0) return true;
+    if (file[0] == '/') return false;
+  }
+  while (file.rfind("../", 0) == 0 || file.rfind("./", 0) == 0)
+    file = file.substr(file.find('/') + 1);
+  for (const char* top : {"bench/", "cli/", "client/", "common/", "drivers/", "examples/", "fuzz/",
+                          "master/", "nodeagent/", "sim/", "tests/"}) {
+    // An absolute path where this file's is relative (built apart): a top folder inside it.
+    if (file.rfind(top, 0) == 0 ||
+        (file[0] == '/' && file.find("/" + std::string(top)) != std::string::npos)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 bool WantsHelp(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--") == 0) return false;
@@ -53,7 +74,7 @@ void PrintHelp(const char* usage) {
   std::vector<gflags::CommandLineFlagInfo> flags;
   gflags::GetAllFlags(&flags);
   for (const auto& f : flags) {
-    if (root.empty() || f.filename.rfind(root, 0) != 0) continue;
+    if (!OursFile(f.filename, root)) continue;
     std::string head = "  --" + f.name;
     if (f.type == "string") {
       head += "=" + (f.default_value.empty() ? std::string("\"\"") : f.default_value);

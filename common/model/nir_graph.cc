@@ -283,7 +283,8 @@ std::string Reader::UnknownEnd(const std::string& end) const {
   };
   const std::string where =
       scope.empty() ? "the graph" : "subgraph '" + scope.substr(0, scope.size() - 1) + "'";
-  std::string said = "an edge of " + where + " names '" + local + "', which is not one of its nodes";
+  std::string said =
+      "an edge of " + where + " names '" + local + "', which is not one of its nodes";
   if (!flattened.empty()) {
     said += ": " + where + " has " + list(flattened) + ", a subgraph '" + local +
             "' written flattened (its nodes' names hold dots; NIR keeps a subgraph as a nested "

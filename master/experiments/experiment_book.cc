@@ -125,11 +125,11 @@ Result<v1::ExperimentSubmitResponse> ExperimentBook::Submit(const v1::JobRecord&
   }
   const bool owner = user == service.spec().user();
   if (!owner && s.waiting_bytes + bytes > bounds_.service_bytes) {
-    return Status(Code::kResourceExhausted,
-                  ServiceName(service) + " holds " + std::to_string(s.waiting_bytes >> 20) +
-                      " MiB of waiting experiments; at most " +
-                      std::to_string(bounds_.service_bytes >> 20) +
-                      " MiB may wait: try again when some have run");
+    return Status(Code::kResourceExhausted, ServiceName(service) + " holds " +
+                                                std::to_string(s.waiting_bytes >> 20) +
+                                                " MiB of waiting experiments; at most " +
+                                                std::to_string(bounds_.service_bytes >> 20) +
+                                                " MiB may wait: try again when some have run");
   }
   if (s.sums.count(who) == 0) s.sums[who].number = static_cast<uint32_t>(s.sums.size() - 1);
   v1::ExperimentSubmitResponse response;

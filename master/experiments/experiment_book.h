@@ -44,8 +44,8 @@ struct ExperimentLimits {
   static constexpr size_t kMaxWaitingBytes = 256u << 20;  // one service, all users
   // One user's, in every service together: no one user fills a service, or the master.
   static constexpr size_t kMaxUserWaitingBytes = 64u << 20;
-  static constexpr int64_t kMaxBoardMs = 60'000;          // one experiment's steps x timestep
-  static constexpr size_t kMaxTurnBytes = 2u << 20;       // the experiments sent in one turn
+  static constexpr int64_t kMaxBoardMs = 60'000;     // one experiment's steps x timestep
+  static constexpr size_t kMaxTurnBytes = 2u << 20;  // the experiments sent in one turn
   static constexpr uint32_t kDefaultPeriodMs = 20;
   static constexpr int kTurnsAhead = 2;           // per service task, at its agent
   static constexpr int64_t kRetryPauseMs = 1000;  // after a turn's agent was unreachable

@@ -166,8 +166,9 @@ void EventHub::Tick() {
   for (auto& wake : due) wake();
   for (auto& stream : streams_) {
     if (!stream.out->closed() && stream.until_ms != 0 && now >= stream.until_ms) {
-      stream.out->Send(": the token of this stream has expired; reconnect with a valid one "
-                       "(Last-Event-ID resumes)\n\n");
+      stream.out->Send(
+          ": the token of this stream has expired; reconnect with a valid one "
+          "(Last-Event-ID resumes)\n\n");
       stream.out->Close();
       continue;
     }

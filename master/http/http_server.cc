@@ -43,8 +43,10 @@ struct HttpServer::SessionBase {
 
 namespace {
 
-// A connection refused before its body is read drains what still comes this long, then ends.
+// A connection refused before its body is read drains what still comes this long, and at most
+// this much, then ends.
 constexpr int64_t kLingerMs = 2000;
+constexpr size_t kLingerBytes = 64 * 1024;
 
 std::string StatusLine(int status) {
   const auto reason = http::obsolete_reason(static_cast<http::status>(status));
@@ -64,9 +66,8 @@ template <typename Stream>
 class Session : public HttpServer::SessionBase,
                 public std::enable_shared_from_this<Session<Stream>> {
  public:
-  Session(Stream stream, HttpServer& server, const Clock& clock,
-          const HttpServer::Handler& handler, const HttpLimits& limits,
-          std::function<void(Session*)> on_gone)
+  Session(Stream stream, HttpServer& server, const Clock& clock, const HttpServer::Handler& handler,
+          const HttpLimits& limits, std::function<void(Session*)> on_gone)
       : stream_(std::move(stream)),
         server_(server),
         clock_(clock),
@@ -169,21 +170,28 @@ class Session : public HttpServer::SessionBase,
     parser_.emplace();
     parser_->body_limit(limits_.max_body_bytes);
     parser_->header_limit(kMaxHeadBytes);
-    http::async_read_header(
-        stream_, buffer_, *parser_,
-        [self = this->shared_from_this()](boost::system::error_code ec, size_t) {
-          self->OnHead(ec);
-        });
+    http::async_read_header(stream_, buffer_, *parser_,
+                            [self = this->shared_from_this()](boost::system::error_code ec,
+                                                              size_t) { self->OnHead(ec); });
   }
 
-  // Refused before its body: no more requests on this connection; what the client still sends
-  // is read and dropped until it closes or the sweep ends it.
+  // Refused before its body: no more requests on this connection. What the client still sends
+  // is read and dropped, so that it sees the answer rather than a reset, but only a little of it
+  // (draining a refused megabyte costs its decryption): past kLingerBytes, or kLingerMs (the
+  // sweep), the connection ends.
   void Linger() {
     if (closed_) return;
     Enter(Phase::kLinger);
     boost::system::error_code ignored;
     Lowest(stream_).shutdown(tcp::socket::shutdown_send, ignored);
-    DrainUntilClosed();
+    Drop(kLingerBytes);
+  }
+  void Drop(size_t budget) {
+    stream_.async_read_some(asio::buffer(drain_), [self = this->shared_from_this(), budget](
+                                                      boost::system::error_code ec, size_t n) {
+      if (ec || n >= budget) return self->Close();
+      self->Drop(budget - n);
+    });
   }
 
   // A read failed: one line back when the request was bad, else the connection ends.
@@ -482,12 +490,14 @@ std::optional<HttpResponse> HttpServer::Admit(SessionBase& session, const HttpRe
   if (bodies_bytes_ + body_bytes > limits_.max_bodies_bytes ||
       user_bytes + body_bytes > limits_.max_user_bodies_bytes) {
     if (user_bytes == 0) user_bodies_.erase(*owner);
-    return gate_.refusal(Status(Code::kResourceExhausted, 
-        bodies_bytes_ + body_bytes > limits_.max_bodies_bytes
-            ? "the master is reading too many request bodies at once: try again in a moment"
-            : "too many of your request bodies are being read at once (at most " +
-                  std::to_string(limits_.max_user_bodies_bytes >> 20) + " MiB): try again when "
-                  "one is answered"));
+    return gate_.refusal(
+        Status(Code::kResourceExhausted,
+               bodies_bytes_ + body_bytes > limits_.max_bodies_bytes
+                   ? "the master is reading too many request bodies at once: try again in a moment"
+                   : "too many of your request bodies are being read at once (at most " +
+                         std::to_string(limits_.max_user_bodies_bytes >> 20) +
+                         " MiB): try again when "
+                         "one is answered"));
   }
   user_bytes += body_bytes;
   bodies_bytes_ += body_bytes;

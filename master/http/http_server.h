@@ -136,8 +136,8 @@ class HttpServer {
   PeerSlots slots_;
   PeerSlots::Id next_id_ = 1;
   std::unordered_map<PeerSlots::Id, std::shared_ptr<SessionBase>> sessions_;
-  size_t bodies_bytes_ = 0;                                // being read, in all
-  std::unordered_map<std::string, size_t> user_bodies_;    // ... by user
+  size_t bodies_bytes_ = 0;                              // being read, in all
+  std::unordered_map<std::string, size_t> user_bodies_;  // ... by user
 };
 
 }  // namespace snn

@@ -212,36 +212,40 @@ void RestApi::Handle(HttpRequest request, std::shared_ptr<HttpReply> reply) {
   const std::string tenant = request.Header("snn-tenant");
   const std::string peer = request.peer;
   const std::string method = match->route->method;
-  Authenticate(request, reply, [=, this, match = *std::move(match), target = *std::move(target),
-                                body = std::move(request.body)](Identity who) mutable {
-    const bool has_body = !body.empty();
-    // A body is parsed (JSON, YAML: up to 1 MiB) on the worker, never on the io thread, and only
-    // once its sender is known.
-    auto build = [match = std::move(match), target = std::move(target), body = std::move(body)] {
-      return BuildRequest(match, target, body, {"wait"});
-    };
-    auto go = [=, this](Result<std::unique_ptr<google::protobuf::Message>> message) {
-      if (!message.ok()) return reply->Respond(ErrorResponse(message.status()));
-      v1::Envelope envelope;
-      envelope.set_id(next_id_++);
-      envelope.set_method(method);
-      envelope.set_payload((*message)->SerializeAsString());
-      envelope.mutable_credential()->set_tenant(tenant);
-      if (wait_ms > 0) {
-        auto poll = std::make_shared<Poll>(
-            Poll{envelope, who, if_none_match, if_none_match, clock_.NowMs() + wait_ms});
-        return LongPoll(poll, reply, peer);
-      }
-      auto sink = std::make_shared<HttpSink>(reply, peer, read, if_none_match);
-      sink->KeepUntilAnswered(sink);
-      hooks_.dispatch(sink, envelope, who);
-    };
-    if (!has_body) return go(build());
-    asio::post(workers_, [this, build = std::move(build), go = std::move(go)]() mutable {
-      auto message = std::make_shared<Result<std::unique_ptr<google::protobuf::Message>>>(build());
-      asio::post(io_, [go = std::move(go), message] { go(std::move(*message)); });
-    });
-  });
+  Authenticate(
+      request, reply,
+      [=, this, match = *std::move(match), target = *std::move(target),
+       body = std::move(request.body)](Identity who) mutable {
+        const bool has_body = !body.empty();
+        // A body is parsed (JSON, YAML: up to 1 MiB) on the worker, never on the io thread, and
+        // only once its sender is known.
+        auto build = [match = std::move(match), target = std::move(target),
+                      body = std::move(body)] {
+          return BuildRequest(match, target, body, {"wait"});
+        };
+        auto go = [=, this](Result<std::unique_ptr<google::protobuf::Message>> message) {
+          if (!message.ok()) return reply->Respond(ErrorResponse(message.status()));
+          v1::Envelope envelope;
+          envelope.set_id(next_id_++);
+          envelope.set_method(method);
+          envelope.set_payload((*message)->SerializeAsString());
+          envelope.mutable_credential()->set_tenant(tenant);
+          if (wait_ms > 0) {
+            auto poll = std::make_shared<Poll>(
+                Poll{envelope, who, if_none_match, if_none_match, clock_.NowMs() + wait_ms});
+            return LongPoll(poll, reply, peer);
+          }
+          auto sink = std::make_shared<HttpSink>(reply, peer, read, if_none_match);
+          sink->KeepUntilAnswered(sink);
+          hooks_.dispatch(sink, envelope, who);
+        };
+        if (!has_body) return go(build());
+        asio::post(workers_, [this, build = std::move(build), go = std::move(go)]() mutable {
+          auto message =
+              std::make_shared<Result<std::unique_ptr<google::protobuf::Message>>>(build());
+          asio::post(io_, [go = std::move(go), message] { go(std::move(*message)); });
+        });
+      });
 }
 
 void RestApi::LongPoll(const std::shared_ptr<Poll>& poll, const std::shared_ptr<HttpReply>& reply,

@@ -246,9 +246,8 @@ void JobLifecycle::MoveReservation(const v1::JobRecord& job, const v1::TaskRecor
 void JobLifecycle::DrainFailingNode(const std::string& node, const std::string& detail) {
   const NodeEntry* entry = nodes_.Find(node);
   if (entry == nullptr || !entry->record.drain_reason().empty()) return;  // drained already
-  const std::string reason =
-      "launches fail on this node: " + detail.substr(0, 160) + " (snnctl node resume " + node +
-      " once it is fixed)";
+  const std::string reason = "launches fail on this node: " + detail.substr(0, 160) +
+                             " (snnctl node resume " + node + " once it is fixed)";
   if (!nodes_.SetDrain(node, -1, reason).ok()) return;
   LOG(ERROR) << "node " << node << " drained: " << reason;
   journal_.PutNode(nodes_.Find(node)->record);

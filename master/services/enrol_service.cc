@@ -195,8 +195,8 @@ void EnrolService::Renew(const CallContext& ctx, v1::RenewRequest req,
         std::to_string(from_s) + " (Unix seconds), not " + std::to_string(now_s)));
   }
   if (!approvals_.FirstRenewal(node.node, node.cert_serial, node.cert_not_after_s, now_s)) {
-    journal_.PutApproval(approvals_.Revoke(node.node, "a second renewal of certificate " +
-                                                          node.cert_serial, clock_.NowMs()));
+    journal_.PutApproval(approvals_.Revoke(
+        node.node, "a second renewal of certificate " + node.cert_serial, clock_.NowMs()));
     LOG(ERROR) << "certificate " << node.cert_serial << " of node " << node.node
                << " asked to be renewed a second time (from " << ctx.sink->peer()
                << "): a copy of it is in use; every certificate of the node is revoked";
@@ -205,8 +205,11 @@ void EnrolService::Renew(const CallContext& ctx, v1::RenewRequest req,
       on_revoked_(name);
       r.Fail(Unauthenticated("certificate " + serial + " of node " + name +
                              " was renewed before: a copy of it is in use, so every certificate "
-                             "of the node " + kCertificateRevoked + "; it must enrol again with a "
-                             "new join token (snnctl node token " + name + ")"));
+                             "of the node " +
+                             kCertificateRevoked +
+                             "; it must enrol again with a "
+                             "new join token (snnctl node token " +
+                             name + ")"));
     });
   }
   auto cert = Sign(node.node, req.csr_pem());

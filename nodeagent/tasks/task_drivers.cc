@@ -244,9 +244,8 @@ void TaskManager::ReleaseDriverBoard(const Task& task) {
   // The allocation ends: so does every hold on the board's device nodes (a descriptor the task
   // handed to a process outside it), before the driver scrubs the board.
   for (const DeviceHolder& h : KillDeviceHolders(via.devices)) {
-    LOG(WARNING) << TaskLogName(task.launch.request) << " ended; pid " << h.pid << " (uid "
-                 << h.uid << ") still held " << h.device << " of board " << task.launch.board
-                 << ": killed";
+    LOG(WARNING) << TaskLogName(task.launch.request) << " ended; pid " << h.pid << " (uid " << h.uid
+                 << ") still held " << h.device << " of board " << task.launch.board << ": killed";
   }
   v1::DriverRequest request;
   request.set_board(via.board);

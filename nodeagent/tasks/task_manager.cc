@@ -120,11 +120,8 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
   spec.lease_file = lease_file_;
   spec.lease_ms = lease_ms_;
   spec.hold_start = true;  // runs once its record is saved: see Release below
-  // Every task's network is what its boards grant (board_relay.h): a pass-through board's
-  // endpoints (set once the driver reserved it), a simulated board's nothing. A task on a
-  // simulated board reached the Ethernet boards' ports otherwise. The spike gateway is a Unix
-  // socket, which a network namespace does not hide. An agent not run as root runs tasks as
-  // its own user, whom nothing of this could keep from the boards it drives.
+  // Every task's network is what its board grants (board_relay.h; docs/drivers.md): a driver's
+  // endpoints, or for a simulated board nothing. (A non-root agent runs tasks as itself.)
   task.process.start.isolate_network = options_.isolate_boards && geteuid() == 0;
   task.launch.stdout_path = spec.stdout_path;
   task.launch.stderr_path = spec.stderr_path;

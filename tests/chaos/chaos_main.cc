@@ -27,9 +27,9 @@
 #include "common/rpc/rpc_client.h"
 #include "proto/job.pb.h"
 #include "proto/node.pb.h"
+#include "snn_paths.h"
 #include "tests/test_util/auth_kit.h"
 #include "tests/test_util/process.h"
-#include "snn_paths.h"
 
 DEFINE_int32(seconds, 300, "how long to submit and kill");
 DEFINE_int32(agents, 3, "agents (nodes)");

@@ -19,8 +19,8 @@
 #include "common/base/clock.h"
 #include "drivers/ether/udp_exchange.h"
 #include "nodeagent/drivers/driver_process.h"
-#include "tests/test_util/process.h"
 #include "snn_paths.h"
+#include "tests/test_util/process.h"
 
 namespace snn {
 namespace {

@@ -14,9 +14,9 @@
 #include "common/identity/pki.h"
 #include "common/rpc/tls.h"
 #include "proto/policy.pb.h"
+#include "snn_paths.h"
 #include "tests/integration/cluster.h"
 #include "tests/test_util/process.h"
-#include "snn_paths.h"
 
 namespace snn::testing {
 namespace {
@@ -436,8 +436,8 @@ TEST_F(AuthorizationTest, AMastersMungedThatFailsIsNamedAsTheMastersFault) {
   const std::string dir = cluster_.dir() + "/nomunge";
   std::filesystem::create_directories(dir);
   std::vector<std::string> argv = {SNN_MASTER_BIN, "--listen=127.0.0.1:0",
-                                   "--data_dir=" + dir + "/data", "--http_listen=",
-                                   "--metrics_listen="};
+                                   "--data_dir=" + dir + "/data",
+                                   "--http_listen=", "--metrics_listen="};
   for (const auto& f : cluster_.auth().MasterFlags()) argv.push_back(f);
   argv.push_back("--munge_socket=/nonexistent/munge.socket");
   Daemon lonely(argv, dir + "/master.log");
@@ -470,8 +470,8 @@ TEST_F(AuthorizationTest, AMastersMungedThatFailsIsNamedAsTheMastersFault) {
 TEST_F(AuthorizationTest, NodesEnrolWithOneTimeTokens) {
   std::ofstream(cluster_.dir() + "/small.yaml") << SmallBoards();
   const std::string small = cluster_.dir() + "/small.yaml";
-  CliRun token = cluster_.Snnctl(
-      {"node", "token", "node7", "--ttl", "5m", "--parsable", "--boards", small});
+  CliRun token =
+      cluster_.Snnctl({"node", "token", "node7", "--ttl", "5m", "--parsable", "--boards", small});
   ASSERT_EQ(token.exit_code, 0) << token.err;
   std::string secret = token.out.substr(0, token.out.find('\n'));
   const std::string tls = cluster_.dir() + "/node7.own-tls";
@@ -512,9 +512,10 @@ TEST_F(AuthorizationTest, NodesEnrolWithOneTimeTokens) {
   EXPECT_EQ(info->role, "node");
 }
 
-// A node enrolled with a join token may declare what was approved with it, no more. `snnctl node revoke` shuts out every certificate of the node, copies
-// included, live sessions too, until it enrols again with a new token (issue 34: a copy of a
-// node's certificate renewed itself elsewhere, and nothing could be revoked).
+// A node enrolled with a join token may declare what was approved with it, no more. `snnctl node
+// revoke` shuts out every certificate of the node, copies included, live sessions too, until it
+// enrols again with a new token (issue 34: a copy of a node's certificate renewed itself elsewhere,
+// and nothing could be revoked).
 TEST_F(AuthorizationTest, ARevokedNodeIsShutOutCopiesIncludedUntilItEnrolsAgain) {
   cluster_.set_approve_agents(false);  // the join token's inventory is the only approval
   const std::string tls = cluster_.dir() + "/node7.own-tls";
@@ -522,8 +523,8 @@ TEST_F(AuthorizationTest, ARevokedNodeIsShutOutCopiesIncludedUntilItEnrolsAgain)
   std::filesystem::copy_file(cluster_.auth().ca_file(), tls + "/ca.crt");
   std::ofstream(cluster_.dir() + "/node7.small.yaml") << SmallBoards(1, 4, 1000, 4);
   auto enrol_with_new_token = [&] {
-    CliRun token = cluster_.Snnctl({"node", "token", "node7", "--parsable", "--boards",
-                                    cluster_.dir() + "/node7.small.yaml"});
+    CliRun token = cluster_.Snnctl(
+        {"node", "token", "node7", "--parsable", "--boards", cluster_.dir() + "/node7.small.yaml"});
     ASSERT_EQ(token.exit_code, 0) << token.err;
     std::ofstream(cluster_.dir() + "/node7.token") << token.out;
     std::filesystem::remove(tls + "/node.pem");
@@ -634,13 +635,11 @@ TEST_F(AuthorizationTest, ARevokedNodeEnrolsAgainWithANewTokenInItsTokenFile) {
   })) << ReadFile(log);
   EXPECT_EQ(cluster_.NodesUp(), 1);
   // What the agent's log says to do: a new token, in the same file.
-  EXPECT_NE(ReadFile(log).find("the certificate is set aside"), std::string::npos)
-      << ReadFile(log);
+  EXPECT_NE(ReadFile(log).find("the certificate is set aside"), std::string::npos) << ReadFile(log);
   CliRun again = cluster_.Snnctl({"node", "token", "node7", "--parsable"});
   ASSERT_EQ(again.exit_code, 0) << again.err;
   std::ofstream(token_file) << again.out;
-  EXPECT_TRUE(TestCluster::WaitUntil([&] { return cluster_.NodesUp() == 2; }))
-      << ReadFile(log);
+  EXPECT_TRUE(TestCluster::WaitUntil([&] { return cluster_.NodesUp() == 2; })) << ReadFile(log);
   EXPECT_TRUE(std::filesystem::exists(tls + "/node.pem"));
 }
 

@@ -18,9 +18,9 @@
 
 #include "common/base/clock.h"
 #include "nodeagent/tasks/task_cgroups.h"
+#include "snn_paths.h"
 #include "tests/test_util/etcd_cluster.h"
 #include "tests/test_util/process.h"
-#include "snn_paths.h"
 
 namespace snn::testing {
 

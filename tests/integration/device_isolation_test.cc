@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
+#include "snn_paths.h"
 #include "tests/integration/emulated_boards.h"
 #include "tests/test_util/process.h"
-#include "snn_paths.h"
 
 namespace snn::testing {
 namespace {
@@ -115,21 +115,24 @@ TEST_F(DeviceIsolationTest, AHoldOnABoardsDeviceEndsWithTheAllocation) {
   mkdir(dir.c_str(), 0777);
   chmod(dir.c_str(), 0777);
   const std::string sock = dir + "/sock", held = dir + "/held";
-  std::ofstream(dir + "/holder.py")
-      << "import socket, time\n"
-         "s = socket.socket(socket.AF_UNIX)\n"
-         "s.bind('" << sock << "')\n"
-         "s.listen(1)\n"
-         "c, _ = s.accept()\n"
-         "msg, fds, _, _ = socket.recv_fds(c, 100, 1)\n"
-         "open('" << held << "', 'w').write('holding %d' % len(fds))\n"
-         "while True:\n"
-         "    time.sleep(1)\n";
+  std::ofstream(dir + "/holder.py") << "import socket, time\n"
+                                       "s = socket.socket(socket.AF_UNIX)\n"
+                                       "s.bind('"
+                                    << sock
+                                    << "')\n"
+                                       "s.listen(1)\n"
+                                       "c, _ = s.accept()\n"
+                                       "msg, fds, _, _ = socket.recv_fds(c, 100, 1)\n"
+                                       "open('"
+                                    << held
+                                    << "', 'w').write('holding %d' % len(fds))\n"
+                                       "while True:\n"
+                                       "    time.sleep(1)\n";
   chmod((dir + "/holder.py").c_str(), 0644);
   // Another user's process outside every task (the receiving end a task's user could run).
-  const pid_t holder = SpawnLogged({"/usr/sbin/runuser", "-u", "daemon", "--", "/usr/bin/python3",
-                                    dir + "/holder.py"},
-                                   dir + "/holder.out", dir + "/holder.out");
+  const pid_t holder = SpawnLogged(
+      {"/usr/sbin/runuser", "-u", "daemon", "--", "/usr/bin/python3", dir + "/holder.py"},
+      dir + "/holder.out", dir + "/holder.out");
   ASSERT_GT(holder, 0);
   ASSERT_TRUE(TestCluster::WaitUntil([&] { return access(sock.c_str(), F_OK) == 0; }))
       << ReadFile(dir + "/holder.out");
@@ -140,11 +143,14 @@ TEST_F(DeviceIsolationTest, AHoldOnABoardsDeviceEndsWithTheAllocation) {
   for (size_t i = 0; i < devices_.size(); ++i) {
     script += "  " + std::to_string(i) + ") dev=" + devices_[i] + ";;\n";
   }
-  script += "esac\n/usr/bin/python3 -c \"import socket,os\n"
-            "c = socket.socket(socket.AF_UNIX); c.connect('" + sock + "')\n"
-            "fd = os.open('$dev', os.O_RDONLY)\n"
-            "socket.send_fds(c, [b'x'], [fd])\n"
-            "print('handed', '$dev')\"\n";
+  script +=
+      "esac\n/usr/bin/python3 -c \"import socket,os\n"
+      "c = socket.socket(socket.AF_UNIX); c.connect('" +
+      sock +
+      "')\n"
+      "fd = os.open('$dev', os.O_RDONLY)\n"
+      "socket.send_fds(c, [b'x'], [fd])\n"
+      "print('handed', '$dev')\"\n";
   const v1::JobRecord job = Run(script);
   ASSERT_EQ(job.state(), v1::COMPLETED) << job.reason();
   EXPECT_EQ(ReadFile(held), "holding 1") << ReadFile(dir + "/holder.out");

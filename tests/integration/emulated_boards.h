@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "drivers/ether/udp_exchange.h"
+#include "snn_paths.h"
 #include "tests/integration/cluster.h"
 #include "tests/test_util/process.h"
-#include "snn_paths.h"
 
 namespace snn::testing {
 

@@ -18,17 +18,10 @@
 #include "common/rpc/rpc_client.h"
 #include "common/rpc/tls.h"
 #include "tests/integration/cluster.h"
+#include "tests/test_util/sockets.h"
 
 namespace snn::testing {
 namespace {
-
-int64_t RssKb(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::stoll(line.substr(6));
-  }
-  return -1;
-}
 
 // User plus system CPU time of `pid`, in clock ticks.
 int64_t CpuTicks(pid_t pid) {
@@ -106,16 +99,7 @@ TEST_F(FloodTest, AnonymousConnectionsFromOneAddressCannotLockItsOtherUsersOut) 
     s->non_blocking(true);
     held.push_back(std::move(s));
   }
-  auto closed = [&] {
-    int n = 0;
-    for (auto& s : held) {
-      char c;
-      boost::system::error_code ec;
-      s->read_some(asio::buffer(&c, 1), ec);
-      if (ec && ec != asio::error::would_block) ++n;
-    }
-    return n;
-  };
+  auto closed = [&] { return ClosedByServer(held); };
   EXPECT_TRUE(TestCluster::WaitUntil([&] { return closed() >= 280; }))
       << closed() << " of 300 closed: more than 20 anonymous connections from one peer were kept";
   // Another user of the address gets in while the flood holds its 20.

@@ -14,9 +14,9 @@
 #include "common/base/file_util.h"
 #include "common/base/proto_json.h"
 #include "proto/policy.pb.h"
+#include "snn_paths.h"
 #include "tests/integration/cluster.h"
 #include "tests/test_util/http_client.h"
-#include "snn_paths.h"
 
 namespace snn::testing {
 namespace {
@@ -467,8 +467,8 @@ TEST_F(HttpApiTest, TokensAreWrittenReadableByTheirUserOnly) {
   EXPECT_EQ(Http("GET", "/v1/pool", token).status, 200);
 
   const std::string redirected = cluster_.dir() + "/redirected.token";
-  std::string command = "umask 022; '" + std::string(SNNCTL_BIN) + "' --master " +
-                        cluster_.master_address();
+  std::string command =
+      "umask 022; '" + std::string(SNNCTL_BIN) + "' --master " + cluster_.master_address();
   for (const auto& flag : cluster_.auth().SnnctlFlags()) command += " '" + flag + "'";
   command += " --tenant lab-b token create --parsable > '" + redirected + "' 2>/dev/null";
   ASSERT_EQ(std::system(command.c_str()), 0) << command;

@@ -13,17 +13,10 @@
 #include "common/rpc/tls.h"
 #include "tests/integration/cluster.h"
 #include "tests/test_util/http_client.h"
+#include "tests/test_util/sockets.h"
 
 namespace snn::testing {
 namespace {
-
-int64_t RssKb(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::stoll(line.substr(6));
-  }
-  return -1;
-}
 
 constexpr char kPolicy[] = R"(access:
   personal_tenants: false
@@ -59,13 +52,11 @@ class HttpWallTest : public ::testing::Test {
   std::unique_ptr<TlsStream> Open(const std::string& from = "127.0.0.1") {
     auto tls = MakeClientTls({cluster_.auth().ca_file(), "", ""});
     contexts_.push_back(*tls);
-    auto stream = std::make_unique<TlsStream>(io_, **tls);
+    auto socket = ConnectFrom(io_, from, port_);
+    if (!socket) return nullptr;
+    auto stream = std::make_unique<TlsStream>(std::move(*socket), **tls);
     boost::system::error_code ec;
-    auto& socket = stream->next_layer();
-    socket.open(tcp::v4(), ec);
-    if (!ec) socket.bind(tcp::endpoint(asio::ip::make_address(from), 0), ec);
-    if (!ec) socket.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port_), ec);
-    if (!ec) stream->handshake(ssl::stream_base::client, ec);
+    stream->handshake(ssl::stream_base::client, ec);
     return ec ? nullptr : std::move(stream);
   }
 
@@ -96,7 +87,8 @@ class HttpWallTest : public ::testing::Test {
   }
 
   bool UserAnswers(const std::string& token) {
-    auto r = HttpDo("127.0.0.1", port_, cluster_.auth().ca_file(), {"GET", "/v1/pool", token, "", {}});
+    auto r =
+        HttpDo("127.0.0.1", port_, cluster_.auth().ca_file(), {"GET", "/v1/pool", token, "", {}});
     return r.ok() && r->status == 200;
   }
 
@@ -141,7 +133,8 @@ TEST_F(HttpWallTest, ABodyWithoutAValidTokenIsRefusedFromItsHeadAlone) {
   {
     // A client that asks before sending (curl does, for big bodies) is told to go on.
     const std::string job =
-        "name: asked\ntenant: lab-a\ntask:\n  command: /bin/true\n  resources: {cores: 1, ksps: 1}\n";
+        "name: asked\ntenant: lab-a\ntask:\n  command: /bin/true\n  resources: {cores: 1, ksps: "
+        "1}\n";
     auto s = Open();
     ASSERT_TRUE(s);
     asio::write(*s, asio::buffer(Head(TokenOf("daemon"), job.size(), "Expect: 100-continue\r\n")));
@@ -200,16 +193,7 @@ TEST_F(HttpWallTest, ConnectionsWithoutATokenCannotLockAnAddressesUsersOut) {
     s->non_blocking(true);
     held.push_back(std::move(s));
   }
-  auto closed = [&] {
-    size_t n = 0;
-    for (auto& s : held) {
-      char c;
-      boost::system::error_code ec;
-      s->read_some(asio::buffer(&c, 1), ec);
-      if (ec && ec != asio::error::would_block) ++n;
-    }
-    return n;
-  };
+  auto closed = [&] { return ClosedByServer(held); };
   EXPECT_TRUE(TestCluster::WaitUntil([&] { return closed() >= 1080; }))
       << closed() << " of 1100 closed: more than 20 connections without a token were kept";
   EXPECT_TRUE(UserAnswers(token));

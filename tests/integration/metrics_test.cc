@@ -11,8 +11,8 @@
 #include <string>
 
 #include "common/rpc/asio.h"
-#include "tests/integration/cluster.h"
 #include "snn_paths.h"
+#include "tests/integration/cluster.h"
 
 namespace snn::testing {
 namespace {

@@ -235,27 +235,28 @@ TEST_F(BoardIsolationTest, ATaskOnASimulatedBoardReachesNoBoardsPorts) {
     targets += board.data() + " " + board.address + ":" + std::to_string(board.mgmt_port) + " ";
   }
   const std::string script = cluster_.dir() + "/sim-intrude.py";
-  std::ofstream(script) << "import os, socket\n"
-                           "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
-                           "for target in '"
-                        << targets
-                        << "'.split():\n"
-                           "    host, port = target.rsplit(':', 1)\n"
-                           "    for i in range(100):\n"
-                           "        try:\n"
-                           "            s.sendto(b'FAULT from a simulated board', (host, int(port)))\n"
-                           "        except OSError:\n"
-                           "            pass\n"
-                           "t = socket.socket()\n"
-                           "t.settimeout(5)\n"
-                           "try:\n"
-                           "    t.connect(('127.0.0.1', "
-                        << listener.local_endpoint().port()
-                        << "))\n"
-                           "    print('tcp: reached')\n"
-                           "except OSError as e:\n"
-                           "    print('tcp: refused')\n"
-                           "print('gateway:', os.path.exists(os.environ.get('SNN_GATEWAY', '')))\n";
+  std::ofstream(script)
+      << "import os, socket\n"
+         "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+         "for target in '"
+      << targets
+      << "'.split():\n"
+         "    host, port = target.rsplit(':', 1)\n"
+         "    for i in range(100):\n"
+         "        try:\n"
+         "            s.sendto(b'FAULT from a simulated board', (host, int(port)))\n"
+         "        except OSError:\n"
+         "            pass\n"
+         "t = socket.socket()\n"
+         "t.settimeout(5)\n"
+         "try:\n"
+         "    t.connect(('127.0.0.1', "
+      << listener.local_endpoint().port()
+      << "))\n"
+         "    print('tcp: reached')\n"
+         "except OSError as e:\n"
+         "    print('tcp: refused')\n"
+         "print('gateway:', os.path.exists(os.environ.get('SNN_GATEWAY', '')))\n";
   std::vector<std::string> before;
   for (size_t i = 0; i < emulated_.boards().size(); ++i) {
     before.push_back(emulated_.Manage(i, "STATS"));

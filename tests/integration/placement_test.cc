@@ -5,8 +5,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "tests/integration/cluster.h"
 #include "snn_paths.h"
+#include "tests/integration/cluster.h"
 
 namespace snn::testing {
 namespace {

@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "tests/integration/cluster.h"
 #include "snn_paths.h"
+#include "tests/integration/cluster.h"
 
 namespace snn::testing {
 namespace {

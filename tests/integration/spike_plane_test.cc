@@ -8,8 +8,8 @@
 #include <sstream>
 
 #include "common/model/model.h"
-#include "tests/integration/cluster.h"
 #include "snn_paths.h"
+#include "tests/integration/cluster.h"
 
 namespace snn::testing {
 namespace {

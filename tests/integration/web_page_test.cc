@@ -12,9 +12,9 @@
 #include <fstream>
 
 #include "common/base/file_util.h"
+#include "snn_paths.h"
 #include "tests/integration/cluster.h"
 #include "tests/test_util/process.h"
-#include "snn_paths.h"
 
 namespace snn::testing {
 namespace {

@@ -325,8 +325,7 @@ TEST_F(ExperimentBookTest, NothingWaitsForAPendingServiceAndNoUserFillsOne) {
   v1::JobRecord other = service();
   other.set_id(41);
   other.set_tenant_job_id(8);
-  EXPECT_EQ(book.Submit(other, "lab-a", "ann", specs(1)).status().code(),
-            Code::kResourceExhausted);
+  EXPECT_EQ(book.Submit(other, "lab-a", "ann", specs(1)).status().code(), Code::kResourceExhausted);
 
   ASSERT_TRUE(book.Submit(service(), "lab-a", "bob", specs(10)).ok());
   ASSERT_TRUE(book.Submit(service(), "lab-b", "cyd", specs(5)).ok());
