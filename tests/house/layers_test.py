@@ -5,6 +5,8 @@ product file grows past the size at which a second module hides in it.
 - Folder graph: an edge A -> B when a file directly in folder A includes a header of folder B
   (`#include "B/x.h"`). Any cycle (A -> ... -> A) is a failure, named with its path.
 - Size: no .cc or .h outside tests/, bench/ and fuzz/ over MAX_LINES lines.
+- docs/benchmarks.md holds current figures, not a diary: no cell of its tables over
+  MAX_BENCH_CELL characters (how figures moved belongs to git and the closing notes).
 usage: layers_test.py SOURCE_DIR
 """
 import os
@@ -13,6 +15,7 @@ import sys
 
 PRODUCT = ["cli", "client", "common", "examples", "master", "nodeagent", "proto", "sim"]
 MAX_LINES = 600
+MAX_BENCH_CELL = 400
 INCLUDE = re.compile(r'^#include "([a-z_/]+)/[a-z_0-9]+\.(?:h|pb\.h|grpc\.pb\.h)"', re.M)
 
 
@@ -65,6 +68,15 @@ def main(root):
         if lines > MAX_LINES:
             problems.append("%s has %d lines (at most %d: split what hides in it)" %
                             (os.path.relpath(path, root), lines, MAX_LINES))
+    with open(os.path.join(root, "docs", "benchmarks.md")) as f:
+        for number, line in enumerate(f, 1):
+            if not line.startswith("|"):
+                continue
+            for cell in line.strip().strip("|").split(" | "):
+                if len(cell) > MAX_BENCH_CELL:
+                    problems.append("docs/benchmarks.md:%d has a cell of %d characters (at most "
+                                    "%d: the current figure, its commit and date; the history "
+                                    "goes to git)" % (number, len(cell), MAX_BENCH_CELL))
     for problem in problems:
         print(problem)
     print("layers: %d problems" % len(problems))
