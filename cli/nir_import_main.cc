@@ -53,9 +53,10 @@ int main(int argc, char** argv) {
     std::cerr << "note: " << path << " gives no v_reset for layer"
               << (silent.size() > 1 ? "s " : " ") << silent[0];
     if (silent.size() > 1) std::cerr << " and " << silent.size() - 1 << " more";
-    std::cerr << ": they reset by subtracting the threshold after a spike (snnTorch's and "
-                 "Rockpool's rule); reset zero (--reset zero, or model_reset: zero in a job file) "
-                 "sets v to 0, as the nir library reads such files\n";
+    std::cerr << (silent.size() > 1 ? ": they reset" : ": it resets")
+              << " by subtracting the threshold after a spike (snnTorch's and Rockpool's rule); "
+                 "reset zero (--reset zero, or model_reset: zero in a job file) sets v to 0, as "
+                 "the nir library reads such files\n";
   }
   if (binary) {
     return model->SerializeToOstream(&std::cout) && std::cout.flush() ? 0 : 1;
