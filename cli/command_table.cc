@@ -32,6 +32,8 @@ std::vector<std::string> Words(std::string_view text) {
   return words;
 }
 
+}  // namespace
+
 // `text`'s lines, the first after the synopsis (or on a line of its own when the synopsis is
 // wide), the rest indented to the second column.
 void AppendColumns(std::string& out, const std::string& synopsis, std::string_view text) {
@@ -54,8 +56,6 @@ void AppendColumns(std::string& out, const std::string& synopsis, std::string_vi
     out += line + "\n";
   }
 }
-
-}  // namespace
 
 const std::vector<CliCommand>& CliCommands() {
   static const std::vector<CliCommand> commands = {
@@ -331,6 +331,7 @@ const std::vector<CliOptionSpec>& CliOptionSpecs() {
       {"--timeout", "", "SECONDS", "give up on the master after this long (default: 5)", true},
       {"--help", "-h", "", "this help", true},
       {"--bash-completion", "", "", "print a bash completion script for snnctl", true},
+      {"--version", "", "", "print snnctl's version and the commit it was built from", true},
       {"--csv", "", "", "usage: comma-separated values with a header line (-o csv)"},
       {"--all-tenants", "", "", "jobs, usage, report: every tenant's (readers and admins)"},
       {"--state", "", "S[,S...]",
@@ -412,8 +413,9 @@ const std::vector<CliOptionSpec>& CliOptionSpecs() {
       {"--ttl", "", "DURATION",
        "node token: how long the token is valid (default: 15m); token\ncreate: (default: 7d)"},
       {"--boards", "", "FILE",
-       "node add: the node's boards file (as snn-agent --boards reads it);\n"
-       "reservation create: NODE/BOARD[,...], the boards it takes"},
+       "node add, node token: the node's boards file (as snn-agent reads\n"
+       "it), what it may declare; reservation create: NODE/BOARD[,...], the\n"
+       "boards it takes"},
       {"--duration", "", "DURATION", "reservation create: how long it lasts (2h, 90m, 1d)"},
       {"--tenants", "", "T1,T2",
        "reservation create: the tenants whose jobs may name it (none: only\n"
@@ -423,7 +425,8 @@ const std::vector<CliOptionSpec>& CliOptionSpecs() {
        "reservations), daily (every 24h), flex (its jobs may start before\n"
        "it, outlast it, use the pool's other boards), ignore_jobs (even\n"
        "where running jobs would still run when it starts)"},
-      {"--pools", "", "P1,P2", "node add: the pools the node may join (default: any)"},
+      {"--pools", "", "P1,P2",
+       "node add, node token: the pools the node may join (default: any)"},
       {"--within", "", "DURATION", "node wait: how long to wait (default: 2m)"},
       {"--idle", "", "DURATION",
        "connection start: end after this long with no command (default:\n10m, at most 7d)"},

@@ -43,6 +43,13 @@ const CliOptionSpec* FindCliOption(std::string_view name);
 
 // `snnctl --help`, made from the tables.
 std::string CliUsageText();
+// One command's help (`snnctl help CMD`, `snnctl CMD --help`): its synopsis, what it does, and its
+// own options with their help (cli/command_help.cc).
+std::string CliCommandHelp(const CliCommand& command);
+// A command's man page (roff), or with null snnctl(1) itself (cli/man_page.cc).
+std::string CliManPage(const CliCommand* command);
+// Appends `synopsis` and `text` (lines) in the usage's two columns.
+void AppendColumns(std::string& out, const std::string& synopsis, std::string_view text);
 // A bash completion script for snnctl, made from the tables.
 std::string CliBashCompletion();
 

@@ -2,6 +2,7 @@
 #include "cli/snnctl.h"
 
 #include "cli/command_table.h"
+#include "snn_version.h"
 
 namespace snn {
 
@@ -10,8 +11,25 @@ int RunCli(const CliOptions& o, std::ostream& out, std::ostream& err) {
     out << CliBashCompletion();
     return 0;
   }
-  if (o.help) {
-    out << CliUsageText();
+  if (o.version) {
+    out << "snnctl " SNN_VERSION " (commit " SNN_COMMIT ")\n";
+    return 0;
+  }
+  // `snnctl help [CMD]`, `snnctl CMD --help`: one command's help, or all of it.
+  if (o.help || (!o.args.empty() && o.args[0] == "help")) {
+    std::vector<std::string> named = o.args;
+    if (!named.empty() && named[0] == "help") named.erase(named.begin());
+    if (named.empty()) {
+      out << CliUsageText();
+      return 0;
+    }
+    const CliCommand* command = FindCliCommand(named);
+    if (command == nullptr) {
+      err << "snnctl: no command '" << named[0] << (named.size() > 1 ? " " + named[1] : "")
+          << "' (see snnctl --help)\n";
+      return 2;
+    }
+    out << CliCommandHelp(*command);
     return 0;
   }
   if (o.args.empty()) {

@@ -29,6 +29,7 @@ struct CliOptions {
   bool wait = false;  // submit: wait for the job to end; exit with its outcome
   bool help = false;
   bool bash_completion = false;  // --bash-completion: print the completion script
+  bool version = false;          // --version: print the version and the commit built
   std::vector<std::string> states;
   std::string reason;             // node/board drain
   uint32_t page_size = 1000;      // jobs: jobs per request

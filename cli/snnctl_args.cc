@@ -62,6 +62,8 @@ Result<CliOptions> ParseCliArgs(const std::vector<std::string>& argv) {
       o.help = true;
     } else if (arg == "--bash-completion") {
       o.bash_completion = true;
+    } else if (arg == "--version") {
+      o.version = true;
     } else if (arg == "--start" && !o.args.empty() && o.args[0] == "reservation") {
       auto v = take(arg);  // reservation create: when it starts
       if (!v.ok()) return v.status();

@@ -27,6 +27,8 @@ install(FILES ${CMAKE_SOURCE_DIR}/etc/snn-agent.flags ${CMAKE_SOURCE_DIR}/etc/bo
 install(TARGETS snnctl snn-nir-import snn-ca RUNTIME DESTINATION bin COMPONENT cli)
 install(FILES ${SNN_PKG}/snnctl/snnctl.bash-completion DESTINATION share/bash-completion/completions
         RENAME snnctl COMPONENT cli)
+install(DIRECTORY ${CMAKE_BINARY_DIR}/man/ DESTINATION share/man/man1 COMPONENT cli
+        FILES_MATCHING PATTERN "*.1")
 install(FILES ${CMAKE_SOURCE_DIR}/README.md DESTINATION share/doc/snnctl COMPONENT cli)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/docs DESTINATION share/doc/snnctl COMPONENT cli)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/etc/examples DESTINATION share/doc/snnctl COMPONENT cli)
@@ -38,7 +40,7 @@ install(DIRECTORY ${CMAKE_SOURCE_DIR}/python/snn DESTINATION lib/python3/dist-pa
 
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME snn)
-set(CPACK_PACKAGE_VERSION 0.16.0)
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_CONTACT "SNN resource manager team <snn@localhost>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "Cluster resource manager for neuromorphic hardware")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "snn_version.h"
+
 namespace snn {
 namespace {
 
@@ -92,6 +94,7 @@ void PrintHelp(const char* usage) {
 
 void ParseProgramFlags(int* argc, char*** argv, const char* usage) {
   gflags::SetUsageMessage(usage);
+  gflags::SetVersionString(SNN_VERSION " (commit " SNN_COMMIT ")");  // --version
   if (WantsHelp(*argc, *argv)) {
     PrintHelp(usage);
     std::exit(0);

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -101,6 +102,28 @@ TEST(CommandTableTest, TheUsageShowsEveryCommandAndOption) {
   for (const CliOptionSpec& o : CliOptionSpecs()) {
     EXPECT_NE(usage.find(std::string(o.name)), std::string::npos) << o.name;
   }
+}
+
+// Help for one command prints that command's options only (snnctl submit --help printed all
+// 250 lines), whichever way it is asked for.
+TEST(CommandTableTest, HelpForOneCommandShowsItsOwnOptionsOnly) {
+  for (const std::vector<std::string>& argv :
+       {std::vector<std::string>{"help", "submit"}, std::vector<std::string>{"submit", "--help"}}) {
+    auto o = ParseCliArgs(argv);
+    ASSERT_TRUE(o.ok()) << o.status().ToString();
+    std::ostringstream out, err;
+    EXPECT_EQ(RunCli(*o, out, err), 0) << err.str();
+    const std::string text = out.str();
+    EXPECT_EQ(text.rfind("usage: snnctl submit FILE", 0), 0u) << text;
+    EXPECT_NE(text.find("--reset RULE"), std::string::npos) << text;
+    EXPECT_EQ(text.find("--pools"), std::string::npos) << text;  // node add's, not submit's
+    EXPECT_LT(std::count(text.begin(), text.end(), '\n'), 40) << text;
+  }
+  auto o = ParseCliArgs({"help", "no-such-command"});
+  ASSERT_TRUE(o.ok());
+  std::ostringstream out, err;
+  EXPECT_EQ(RunCli(*o, out, err), 2);
+  EXPECT_EQ(err.str(), "snnctl: no command 'no-such-command' (see snnctl --help)\n");
 }
 
 }  // namespace

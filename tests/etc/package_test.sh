@@ -33,6 +33,7 @@ dpkg-deb -I "$agent_deb" conffiles | grep -qx /etc/snn/snn-agent.flags || fail "
 dpkg-deb -c "$cli_deb" >"$tmp/cli.contents"
 grep -q "usr/share/bash-completion/completions/snnctl" "$tmp/cli.contents" ||
   fail "snnctl has no bash completion"
+grep -q "usr/share/man/man1/snnctl-submit.1" "$tmp/cli.contents" || fail "snnctl has no man pages"
 # Listed to a file first: with pipefail, grep -q leaving early kills dpkg-deb with SIGPIPE and
 # the check fails although the file is there (red once beside two busy loops).
 dpkg-deb -c "$python_deb" >"$tmp/python.contents"
@@ -57,6 +58,11 @@ for f in /usr/bin/snn-master /usr/bin/snn-agent /usr/bin/snn-shepherd /usr/bin/s
   [ -e "$f" ] || fail "$f not installed"
 done
 getent passwd snn >/dev/null || fail "no system user snn"
+# Each command's man page, made from the command table: only its own options.
+man -P cat snnctl-submit >"$tmp/man.txt" 2>&1 || { cat "$tmp/man.txt"; fail "man snnctl-submit"; }
+grep -q -- "--reset" "$tmp/man.txt" || fail "man snnctl-submit does not show submit's --reset"
+! grep -q -- "--pools" "$tmp/man.txt" || fail "man snnctl-submit shows another command's option"
+/usr/bin/snnctl --version | grep -Eq '^snnctl [0-9.]+ \(commit ' || fail "snnctl --version"
 # Every packaged example job can run as shipped: its model files and its command are installed.
 for job in /usr/share/doc/snnctl/examples/*.yaml; do
   for m in $(sed -n 's/^ *model: *\([^ #]*\).*/\1/p' "$job"); do

@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <regex>
 #include <string>
 
 #include "snn_paths.h"
@@ -47,6 +48,19 @@ TEST(HelpTest, TheDefaultPortIsNotSlurms) {
   EXPECT_EQ(out.text.find("6817"), std::string::npos) << out.text;
   out = RunCommand(std::string(SNNCTL_BIN) + " --help");
   EXPECT_NE(out.text.find("127.0.0.1:7130"), std::string::npos) << out.text;
+}
+
+// `--version` says which build runs: the version and the commit (snnctl printed usage instead).
+TEST(HelpTest, EveryProgramPrintsItsVersionAndCommit) {
+  const std::string version = R"(\d+\.\d+\.\d+ \(commit ([0-9a-f]{12}(-dirty)?|unknown)\)\n)";
+  // snnctl's own line; the daemons' is gflags' ("snn-master version ...").
+  for (const auto& [bin, pattern] : {std::pair<std::string, std::string>{SNNCTL_BIN, "snnctl "},
+                                     {SNN_MASTER_BIN, "snn-master version "},
+                                     {SNN_AGENT_BIN, "snn-agent version "}}) {
+    Output out = RunCommand(bin + " --version");
+    EXPECT_EQ(out.exit_code, 0) << bin;
+    EXPECT_TRUE(std::regex_match(out.text, std::regex(pattern + version))) << out.text;
+  }
 }
 
 }  // namespace
