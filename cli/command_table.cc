@@ -425,8 +425,7 @@ const std::vector<CliOptionSpec>& CliOptionSpecs() {
        "reservations), daily (every 24h), flex (its jobs may start before\n"
        "it, outlast it, use the pool's other boards), ignore_jobs (even\n"
        "where running jobs would still run when it starts)"},
-      {"--pools", "", "P1,P2",
-       "node add, node token: the pools the node may join (default: any)"},
+      {"--pools", "", "P1,P2", "node add, node token: the pools the node may join (default: any)"},
       {"--within", "", "DURATION", "node wait: how long to wait (default: 2m)"},
       {"--idle", "", "DURATION",
        "connection start: end after this long with no command (default:\n10m, at most 7d)"},
