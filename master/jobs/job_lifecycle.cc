@@ -243,15 +243,21 @@ void JobLifecycle::MoveReservation(const v1::JobRecord& job, const v1::TaskRecor
   nodes_.Reserve(task.node(), task.board(), r, now);
 }
 
-void JobLifecycle::DrainFailingNode(const std::string& node, const std::string& detail) {
-  const NodeEntry* entry = nodes_.Find(node);
+namespace {
+
+// Tasks are lost at launch on `node` (why: `detail`): it is drained with that reason, once.
+void DrainFailingNode(NodeRegistry& nodes, Journal& journal, const std::string& node,
+                      const std::string& detail) {
+  const NodeEntry* entry = nodes.Find(node);
   if (entry == nullptr || !entry->record.drain_reason().empty()) return;  // drained already
   const std::string reason = "launches fail on this node: " + detail.substr(0, 160) +
                              " (snnctl node resume " + node + " once it is fixed)";
-  if (!nodes_.SetDrain(node, -1, reason).ok()) return;
+  if (!nodes.SetDrain(node, -1, reason).ok()) return;
   LOG(ERROR) << "node " << node << " drained: " << reason;
-  journal_.PutNode(nodes_.Find(node)->record);
+  journal.PutNode(nodes.Find(node)->record);
 }
+
+}  // namespace
 
 void JobLifecycle::EndTask(v1::JobRecord& job, v1::TaskRecord& task, const v1::TaskStatus& status) {
   // Lost before it ever ran, in the agent's own word (its answer to the launch: it tried at
@@ -261,7 +267,7 @@ void JobLifecycle::EndTask(v1::JobRecord& job, v1::TaskRecord& task, const v1::T
   // unanswered across an agent's restart, carries no start and says nothing of the node.)
   const bool lost_at_launch = task.state() == v1::TASK_LAUNCHING &&
                               status.state() == v1::TASK_LOST && status.start_ms() != 0;
-  if (lost_at_launch) DrainFailingNode(task.node(), status.detail());
+  if (lost_at_launch) DrainFailingNode(nodes_, journal_, task.node(), status.detail());
   task.set_state(status.state());
   task.set_exit_code(status.exit_code());
   task.set_term_signal(status.term_signal());

@@ -91,8 +91,6 @@ class JobLifecycle {
   void MoveReservation(const v1::JobRecord& job, const v1::TaskRecord& task,
                        const v1::TaskMapping& actual);
   void EndTask(v1::JobRecord& job, v1::TaskRecord& task, const v1::TaskStatus& status);
-  // Tasks are lost at launch on `node` (why: `detail`): it is drained with that reason.
-  void DrainFailingNode(const std::string& node, const std::string& detail);
   // The job's state once `ended` stopped: failed, timed out, requeued or completed.
   // `never_ran`: the task was lost before it started (the node's fault, not the job's).
   void SettleJob(v1::JobRecord& job, const v1::TaskRecord& ended, bool never_ran = false);
