@@ -33,6 +33,7 @@
 #include "bench/sim_board.h"
 #include "common/base/clock.h"
 #include "common/daemon/program_flags.h"
+#include "common/rpc/clock_timer.h"
 #include "common/rpc/connection.h"
 #include "common/rpc/rpc_client.h"
 #include "common/rpc/rpc_router.h"
@@ -74,7 +75,7 @@ class SimNode {
  public:
   SimNode(asio::io_context& io, snn::HostPort* master, uint32_t index, SwarmCounters& counters,
           std::mt19937& rng)
-      : io_(io), master_(master), timer_(io), counters_(counters) {
+      : io_(io), master_(master), timer_(io, real_clock_), counters_(counters) {
     name_ = "sim-" + std::to_string(index);
     record_.set_name(name_);
     record_.add_pools("default");
@@ -100,7 +101,7 @@ class SimNode {
   }
   void Stop() {
     stopped_ = true;
-    timer_.cancel();
+    timer_.Cancel();
     if (session_) session_->Close(snn::Unavailable("swarm stopping"));
   }
 
@@ -108,9 +109,8 @@ class SimNode {
   using TaskKey = std::tuple<uint64_t, uint32_t, uint32_t>;
 
   void Wait(int64_t ms, std::function<void()> then) {
-    timer_.expires_after(std::chrono::milliseconds(ms));
-    timer_.async_wait([this, then = std::move(then)](const boost::system::error_code& ec) {
-      if (!ec && !stopped_) then();
+    timer_.WaitMs(ms, [this, then = std::move(then)](bool expired) {
+      if (expired && !stopped_) then();
     });
   }
 
@@ -212,7 +212,8 @@ class SimNode {
 
   asio::io_context& io_;
   snn::HostPort* master_;
-  asio::steady_timer timer_;
+  const snn::SystemClock real_clock_;  // a swarm of real agents: real time
+  snn::ClockTimer timer_;
   SwarmCounters& counters_;
   std::string name_;
   snn::v1::NodeRecord record_;

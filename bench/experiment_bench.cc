@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/base/clock.h"
 #include "common/daemon/program_flags.h"
 #include "common/rpc/rpc_methods.h"
 #include "tests/integration/cluster.h"
@@ -96,7 +97,7 @@ TEST(ExperimentBench, TenUsersThroughOneService) {
 
   std::vector<std::vector<v1::ExperimentRecord>> results(FLAGS_users);
   std::vector<std::thread> users;
-  const auto started = std::chrono::steady_clock::now();
+  const Stopwatch started;
   for (int u = 0; u < FLAGS_users; ++u) {
     users.emplace_back([&, u] {
       auto client = cluster.Client("u" + std::to_string(u));
@@ -129,8 +130,7 @@ TEST(ExperimentBench, TenUsersThroughOneService) {
     });
   }
   for (auto& t : users) t.join();
-  const double wall_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const double wall_s = started.Seconds();
 
   struct Run {
     int64_t start, end;

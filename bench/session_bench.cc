@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "common/base/clock.h"
 #include "common/daemon/program_flags.h"
 #include "common/rpc/rpc_methods.h"
 #include "tests/integration/cluster.h"
@@ -26,11 +27,7 @@ DEFINE_string(cgroups, "auto", "the agent's --cgroups (auto, v1, v2, off)");
 namespace snn::testing {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double Ms(Clock::time_point since) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - since).count();
-}
+double Ms(const Stopwatch& since) { return since.Seconds() * 1000; }
 
 double Percentile(std::vector<double> v, double p) {
   std::sort(v.begin(), v.end());
@@ -87,7 +84,7 @@ TEST(SessionBench, GrantsAndSteps) {
 
   std::vector<double> grant_ms;
   for (int i = 0; i < FLAGS_grants; ++i) {
-    const auto start = Clock::now();
+    const Stopwatch start;
     const uint64_t id = SubmitSession(*client);
     ASSERT_NO_FATAL_FAILURE(WaitFor(*client, id, v1::RUNNING));
     grant_ms.push_back(Ms(start));
@@ -98,14 +95,14 @@ TEST(SessionBench, GrantsAndSteps) {
 
   const uint64_t session = SubmitSession(*client);
   ASSERT_NO_FATAL_FAILURE(WaitFor(*client, session, v1::RUNNING));
-  const auto queued_start = Clock::now();
+  const Stopwatch queued_start;
   uint64_t last = 0;
   for (int i = 0; i < FLAGS_steps; ++i) last = SubmitStep(*client, session);
   const double submitted_ms = Ms(queued_start);
   ASSERT_NO_FATAL_FAILURE(WaitFor(*client, last, v1::COMPLETED));
   const double queued_ms = Ms(queued_start);
 
-  const auto waited_start = Clock::now();
+  const Stopwatch waited_start;
   for (int i = 0; i < FLAGS_waited; ++i) {
     ASSERT_NO_FATAL_FAILURE(WaitFor(*client, SubmitStep(*client, session), v1::COMPLETED));
   }

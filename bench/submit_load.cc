@@ -34,6 +34,7 @@
 #include "common/daemon/program_flags.h"
 #include "common/identity/munge.h"
 #include "common/rpc/address.h"
+#include "common/rpc/clock_timer.h"
 #include "common/rpc/connection.h"
 #include "common/rpc/rpc_client.h"
 #include "proto/job.pb.h"
@@ -231,7 +232,8 @@ int main(int argc, char** argv) {
   auto ms = [](double seconds) {
     return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
   };
-  snn::asio::steady_timer timer(load.io);
+  const snn::SystemClock real_clock;  // a load of real time
+  snn::ClockTimer timer(load.io, real_clock);
   auto start = snn::MonotonicNow();
   auto window_start = start;
   uint64_t window_acknowledged = 0;
@@ -251,19 +253,19 @@ int main(int argc, char** argv) {
       for (auto& c : load.connections) c->Close(snn::Unavailable("done"));
       return;
     }
-    timer.expires_after(ms(std::min(
-        FLAGS_window_seconds, FLAGS_seconds - std::chrono::duration<double>(now - start).count())));
-    timer.async_wait([&](const boost::system::error_code&) { next_window(); });
+    timer.WaitMs(ms(std::min(FLAGS_window_seconds,
+                             FLAGS_seconds - std::chrono::duration<double>(now - start).count()))
+                     .count(),
+                 [&](bool) { next_window(); });
   };
   Usage measured_from;
   auto warm_up = [&] {
-    timer.expires_after(ms(FLAGS_warmup_seconds));
-    timer.async_wait([&](const boost::system::error_code&) {
+    timer.WaitMs(ms(FLAGS_warmup_seconds).count(), [&](bool) {
       measured_from = Measure(cluster);  // before the clock starts: it blocks this loop
       load.counting = true;
       start = window_start = snn::MonotonicNow();
-      timer.expires_after(ms(std::min(FLAGS_window_seconds, FLAGS_seconds)));
-      timer.async_wait([&](const boost::system::error_code&) { next_window(); });
+      timer.WaitMs(ms(std::min(FLAGS_window_seconds, FLAGS_seconds)).count(),
+                   [&](bool) { next_window(); });
     });
   };
   const auto preload_start = snn::MonotonicNow();

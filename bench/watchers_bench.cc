@@ -28,6 +28,7 @@
 
 #include "bench/bench_cluster.h"
 #include "bench/process_cpu.h"
+#include "common/base/clock.h"
 #include "common/rpc/rpc_client.h"
 
 DEFINE_int32(watchers, 1000, "event streams held open");
@@ -42,7 +43,6 @@ namespace snn::bench {
 namespace {
 
 namespace http = boost::beast::http;
-using Clock = std::chrono::steady_clock;
 
 // One HTTP request on a connection of its own (plain HTTP); the answer's body.
 std::string Call(uint16_t port, const std::string& method, const std::string& target,
@@ -68,7 +68,7 @@ struct Watcher {
   tcp::socket socket;
   std::array<char, 8192> buffer{};
   std::string text;
-  std::map<int, Clock::time_point> seen;  // job number -> arrival
+  std::map<int, MonotonicTime> seen;  // job number -> arrival
 };
 
 void Read(const std::shared_ptr<Watcher>& w) {
@@ -81,7 +81,7 @@ void Read(const std::shared_ptr<Watcher>& w) {
       if (end == std::string::npos) break;
       const int job = std::stoi(w->text.substr(at + 9, end - at - 9));
       if (w->text.find("\"state\":\"PENDING\"", at) != std::string::npos && !w->seen.count(job)) {
-        w->seen[job] = Clock::now();
+        w->seen[job] = MonotonicNow();
       }
       w->text.erase(0, end);
     }
@@ -103,7 +103,7 @@ int Run() {
   std::string port_text;
   for (int i = 0; i < 100 && port_text.empty(); ++i) {
     std::ifstream(dir + "/http.port") >> port_text;
-    if (port_text.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (port_text.empty()) SleepRealMs(50);
   }
   const uint16_t port = static_cast<uint16_t>(std::stoi(port_text));
   RpcClient rpc(std::chrono::seconds(10));
@@ -131,7 +131,7 @@ int Run() {
     for (int i = 0; i < 200; ++i) {
       const std::string job = Call(port, "GET", "/v1/jobs/1", bearer);
       if (job.find("\"end_ms\": \"0\"") == std::string::npos) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      SleepRealMs(100);
     }
     poll_target = "/v1/jobs/1?wait=5m";
   }
@@ -149,13 +149,13 @@ int Run() {
     watchers.push_back(w);
   }
   std::thread reader([&] { io.run(); });
-  std::this_thread::sleep_for(std::chrono::seconds(2));  // every stream open
+  SleepRealMs(2000);  // every stream open
   if (FLAGS_hold_s > 0) {
     std::printf("%d %s open; master at %s:%d for %d s\n", clients,
                 poll_target.empty() ? "event streams" : "long polls", cluster.master().host.c_str(),
                 cluster.master().port, FLAGS_hold_s);
     std::fflush(stdout);
-    std::this_thread::sleep_for(std::chrono::seconds(FLAGS_hold_s));
+    SleepRealMs(int64_t{FLAGS_hold_s} * 1000);
     io.stop();
     reader.join();
     std::filesystem::remove_all(dir);
@@ -163,18 +163,18 @@ int Run() {
   }
 
   const double cpu0 = CpuSeconds(cluster.master_pid());
-  std::this_thread::sleep_for(std::chrono::seconds(FLAGS_idle_s));
+  SleepRealMs(int64_t{FLAGS_idle_s} * 1000);
   const double idle = (CpuSeconds(cluster.master_pid()) - cpu0) / FLAGS_idle_s;
 
-  std::vector<Clock::time_point> sent(FLAGS_jobs + 1);
+  std::vector<MonotonicTime> sent(FLAGS_jobs + 1);
   for (int j = 1; j <= FLAGS_jobs; ++j) {
     char doc[256];
     std::snprintf(doc, sizeof doc, job_doc.c_str(), j);
-    sent[j] = Clock::now();
+    sent[j] = MonotonicNow();
     Call(port, "POST", "/v1/jobs", bearer, doc);
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    SleepRealMs(200);
   }
-  std::this_thread::sleep_for(std::chrono::seconds(2));
+  SleepRealMs(2000);
   io.stop();
   reader.join();
 

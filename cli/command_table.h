@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cli/snnctl.h"
+#include "cli/cli_options.h"
 
 namespace snn {
 

@@ -10,7 +10,7 @@
 
 #include <ostream>
 
-#include "cli/snnctl.h"
+#include "cli/cli_options.h"
 
 namespace snn {
 

@@ -6,7 +6,8 @@
 #include <ostream>
 #include <string>
 
-#include "cli/snnctl.h"
+#include "cli/cli_options.h"
+#include "common/base/status.h"
 #include "proto/job.pb.h"
 
 namespace snn {

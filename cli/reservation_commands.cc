@@ -1,11 +1,11 @@
 #include "cli/reservation_commands.h"
 
 #include <charconv>
-#include <ctime>
 
 #include "cli/format.h"
 #include "cli/node_commands.h"
 #include "cli/session.h"
+#include "common/base/clock.h"
 #include "common/base/duration.h"
 #include "common/base/split.h"
 #include "common/base/utc_time.h"
@@ -25,7 +25,7 @@ Result<v1::Reservation> ReservationFromOptions(const CliOptions& o) {
   if (start.empty() || duration.empty()) {
     return InvalidArgument("reservation create needs --start TIME and --duration DURATION");
   }
-  auto when = ParseUtcTime(start, static_cast<int64_t>(std::time(nullptr)) * 1000);
+  auto when = ParseUtcTime(start, SystemClock().NowMs());
   if (!when.ok()) return InvalidArgument("--start: " + when.status().message());
   r.set_start_ms(*when);
   auto length = ParseDurationSeconds(duration);

@@ -4,7 +4,7 @@
 
 #include <ostream>
 
-#include "cli/snnctl.h"
+#include "cli/cli_options.h"
 
 namespace snn {
 

@@ -5,7 +5,7 @@
 
 #include <ostream>
 
-#include "cli/snnctl.h"
+#include "cli/cli_options.h"
 
 namespace snn {
 

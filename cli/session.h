@@ -8,21 +8,16 @@
 #include <string>
 #include <type_traits>
 
+#include "cli/cli_basics.h"
+#include "cli/cli_options.h"
 #include "cli/shared_connection.h"
-#include "cli/snnctl.h"
-#include "common/base/clock.h"
+#include "common/base/status.h"
 #include "common/identity/munge.h"
 #include "common/rpc/address.h"
 #include "common/rpc/rpc_client.h"
 #include "common/rpc/tls.h"
 
 namespace snn {
-
-// The clock snnctl's timeouts and pauses run on.
-inline const Clock& CliClock() {
-  static const SystemClock clock;
-  return clock;
-}
 
 class Session {
  public:
@@ -57,11 +52,6 @@ class Session {
   const CliOptions& options_;
   RpcClient client_;
 };
-
-inline int Fail(std::ostream& err, const Status& status) {
-  err << "snnctl: " << status.message() << "\n";
-  return 1;
-}
 
 // One call of `method` on a session of its own.
 template <typename Request, typename Response>

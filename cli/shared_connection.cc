@@ -13,8 +13,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "cli/cli_basics.h"
 #include "cli/connection_relay.h"
-#include "cli/session.h"
 #include "common/base/duration.h"
 #include "proto/rpc.pb.h"
 

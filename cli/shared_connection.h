@@ -11,7 +11,7 @@
 #include <ostream>
 #include <string>
 
-#include "cli/snnctl.h"
+#include "cli/cli_options.h"
 #include "common/base/status.h"
 #include "common/rpc/rpc_client.h"
 

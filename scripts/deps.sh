@@ -12,7 +12,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev
   libyaml-cpp-dev zlib1g-dev libbenchmark-dev
   libssl-dev munge libmunge-dev
-  systemd procps iproute2 util-linux passwd python3 man-db
+  systemd procps iproute2 util-linux passwd python3 man-db universal-ctags
   clang-14 libfuzzer-14-dev
   libsystemd-dev prometheus-cpp-dev prometheus curl
   libgrpc++-dev protobuf-compiler-grpc etcd-server etcd-client

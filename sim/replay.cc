@@ -13,7 +13,6 @@
 #include "master/sched/policy_config.h"
 #include "master/sched/runtime_prediction.h"
 #include "master/sched/start_forecast.h"
-#include "sim/fair_start.h"
 
 namespace snn {
 namespace {

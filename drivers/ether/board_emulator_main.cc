@@ -27,6 +27,7 @@
 #include <sstream>
 #include <string>
 
+#include "common/base/clock.h"
 #include "common/daemon/program_flags.h"
 
 DEFINE_string(address, "127.0.0.1", "the board's address (a loopback address of its own)");
@@ -35,8 +36,6 @@ DEFINE_int32(boot_ms, 200, "how long a boot takes");
 DEFINE_string(serial, "emu-0", "the board's serial number (HEALTH says it)");
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 int Bind(const std::string& address, uint16_t* port) {
   const int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
@@ -71,7 +70,7 @@ class Board {
       booted_ = false;
       memory_.clear();
       firmware_ = arg.empty() ? "default" : arg;
-      boot_done_ = Clock::now() + std::chrono::milliseconds(FLAGS_boot_ms);
+      boot_done_ = snn::MonotonicNow() + std::chrono::milliseconds(FLAGS_boot_ms);
       booting_ = true;
       return "booting";
     }
@@ -131,7 +130,7 @@ class Board {
 
  private:
   void Settle() {
-    if (booting_ && Clock::now() >= boot_done_) {
+    if (booting_ && snn::MonotonicNow() >= boot_done_) {
       booting_ = false;
       booted_ = powered_;
       boot_ms_ = FLAGS_boot_ms;
@@ -148,7 +147,7 @@ class Board {
   }
 
   bool powered_ = false, booted_ = false, booting_ = false;
-  Clock::time_point boot_done_;
+  snn::MonotonicTime boot_done_;
   int64_t boot_ms_ = 0;
   std::string firmware_, fault_;
   std::map<std::string, std::string> memory_;

@@ -4,25 +4,23 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <cstring>
 #include <string>
+
+#include "common/base/clock.h"
 
 namespace snn {
 namespace {
 
-using Steady = std::chrono::steady_clock;
-
 // Waits until `fd` is ready for `events` or the deadline passes (real time: this is I/O).
-Status Await(int fd, short events, Steady::time_point deadline, bool timed) {
+Status Await(int fd, short events, const RealDeadline& deadline, bool timed) {
   for (;;) {
     int wait_ms = -1;
     if (timed) {
-      const auto left =
-          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Steady::now());
-      if (left.count() <= 0) return DeadlineExceeded("the driver did not answer in time");
-      wait_ms = static_cast<int>(left.count());
+      if (deadline.passed()) return DeadlineExceeded("the driver did not answer in time");
+      wait_ms = static_cast<int>(std::max<int64_t>(1, deadline.left_ms()));
     }
     pollfd p{fd, events, 0};
     const int n = poll(&p, 1, wait_ms);
@@ -31,7 +29,7 @@ Status Await(int fd, short events, Steady::time_point deadline, bool timed) {
   }
 }
 
-Status Transfer(int fd, char* data, size_t size, bool writing, Steady::time_point deadline,
+Status Transfer(int fd, char* data, size_t size, bool writing, const RealDeadline& deadline,
                 bool timed) {
   size_t done = 0;
   while (done < size) {
@@ -62,12 +60,12 @@ Status WriteDriverFrame(int fd, const google::protobuf::MessageLite& message, in
   if (!message.SerializeToArray(frame.data() + 4, static_cast<int>(size))) {
     return Internal("cannot serialize a driver message");
   }
-  const auto deadline = Steady::now() + std::chrono::milliseconds(timeout_ms);
+  const RealDeadline deadline(timeout_ms);
   return Transfer(fd, frame.data(), frame.size(), true, deadline, timeout_ms >= 0);
 }
 
 Status ReadDriverFrame(int fd, google::protobuf::MessageLite* message, int timeout_ms) {
-  const auto deadline = Steady::now() + std::chrono::milliseconds(timeout_ms);
+  const RealDeadline deadline(timeout_ms);
   unsigned char header[4];
   SNN_RETURN_IF_ERROR(
       Transfer(fd, reinterpret_cast<char*>(header), 4, false, deadline, timeout_ms >= 0));

@@ -12,7 +12,8 @@
 #include <optional>
 #include <string>
 
-#include "master/sched/pool_state.h"
+#include "master/sched/pool_boards.h"
+#include "master/sched/scheduler_types.h"
 #include "proto/node.pb.h"
 
 namespace snn {

@@ -9,7 +9,7 @@
 
 #include "common/base/status.h"
 #include "master/sched/priority.h"
-#include "master/sched/scheduler.h"
+#include "master/sched/scheduler_types.h"
 #include "proto/policy.pb.h"
 
 namespace snn {

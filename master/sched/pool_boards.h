@@ -176,4 +176,9 @@ class PoolBoards {
   int64_t window_from_ = 0, window_to_ = INT64_MAX;
 };
 
+// Where a gang's replicas are placed: (board index, rectangle) per replica; and what a
+// reservation holds back on each board (none on a board it does not use).
+using Gang = std::vector<std::pair<size_t, Rect>>;
+using Holds = std::vector<std::optional<BoardHold>>;
+
 }  // namespace snn

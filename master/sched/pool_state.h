@@ -14,12 +14,9 @@
 #include <vector>
 
 #include "master/sched/pool_boards.h"
-#include "master/sched/scheduler.h"
+#include "master/sched/scheduler_types.h"
 
 namespace snn {
-
-using Gang = std::vector<std::pair<size_t, Rect>>;  // (board index, rectangle) per replica
-using Holds = std::vector<std::optional<BoardHold>>;
 
 // The hold a placed gang leaves on each board it uses, as `boards` are then.
 Holds HoldsOf(const PoolBoards& boards, const Gang& gang);

@@ -15,7 +15,7 @@
 #include "master/sched/pool_state.h"
 #include "master/sched/quota_tree.h"
 #include "master/sched/running_limits.h"
-#include "master/sched/scheduler.h"
+#include "master/sched/scheduler_types.h"
 #include "master/sched/wait_reason.h"
 #include "master/sched/window_limits.h"
 

@@ -1,10 +1,11 @@
-// The small methods of the types scheduler.h declares for every pass: a pending job's summary,
+// The small methods of the types scheduler_types.h declares for every pass: a pending job's summary,
 // a job's cores, the quota counters, and whether a board could ever hold a task.
+#include "master/sched/scheduler_types.h"
+
 #include <algorithm>
 
 #include "common/base/job_validation.h"
 #include "master/sched/pool_boards.h"
-#include "master/sched/scheduler.h"
 
 namespace snn {
 

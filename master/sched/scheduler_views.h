@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "master/sched/priority.h"
-#include "master/sched/scheduler.h"
+#include "master/sched/scheduler_types.h"
 #include "proto/job.pb.h"
 
 namespace snn {

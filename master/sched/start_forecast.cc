@@ -10,6 +10,7 @@
 
 #include "master/sched/pool_state.h"
 #include "master/sched/runtime_prediction.h"
+#include "master/sched/scheduler.h"
 #include "master/sched/window_limits.h"
 
 namespace snn {

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "master/sched/scheduler.h"
+#include "master/sched/scheduler_types.h"
 
 namespace snn {
 

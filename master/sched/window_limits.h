@@ -14,7 +14,7 @@
 #include <span>
 #include <string>
 
-#include "master/sched/scheduler.h"
+#include "master/sched/scheduler_types.h"
 
 namespace snn {
 

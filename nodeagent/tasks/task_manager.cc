@@ -211,14 +211,17 @@ Status TaskManager::PrepareFiles(const Task& task, const std::string& dir, const
 }
 
 Status TaskManager::ConfineTask(const Task& task, pid_t pid) {
-  if (options_.cgroups == nullptr) return ConfineDevices(task, LookUpDeviceNumbers());
+  if (options_.cgroups == nullptr)
+    return ConfineDevices(task,
+                          options_.confine_devices ? DeviceNumbersOf(boards_) : DeviceNumbers());
   const v1::TaskSpec& spec = task.launch.request.task();
   CgroupLimits limits;
   limits.memory_bytes = (spec.memory_mb() ? spec.memory_mb() : options_.default_memory_mb) << 20;
   limits.max_pids = spec.max_processes() ? spec.max_processes() : options_.default_max_processes;
   SNN_RETURN_IF_ERROR(options_.cgroups->Create(task.launch.cgroup, limits));
   SNN_RETURN_IF_ERROR(options_.cgroups->AddProcess(task.launch.cgroup, pid));
-  return ConfineDevices(task, LookUpDeviceNumbers());
+  return ConfineDevices(task,
+                        options_.confine_devices ? DeviceNumbersOf(boards_) : DeviceNumbers());
 }
 
 Status TaskManager::SaveRecord(const Task& task, const v1::LaunchRequest& req) {
@@ -338,7 +341,13 @@ void TaskManager::Poll() {
   AttachBuiltNetworks();
   if (options_.drivers != nullptr) {
     options_.drivers->RunAnswers();
-    SuspendIdleBoards();
+    lifecycle_.SuspendIdle(suspend_after_ms_, [this] {
+      std::set<uint32_t> held;
+      for (const auto& [key, task] : tasks_) {
+        if (!task.ended()) held.insert(task.launch.board);
+      }
+      return held;
+    });
   }
   for (const ExitedChild& child : ReapChildren()) {
     auto it = by_pid_.find(child.pid);
@@ -450,62 +459,19 @@ void TaskManager::Finish(Task& task) {
   }
   if (gateway_ != nullptr) gateway_->RemoveTask(task.launch.key);
   task.process.held.reset();
-  ReleaseDriverBoard(task);
+  if (options_.drivers != nullptr) {
+    const v1::LaunchRequest& req = task.launch.request;
+    lifecycle_.Release(task.launch.board,
+                       TaskDirName(req.tenant(), req.tenant_job_id(), req.index(), req.attempt()),
+                       TaskLogName(req), [this] {
+                         if (options_.confine_devices) RefreshDeviceFilters();
+                       });
+  }
   boards_.Release(task.launch.board, task.launch.key);
   LOG(INFO) << TaskLogName(task.launch.request)
             << " ended: " << v1::TaskState_Name(task.final_state) << " code "
             << task.process.exit_code << " signal " << task.process.term_signal;
   if (on_ended_) on_ended_();
-}
-
-v1::TaskStatus TaskManager::StatusOf(const Task& task) const {
-  v1::TaskStatus s;
-  s.set_job_id(task.launch.key.job_id);
-  s.set_index(task.launch.key.index);
-  s.set_attempt(task.launch.key.attempt);
-  s.set_board(task.launch.board);
-  s.set_pid(static_cast<uint32_t>(task.process.pid));
-  *s.mutable_mapping() = task.mapping;
-  s.set_start_ms(task.launch.start_ms);
-  s.set_stdout_path(task.launch.stdout_path);
-  s.set_stderr_path(task.launch.stderr_path);
-  *s.mutable_usage() = CountedUsage(task);
-  if (!task.ended()) {
-    s.set_state(v1::TASK_RUNNING);
-    s.set_detail(task.note);
-    return s;
-  }
-  s.set_state(task.final_state);
-  s.set_exit_code(task.process.exit_code);
-  s.set_term_signal(task.process.term_signal);
-  s.set_end_ms(task.end_ms);
-  s.set_detail(task.stop ? task.stop->reason : task.note);
-  // Its last word on the directory: the newest file, or none left (removed after exit 0).
-  if (checkpoints_.enabled()) *s.mutable_checkpoint() = task.checkpoint;
-  return s;
-}
-
-std::vector<v1::TaskStatus> TaskManager::Snapshot() const {
-  std::vector<v1::TaskStatus> out;
-  for (const auto& [key, task] : tasks_) out.push_back(StatusOf(task));
-  return out;
-}
-
-std::vector<v1::TaskStatus> TaskManager::EndedUnacknowledged() const {
-  std::vector<v1::TaskStatus> out;
-  for (const auto& [key, task] : tasks_) {
-    if (task.ended()) out.push_back(StatusOf(task));
-  }
-  return out;
-}
-
-void TaskManager::Acknowledge(const std::vector<TaskKey>& keys) {
-  for (const TaskKey& key : keys) {
-    auto it = tasks_.find(key);
-    if (it == tasks_.end() || !it->second.ended()) continue;
-    records_->Remove(it->second.launch.record_file);  // the master has it now
-    tasks_.erase(it);
-  }
 }
 
 std::string TaskManager::ReconcileBoard(uint32_t index) {

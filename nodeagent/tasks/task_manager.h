@@ -16,6 +16,7 @@
 
 #include "common/base/clock.h"
 #include "common/daemon/board_config.h"
+#include "nodeagent/boards/board_lifecycle.h"
 #include "nodeagent/boards/task_boards.h"
 #include "nodeagent/drivers/driver_pool.h"
 #include "nodeagent/hal/board.h"
@@ -67,6 +68,11 @@ struct TaskManagerOptions {
   // nodeagent/tasks/task_dir_sweep.h).
   int64_t task_keep_ms = 30LL * 86400 * 1000;
 };
+
+// Each driver board's device nodes, by board index, as they are numbered now (a node absent:
+// its board unplugged).
+using DeviceNumbers = std::map<uint32_t, std::set<DeviceNumber>>;
+DeviceNumbers DeviceNumbersOf(TaskBoards& boards);
 
 class TaskManager {
  public:
@@ -137,7 +143,7 @@ class TaskManager {
   std::vector<TaskView> RunningTasks() const;
   void set_on_ended(std::function<void()> fn) { on_ended_ = std::move(fn); }
   // Called when a board's health changed (a driver's check): the master should hear of it.
-  void set_on_boards_changed(std::function<void()> fn) { on_boards_changed_ = std::move(fn); }
+  void set_on_boards_changed(std::function<void()> fn) { lifecycle_.set_on_changed(std::move(fn)); }
   // Called from another thread when a task's network is built: Poll soon (it starts the task).
   void set_wake(std::function<void()> fn) { wake_ = std::move(fn); }
 
@@ -162,11 +168,8 @@ class TaskManager {
   Status PrepareFiles(const Task& task, const std::string& dir, const RunAs& who);
   // Its cgroup with the job's limits (or the node's defaults), holding `pid`.
   Status ConfineTask(const Task& task, pid_t pid);
-  // Driver boards' device nodes (task_drivers.cc): each board's, by their numbers now; the
-  // task's cgroup refusing those of every board but its own; again for every live task once
-  // they change.
-  using DeviceNumbers = std::map<uint32_t, std::set<DeviceNumber>>;
-  DeviceNumbers LookUpDeviceNumbers();
+  // Driver boards' device nodes (task_drivers.cc): the task's cgroup refusing those of every
+  // board but its own; again for every live task once they change.
   Status ConfineDevices(const Task& task, const DeviceNumbers& numbers);
   void RefreshDeviceFilters();
   // Prepares the task's network on its board. A model goes to the network builder (`*building`:
@@ -181,16 +184,10 @@ class TaskManager {
   void StartHeld(Task& task);
   // A held task that cannot start: its command never runs; it ends as a failed launch.
   void FailHeld(Task& task, const std::string& why, v1::TaskState as = v1::TASK_LAUNCH_FAILED);
-  // Boards that drivers run (task_drivers.cc): reserve one for a task, off the io thread; give
-  // it back (scrubbed) when the task ends, then check its health; a failed check makes the
-  // board's health 0 with the check's output, and the master drains it.
+  // Boards that drivers run (task_drivers.cc; their lifecycle: lifecycle_): the task's board is
+  // reserved before its command runs, with the reservation's environment and endpoints.
   void ReserveBoard(Task& task, const RunAs& who);
-  void BootForTask(Task& task, const RunAs& who);
-  // Powers off the driver boards idle for suspend_after (none while it is 0).
-  void SuspendIdleBoards();
-  void OnReserved(const TaskKey& key, const std::string& token, Result<v1::DriverResponse> answer);
-  void ReleaseDriverBoard(const Task& task);
-  void CheckDriverBoard(uint32_t board);
+  void OnReserved(Task& task, Result<v1::DriverReservation> answer, bool board_failed);
   v1::SpikeUsage CountedUsage(const Task& task) const;
   void TakeShepherdReport(Task& task);
   v1::TaskStatus StatusOf(const Task& task) const;
@@ -206,6 +203,11 @@ class TaskManager {
   SpikeGateway* const gateway_;
   const std::unique_ptr<TaskRecords> records_;
   TaskBoards boards_;
+  BoardLifecycle lifecycle_{
+      clock_, boards_,
+      [this](const std::string& driver, v1::DriverRequest request, BoardLifecycle::Answer then) {
+        options_.drivers->Call(driver, std::move(request), std::move(then));
+      }};
 
   std::map<TaskKey, Task> tasks_;
   std::map<pid_t, TaskKey> by_pid_;
@@ -216,7 +218,6 @@ class TaskManager {
   // Each driver board's device numbers as last looked up (RefreshDeviceFilters).
   DeviceNumbers device_numbers_;
   std::function<void()> on_ended_;
-  std::function<void()> on_boards_changed_;
   std::function<void()> wake_;
   std::unique_ptr<NetworkBuilder> builder_;  // made at the first build; stops first
 };

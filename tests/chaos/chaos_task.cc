@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "common/base/clock.h"
+
 namespace {
 
 std::string Env(const char* name) {
@@ -62,8 +64,6 @@ int main(int argc, char** argv) {
     start = end + 1;
   }
   const double seconds = atof(argv[2]);
-  timespec ts{static_cast<time_t>(seconds), static_cast<long>((seconds - (long)seconds) * 1e9)};
-  while (nanosleep(&ts, &ts) != 0) {
-  }
+  snn::SleepRealMs(static_cast<int64_t>(seconds * 1000));  // a job's work, in real time
   return 0;
 }

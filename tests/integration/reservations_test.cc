@@ -10,13 +10,14 @@
 #include <ctime>
 #include <fstream>
 
+#include "common/base/clock.h"
 #include "tests/integration/cluster.h"
 
 namespace snn::testing {
 namespace {
 
 // "2026-11-27T18:00:05", as --start takes it (UTC): `seconds_from` after `from`.
-std::string UtcIn(int64_t seconds_from, time_t from = std::time(nullptr)) {
+std::string UtcIn(int64_t seconds_from, time_t from = SystemClock().NowMs() / 1000) {
   const time_t t = from + seconds_from;
   std::tm tm{};
   gmtime_r(&t, &tm);
@@ -129,7 +130,7 @@ TEST_F(ReservationsTest, ItsJobsStartOnItsBoardsWhenItOpensAndNoOtherJobRunsInto
 
 TEST_F(ReservationsTest, DailyRepeatsEveryDayAndMayHaveStartedYesterday) {
   // Yesterday, 10 s from now: the next occurrence opens 10 s from now.
-  const time_t now = std::time(nullptr);
+  const time_t now = SystemClock().NowMs() / 1000;
   const std::string yesterday = UtcIn(10 - 24 * 3600, now);
   std::string next = UtcIn(10, now);  // as reservation list prints it
   next[10] = ' ';

@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "common/base/clock.h"
+
 namespace snn {
 namespace {
 
@@ -90,16 +92,22 @@ TEST_F(CheckpointStoreTest, TheSweepRemovesStaleDirectoriesOnly) {
   fs::create_directory(base_ / "root" / ".job9.task0");     // nor this (no tenant)
   std::ofstream(base_ / "root" / "notes.txt") << "not a checkpoint directory";
   for (const char* dir : {"job9.task0", "keep.job9.task", ".job9.task0"}) {
-    fs::last_write_time(base_ / "root" / dir,
-                        fs::file_time_type::clock::now() - std::chrono::hours(100));
+    fs::last_write_time(
+        base_ / "root" / dir,
+        fs::file_time_type::clock::from_sys(std::chrono::sys_time<std::chrono::milliseconds>(
+            std::chrono::milliseconds(SystemClock().NowMs()))) -
+            std::chrono::hours(100));
   }
-  const int64_t now = static_cast<int64_t>(time(nullptr)) * 1000;
+  const int64_t now = SystemClock().NowMs();
   store.Touch({"t", 1, 0}, now - 48 * hour);        // stale
   store.Touch({"t", 2, 0}, now - 48 * hour);        // stale, but its task runs here
   store.Touch({"t", 3, 0}, now - 1 * hour);         // fresh
   store.Touch({"lab.a-1", 4, 2}, now - 48 * hour);  // stale
-  fs::last_write_time(base_ / "root" / "notes.txt",
-                      fs::file_time_type::clock::now() - std::chrono::hours(100));
+  fs::last_write_time(
+      base_ / "root" / "notes.txt",
+      fs::file_time_type::clock::from_sys(std::chrono::sys_time<std::chrono::milliseconds>(
+          std::chrono::milliseconds(SystemClock().NowMs()))) -
+          std::chrono::hours(100));
   EXPECT_EQ(store.Sweep(now, {store.DirFor({"t", 2, 0})}), 3);
   EXPECT_FALSE(fs::exists(store.DirFor({"t", 1, 0})));
   EXPECT_FALSE(fs::exists(store.DirFor({"lab.a-1", 4, 2})));

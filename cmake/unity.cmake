@@ -1,0 +1,23 @@
+# Unity builds (-DCMAKE_UNITY_BUILD=ON; scripts/fuzz.sh builds its tree so): each file below
+# defines a file-local name that another file of its target defines too, so it is compiled on
+# its own rather than in a batch.
+set(SNN_UNITY_ALONE
+  snn_base common/base/cron_schedule.cc
+  snn_nir common/model/nir_operators.cc
+  snn_cli_lib cli/results_command.cc
+  snn_sched master/sched/window_limits.cc
+  snn_master_lib master/jobs/job_lifecycle_sessions.cc
+  snn_master_lib master/jobs/scheduling_driver.cc
+  snn_agent_lib nodeagent/tasks/task_sandbox.cc
+)
+list(LENGTH SNN_UNITY_ALONE n)
+math(EXPR last "${n} - 1")
+foreach(i RANGE 0 ${last} 2)
+  math(EXPR j "${i} + 1")
+  list(GET SNN_UNITY_ALONE ${i} target)
+  list(GET SNN_UNITY_ALONE ${j} file)
+  if(TARGET ${target})
+    set_property(SOURCE ${CMAKE_SOURCE_DIR}/${file} TARGET_DIRECTORY ${target}
+                 PROPERTY SKIP_UNITY_BUILD_INCLUSION ON)
+  endif()
+endforeach()
