@@ -1,5 +1,5 @@
-// The small methods of the types scheduler_types.h declares for every pass: a pending job's summary,
-// a job's cores, the quota counters, and whether a board could ever hold a task.
+// The small methods of the types scheduler_types.h declares for every pass: a pending job's
+// summary, a job's cores, the quota counters, and whether a board could ever hold a task.
 #include "master/sched/scheduler_types.h"
 
 #include <algorithm>
