@@ -22,14 +22,9 @@ struct PoolTypeUse {
   double streams_used = 0, streams_free = 0;
 };
 
-}  // namespace
-
-std::vector<prometheus::MetricFamily> MasterStateMetrics(const JobTable& jobs,
-                                                         const JobArchive& archive,
-                                                         const NodeRegistry& nodes,
-                                                         const BillingLedger& billing) {
-  std::vector<prometheus::MetricFamily> out;
-
+// Jobs live (by state, pool, tenant) and ended (by final state).
+void AddJobFamilies(std::vector<prometheus::MetricFamily>& out, const JobTable& jobs,
+                    const JobArchive& archive) {
   // Live jobs by (state, pool, tenant).
   std::map<std::tuple<v1::JobState, std::string, std::string>, double> live;
   for (const auto& [id, job] : jobs.jobs()) {
@@ -49,7 +44,10 @@ std::vector<prometheus::MetricFamily> MasterStateMetrics(const JobTable& jobs,
               {{"state", Lower(s)}});
   }
   out.push_back(std::move(family));
+}
 
+// Nodes by state; boards, cores, KSPS and streams by pool and board type.
+void AddNodeFamilies(std::vector<prometheus::MetricFamily>& out, const NodeRegistry& nodes) {
   double up = 0, down = 0, draining = 0;
   std::map<std::pair<std::string, std::string>, PoolTypeUse> use;  // (pool, board type)
   for (const auto& [name, node] : nodes.nodes()) {
@@ -87,7 +85,7 @@ std::vector<prometheus::MetricFamily> MasterStateMetrics(const JobTable& jobs,
       }
     }
   }
-  family = GaugeFamily("snn_nodes", "Nodes, by state (up, draining, down)");
+  auto family = GaugeFamily("snn_nodes", "Nodes, by state (up, draining, down)");
   AddSample(family, up, {{"state", "up"}});
   AddSample(family, draining, {{"state", "draining"}});
   AddSample(family, down, {{"state", "down"}});
@@ -124,7 +122,10 @@ std::vector<prometheus::MetricFamily> MasterStateMetrics(const JobTable& jobs,
   out.push_back(std::move(cores));
   out.push_back(std::move(ksps));
   out.push_back(std::move(streams));
+}
 
+// Each tenant's credits, charges and budget alerts.
+void AddTenantFamilies(std::vector<prometheus::MetricFamily>& out, const BillingLedger& billing) {
   auto credit = GaugeFamily("snn_tenant_credit", "A tenant's credits, in its currency");
   auto charged =
       GaugeFamily("snn_tenant_charged", "A tenant's charges at list prices, in its currency");
@@ -143,6 +144,18 @@ std::vector<prometheus::MetricFamily> MasterStateMetrics(const JobTable& jobs,
   out.push_back(std::move(charged));
   out.push_back(std::move(held));
   out.push_back(std::move(alerts));
+}
+
+}  // namespace
+
+std::vector<prometheus::MetricFamily> MasterStateMetrics(const JobTable& jobs,
+                                                         const JobArchive& archive,
+                                                         const NodeRegistry& nodes,
+                                                         const BillingLedger& billing) {
+  std::vector<prometheus::MetricFamily> out;
+  AddJobFamilies(out, jobs, archive);
+  AddNodeFamilies(out, nodes);
+  AddTenantFamilies(out, billing);
   return out;
 }
 

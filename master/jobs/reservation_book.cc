@@ -59,22 +59,11 @@ void ReservationBook::Add(v1::Reservation r) {
   book_[name] = std::move(r);
 }
 
-const v1::Reservation* ReservationBook::Find(std::string_view name) const {
-  auto it = book_.find(name);
-  return it == book_.end() ? nullptr : &it->second;
-}
+namespace {
 
-Result<v1::Reservation> ReservationBook::Check(v1::Reservation r, const NodeRegistry& nodes,
-                                               std::span<const RunningJob> running,
-                                               int64_t now_ms) const {
-  if (!ValidName(r.name())) {
-    return InvalidArgument("reservation name '" + r.name() +
-                           "' must be 1-64 letters, digits, '-', '_' or '.'");
-  }
-  if (book_.count(r.name())) {
-    return AlreadyExists("reservation " + r.name() + " exists (snnctl reservation delete " +
-                         r.name() + " first)");
-  }
+// What a reservation says, on its own: a duration, a start not past, who may use it, and
+// either its boards or a count of them.
+Status CheckTerms(const v1::Reservation& r, int64_t now_ms) {
   if (r.duration_ms() <= 0) return InvalidArgument("a reservation needs a --duration");
   if (r.daily() && r.duration_ms() >= kReservationDayMs) {
     return InvalidArgument("a daily reservation must last less than 24h, not " +
@@ -98,6 +87,28 @@ Result<v1::Reservation> ReservationBook::Check(v1::Reservation r, const NodeRegi
         "a reservation names its boards (--boards NODE/BOARD,...) or a count of"
         " them (--count N), one of the two");
   }
+  return Status::Ok();
+}
+
+}  // namespace
+
+const v1::Reservation* ReservationBook::Find(std::string_view name) const {
+  auto it = book_.find(name);
+  return it == book_.end() ? nullptr : &it->second;
+}
+
+Result<v1::Reservation> ReservationBook::Check(v1::Reservation r, const NodeRegistry& nodes,
+                                               std::span<const RunningJob> running,
+                                               int64_t now_ms) const {
+  if (!ValidName(r.name())) {
+    return InvalidArgument("reservation name '" + r.name() +
+                           "' must be 1-64 letters, digits, '-', '_' or '.'");
+  }
+  if (book_.count(r.name())) {
+    return AlreadyExists("reservation " + r.name() + " exists (snnctl reservation delete " +
+                         r.name() + " first)");
+  }
+  SNN_RETURN_IF_ERROR(CheckTerms(r, now_ms));
   const BoardClosure closure = ClosureOf(r);
   // Why a board cannot be taken ("" if it can): another reservation, or a running job.
   auto conflict = [&](const std::string& node, uint32_t board) -> std::string {
