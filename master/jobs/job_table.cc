@@ -10,10 +10,6 @@ namespace snn {
 
 bool IsTerminal(v1::JobState state) { return IsTerminalState(state); }
 
-bool IsTaskActive(v1::TaskState state) {  // declared with the scheduler's views
-  return state == v1::TASK_LAUNCHING || state == v1::TASK_RUNNING;
-}
-
 bool IsArchivable(const v1::JobRecord& job) {
   if (!IsTerminal(job.state())) return false;
   for (const auto& t : job.tasks()) {

@@ -8,6 +8,10 @@
 
 namespace snn {
 
+bool IsTaskActive(v1::TaskState state) {
+  return state == v1::TASK_LAUNCHING || state == v1::TASK_RUNNING;
+}
+
 void SchedulerViews::SetQueuePriorities(std::map<std::string, int32_t> priorities) {
   if (priorities == queue_priority_) return;
   queue_priority_ = std::move(priorities);
