@@ -19,7 +19,6 @@ Agent::Agent(AgentConfig config, const Clock& clock, std::vector<std::unique_ptr
       notify_(io_),
       child_signals_(io_, SIGCHLD),
       stop_signals_(io_) {
-  tasks_.set_on_ended([this] { link_.ReportEnded(); });
   // A network built (on the builder's thread), a driver's answer: the next Poll, made now,
   // takes it.
   auto wake = [this] {
@@ -27,9 +26,8 @@ Agent::Agent(AgentConfig config, const Clock& clock, std::vector<std::unique_ptr
       if (!stopping_) tasks_.Poll();
     });
   };
-  tasks_.set_wake(wake);
+  tasks_.set_calls({[this] { link_.ReportEnded(); }, [this] { link_.BoardsChanged(); }, wake});
   if (config_.tasks.drivers != nullptr) config_.tasks.drivers->Serve(wake);
-  tasks_.set_on_boards_changed([this] { link_.BoardsChanged(); });
 }
 
 Status Agent::Start() {

@@ -346,10 +346,9 @@ void MasterLink::SendRegister() {
     }
     registered_ = true;
     report_in_flight_ = false;
-    tasks_.set_suspend_after_ms(resp->suspend_after_ms());
     heartbeat_interval_ms_ = std::max<int64_t>(50, resp->heartbeat_interval_ms());
     lease_ms_ = static_cast<int64_t>(resp->lease_ms());
-    tasks_.set_lease_ms(lease_ms_);
+    tasks_.SetMasterTerms(lease_ms_, resp->suspend_after_ms());
     HeardFromMaster();
     next_heartbeat_ms_ = clock_.NowMs() + heartbeat_interval_ms_;
     tasks_.Acknowledge(ended);  // the master recorded them before answering
@@ -367,7 +366,7 @@ void MasterLink::SendHeartbeat() {
     auto resp = DecodeResponse<v1::HeartbeatResponse>(reply);
     if (resp.ok()) {
       HeardFromMaster();
-      tasks_.set_suspend_after_ms(resp->suspend_after_ms());
+      tasks_.SetMasterTerms(lease_ms_, resp->suspend_after_ms());
     }
     if (!resp.ok() && resp.status().code() == Code::kFailedPrecondition && session_) {
       session_->Close(resp.status());  // the master gave us up: register afresh

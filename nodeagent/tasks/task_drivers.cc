@@ -105,8 +105,9 @@ void TaskManager::OnReserved(Task& task, Result<v1::DriverReservation> answer, b
   StartHeld(task);
 }
 
-Status TaskManager::ConfineDevices(const Task& task, const DeviceNumbers& numbers) {
-  if (!options_.confine_devices) return Status::Ok();
+Status ConfineDevices(const TaskManagerOptions& options, const Task& task,
+                      const DeviceNumbers& numbers) {
+  if (!options.confine_devices) return Status::Ok();
   std::set<DeviceNumber> denied;
   for (const auto& [board, devices] : numbers) {
     if (board != task.launch.board) denied.insert(devices.begin(), devices.end());
@@ -116,8 +117,8 @@ Status TaskManager::ConfineDevices(const Task& task, const DeviceNumbers& number
   }
   if (denied.empty()) return Status::Ok();
   const std::vector<DeviceNumber> list(denied.begin(), denied.end());
-  const Status s = options_.cgroups != nullptr
-                       ? options_.cgroups->DenyDevices(task.launch.cgroup, list)
+  const Status s = options.cgroups != nullptr
+                       ? options.cgroups->DenyDevices(task.launch.cgroup, list)
                        : FailedPrecondition("no cgroups");
   if (s.ok()) return s;
   return FailedPrecondition("cannot keep the task from other boards' device nodes: " + s.message() +
@@ -130,7 +131,7 @@ void TaskManager::RefreshDeviceFilters() {
   device_numbers_ = std::move(now);
   for (auto& [key, task] : tasks_) {
     if (task.ended() || task.stopping() || task.process.pid <= 0) continue;
-    if (Status s = ConfineDevices(task, device_numbers_); !s.ok()) {
+    if (Status s = ConfineDevices(options_, task, device_numbers_); !s.ok()) {
       LOG(ERROR) << "task " << task.launch.cgroup << ": " << s.message();
       BeginStop(task, v1::TASK_KILLED, s.message());
     }

@@ -14,7 +14,6 @@
 
 #include "nodeagent/tasks/launcher.h"
 #include "nodeagent/tasks/mapping_file.h"
-#include "nodeagent/tasks/task_dir_sweep.h"
 #include "nodeagent/tasks/task_env.h"
 #include "nodeagent/tasks/task_output.h"
 
@@ -31,6 +30,110 @@ std::string NewGatewayToken() {
     token += part;
   }
   return token;
+}
+
+// How a task that ended out of sight ended, from its shepherd's file.
+void TakeShepherdReport(Task& task) {
+  const ShepherdReport report = ReadExitFile(task.launch.exit_file);
+  task.process.exit_code = report.exit_code;
+  task.process.term_signal = report.known ? report.term_signal : SIGKILL;
+  if (report.lost) {
+    task.SetStop(TaskStop{v1::TASK_LOST,
+                          "its shepherd stopped it: the agent's lease on the master ran out"});
+  } else if (report.failed) {
+    task.SetStop(TaskStop{v1::TASK_LAUNCH_FAILED, report.detail});
+    task.process.term_signal = 0;
+  } else if (report.unstarted && !task.stop) {  // a stop given while it waited says more
+    task.SetStop(TaskStop{v1::TASK_LOST, "the agent stopped before the task could start"});
+    task.process.term_signal = 0;
+  }
+}
+
+// What a task's record keeps of it (a later agent re-attaches from it).
+v1::AgentTaskRecord RecordOf(const Task& task, const v1::LaunchRequest& req) {
+  v1::AgentTaskRecord record;
+  *record.mutable_request() = req;
+  *record.mutable_mapping() = task.mapping;
+  record.set_pid(static_cast<uint32_t>(task.process.pid));
+  uint64_t start_time = 0;
+  ProcessAlive(task.process.pid, &start_time);
+  record.set_proc_start_time(start_time);
+  record.set_start_ms(task.launch.start_ms);
+  record.set_deadline_ms(task.launch.deadline_ms);
+  record.set_exit_file(task.launch.exit_file);
+  record.set_stdout_path(task.launch.stdout_path);
+  record.set_stderr_path(task.launch.stderr_path);
+  record.set_gateway_token(task.launch.gateway_token);
+  if (task.stop) {
+    record.set_stop_as(task.stop->as);
+    record.set_stop_reason(task.stop->reason);
+  }
+  return record;
+}
+
+// Gives the task its directory and private files, as `who`'s.
+Status PrepareFiles(const Task& task, const std::string& dir, const RunAs& who,
+                    const v1::BoardInfo& board, bool gateway) {
+  SNN_RETURN_IF_ERROR(PrepareTaskDir(dir, who));
+  const v1::LaunchRequest& req = task.launch.request;
+  SNN_RETURN_IF_ERROR(WriteMappingFile(task.mapping, board));
+  SNN_RETURN_IF_ERROR(GiveFile(task.mapping.mapping_file(), who, 0400));
+  if (gateway) {
+    SNN_RETURN_IF_ERROR(
+        WritePrivateFile(dir + "/gateway_token", task.launch.gateway_token, who, 0400));
+  }
+  if (req.task().has_network()) {
+    std::string json;
+    google::protobuf::util::JsonPrintOptions options;
+    options.add_whitespace = true;
+    options.preserve_proto_field_names = true;  // as model files are written
+    (void)google::protobuf::util::MessageToJsonString(req.task().network(), &json, options);
+    SNN_RETURN_IF_ERROR(WritePrivateFile(dir + "/model.json", json, who, 0400));
+  }
+  // The job's own files (task.files), in the working directory the task starts in.
+  for (const auto& [name, content] : req.task().files()) {
+    SNN_RETURN_IF_ERROR(WritePrivateFile(dir + "/work/" + name, content, who, 0700));
+  }
+  SNN_RETURN_IF_ERROR(PrepareOutputDir(dir + "/output", who));
+  // Created here as the user's, so that the task can read its own output and no one else can.
+  SNN_RETURN_IF_ERROR(WritePrivateFile(dir + "/stdout", "", who));
+  return WritePrivateFile(dir + "/stderr", "", who);
+}
+
+// The task's cgroup with the job's limits (or the node's defaults), holding `pid`, kept from
+// other boards' device nodes.
+Status ConfineTask(const TaskManagerOptions& options, const Task& task, pid_t pid,
+                   TaskBoards& boards) {
+  if (options.cgroups == nullptr) {
+    return ConfineDevices(options, task,
+                          options.confine_devices ? DeviceNumbersOf(boards) : DeviceNumbers());
+  }
+  const v1::TaskSpec& spec = task.launch.request.task();
+  CgroupLimits limits;
+  limits.memory_bytes = (spec.memory_mb() ? spec.memory_mb() : options.default_memory_mb) << 20;
+  limits.max_pids = spec.max_processes() ? spec.max_processes() : options.default_max_processes;
+  SNN_RETURN_IF_ERROR(options.cgroups->Create(task.launch.cgroup, limits));
+  SNN_RETURN_IF_ERROR(options.cgroups->AddProcess(task.launch.cgroup, pid));
+  return ConfineDevices(options, task,
+                        options.confine_devices ? DeviceNumbersOf(boards) : DeviceNumbers());
+}
+
+// Moves a task off a dead core; false if the board has no room for it.
+bool Remap(Task& task, TaskBoards& boards, TaskRecords& records) {
+  const uint32_t board = task.launch.board;
+  auto mapping =
+      boards.Move(board, task.launch.key, task.launch.resources, task.mapping.mapping_file());
+  if (!mapping.ok()) return false;
+  task.mapping = *mapping;
+  // Logical core i is still logical core i; the task finds where it now lives in its file.
+  if (Status s = WriteMappingFile(task.mapping, boards.board(board)->Describe()); !s.ok()) {
+    LOG(ERROR) << s.message();
+  }
+  if (Status s = records.Save(task.launch.record_file, RecordOf(task, task.launch.request));
+      !s.ok())
+    LOG(ERROR) << s.message();
+  LOG(INFO) << TaskLogName(task.launch.request) << " moved off a dead core";
+  return true;
 }
 
 }  // namespace
@@ -74,7 +177,8 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
   task.launch.record_file = dir + "/task.pb";
   task.launch.request = req;
   task.launch.gateway_token = NewGatewayToken();
-  Status written = who.ok() ? PrepareFiles(task, dir, *who) : who.status();
+  Status written =
+      who.ok() ? PrepareFiles(task, dir, *who, board_info, gateway_ != nullptr) : who.status();
   if (written.ok() && options_.max_memory_mb > 0 &&
       req.task().memory_mb() > options_.max_memory_mb) {
     written = InvalidArgument("task.memory_mb is " + std::to_string(req.task().memory_mb()) +
@@ -129,7 +233,7 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
   std::error_code stale;
   std::filesystem::remove(spec.exit_file, stale);
   bool building = false;  // then the command waits for its network
-  Status plane = written.ok() ? OpenSpikePlane(task, &building) : written;
+  Status plane = written.ok() ? planes_.Open(task, &building) : written;
   // A board a driver runs: the command waits for its reservation (endpoints, devices).
   const bool reserving = boards_.board(req.board())->driver() != nullptr;
   if (plane.ok() && reserving && options_.drivers == nullptr) {
@@ -143,11 +247,11 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
     if (req.time_limit_ms() > 0)
       task.launch.deadline_ms = task.launch.start_ms + req.time_limit_ms();
     // Confined while held: whatever the command starts is in the task's cgroup.
-    started = ConfineTask(task, task.process.pid);
+    started = ConfineTask(options_, task, task.process.pid, boards_);
     // The record first, then the command: an agent that dies in between leaves a record the
     // next agent re-attaches to (its shepherd reports the task unstarted), never a task that
     // runs unknown to every agent beside the copy the master starts again.
-    if (started.ok()) started = SaveRecord(task, req);
+    if (started.ok()) started = records_->Save(task.launch.record_file, RecordOf(task, req));
     if (started.ok() && (building || reserving)) {
       task.process.held = std::make_shared<SpawnedProcess>(std::move(*spawned));
       task.process.awaiting_network = building;
@@ -183,139 +287,57 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
   return StatusOf(stored);
 }
 
-Status TaskManager::PrepareFiles(const Task& task, const std::string& dir, const RunAs& who) {
-  SNN_RETURN_IF_ERROR(PrepareTaskDir(dir, who));
-  const v1::LaunchRequest& req = task.launch.request;
-  SNN_RETURN_IF_ERROR(WriteMappingFile(task.mapping, boards_.board(req.board())->Describe()));
-  SNN_RETURN_IF_ERROR(GiveFile(task.mapping.mapping_file(), who, 0400));
-  if (gateway_ != nullptr) {
-    SNN_RETURN_IF_ERROR(
-        WritePrivateFile(dir + "/gateway_token", task.launch.gateway_token, who, 0400));
-  }
-  if (req.task().has_network()) {
-    std::string json;
-    google::protobuf::util::JsonPrintOptions options;
-    options.add_whitespace = true;
-    options.preserve_proto_field_names = true;  // as model files are written
-    (void)google::protobuf::util::MessageToJsonString(req.task().network(), &json, options);
-    SNN_RETURN_IF_ERROR(WritePrivateFile(dir + "/model.json", json, who, 0400));
-  }
-  // The job's own files (task.files), in the working directory the task starts in.
-  for (const auto& [name, content] : req.task().files()) {
-    SNN_RETURN_IF_ERROR(WritePrivateFile(dir + "/work/" + name, content, who, 0700));
-  }
-  SNN_RETURN_IF_ERROR(PrepareOutputDir(dir + "/output", who));
-  // Created here as the user's, so that the task can read its own output and no one else can.
-  SNN_RETURN_IF_ERROR(WritePrivateFile(dir + "/stdout", "", who));
-  return WritePrivateFile(dir + "/stderr", "", who);
-}
-
-Status TaskManager::ConfineTask(const Task& task, pid_t pid) {
-  if (options_.cgroups == nullptr)
-    return ConfineDevices(task,
-                          options_.confine_devices ? DeviceNumbersOf(boards_) : DeviceNumbers());
-  const v1::TaskSpec& spec = task.launch.request.task();
-  CgroupLimits limits;
-  limits.memory_bytes = (spec.memory_mb() ? spec.memory_mb() : options_.default_memory_mb) << 20;
-  limits.max_pids = spec.max_processes() ? spec.max_processes() : options_.default_max_processes;
-  SNN_RETURN_IF_ERROR(options_.cgroups->Create(task.launch.cgroup, limits));
-  SNN_RETURN_IF_ERROR(options_.cgroups->AddProcess(task.launch.cgroup, pid));
-  return ConfineDevices(task,
-                        options_.confine_devices ? DeviceNumbersOf(boards_) : DeviceNumbers());
-}
-
-Status TaskManager::SaveRecord(const Task& task, const v1::LaunchRequest& req) {
-  v1::AgentTaskRecord record;
-  *record.mutable_request() = req;
-  *record.mutable_mapping() = task.mapping;
-  record.set_pid(static_cast<uint32_t>(task.process.pid));
-  uint64_t start_time = 0;
-  ProcessAlive(task.process.pid, &start_time);
-  record.set_proc_start_time(start_time);
-  record.set_start_ms(task.launch.start_ms);
-  record.set_deadline_ms(task.launch.deadline_ms);
-  record.set_exit_file(task.launch.exit_file);
-  record.set_stdout_path(task.launch.stdout_path);
-  record.set_stderr_path(task.launch.stderr_path);
-  record.set_gateway_token(task.launch.gateway_token);
-  if (task.stop) {
-    record.set_stop_as(task.stop->as);
-    record.set_stop_reason(task.stop->reason);
-  }
-  return records_->Save(task.launch.record_file, record);
-}
-
 void TaskManager::Recover() {
   int adopted = 0;
-  for (const auto& [file, record] : records_->LoadAll(options_.data_dir + "/tasks")) {
-    Adopt(record, file);
+  for (const auto& [record_file, record] : records_->LoadAll(options_.data_dir + "/tasks")) {
     ++adopted;
+    const v1::LaunchRequest& req = record.request();
+    const TaskKey key{req.job_id(), req.index(), req.attempt()};
+    Task task;
+    task.launch.key = key;
+    task.launch.board = req.board();
+    task.launch.resources = req.task().resources();
+    task.mapping = record.mapping();
+    task.process.pid = static_cast<pid_t>(record.pid());
+    task.launch.start_ms = record.start_ms();
+    task.launch.deadline_ms = record.deadline_ms();
+    task.launch.stdout_path = record.stdout_path();
+    task.launch.stderr_path = record.stderr_path();
+    task.launch.exit_file = record.exit_file();
+    task.launch.record_file = record_file;
+    task.launch.request = req;
+    task.launch.gateway_token = record.gateway_token();
+    task.launch.cgroup = std::filesystem::path(record_file).parent_path().filename().string();
+    task.launch.attached = true;
+    if (record.stop_as() != v1::TASK_STATE_UNSPECIFIED) {  // an earlier agent was stopping it
+      // Its grace is over: SIGKILL at the next poll.
+      task.SetStop(TaskStop{record.stop_as(), record.stop_reason(), clock_.NowMs()});
+    }
+    uint64_t start_time = 0;
+    const bool alive =
+        ProcessAlive(task.process.pid, &start_time) && start_time == record.proc_start_time();
+    if (Status s = boards_.Claim(req.board(), key, task.launch.resources, task.mapping); !s.ok()) {
+      LOG(ERROR) << TaskLogName(req) << ": " << s.message();
+    }
+    bool building = false;  // a running task: its plane opens once its network is built
+    if (!alive) {           // it ended while no agent watched: the shepherd's file says how
+      task.process.exited = true;
+      TakeShepherdReport(task);
+    } else if (Status s = planes_.Open(task, &building); !s.ok()) {
+      // The task keeps running; only its spike plane is gone.
+      LOG(ERROR) << TaskLogName(req) << ": " << s.message();
+    }
+    LOG(INFO) << TaskLogName(req) << " (pid " << task.process.pid << ") "
+              << (alive ? "still runs: re-attached" : "ended while the agent was away");
+    tasks_[key] = std::move(task);
   }
   if (adopted > 0) LOG(INFO) << "re-attached to " << adopted << " tasks left by an earlier agent";
-}
-
-void TaskManager::Adopt(const v1::AgentTaskRecord& record, const std::string& record_file) {
-  const v1::LaunchRequest& req = record.request();
-  const TaskKey key{req.job_id(), req.index(), req.attempt()};
-  Task task;
-  task.launch.key = key;
-  task.launch.board = req.board();
-  task.launch.resources = req.task().resources();
-  task.mapping = record.mapping();
-  task.process.pid = static_cast<pid_t>(record.pid());
-  task.launch.start_ms = record.start_ms();
-  task.launch.deadline_ms = record.deadline_ms();
-  task.launch.stdout_path = record.stdout_path();
-  task.launch.stderr_path = record.stderr_path();
-  task.launch.exit_file = record.exit_file();
-  task.launch.record_file = record_file;
-  task.launch.request = req;
-  task.launch.gateway_token = record.gateway_token();
-  task.launch.cgroup = std::filesystem::path(record_file).parent_path().filename().string();
-  task.launch.attached = true;
-  if (record.stop_as() != v1::TASK_STATE_UNSPECIFIED) {  // an earlier agent was stopping it
-    // Its grace is over: SIGKILL at the next poll.
-    task.SetStop(TaskStop{record.stop_as(), record.stop_reason(), clock_.NowMs()});
-  }
-  uint64_t start_time = 0;
-  const bool alive =
-      ProcessAlive(task.process.pid, &start_time) && start_time == record.proc_start_time();
-  if (Status s = boards_.Claim(req.board(), key, task.launch.resources, task.mapping); !s.ok()) {
-    LOG(ERROR) << TaskLogName(req) << ": " << s.message();
-  }
-  bool building = false;  // a running task: its plane opens once its network is built
-  if (!alive) {           // it ended while no agent watched: the shepherd's file says how
-    task.process.exited = true;
-    TakeShepherdReport(task);
-  } else if (Status s = OpenSpikePlane(task, &building); !s.ok()) {
-    // The task keeps running; only its spike plane is gone.
-    LOG(ERROR) << TaskLogName(req) << ": " << s.message();
-  }
-  LOG(INFO) << TaskLogName(req) << " (pid " << task.process.pid << ") "
-            << (alive ? "still runs: re-attached" : "ended while the agent was away");
-  tasks_[key] = std::move(task);
 }
 
 void TaskManager::RenewLease() {  // in place: see the header
   if (utimensat(AT_FDCWD, lease_file_.c_str(), nullptr, 0) == 0) return;
   const int fd = open(lease_file_.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd >= 0) close(fd);
-}
-
-void TaskManager::TakeShepherdReport(Task& task) {
-  const ShepherdReport report = ReadExitFile(task.launch.exit_file);
-  task.process.exit_code = report.exit_code;
-  task.process.term_signal = report.known ? report.term_signal : SIGKILL;
-  if (report.lost) {
-    task.SetStop(TaskStop{v1::TASK_LOST,
-                          "its shepherd stopped it: the agent's lease on the master ran out"});
-  } else if (report.failed) {
-    task.SetStop(TaskStop{v1::TASK_LAUNCH_FAILED, report.detail});
-    task.process.term_signal = 0;
-  } else if (report.unstarted && !task.stop) {  // a stop given while it waited says more
-    task.SetStop(TaskStop{v1::TASK_LOST, "the agent stopped before the task could start"});
-    task.process.term_signal = 0;
-  }
 }
 
 void TaskManager::Kill(const TaskKey& key, const std::string& reason) {
@@ -334,7 +356,9 @@ void TaskManager::BeginStop(Task& task, v1::TaskState as, const std::string& rea
 
 void TaskManager::RecordStop(const Task& task) {
   if (task.launch.record_file.empty() || task.process.pid <= 0) return;
-  if (Status s = SaveRecord(task, task.launch.request); !s.ok()) LOG(ERROR) << s.message();
+  if (Status s = records_->Save(task.launch.record_file, RecordOf(task, task.launch.request));
+      !s.ok())
+    LOG(ERROR) << s.message();
 }
 
 void TaskManager::Poll() {
@@ -393,34 +417,7 @@ void TaskManager::Poll() {
     if (options_.cgroups != nullptr && !options_.cgroups->KillAll(task.launch.cgroup)) continue;
     Finish(task);
   }
-  MaintainCheckpoints(now);
-  MaintainTaskDirs(now);
-}
-
-void TaskManager::MaintainTaskDirs(int64_t now_ms) {
-  constexpr int64_t kEveryMs = 10 * 60 * 1000;
-  if (options_.task_keep_ms <= 0 || now_ms - task_dirs_swept_ms_ < kEveryMs) return;
-  task_dirs_swept_ms_ = now_ms;
-  std::set<std::string> in_use;
-  for (const auto& [key, task] : tasks_) {
-    const v1::LaunchRequest& req = task.launch.request;
-    in_use.insert(TaskDirName(req.tenant(), req.tenant_job_id(), req.index(), req.attempt()));
-  }
-  SweepTaskDirs(options_.data_dir + "/tasks", now_ms, options_.task_keep_ms, in_use);
-}
-
-void TaskManager::MaintainCheckpoints(int64_t now_ms) {
-  constexpr int64_t kEveryMs = 10 * 60 * 1000;
-  if (!checkpoints_.enabled() || now_ms - checkpoints_swept_ms_ < kEveryMs) return;
-  checkpoints_swept_ms_ = now_ms;
-  std::set<std::string> in_use;
-  for (const auto& [key, task] : tasks_) {
-    if (task.ended() || !checkpoints_.Kept(task.launch.request)) continue;
-    const CheckpointId id = CheckpointIdOf(task.launch.request);
-    checkpoints_.Touch(id, now_ms);  // on a shared root, other nodes sweep
-    in_use.insert(checkpoints_.DirFor(id));
-  }
-  checkpoints_.Sweep(now_ms, in_use);
+  upkeep_.Run(now, tasks_);
 }
 
 void TaskManager::Finish(Task& task) {
@@ -443,7 +440,7 @@ void TaskManager::Finish(Task& task) {
                    << task.launch.key.index;
     }
   }
-  task.usage = CountedUsage(task);  // the final counts, before the plane closes
+  task.usage = planes_.Counted(task);  // the final counts, before the plane closes
   task.usage.set_rate_ksps(0);
   task.phase = TaskPhase::kEnded;
   task.end_ms = clock_.NowMs();
@@ -502,7 +499,7 @@ std::string TaskManager::ReconcileBoard(uint32_t index) {
       }
       const std::string which =
           "job " + std::to_string(key.job_id) + " task " + std::to_string(key.index);
-      if (Remap(task)) {
+      if (Remap(task, boards_, *records_)) {
         const auto& n = task.mapping.rect();
         outcome += "; " + which + " moved to " + std::to_string(n.width()) + "x" +
                    std::to_string(n.height()) + "@" + std::to_string(n.x()) + "," +
@@ -515,21 +512,6 @@ std::string TaskManager::ReconcileBoard(uint32_t index) {
     }
   }
   return outcome;
-}
-
-bool TaskManager::Remap(Task& task) {
-  const uint32_t board = task.launch.board;
-  auto mapping =
-      boards_.Move(board, task.launch.key, task.launch.resources, task.mapping.mapping_file());
-  if (!mapping.ok()) return false;
-  task.mapping = *mapping;
-  // Logical core i is still logical core i; the task finds where it now lives in its file.
-  if (Status s = WriteMappingFile(task.mapping, boards_.board(board)->Describe()); !s.ok()) {
-    LOG(ERROR) << s.message();
-  }
-  if (Status s = SaveRecord(task, task.launch.request); !s.ok()) LOG(ERROR) << s.message();
-  LOG(INFO) << TaskLogName(task.launch.request) << " moved off a dead core";
-  return true;
 }
 
 size_t TaskManager::active_count() const {

@@ -25,8 +25,10 @@
 #include "nodeagent/tasks/task.h"
 #include "nodeagent/tasks/task_cgroups.h"
 #include "nodeagent/tasks/task_checkpoints.h"
+#include "nodeagent/tasks/task_planes.h"
 #include "nodeagent/tasks/task_records.h"
 #include "nodeagent/tasks/task_sandbox.h"
+#include "nodeagent/tasks/task_upkeep.h"
 #include "proto/node.pb.h"
 
 namespace snn {
@@ -73,6 +75,10 @@ struct TaskManagerOptions {
 // its board unplugged).
 using DeviceNumbers = std::map<uint32_t, std::set<DeviceNumber>>;
 DeviceNumbers DeviceNumbersOf(TaskBoards& boards);
+// The task's cgroup refusing the device nodes of every driver board but its own (nothing
+// unless options.confine_devices).
+Status ConfineDevices(const TaskManagerOptions& options, const Task& task,
+                      const DeviceNumbers& numbers);
 
 class TaskManager {
  public:
@@ -107,10 +113,13 @@ class TaskManager {
   // The lease the master granted: every task's shepherd stops it if the agent does not renew
   // the lease file for this long. RenewLease() is called whenever the master answers; it touches
   // the file's time in place (the shepherds only stat it), not a new file at every answer.
-  void set_lease_ms(int64_t lease_ms) { lease_ms_ = lease_ms; }
-  // Boards run by a driver that have been idle this long are powered off (0: never); the
-  // master's policy (scheduler.suspend_after), told at registration and each heartbeat.
-  void set_suspend_after_ms(uint64_t ms) { suspend_after_ms_ = ms; }
+  // Boards run by a driver that have been idle for `suspend_after_ms` are powered off (0:
+  // never); the master's policy (scheduler.suspend_after). Told at registration and each
+  // heartbeat.
+  void SetMasterTerms(int64_t lease_ms, uint64_t suspend_after_ms) {
+    lease_ms_ = lease_ms;
+    suspend_after_ms_ = suspend_after_ms;
+  }
   void RenewLease();
 
   // Cut off from the master past the lease: kills every task's group at once and reports the
@@ -141,11 +150,17 @@ class TaskManager {
     v1::SpikeUsage usage;
   };
   std::vector<TaskView> RunningTasks() const;
-  void set_on_ended(std::function<void()> fn) { on_ended_ = std::move(fn); }
-  // Called when a board's health changed (a driver's check): the master should hear of it.
-  void set_on_boards_changed(std::function<void()> fn) { lifecycle_.set_on_changed(std::move(fn)); }
-  // Called from another thread when a task's network is built: Poll soon (it starts the task).
-  void set_wake(std::function<void()> fn) { wake_ = std::move(fn); }
+  // What the task manager calls (each may be empty): `ended`, a task ended (report it);
+  // `boards_changed`, a board's power or health changed (the master should hear of it); `wake`,
+  // from another thread, a task's network is built (Poll soon: it starts the task).
+  struct Calls {
+    std::function<void()> ended, boards_changed, wake;
+  };
+  void set_calls(Calls calls) {
+    on_ended_ = std::move(calls.ended);
+    lifecycle_.set_on_changed(std::move(calls.boards_changed));
+    planes_.set_wake(std::move(calls.wake));
+  }
 
   // Task directories are under data_dir()/tasks/.
   const std::string& data_dir() const { return options_.data_dir; }
@@ -156,27 +171,10 @@ class TaskManager {
   void Lose(Task& task, const std::string& reason);
   // Saves the stop's intent in the task's record before any signal goes out.
   void RecordStop(const Task& task);
-  Status SaveRecord(const Task& task, const v1::LaunchRequest& req);
-  // Moves a task off a dead core; false if the board has no room for it.
-  bool Remap(Task& task);
-  void Adopt(const v1::AgentTaskRecord& record, const std::string& record_file);
   void Finish(Task& task);
-  // Keeps running tasks' checkpoint directories fresh and sweeps stale ones, every 10 minutes.
-  void MaintainCheckpoints(int64_t now_ms);
-  void MaintainTaskDirs(int64_t now_ms);
-  // Resolves who the task runs as and gives it its directory and private files.
-  Status PrepareFiles(const Task& task, const std::string& dir, const RunAs& who);
-  // Its cgroup with the job's limits (or the node's defaults), holding `pid`.
-  Status ConfineTask(const Task& task, pid_t pid);
-  // Driver boards' device nodes (task_drivers.cc): the task's cgroup refusing those of every
-  // board but its own; again for every live task once they change.
-  Status ConfineDevices(const Task& task, const DeviceNumbers& numbers);
+  // Driver boards' device nodes (task_drivers.cc): refused again to every live task but the
+  // board's own once their numbers change.
   void RefreshDeviceFilters();
-  // Prepares the task's network on its board. A model goes to the network builder (`*building`:
-  // its plane opens, and a held task starts, once it is built: AttachBuiltNetworks); without
-  // one the plane opens at once.
-  Status OpenSpikePlane(const Task& task, bool* building);
-  void OpenPlane(const Task& task, std::unique_ptr<SpikeNetwork> network);
   // Opens the planes of the networks built since the last call and releases their tasks; a
   // build that failed fails its task's launch (the command never ran).
   void AttachBuiltNetworks();
@@ -188,8 +186,6 @@ class TaskManager {
   // reserved before its command runs, with the reservation's environment and endpoints.
   void ReserveBoard(Task& task, const RunAs& who);
   void OnReserved(Task& task, Result<v1::DriverReservation> answer, bool board_failed);
-  v1::SpikeUsage CountedUsage(const Task& task) const;
-  void TakeShepherdReport(Task& task);
   v1::TaskStatus StatusOf(const Task& task) const;
 
   // Constant after construction.
@@ -198,8 +194,7 @@ class TaskManager {
   // Renewed while the master answers; every task's shepherd watches it.
   const std::string lease_file_ = options_.data_dir + "/lease";
   CheckpointStore checkpoints_{options_.checkpoint_root, options_.checkpoint_keep_ms};
-  int64_t checkpoints_swept_ms_ = 0;
-  int64_t task_dirs_swept_ms_ = 0;
+  TaskUpkeep upkeep_{checkpoints_, options_.data_dir + "/tasks", options_.task_keep_ms};
   SpikeGateway* const gateway_;
   const std::unique_ptr<TaskRecords> records_;
   TaskBoards boards_;
@@ -218,8 +213,8 @@ class TaskManager {
   // Each driver board's device numbers as last looked up (RefreshDeviceFilters).
   DeviceNumbers device_numbers_;
   std::function<void()> on_ended_;
-  std::function<void()> wake_;
-  std::unique_ptr<NetworkBuilder> builder_;  // made at the first build; stops first
+  // Each task's spike plane (its network on its board); its builder stops first.
+  TaskPlanes planes_{clock_, gateway_, boards_, options_.gateway_burst_ms};
 };
 
 }  // namespace snn

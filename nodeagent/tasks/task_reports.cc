@@ -15,7 +15,7 @@ v1::TaskStatus TaskManager::StatusOf(const Task& task) const {
   s.set_start_ms(task.launch.start_ms);
   s.set_stdout_path(task.launch.stdout_path);
   s.set_stderr_path(task.launch.stderr_path);
-  *s.mutable_usage() = CountedUsage(task);
+  *s.mutable_usage() = planes_.Counted(task);
   if (!task.ended()) {
     s.set_state(v1::TASK_RUNNING);
     s.set_detail(task.note);

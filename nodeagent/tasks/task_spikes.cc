@@ -1,82 +1,16 @@
-// The spike side of the task manager: measuring boards, opening each task's plane in the
-// spike gateway (its network loaded on its board), and reading back what the gateway counted.
+// The spike side of the task manager: tasks held until their networks are built, and what the
+// gateway counted for each (the planes themselves: nodeagent/tasks/task_planes.h).
 #include <glog/logging.h>
 #include <google/protobuf/util/message_differencer.h>
 #include <signal.h>
 
-#include "common/model/model.h"
 #include "nodeagent/tasks/launcher.h"
 #include "nodeagent/tasks/task_manager.h"
 
 namespace snn {
-namespace {
-
-v1::SpikeUsage ToProto(const wire::UsageCounters& c, double rate_ksps) {
-  v1::SpikeUsage u;
-  u.set_injected(c.injected);
-  u.set_delivered(c.delivered);
-  u.set_delayed(c.delayed);
-  u.set_dropped(c.dropped);
-  u.set_throttled(c.throttled);
-  u.set_refused(c.refused);
-  u.set_outputs(c.outputs);
-  u.set_rate_ksps(rate_ksps);
-  return u;
-}
-
-}  // namespace
-
-Status TaskManager::OpenSpikePlane(const Task& task, bool* building) {
-  *building = false;
-  if (gateway_ == nullptr) return Status::Ok();
-  // The network comes in the launch request (the master validated it): the agent never opens a
-  // path a user named, with its rights or on its thread.
-  const v1::TaskSpec& spec = task.launch.request.task();
-  if (!spec.has_network() && !spec.resources().model().empty()) {
-    return InvalidArgument("the job names model " + spec.resources().model() +
-                           " but carries no network: resubmit it with this version's snnctl");
-  }
-  v1::Model model = spec.network();
-  if (spec.has_network()) SNN_RETURN_IF_ERROR(ValidateModel(model));
-  Board& board = *boards_.board(task.launch.board);
-  auto build = board.PrepareNetwork(spec.has_network() ? &model : nullptr,
-                                    static_cast<uint32_t>(task.mapping.cores_size()));
-  if (!build.ok()) {
-    return Status(build.status().code(), "cannot load the network: " + build.status().message());
-  }
-  if (!spec.has_network()) {  // cores that only take spikes: nothing to expand
-    auto network = (*build)();
-    if (!network.ok()) {
-      return Status(network.status().code(),
-                    "cannot load the network: " + network.status().message());
-    }
-    OpenPlane(task, std::move(network).value());
-    return Status::Ok();
-  }
-  if (builder_ == nullptr) {
-    builder_ = std::make_unique<NetworkBuilder>([this] {
-      if (wake_) wake_();
-    });
-  }
-  builder_->Start(task.launch.key, task.launch.gateway_token, std::move(*build));
-  *building = true;
-  return Status::Ok();
-}
-
-void TaskManager::OpenPlane(const Task& task, std::unique_ptr<SpikeNetwork> network) {
-  SpikePlaneConfig config;
-  config.key = task.launch.key;
-  config.token = task.launch.gateway_token;
-  config.ksps = task.launch.resources.ksps();
-  config.burst_ms = options_.gateway_burst_ms;
-  config.num_cores = static_cast<uint32_t>(task.mapping.cores_size());
-  config.neurons_per_core = boards_.board(task.launch.board)->Describe().neurons_per_core();
-  gateway_->AddTask(std::move(config), std::move(network));
-}
 
 void TaskManager::AttachBuiltNetworks() {
-  if (builder_ == nullptr) return;
-  for (auto& built : builder_->TakeFinished()) {
+  for (auto& built : planes_.TakeBuilt()) {
     auto it = tasks_.find(built.key);
     // Its launch failed after the build began, or this is another launch's build.
     if (it == tasks_.end() || it->second.launch.gateway_token != built.token) continue;
@@ -93,7 +27,7 @@ void TaskManager::AttachBuiltNetworks() {
       FailHeld(task, why);
       continue;
     }
-    OpenPlane(task, std::move(built.network).value());
+    planes_.OpenBuilt(task, std::move(built.network).value());
     StartHeld(task);
   }
 }
@@ -117,19 +51,12 @@ void TaskManager::FailHeld(Task& task, const std::string& why, v1::TaskState as)
   SignalGroup(task.process.pid, SIGKILL);  // held: its command never ran
 }
 
-v1::SpikeUsage TaskManager::CountedUsage(const Task& task) const {
-  if (task.ended() || gateway_ == nullptr) return task.usage;
-  auto plane = gateway_->Find(task.launch.key);
-  if (!plane) return task.usage;
-  return ToProto(plane->Usage(), plane->RateKsps(clock_.NowUs()));
-}
-
 std::vector<TaskManager::TaskView> TaskManager::RunningTasks() const {
   std::vector<TaskView> out;
   for (const auto& [key, task] : tasks_) {
     if (!task.ended())
       out.push_back(TaskView{key, task.launch.request.tenant(), task.launch.request.tenant_job_id(),
-                             task.launch.board, task.launch.resources, CountedUsage(task)});
+                             task.launch.board, task.launch.resources, planes_.Counted(task)});
   }
   return out;
 }
@@ -141,7 +68,7 @@ std::vector<v1::TaskUsage> TaskManager::UsageChanges() {
   std::vector<v1::TaskUsage> out;
   for (auto& [key, task] : tasks_) {
     if (task.ended()) continue;
-    v1::SpikeUsage now = CountedUsage(task);
+    v1::SpikeUsage now = planes_.Counted(task);
     const bool counted = !google::protobuf::util::MessageDifferencer::Equals(now, task.usage);
     bool checkpointed = false;
     if (checkpoints_.Kept(task.launch.request) &&

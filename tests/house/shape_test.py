@@ -34,7 +34,6 @@ NOT_YET = set([
     "bench/watchers_bench.cc snn::bench::(anonymous)::Run",
     "class snn::JobLifecycle",
     "class snn::JobTable",
-    "class snn::TaskManager",
     "cli/ca_main.cc main",
     "cli/command_table.cc snn::CliCommands",
     "cli/command_table.cc snn::CliOptionSpecs",
@@ -86,7 +85,9 @@ def main(root):
         if tag["kind"] in ("function", "prototype") and tag.get("scopeKind") in ("class",
                                                                                   "struct"):
             name = scope.split("::")[-1]
-            if tag["name"] not in (name, "~" + name) and not tag["name"].startswith("operator"):
+            special = tag["name"] in (name, "~" + name) or tag["name"].startswith(("operator",
+                                                                                 "__anon"))
+            if not special:  # a lambda in a member's initializer shows as __anon...
                 key = scope + (" in " + path.rsplit(".", 1)[0] if "(anonymous)" in scope else "")
                 methods[key].add(tag["name"])
         if tag["kind"] == "function" and "end" in tag:

@@ -56,11 +56,13 @@ class NetworkBuildTest : public ::testing::Test {
     boards[0] = std::make_unique<GatedBoard>(info, gate_);
     tasks_ = std::make_unique<TaskManager>(clock_, std::move(boards), testing::AgentOptions(dir_),
                                            gateway_.get());
-    tasks_->set_wake([this] {
+    TaskManager::Calls calls;
+    calls.wake = [this] {
       std::lock_guard lock(gate_.mu);
       ++wakes_;
       gate_.changed.notify_all();
-    });
+    };
+    tasks_->set_calls(std::move(calls));
   }
   void TearDown() override {
     Open(false);

@@ -284,7 +284,7 @@ TEST_F(TaskManagerTest, AStepHasNoCheckpointDirectoryAndTheLeaseIsRenewedInPlace
   EXPECT_EQ(ReadFile(ended[1].stdout_path()), "") << "a step has none";
   EXPECT_FALSE(std::filesystem::exists(dir_ + "/checkpoints/alice.job102.task0"));
 
-  tasks_->set_lease_ms(60000);
+  tasks_->SetMasterTerms(60000, 0);
   tasks_->RenewLease();
   const ino_t lease = inode(dir_ + "/lease");
   ASSERT_NE(lease, ino_t{0});
