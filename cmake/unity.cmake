@@ -1,4 +1,4 @@
-# Unity builds (-DCMAKE_UNITY_BUILD=ON; scripts/fuzz.sh builds its tree so): each file below
+# Unity builds (on unless -DCMAKE_UNITY_BUILD=OFF; see CMakeLists.txt): each file below
 # defines a file-local name that another file of its target defines too, so it is compiled on
 # its own rather than in a batch.
 set(SNN_UNITY_ALONE
