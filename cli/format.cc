@@ -243,6 +243,50 @@ std::string DependsWords(const v1::JobSpec& spec) {
   return out;
 }
 
+// The job's tasks, each with where it runs, its rectangle and core map, its spikes and output.
+std::string TaskLines(const v1::JobRecord& job) {
+  std::string out;
+  if (job.tasks_size() > 0) {
+    out += "Tasks:\n";
+    for (const auto& t : job.tasks()) {
+      out += "  task " + std::to_string(t.index()) + " on " + t.node() + "/board" +
+             std::to_string(t.board()) + "  " + TaskStateName(t.state());
+      if (t.pid() != 0) out += "  pid " + std::to_string(t.pid());
+      if (t.state() == v1::TASK_EXITED) {
+        out += t.term_signal() ? "  signal " + std::to_string(t.term_signal())
+                               : "  exit " + std::to_string(t.exit_code());
+      }
+      if (!t.detail().empty()) out += "  (" + t.detail() + ")";
+      out += "\n";
+      if (t.mapping().cores_size() > 0) {
+        const auto& m = t.mapping();
+        std::string channels;
+        for (uint32_t c : m.router_channels()) {
+          channels += (channels.empty() ? "" : ",") + std::to_string(c);
+        }
+        out += "    rectangle " + std::to_string(m.rect().width()) + "x" +
+               std::to_string(m.rect().height()) + " at (" + std::to_string(m.rect().x()) + "," +
+               std::to_string(m.rect().y()) + ")  channels " + channels + "  input queue " +
+               std::to_string(m.pulse_input_queue()) + "\n";
+        out += FormatCoreMap(m, /*max_rows=*/8);
+        if (!m.mapping_file().empty()) out += "    mapping file " + m.mapping_file() + "\n";
+      } else if (t.mapping().rect().width() > 0) {
+        const auto& r = t.mapping().rect();
+        out += "    rectangle " + std::to_string(r.width()) + "x" + std::to_string(r.height()) +
+               " at (" + std::to_string(r.x()) + "," + std::to_string(r.y()) +
+               ") chosen by the master\n";
+      }
+      if (const std::string u = FormatSpikeUsage(t.usage()); !u.empty()) {
+        out += "    spikes " + u + "\n";
+      }
+      if (!t.stdout_path().empty()) {
+        out += "    stdout " + t.stdout_path() + "\n    stderr " + t.stderr_path() + "\n";
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string FormatJobDetail(const v1::JobRecord& job, int64_t now_ms,
@@ -319,44 +363,7 @@ std::string FormatJobDetail(const v1::JobRecord& job, int64_t now_ms,
   }
   const std::string spikes = FormatSpikeUsage(job.usage());
   line("Spikes:", spikes.empty() ? "none counted" : spikes + " (all attempts)");
-  if (job.tasks_size() > 0) {
-    out += "Tasks:\n";
-    for (const auto& t : job.tasks()) {
-      out += "  task " + std::to_string(t.index()) + " on " + t.node() + "/board" +
-             std::to_string(t.board()) + "  " + TaskStateName(t.state());
-      if (t.pid() != 0) out += "  pid " + std::to_string(t.pid());
-      if (t.state() == v1::TASK_EXITED) {
-        out += t.term_signal() ? "  signal " + std::to_string(t.term_signal())
-                               : "  exit " + std::to_string(t.exit_code());
-      }
-      if (!t.detail().empty()) out += "  (" + t.detail() + ")";
-      out += "\n";
-      if (t.mapping().cores_size() > 0) {
-        const auto& m = t.mapping();
-        std::string channels;
-        for (uint32_t c : m.router_channels()) {
-          channels += (channels.empty() ? "" : ",") + std::to_string(c);
-        }
-        out += "    rectangle " + std::to_string(m.rect().width()) + "x" +
-               std::to_string(m.rect().height()) + " at (" + std::to_string(m.rect().x()) + "," +
-               std::to_string(m.rect().y()) + ")  channels " + channels + "  input queue " +
-               std::to_string(m.pulse_input_queue()) + "\n";
-        out += FormatCoreMap(m, /*max_rows=*/8);
-        if (!m.mapping_file().empty()) out += "    mapping file " + m.mapping_file() + "\n";
-      } else if (t.mapping().rect().width() > 0) {
-        const auto& r = t.mapping().rect();
-        out += "    rectangle " + std::to_string(r.width()) + "x" + std::to_string(r.height()) +
-               " at (" + std::to_string(r.x()) + "," + std::to_string(r.y()) +
-               ") chosen by the master\n";
-      }
-      if (const std::string u = FormatSpikeUsage(t.usage()); !u.empty()) {
-        out += "    spikes " + u + "\n";
-      }
-      if (!t.stdout_path().empty()) {
-        out += "    stdout " + t.stdout_path() + "\n    stderr " + t.stderr_path() + "\n";
-      }
-    }
-  }
+  out += TaskLines(job);
   if (gang != nullptr && !gang->empty()) {
     out += "Gang:\n";
     for (const auto& l : *gang) out += "  " + l + "\n";

@@ -9,7 +9,21 @@ set(SNN_UNITY_ALONE
   snn_master_lib master/jobs/job_lifecycle_sessions.cc
   snn_master_lib master/jobs/scheduling_driver.cc
   snn_agent_lib nodeagent/tasks/task_sandbox.cc
+  common_test tests/common/board_constraint_test.cc
+  master_test tests/master/node_registry_test.cc
+  master_test tests/master/queue_order_test.cc
+  master_test tests/master/reservation_scheduler_test.cc
+  master_test tests/master/usage_report_test.cc
+  master_test tests/master/quota_tree_test.cc
+  nodeagent_test tests/nodeagent/board_relay_test.cc
+  nodeagent_test tests/nodeagent/nir_network_test.cc
+  integration_test tests/integration/topology_test.cc
 )
+# Integration tests that each define their own kPolicy: all but the first kept apart.
+foreach(name account_tree core_hour_limits experiment_service http_api http_wall http_writes
+             isolation licenses python_client usage_limits web_page)
+  list(APPEND SNN_UNITY_ALONE integration_test tests/integration/${name}_test.cc)
+endforeach()
 list(LENGTH SNN_UNITY_ALONE n)
 math(EXPR last "${n} - 1")
 foreach(i RANGE 0 ${last} 2)

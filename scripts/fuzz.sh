@@ -16,7 +16,7 @@ source scripts/ccache_env.sh
 # libraries are unity builds, as in the main tree (CMakeLists.txt).
 CC=clang-14 CXX=clang++-14 cmake -S . -B "$DIR" -DSNN_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" >/dev/null
-cmake --build "$DIR" -j "${JOBS:-$(nproc)}" --target fuzzers
+cmake --build "$DIR" -j "${JOBS:-$(($(nproc) + 2))}" --target fuzzers  # as build.sh
 NAMES=("$@")
 if [ ${#NAMES[@]} -eq 0 ]; then NAMES=(frame master_request job_file model boards policy_file swf); fi
 failed=0

@@ -100,6 +100,36 @@ bool LooksLikeNir(const std::string& path) {
   return in.gcount() == 8 && std::string(magic, 8) == std::string("\x89HDF\r\n\x1a\n", 8);
 }
 
+namespace {
+
+// A population's LIF parameters, with their defaults filled in.
+Status CheckNeuron(v1::Population& p) {
+  v1::LifParams& n = *p.mutable_neuron();
+  if (!n.has_tau_m_ms()) n.set_tau_m_ms(20);
+  if (!n.has_v_rest()) n.set_v_rest(0);
+  if (!n.has_v_reset()) n.set_v_reset(0);
+  if (!n.has_v_threshold()) n.set_v_threshold(1);
+  if (!n.has_refractory_ms()) n.set_refractory_ms(2);
+  if (!(n.tau_m_ms() > 0)) {
+    return InvalidArgument("population '" + p.name() + "': tau_m_ms must be greater than 0");
+  }
+  if (!(n.v_threshold() > n.v_reset())) {
+    return InvalidArgument("population '" + p.name() + "': v_threshold must be above v_reset");
+  }
+  if (!(n.refractory_ms() >= 0 && n.refractory_ms() <= 1e6)) {
+    return InvalidArgument("population '" + p.name() +
+                           "': refractory_ms must be between 0 and 1000000");
+  }
+  for (double v : {n.tau_m_ms(), n.v_rest(), n.v_reset(), n.v_threshold()}) {
+    if (!std::isfinite(v)) {
+      return InvalidArgument("population '" + p.name() + "': neuron parameters must be finite");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Status ValidateModel(v1::Model& model) {
   if (!model.has_timestep_ms()) model.set_timestep_ms(1.0);
   // A microsecond to a second: finer steps than a microsecond no board runs, and a step far
@@ -130,27 +160,7 @@ Status ValidateModel(v1::Model& model) {
     }
     has_input |= p.role() == "input";
     has_output |= p.role() == "output";
-    v1::LifParams& n = *p.mutable_neuron();
-    if (!n.has_tau_m_ms()) n.set_tau_m_ms(20);
-    if (!n.has_v_rest()) n.set_v_rest(0);
-    if (!n.has_v_reset()) n.set_v_reset(0);
-    if (!n.has_v_threshold()) n.set_v_threshold(1);
-    if (!n.has_refractory_ms()) n.set_refractory_ms(2);
-    if (!(n.tau_m_ms() > 0)) {
-      return InvalidArgument("population '" + p.name() + "': tau_m_ms must be greater than 0");
-    }
-    if (!(n.v_threshold() > n.v_reset())) {
-      return InvalidArgument("population '" + p.name() + "': v_threshold must be above v_reset");
-    }
-    if (!(n.refractory_ms() >= 0 && n.refractory_ms() <= 1e6)) {
-      return InvalidArgument("population '" + p.name() +
-                             "': refractory_ms must be between 0 and 1000000");
-    }
-    for (double v : {n.tau_m_ms(), n.v_rest(), n.v_reset(), n.v_threshold()}) {
-      if (!std::isfinite(v)) {
-        return InvalidArgument("population '" + p.name() + "': neuron parameters must be finite");
-      }
-    }
+    SNN_RETURN_IF_ERROR(CheckNeuron(p));
     sizes[p.name()] = p.size();
     if (model.dynamics().empty() && p.has_nir()) {
       return InvalidArgument("population '" + p.name() +

@@ -114,14 +114,16 @@ std::string BasisName(StartForecast::Basis basis) {
   return "?";
 }
 
-std::vector<StartForecast> ForecastStarts(const SchedulerInput& input,
-                                          const SchedulerPolicy& policy,
-                                          const ForecastLimits& limits) {
-  std::vector<StartForecast> out(input.pending.size());
-  std::unordered_map<uint64_t, size_t> slot;
+namespace {
+
+// Each pending job's forecast as far as it is known before the plan: beyond the limit, held,
+// or held back by a core-hour limit now; the others (returned, the jobs the plan runs on) never
+// start until the plan starts them. `slot`: each job's index in `out`.
+std::vector<PendingJob> PlanOn(const SchedulerInput& input, const SchedulerPolicy& policy,
+                               const ForecastLimits& limits, bool core_limits,
+                               std::vector<StartForecast>& out,
+                               std::unordered_map<uint64_t, size_t>& slot) {
   std::vector<PendingJob> pending;
-  // Core-hour limits: what ended in their windows, and (below) what the plan's jobs use.
-  CoreTimeInPlan core_time(policy, input);
   WindowLimits limited_now(policy, input);
   for (size_t i = 0; i < input.pending.size(); ++i) {
     const PendingJob& p = input.pending[i];
@@ -132,13 +134,46 @@ std::vector<StartForecast> ForecastStarts(const SchedulerInput& input,
       out[i].basis = StartForecast::Basis::kBeyondLimit;
     } else if (held) {
       out[i].basis = StartForecast::Basis::kHeld;
-    } else if (core_time.limits() && limited_now.Blocks(p) != nullptr) {
+    } else if (core_limits && limited_now.Blocks(p) != nullptr) {
       out[i].basis = StartForecast::Basis::kLimited;
     } else {
       out[i].basis = StartForecast::Basis::kNever;  // until the plan starts it
       pending.push_back(p);
     }
   }
+  return pending;
+}
+
+// The jobs the plan did not start: held back by a core-hour limit where the plan ends (the
+// plan's own jobs may have used its room), or beyond what the plan looked at.
+void SayWhyUnplanned(const SchedulerPolicy& policy, const std::vector<RunningJob>& running,
+                     int64_t now, CoreTimeInPlan& core_time, bool nothing_ends,
+                     const std::vector<PendingJob>& pending,
+                     std::unordered_map<uint64_t, size_t>& slot, std::vector<StartForecast>& out) {
+  SchedulerInput last;
+  last.running = running;
+  last.now_ms = now;
+  last.ended = core_time.ended();
+  WindowLimits limited_last(policy, last);
+  for (const PendingJob& p : pending) {
+    if (core_time.limits() && limited_last.Blocks(p) != nullptr) {
+      out[slot[p.id]].basis = StartForecast::Basis::kLimited;
+    } else if (!nothing_ends) {  // the plan stopped looking before these started
+      out[slot[p.id]].basis = StartForecast::Basis::kBeyondLimit;
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<StartForecast> ForecastStarts(const SchedulerInput& input,
+                                          const SchedulerPolicy& policy,
+                                          const ForecastLimits& limits) {
+  std::vector<StartForecast> out(input.pending.size());
+  std::unordered_map<uint64_t, size_t> slot;
+  // Core-hour limits: what ended in their windows, and (below) what the plan's jobs use.
+  CoreTimeInPlan core_time(policy, input);
+  std::vector<PendingJob> pending = PlanOn(input, policy, limits, core_time.limits(), out, slot);
   SchedulerPolicy plan_policy = policy;
   plan_policy.explain = false;
   plan_policy.preemption = false;
@@ -218,19 +253,7 @@ std::vector<StartForecast> ForecastStarts(const SchedulerInput& input,
     }
     std::erase_if(running, [&](const RunningJob& r) { return ended.count(r.job) > 0; });
   }
-  // What a limit holds back where the plan ends (the plan's own jobs may have used its room).
-  SchedulerInput last;
-  last.running = running;
-  last.now_ms = now;
-  last.ended = core_time.ended();
-  WindowLimits limited_last(policy, last);
-  for (const PendingJob& p : pending) {
-    if (core_time.limits() && limited_last.Blocks(p) != nullptr) {
-      out[slot[p.id]].basis = StartForecast::Basis::kLimited;
-    } else if (!nothing_ends) {  // the plan stopped looking before these started
-      out[slot[p.id]].basis = StartForecast::Basis::kBeyondLimit;
-    }
-  }
+  SayWhyUnplanned(policy, running, now, core_time, nothing_ends, pending, slot, out);
   return out;
 }
 
