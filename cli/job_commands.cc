@@ -19,6 +19,7 @@
 #include "common/base/job_validation.h"
 #include "common/daemon/job_file.h"
 #include "common/model/model.h"
+#include "common/model/model_fit.h"
 #include "common/rpc/rpc_client.h"
 #include "proto/node.pb.h"
 #include "proto/policy.pb.h"
@@ -35,33 +36,6 @@ Result<v1::JobState> ParseState(const std::string& text) {
                            "' (PENDING, RUNNING, COMPLETED, FAILED, CANCELLED, TIMEOUT)");
   }
   return state;
-}
-
-// Neurons per core of the boards a job could use: the given type's, or the smallest in the pool
-// (from the pool's status; NeuronsPerCore asks the master for it).
-Result<uint32_t> NeuronsPerCoreOf(const v1::PoolStatusResponse& status,
-                                  const std::string& board_type, const std::string& pool) {
-  uint32_t npc = 0;
-  std::set<std::string> types;
-  for (const auto& node : status.nodes()) {
-    if (!pool.empty() &&
-        std::find(node.pools().begin(), node.pools().end(), pool) == node.pools().end()) {
-      continue;
-    }
-    for (const auto& b : node.boards()) {
-      types.insert(b.info().type());
-      if (!AnyBoardType(board_type) && b.info().type() != board_type) continue;
-      if (npc == 0 || b.info().neurons_per_core() < npc) npc = b.info().neurons_per_core();
-    }
-  }
-  if (npc == 0) {
-    std::string known;
-    for (const auto& t : types) known += (known.empty() ? "" : ", ") + t;
-    return InvalidArgument("no board of type '" + board_type + "'" +
-                           (pool.empty() ? "" : " in pool '" + pool + "'") +
-                           (known.empty() ? "" : " (types: " + known + ")"));
-  }
-  return npc;
 }
 
 Result<uint32_t> NeuronsPerCore(const CliOptions& o, const std::string& board_type,
@@ -81,15 +55,7 @@ Status ResolveModel(const CliOptions& o, v1::JobSpec& spec) {
   if (!model.ok()) return model.status();
   auto npc = NeuronsPerCore(o, r->board_type(), spec.pool().empty() ? "default" : spec.pool());
   if (!npc.ok()) return npc.status();
-  const ModelEstimate e = EstimateModel(*model, *npc, o.input_rate_hz);
-  if (e.cores > JobLimits::kMaxCores) {
-    return InvalidArgument("model " + r->model() + " needs " + std::to_string(e.cores) +
-                           " cores, more than any board has");
-  }
-  r->set_cores(e.cores);
-  // The agent builds the network from this copy: it never opens a path a user named.
-  *spec.mutable_task()->mutable_network() = std::move(model).value();
-  return ValidateJobSpec(spec);
+  return FitModelToJob(std::move(model).value(), *npc, o.input_rate_hz, spec);
 }
 
 }  // namespace

@@ -1,11 +1,14 @@
-// snn-nir-import [--binary] [--dt=MS] [--reset=subtract|zero] FILE.nir: the model a NIR file
+// snn-nir-import [--binary] [--dt=MS] [--reset=subtract|zero] [--limit-cpu-s=S]
+// [--limit-memory-mb=M] FILE.nir: the model a NIR file
 // makes at a step of MS milliseconds (default 1; see common/model/nir_model.h), its spiking layers
 // that give no v_reset resetting as --reset says (default subtract: a line on standard error
 // names those layers), as JSON on standard output, or with
 // --binary as the protobuf that snnctl reads. snnctl runs it
 // for NIR models so that it does not load HDF5 itself; people can use it to see what a NIR
-// export becomes. Errors: one line on standard error, exit code 1.
+// export becomes. The limits (the master's, for uploaded files) are set on this process before
+// the file is opened. Errors: one line on standard error, exit code 1.
 #include <google/protobuf/util/json_util.h>
+#include <sys/resource.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -32,6 +35,16 @@ int main(int argc, char** argv) {
         return 2;
       }
       options.reset = *reset;
+    } else if (std::strncmp(argv[i], "--limit-cpu-s=", 14) == 0 ||
+               std::strncmp(argv[i], "--limit-memory-mb=", 18) == 0) {
+      const bool cpu = argv[i][8] == 'c';
+      const char* value = argv[i] + (cpu ? 14 : 18);
+      char* end = nullptr;
+      const unsigned long long n = std::strtoull(value, &end, 10);
+      usage |= end == value || *end != '\0' || n == 0;
+      const rlim_t limit = cpu ? n : n << 20;
+      const rlimit bound{limit, limit};
+      usage |= setrlimit(cpu ? RLIMIT_CPU : RLIMIT_AS, &bound) != 0;
     } else if (path == nullptr && argv[i][0] != '-') {
       path = argv[i];
     } else {
@@ -40,7 +53,8 @@ int main(int argc, char** argv) {
     }
   }
   if (path == nullptr || usage) {
-    std::cerr << "usage: snn-nir-import [--binary] [--dt=MS] [--reset=subtract|zero] FILE.nir\n";
+    std::cerr << "usage: snn-nir-import [--binary] [--dt=MS] [--reset=subtract|zero] "
+                 "[--limit-cpu-s=S] [--limit-memory-mb=M] FILE.nir\n";
     return 2;
   }
   auto model = snn::LoadNirFile(path, options);

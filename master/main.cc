@@ -9,6 +9,7 @@
 
 #include "common/base/clock.h"
 #include "common/daemon/daemon_init.h"
+#include "common/model/nir_import_process.h"
 #include "master/ha_master.h"
 #include "master/master_server.h"
 #include "master/policy/policy_file.h"
@@ -33,6 +34,14 @@ DEFINE_int64(http_anonymous_timeout_s, 10,
 DEFINE_uint32(http_max_anonymous_per_address, 64,
               "HTTP API connections from one IP address that carry no accepted token yet; one "
               "more closes the oldest of them (each is closed 10 s after it opened)");
+DEFINE_uint32(http_max_upload_mb, 64,
+              "largest job form upload (a job with its NIR or JSON model) over the HTTP API, in "
+              "MiB; a user sends one at a time");
+DEFINE_string(nir_import, "",
+              "the snn-nir-import program that reads uploaded NIR models (default: the one beside "
+              "snn-master; installed with snnctl)");
+DEFINE_uint32(nir_import_cpu_s, 60, "CPU seconds snn-nir-import may spend on one uploaded model");
+DEFINE_uint32(nir_import_memory_mb, 2048, "address space of snn-nir-import on an uploaded model");
 DEFINE_string(data_dir, "/var/lib/snn/master", "directory of the master's state store");
 DEFINE_string(port_file, "", "write the bound port to this file once listening");
 DEFINE_uint64(max_frame_bytes, 4 << 20, "largest accepted frame; larger ones close the connection");
@@ -219,6 +228,11 @@ int main(int argc, char** argv) {
   config.http_limits.max_per_user = FLAGS_http_max_per_user;
   config.http_limits.anonymous_timeout_ms = FLAGS_http_anonymous_timeout_s * 1000;
   config.http_limits.max_anonymous_per_address = FLAGS_http_max_anonymous_per_address;
+  config.http_limits.max_upload_bytes = static_cast<size_t>(FLAGS_http_max_upload_mb) << 20;
+  config.model_uploads.nir_import =
+      FLAGS_nir_import.empty() ? snn::NirImportBesideSelf() : FLAGS_nir_import;
+  config.model_uploads.max_cpu_s = FLAGS_nir_import_cpu_s;
+  config.model_uploads.max_memory_bytes = uint64_t{FLAGS_nir_import_memory_mb} << 20;
   config.max_frame_bytes = FLAGS_max_frame_bytes;
   if (!FLAGS_ha_etcd.empty() &&
       gflags::GetCommandLineFlagInfoOrDie("heartbeat_timeout_ms").is_default) {

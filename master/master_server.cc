@@ -222,13 +222,14 @@ Status MasterServer::StartHttp() {
     static const uid_t euid = geteuid();
     return RoleOf(job_components_.scheduling.scheduling().access(), who, euid);
   };
-  rest_ = std::make_unique<RestApi>(io_, clock_, std::move(hooks));
+  rest_ = std::make_unique<RestApi>(io_, clock_, std::move(hooks), config_.model_uploads);
   http_ = std::make_unique<HttpServer>(
       io_, clock_,
       [this](HttpRequest request, std::shared_ptr<HttpReply> reply) {
         rest_->Handle(std::move(request), std::move(reply));
       },
-      HttpGate{[this](const HttpRequest& head) { return rest_->OwnerOf(head); }, ErrorResponse},
+      HttpGate{[this](const HttpRequest& head) { return rest_->OwnerOf(head); }, ErrorResponse,
+               RestApi::IsUpload},
       tls, config_.http_limits);
   SNN_RETURN_IF_ERROR(http_->Listen(*address));
   LOG(INFO) << "HTTP API on " << (tls ? "https://" : "http://") << address->host << ":"

@@ -62,6 +62,7 @@ struct MasterConfig {
   std::string http_listen;
   std::string http_port_file;  // if set, its bound port is written here
   HttpLimits http_limits;
+  ModelUploadConfig model_uploads;  // jobs uploaded with their model (master/http/model_upload.h)
   // --ha_etcd: the master starts as a standby that answers every request with a redirect to
   // the leader this gives (HOST:PORT, "" when none is known), until Promote.
   std::function<std::string()> standby_leader;

@@ -38,6 +38,7 @@ struct HttpServer::SessionBase {
   Phase phase = Phase::kHead;
   int64_t phase_since_ms = 0;
   size_t body_reserved = 0;  // of the bodies' budget, while reading one
+  bool upload = false;       // reading an upload (counted in uploads_, not the bodies' budget)
   std::string body_owner;    // whose budget that is
 };
 
@@ -168,7 +169,9 @@ class Session : public HttpServer::SessionBase,
     if (closed_) return;
     Enter(Phase::kHead);
     parser_.emplace();
-    parser_->body_limit(limits_.max_body_bytes);
+    // The head's Content-Length is judged in OnHead (an upload may pass the body limit); the
+    // body read is then bounded by what was admitted.
+    parser_->body_limit(std::max(limits_.max_body_bytes, limits_.max_upload_bytes));
     parser_->header_limit(kMaxHeadBytes);
     http::async_read_header(stream_, buffer_, *parser_,
                             [self = this->shared_from_this()](boost::system::error_code ec,
@@ -212,12 +215,14 @@ class Session : public HttpServer::SessionBase,
   }
 
   HttpResponse TooLarge() const {
-    return HttpResponse{413,
-                        "application/json",
-                        "{\"error\":\"the request is too large (body at most " +
-                            std::to_string(limits_.max_body_bytes) +
-                            " bytes, headers 16 KiB)\",\"code\":\"INVALID_ARGUMENT\"}\n",
-                        {}};
+    return HttpResponse{
+        413,
+        "application/json",
+        "{\"error\":\"the request is too large (body at most " +
+            std::to_string(limits_.max_body_bytes) + " bytes, a job's form upload with its model " +
+            std::to_string(limits_.max_upload_bytes >> 20) +
+            " MiB with Content-Length; headers 16 KiB)\",\"code\":\"INVALID_ARGUMENT\"}\n",
+        {}};
   }
 
   void OnHead(boost::system::error_code ec);
@@ -330,13 +335,16 @@ void Session<Stream>::OnHead(boost::system::error_code ec) {
   size_t body_bytes = 0;
   if (!parser_->is_done()) {
     const auto length = parser_->content_length();
-    if (length && *length > limits_.max_body_bytes) return Respond(TooLarge(), false, true);
+    // Only an upload with its length may pass the body limit.
+    const size_t limit = length ? server_.BodyLimit(request_) : limits_.max_body_bytes;
+    if (length && *length > limit) return Respond(TooLarge(), false, true);
     body_bytes = length ? static_cast<size_t>(*length) : limits_.max_body_bytes;
   }
   if (auto refusal = server_.Admit(*this, request_, body_bytes)) {
     return Respond(*std::move(refusal), false, body_bytes > 0);
   }
   if (body_bytes == 0) return Dispatch(keep_alive);
+  parser_->body_limit(body_bytes);
   Enter(Phase::kBody);
   auto read_body = [self = this->shared_from_this()] {
     http::async_read(self->stream_, self->buffer_, *self->parser_,
@@ -486,6 +494,22 @@ std::optional<HttpResponse> HttpServer::Admit(SessionBase& session, const HttpRe
     if (!refusal.empty()) return gate_.refusal(Status(Code::kResourceExhausted, refusal));
   }
   if (body_bytes == 0) return std::nullopt;
+  if (body_bytes > limits_.max_body_bytes) {  // an upload (BodyLimit let it pass)
+    if (uploads_.count(*owner) > 0) {
+      return gate_.refusal(Status(Code::kResourceExhausted,
+                                  "an upload of yours is being read: send the next one when it "
+                                  "is answered"));
+    }
+    if (uploads_.size() >= limits_.max_uploads) {
+      return gate_.refusal(Status(Code::kResourceExhausted,
+                                  "the master is reading too many uploads at once: try again in "
+                                  "a moment"));
+    }
+    uploads_[*owner] = 1;
+    session.upload = true;
+    session.body_owner = *owner;
+    return std::nullopt;
+  }
   size_t& user_bytes = user_bodies_[*owner];
   if (bodies_bytes_ + body_bytes > limits_.max_bodies_bytes ||
       user_bytes + body_bytes > limits_.max_user_bodies_bytes) {
@@ -506,7 +530,16 @@ std::optional<HttpResponse> HttpServer::Admit(SessionBase& session, const HttpRe
   return std::nullopt;
 }
 
+size_t HttpServer::BodyLimit(const HttpRequest& head) const {
+  return gate_.is_upload && gate_.is_upload(head) ? limits_.max_upload_bytes
+                                                  : limits_.max_body_bytes;
+}
+
 void HttpServer::BodyDone(SessionBase& session) {
+  if (session.upload) {
+    uploads_.erase(session.body_owner);
+    session.upload = false;
+  }
   if (session.body_reserved == 0) return;
   bodies_bytes_ -= session.body_reserved;
   if (auto it = user_bodies_.find(session.body_owner); it != user_bodies_.end()) {
@@ -526,7 +559,8 @@ void HttpServer::Sweep() {
     const int64_t in_phase = now - s->phase_since_ms;
     using Phase = SessionBase::Phase;
     if ((s->phase == Phase::kHead && !s->owner.empty() && in_phase >= limits_.idle_timeout_ms) ||
-        (s->phase == Phase::kBody && in_phase >= limits_.request_timeout_ms) ||
+        (s->phase == Phase::kBody &&
+         in_phase >= (s->upload ? limits_.upload_timeout_ms : limits_.request_timeout_ms)) ||
         (s->phase == Phase::kLinger && in_phase >= kLingerMs)) {
       ending.push_back(s);
     }
@@ -550,6 +584,7 @@ void HttpServer::Stop() {
   slots_.Clear();
   bodies_bytes_ = 0;
   user_bodies_.clear();
+  uploads_.clear();
 }
 
 }  // namespace snn

@@ -1,7 +1,10 @@
 // A small HTTP/1.1 server for the master's HTTP API (Boost.Beast over Asio, TLS with the
 // master's certificate when the cluster has one). It reads one request at a time per connection:
 // first its head (at most 16 KiB), which the gate judges, and only then its body (at most 1 MiB),
-// so a request without a valid token never costs the server its body. It hands the request to
+// so a request without a valid token never costs the server its body. An upload (a request the
+// gate calls one: a job with its model) may carry up to `max_upload_bytes`, with its length
+// given; a user reads one at a time, `max_uploads` in all, kept apart from the other bodies'
+// budgets, its body given `upload_timeout_ms`. It hands the request to
 // the handler and writes the answer the handler gives, now or later (a long poll, a durable
 // commit); a handler may instead open an event stream (text/event-stream) and push to it.
 //
@@ -82,6 +85,9 @@ struct HttpLimits {
   int64_t anonymous_timeout_ms = 10000;    // a connection with no accepted token, from its start
   int64_t idle_timeout_ms = 60000;         // a user's connection waiting for its next request
   int64_t request_timeout_ms = 30000;      // a body, once its head came
+  size_t max_upload_bytes = 64 << 20;      // an upload's body (a token and Content-Length needed)
+  size_t max_uploads = 2;                  // uploads being read at once, in all (one per user)
+  int64_t upload_timeout_ms = 300000;      // an upload's body, once its head came
   int64_t sweep_ms = 1000;
 };
 
@@ -92,6 +98,8 @@ struct HttpGate {
   std::function<Result<std::string>(const HttpRequest& head)> owner_of;
   // The answer to a request refused before its body is read.
   std::function<HttpResponse(const Status& why)> refusal;
+  // Whether a request is an upload (HttpLimits::max_upload_bytes); null: none is.
+  std::function<bool(const HttpRequest& head)> is_upload;
 };
 
 class HttpServer {
@@ -114,6 +122,8 @@ class HttpServer {
   // the answer that refuses it (the connection then ends).
   std::optional<HttpResponse> Admit(SessionBase& session, const HttpRequest& head,
                                     size_t body_bytes);
+  // The most a request with this head may carry.
+  size_t BodyLimit(const HttpRequest& head) const;
   // The body Admit let `session` read is read (or the session ended).
   void BodyDone(SessionBase& session);
 
@@ -138,6 +148,7 @@ class HttpServer {
   std::unordered_map<PeerSlots::Id, std::shared_ptr<SessionBase>> sessions_;
   size_t bodies_bytes_ = 0;                              // being read, in all
   std::unordered_map<std::string, size_t> user_bodies_;  // ... by user
+  std::unordered_map<std::string, size_t> uploads_;      // users reading an upload (1 each)
 };
 
 }  // namespace snn

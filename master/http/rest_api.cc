@@ -10,7 +10,10 @@
 #include "common/base/proto_json.h"
 #include "common/base/split.h"
 #include "common/identity/pki.h"
+#include "common/model/model_fit.h"
+#include "common/rpc/rpc_methods.h"
 #include "master/auth/access_policy.h"
+#include "master/http/multipart.h"
 #include "master/http/openapi.h"
 #include "master/http/rest_request.h"
 #include "master/http/web_page.h"
@@ -20,6 +23,7 @@ namespace {
 
 constexpr int64_t kUserCacheMs = 60000;
 constexpr uint64_t kMaxWaitS = 300;
+constexpr size_t kMaxImports = 2;  // uploads' models being read or waiting to be, in all
 
 int HttpStatusOf(Code code) {
   switch (code) {
@@ -113,6 +117,24 @@ class HttpSink : public ReplySink {
   std::shared_ptr<HttpSink> self_;
 };
 
+// An answer the REST layer uses itself (an upload's pool status, then its submit).
+class CallSink : public ReplySink {
+ public:
+  using Answer = std::function<void(const Status&, const google::protobuf::Message*)>;
+  CallSink(std::string peer, Answer then) : peer_(std::move(peer)), then_(std::move(then)) {}
+  void KeepUntilAnswered(std::shared_ptr<CallSink> self) { self_ = std::move(self); }
+  void Reply(uint64_t, const Status& status, const google::protobuf::Message* response) override {
+    auto keep = std::move(self_);
+    if (then_) std::exchange(then_, nullptr)(status, response);
+  }
+  const std::string& peer() const override { return peer_; }
+
+ private:
+  std::string peer_;
+  Answer then_;
+  std::shared_ptr<CallSink> self_;
+};
+
 }  // namespace
 
 HttpResponse ErrorResponse(const Status& status) {
@@ -125,12 +147,91 @@ HttpResponse ErrorResponse(const Status& status) {
   return out;
 }
 
-RestApi::RestApi(asio::io_context& io, const Clock& clock, RestApiHooks hooks)
-    : io_(io), clock_(clock), hooks_(std::move(hooks)) {}
+RestApi::RestApi(asio::io_context& io, const Clock& clock, RestApiHooks hooks,
+                 ModelUploadConfig uploads)
+    : io_(io), clock_(clock), hooks_(std::move(hooks)), uploads_(std::move(uploads)) {}
 
 RestApi::~RestApi() {
   workers_.stop();
   workers_.join();
+  importers_.stop();
+  importers_.join();
+}
+
+bool RestApi::IsUpload(const HttpRequest& head) {
+  return head.method == "POST" && head.target == "/v1/jobs" &&
+         IsMultipartForm(head.Header("content-type"));
+}
+
+void RestApi::Call(const std::string& method, const google::protobuf::Message& request,
+                   const Identity& who, const std::string& tenant, const std::string& peer,
+                   Answer then) {
+  v1::Envelope envelope;
+  envelope.set_id(next_id_++);
+  envelope.set_method(method);
+  envelope.set_payload(request.SerializeAsString());
+  envelope.mutable_credential()->set_tenant(tenant);
+  auto sink = std::make_shared<CallSink>(peer, std::move(then));
+  sink->KeepUntilAnswered(sink);
+  hooks_.dispatch(sink, std::move(envelope), who);
+}
+
+void RestApi::SubmitUpload(HttpRequest request, const std::shared_ptr<HttpReply>& reply) {
+  const std::string tenant = request.Header("snn-tenant");
+  const std::string peer = request.peer;
+  const std::string content_type = request.Header("content-type");
+  Authenticate(request, reply, [=, this, body = std::move(request.body)](Identity who) mutable {
+    if (importing_.count(who.uid) > 0 || importing_.size() >= kMaxImports) {
+      return reply->Respond(ErrorResponse(Status(
+          Code::kResourceExhausted,
+          importing_.count(who.uid) > 0
+              ? "a model of yours is being read: send the next upload when it is answered"
+              : "the master is reading too many uploaded models at once: try again in a moment")));
+    }
+    importing_.insert(who.uid);
+    asio::post(importers_, [=, this, body = std::move(body)]() mutable {
+      auto job = std::make_shared<Result<UploadedJob>>(uploads_.Read(content_type, body));
+      std::string().swap(body);  // the upload's bytes go before the answer is queued
+      asio::post(io_, [=, this] {
+        importing_.erase(who.uid);
+        if (!job->ok()) return reply->Respond(ErrorResponse(job->status()));
+        FitAndSubmit(std::make_shared<UploadedJob>(std::move(**job)), who, tenant, peer, reply);
+      });
+    });
+  });
+}
+
+void RestApi::FitAndSubmit(std::shared_ptr<UploadedJob> job, const Identity& who,
+                           const std::string& tenant, const std::string& peer,
+                           const std::shared_ptr<HttpReply>& reply) {
+  // The cores a model needs depend on the boards it may use: as its user sees the pool.
+  Call(std::string(rpc::kPoolStatus.name), v1::PoolStatusRequest(), who, tenant, peer,
+       [=, this](const Status& status, const google::protobuf::Message* answer) {
+         if (!status.ok() || answer == nullptr) {
+           return reply->Respond(ErrorResponse(status.ok() ? Internal("no answer") : status));
+         }
+         v1::JobSpec& spec = job->spec;
+         auto npc = NeuronsPerCoreOf(static_cast<const v1::PoolStatusResponse&>(*answer),
+                                     spec.task().resources().board_type(),
+                                     spec.pool().empty() ? "default" : spec.pool());
+         if (!npc.ok()) return reply->Respond(ErrorResponse(npc.status()));
+         Status fit = FitModelToJob(std::move(job->model), *npc, kDefaultInputRateHz, spec);
+         if (!fit.ok()) return reply->Respond(ErrorResponse(fit));
+         v1::SubmitRequest submit;
+         *submit.mutable_spec() = std::move(spec);
+         Call(std::string(rpc::kJobSubmit.name), submit, who, tenant, peer,
+              [reply, note = job->note](const Status& s, const google::protobuf::Message* a) {
+                if (!s.ok() || a == nullptr) {
+                  return reply->Respond(ErrorResponse(s.ok() ? Internal("no answer") : s));
+                }
+                v1::SubmitResponse out;
+                out.CopyFrom(*a);
+                if (!note.empty()) out.add_notes(note);
+                HttpResponse response;
+                response.body = ToJson(out) + "\n";
+                reply->Respond(std::move(response));
+              });
+       });
 }
 
 Result<std::string> RestApi::OwnerOf(const HttpRequest& head) const {
@@ -186,6 +287,7 @@ void RestApi::Handle(HttpRequest request, std::shared_ptr<HttpReply> reply) {
     if (page) return reply->Respond(*std::move(page));
   }
   if (target->path == "/v1/events") return Events(request, *target, reply);
+  if (IsUpload(request)) return SubmitUpload(std::move(request), reply);
   auto match = MatchRoute(request.method, target->path);
   if (!match.ok()) {
     HttpResponse out = ErrorResponse(match.status());

@@ -8,12 +8,17 @@
 // If-None-Match names (at once if it already does; without one, at the job's next event), or at
 // the end of the wait (304 when it names what is still so). GET /v1/events?since=REV streams
 // the events the user may see (master/http/event_hub.h), resumable with Last-Event-ID.
+// POST /v1/jobs as a form upload carries a job and its model (master/http/model_upload.h): the
+// model is read on a worker of its own (one upload per user at a time, kMaxImports in all), the
+// job's cores come from the boards it may use (the pool's status, as its user sees it), and it
+// is submitted as snnctl would submit it.
 // Thread contract: Handle on the io thread; user lookups (NSS may block) on a worker thread.
 #pragma once
 
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "common/base/clock.h"
@@ -22,6 +27,7 @@
 #include "common/rpc/reply_sink.h"
 #include "master/http/event_hub.h"
 #include "master/http/http_server.h"
+#include "master/http/model_upload.h"
 #include "master/http/rest_request.h"
 #include "proto/access.pb.h"
 #include "proto/rpc.pb.h"
@@ -42,13 +48,17 @@ struct RestApiHooks {
 
 class RestApi {
  public:
-  RestApi(asio::io_context& io, const Clock& clock, RestApiHooks hooks);
+  RestApi(asio::io_context& io, const Clock& clock, RestApiHooks hooks,
+          ModelUploadConfig uploads = {});
   ~RestApi();
 
   void Handle(HttpRequest request, std::shared_ptr<HttpReply> reply);
   // The HTTP server's gate: whose token a request's head carries ("uid 1000"), "" when it carries
   // none, or why the token is refused. A map lookup: cheap enough for every request.
   Result<std::string> OwnerOf(const HttpRequest& head) const;
+  // The HTTP server's gate: whether a request is a job's form upload
+  // (HttpLimits::max_upload_bytes).
+  static bool IsUpload(const HttpRequest& head);
 
  private:
   struct Known {
@@ -74,12 +84,25 @@ class RestApi {
   void Events(const HttpRequest& request, const HttpTarget& target,
               const std::shared_ptr<HttpReply>& reply);
 
+  // POST /v1/jobs as a form upload: the model read on `importers_`, then FitAndSubmit.
+  void SubmitUpload(HttpRequest request, const std::shared_ptr<HttpReply>& reply);
+  void FitAndSubmit(std::shared_ptr<UploadedJob> job, const Identity& who,
+                    const std::string& tenant, const std::string& peer,
+                    const std::shared_ptr<HttpReply>& reply);
+  // Dispatches `request` as `method` for `who`; `then` gets the answer (on the io thread).
+  using Answer = std::function<void(const Status&, const google::protobuf::Message*)>;
+  void Call(const std::string& method, const google::protobuf::Message& request,
+            const Identity& who, const std::string& tenant, const std::string& peer, Answer then);
+
   asio::io_context& io_;
   const Clock& clock_;
   RestApiHooks hooks_;
+  const ModelUpload uploads_;
+  std::set<uint32_t> importing_;     // uids whose upload's model is being read; io thread only
   std::map<uint32_t, Known> users_;  // by uid; io thread only
   uint64_t next_id_ = 1;
-  asio::thread_pool workers_{1};  // last: joined first
+  asio::thread_pool importers_{1};  // reads uploaded models (runs snn-nir-import)
+  asio::thread_pool workers_{1};    // last: joined first
 };
 
 // {"error": message, "code": "NOT_FOUND"} with the HTTP status that matches the code.

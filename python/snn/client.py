@@ -6,6 +6,8 @@ import os
 import ssl
 import threading
 import time
+import uuid
+import warnings
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -110,15 +112,44 @@ class Client:
     def submit(self, job):
         """Submits a job: a dict (the job file's fields), a job file's text (YAML or JSON), or a
         path to one. Returns the job's id in its tenant."""
-        if isinstance(job, dict):
-            text = json.dumps(job)
-        elif isinstance(job, str) and "\n" not in job and os.path.exists(job):
-            with open(job) as f:
-                text = f.read()
-        else:
-            text = str(job)
-        answer = self._json("POST", "/v1/jobs", body=text.encode(),
+        answer = self._json("POST", "/v1/jobs", body=_job_text(job).encode(),
                             headers={"Content-Type": "application/yaml"})
+        return int(answer["tenant_job_id"])
+
+    def submit_nir(self, model, job, filename=None):
+        """Submits a job with the network it runs, as snnctl submit does with a job file that
+        names a model, from a host with nothing but this module: the master reads the model
+        (a NIR file, or a JSON model) and derives the job's cores from the boards it may use.
+        `model`: a path, the file's bytes, or a JSON model as a dict; `filename` names bytes
+        (the model is named after it; default model.nir, or model.json for a dict). `job`: the
+        job file's fields (a dict, a job file's text or a path), without `resources.model`
+        or with the same name; `resources.model_step_ms` and `model_reset` apply to NIR files.
+        Where the file is silent on a convention (a NIR layer without v_reset), the master's
+        note comes back as a warning. Returns the job's id in its tenant."""
+        if isinstance(model, dict):
+            data, name = json.dumps(model).encode(), filename or "model.json"
+        elif isinstance(model, (bytes, bytearray)):
+            data, name = bytes(model), filename or "model.nir"
+        else:
+            with open(model, "rb") as f:
+                data = f.read()
+            name = filename or os.path.basename(os.fspath(model))
+        boundary = "snn-" + uuid.uuid4().hex
+        parts = [("job", None, "application/yaml", _job_text(job).encode()),
+                 ("model", name, "application/octet-stream", data)]
+        body = b""
+        for field, file, kind, content in parts:
+            disposition = 'form-data; name="%s"' % field
+            if file is not None:
+                disposition += '; filename="%s"' % file.replace('"', "_").replace("\r", "_") \
+                    .replace("\n", "_")
+            body += ("--%s\r\nContent-Disposition: %s\r\nContent-Type: %s\r\n\r\n"
+                     % (boundary, disposition, kind)).encode() + content + b"\r\n"
+        body += ("--%s--\r\n" % boundary).encode()
+        answer = self._json("POST", "/v1/jobs", body=body, headers={
+            "Content-Type": "multipart/form-data; boundary=" + boundary})
+        for note in answer.get("notes", []):
+            warnings.warn(note, stacklevel=2)
         return int(answer["tenant_job_id"])
 
     def job(self, job_id):
@@ -541,6 +572,16 @@ class Executor(concurrent.futures.Executor):
                     ours = job_id in self._futures
                 if ours:
                     self._finish(job_id, self._client.job(job_id))
+
+
+def _job_text(job):
+    """A job as its file's text: from a dict, a file's text, or a path to one."""
+    if isinstance(job, dict):
+        return json.dumps(job)
+    if isinstance(job, (str, os.PathLike)) and "\n" not in str(job) and os.path.exists(job):
+        with open(job) as f:
+            return f.read()
+    return str(job)
 
 
 def _text(value):

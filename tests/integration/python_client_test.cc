@@ -43,14 +43,16 @@ TEST(PythonClientTest, SubmitWaitWatchLogsCancelAndAnExecutorOf200Jobs) {
   const pid_t pid = SpawnLogged(
       {"/usr/bin/env", "PYTHONPATH=" + std::string(SNN_SOURCE_DIR) + "/python", "SNN_API=" + api,
        "SNN_TOKEN=" + token_of("daemon"), "SNN_OTHER_TOKEN=" + token_of("sys"),
-       "SNN_CA_FILE=" + cluster.auth().ca_file(), "TEST_DIR=" + cluster.dir(), "/usr/bin/python3",
+       "SNN_CA_FILE=" + cluster.auth().ca_file(), "TEST_DIR=" + cluster.dir(),
+       "SNN_SOURCE_DIR=" + std::string(SNN_SOURCE_DIR), "SNN_EXAMPLE_NIR=" SNN_EXAMPLE_NIR_BIN,
+       "/usr/bin/python3",
        std::string(SNN_SOURCE_DIR) + "/tests/python/client_test.py"},
       out, out);
   ASSERT_GT(pid, 0);
   int status = 0;
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << ReadFile(out);
-  EXPECT_NE(ReadFile(out).find("Ran 11 tests"), std::string::npos) << ReadFile(out);
+  EXPECT_NE(ReadFile(out).find("Ran 12 tests"), std::string::npos) << ReadFile(out);
 }
 
 }  // namespace

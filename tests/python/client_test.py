@@ -6,6 +6,7 @@ import os
 import threading
 import time
 import unittest
+import warnings
 
 import snn
 
@@ -86,6 +87,31 @@ class ClientTest(unittest.TestCase):
             self.assertEqual(self.client.jobs(states=["PENDING"])[0].get("forecast_basis", ""), "")
         finally:
             self.client.cancel(first)
+
+    def test_submit_nir_runs_a_nir_export_and_warns_which_reset_it_assumed(self):
+        path = os.path.join(os.environ["SNN_SOURCE_DIR"], "etc/models/nir/lif_rockpool.nir")
+        job = {"name": "nir", "tenant": "lab-a", "time_limit": "5m",
+               "task": {"command": os.environ["SNN_EXAMPLE_NIR"], "args": ["--steps", "50"],
+                        "resources": {"ksps": 200, "streams": 1}}}
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always")
+            job_id = self.client.submit_nir(path, job)
+        self.assertIn("gives no v_reset", str(said[0].message))
+        done = self.client.wait(job_id, timeout=120)
+        self.assertEqual(done["state"], "COMPLETED", done["reason"])
+        self.assertEqual(done["spec"]["task"]["resources"]["model"], "lif_rockpool.nir")
+        self.assertIn("most active output neuron: ", self.client.logs(job_id))
+        # The bytes alone, with the reset chosen: no warning; a broken file: one line.
+        job["task"]["resources"]["model_reset"] = "zero"
+        with open(path, "rb") as f, warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always")
+            self.client.submit_nir(f.read(), job, filename="lif.nir")
+        self.assertEqual(said, [])
+        with self.assertRaises(snn.SnnError) as refused:
+            self.client.submit_nir(b"not hdf5", job, filename="bad.nir")
+        self.assertEqual(str(refused.exception),
+                         "bad.nir: not a NIR file (NIR files are HDF5; this one is not, or is "
+                         "cut short)")
 
     def test_refusals_are_one_line_errors(self):
         with self.assertRaises(snn.SnnError) as bad:
