@@ -30,7 +30,9 @@ export function withQuery(path, query = {}) {
 }
 
 export async function api(path, { method = 'GET', body, contentType, signal } = {}) {
-  const extra = body === undefined ? {} : { 'Content-Type': contentType || 'application/json' };
+  // A form (a job with its model) sets its own multipart type, boundary and all.
+  const extra = body === undefined || body instanceof FormData
+    ? {} : { 'Content-Type': contentType || 'application/json' };
   let res;
   try {
     res = await fetch(path, { method, body, signal, headers: headers(extra), cache: 'no-store' });

@@ -1,5 +1,6 @@
-// Submitting a job file (YAML or JSON, as snnctl submit reads it) from the page. On success the
-// job's own page opens.
+// Submitting a job file (YAML or JSON, as snnctl submit reads it) from the page, with its model
+// file if one is chosen (a NIR export or a JSON model: sent as a form upload, which the master
+// reads as snnctl would). On success the job's own page opens.
 import { api } from './api.js';
 import { h, errorLine, show } from './dom.js';
 import { jobHref } from './queue.js';
@@ -16,13 +17,20 @@ task:
 
 export function submitView(main) {
   const text = h('textarea', { id: 'job-file', rows: 14, spellcheck: 'false' }, EXAMPLE);
+  const model = h('input', { type: 'file', id: 'model-file', accept: '.nir,.json' });
   const result = h('div', { 'aria-live': 'polite' });
   const form = h('form', {
     onsubmit: async (e) => {
       e.preventDefault();
       result.replaceChildren(h('p', { class: 'muted' }, 'Submitting…'));
       try {
-        const r = await api('/v1/jobs', { method: 'POST', body: text.value,
+        let body = text.value;
+        if (model.files.length > 0) {
+          body = new FormData();
+          body.append('job', new Blob([text.value], { type: 'application/yaml' }), 'job.yaml');
+          body.append('model', model.files[0], model.files[0].name);
+        }
+        const r = await api('/v1/jobs', { method: 'POST', body,
                                            contentType: 'application/yaml' });
         location.hash = jobHref(r.tenant, r.tenant_job_id);
       } catch (err) {
@@ -31,8 +39,11 @@ export function submitView(main) {
     },
   },
     h('p', {}, h('label', { for: 'job-file' }, 'Job file (YAML or JSON; docs: reference/job-file.md). ' +
-      'A model: is read by snnctl, not here: give cores.')),
-    text, h('p', {}, h('button', { type: 'submit', id: 'submit-job' }, 'Submit')), result);
+      'With a model file, its cores come from the model: leave cores out.')),
+    text,
+    h('p', {}, h('label', { for: 'model-file' }, 'Model (optional: a NIR file or a JSON model) '),
+      model),
+    h('p', {}, h('button', { type: 'submit', id: 'submit-job' }, 'Submit')), result);
   show(main, h('h1', {}, 'Submit a job'), form);
   return {};
 }

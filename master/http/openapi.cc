@@ -192,10 +192,20 @@ Value Operation(const RestRoute& route, std::set<const Descriptor*>& wanted) {
   } else if (route.body == RestBody::kJobDocument) {
     At(op, "requestBody") =
         Obj({{"required", Bool(true)},
-             {"description", Str("a job file, as docs/reference/job-file.md describes")},
+             {"description", Str("a job file, as docs/reference/job-file.md describes; or a form "
+                                 "upload of the job file (part 'job') with its model (part "
+                                 "'model': a NIR file or a JSON model), which the master reads")},
              {"content",
               Obj({{"application/yaml", Obj({{"schema", Obj({{"type", Str("string")}})}})},
-                   {"application/json", Obj({{"schema", Obj({{"type", Str("object")}})}})}})}});
+                   {"application/json", Obj({{"schema", Obj({{"type", Str("object")}})}})},
+                   {"multipart/form-data",
+                    Obj({{"schema",
+                          Obj({{"type", Str("object")},
+                               {"required", List({Str("job"), Str("model")})},
+                               {"properties",
+                                Obj({{"job", Obj({{"type", Str("string")}})},
+                                     {"model", Obj({{"type", Str("string")},
+                                                    {"format", Str("binary")}})}})}})}})}})}});
   }
   wanted.insert(route.response);
   Value ok =

@@ -76,6 +76,8 @@ python3 "$SRC/tests/docs/doc_blocks.py" "$SRC/docs/user-guide.md" "Sweeps: job a
   >"$WORK/user-arrays.sh"
 python3 "$SRC/tests/docs/doc_blocks.py" "$SRC/docs/user-guide.md" \
   "A NIR network on your own host" >"$WORK/user-nir.sh"
+python3 "$SRC/tests/docs/doc_blocks.py" "$SRC/docs/user-guide.md" \
+  "A NIR network from a notebook" >"$WORK/user-nir-notebook.sh"
 python3 "$SRC/tests/docs/doc_blocks.py" "$SRC/docs/operator-guide.md" "Advance reservations" \
   >"$WORK/operator-reservations.sh"
 python3 "$SRC/tests/docs/doc_blocks.py" "$SRC/docs/user-guide.md" "Running in a reservation" \
@@ -87,6 +89,7 @@ python3 "$SRC/tests/docs/doc_blocks.py" "$SRC/docs/operator-guide.md" "Marking b
 chmod 644 "$WORK/operator.sh" "$WORK/user.sh" "$WORK/user-http.sh" "$WORK/user-results.sh" \
   "$WORK/user-sessions.sh" "$WORK/user-services.sh" "$WORK/user-start.sh" \
   "$WORK/user-constraints.sh" "$WORK/user-arrays.sh" "$WORK/user-nir.sh" \
+  "$WORK/user-nir-notebook.sh" \
   "$WORK/operator-reservations.sh" "$WORK/user-reservation.sh" "$WORK/user-connection.sh" \
   "$WORK/operator-marks.sh"
 
@@ -210,4 +213,10 @@ expect "$WORK/operator-marks.out" " calibrated_at$" \
   "snnctl pool status did not name the mark in its MARKS column"
 expect "$WORK/operator-marks.out" "^Board $(hostname)/0 marks: none$" \
   "snnctl board unmark did not remove the mark"
-echo "docs_quickstart: both quick starts, the HTTP API, the results, the sessions, the experiment services, the start forecast, the constraints, the arrays, the NIR, the reservation, the shared connection and the board marks sections ran as written"
+echo "== docs/user-guide.md, a NIR network from a notebook (as alice)"
+run_as_alice "$WORK/user-nir-notebook.sh" "$WORK/user-nir-notebook.out"
+expect "$WORK/user-nir-notebook.out" "^COMPLETED 2 cores$" \
+  "submit_nir did not run the NIR export on 2 cores"
+expect "$WORK/user-nir-notebook.out" "^most active output neuron: " \
+  "the uploaded network's job did not print what the board gave"
+echo "docs_quickstart: both quick starts, the HTTP API, the results, the sessions, the experiment services, the start forecast, the constraints, the arrays, the NIR, the NIR from a notebook, the reservation, the shared connection and the board marks sections ran as written"

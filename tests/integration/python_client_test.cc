@@ -45,8 +45,7 @@ TEST(PythonClientTest, SubmitWaitWatchLogsCancelAndAnExecutorOf200Jobs) {
        "SNN_TOKEN=" + token_of("daemon"), "SNN_OTHER_TOKEN=" + token_of("sys"),
        "SNN_CA_FILE=" + cluster.auth().ca_file(), "TEST_DIR=" + cluster.dir(),
        "SNN_SOURCE_DIR=" + std::string(SNN_SOURCE_DIR), "SNN_EXAMPLE_NIR=" SNN_EXAMPLE_NIR_BIN,
-       "/usr/bin/python3",
-       std::string(SNN_SOURCE_DIR) + "/tests/python/client_test.py"},
+       "/usr/bin/python3", std::string(SNN_SOURCE_DIR) + "/tests/python/client_test.py"},
       out, out);
   ASSERT_GT(pid, 0);
   int status = 0;

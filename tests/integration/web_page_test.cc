@@ -47,13 +47,13 @@ TEST(WebPageTest, ASubmittedJobGoesToCompletedOnThePageAndItsPlacementIsDrawn) {
   const std::string shots = std::string(SNN_BINARY_DIR) + "/screenshots";
   std::filesystem::create_directories(shots);
   const std::string out = cluster.dir() + "/browser.out";
-  const pid_t pid =
-      SpawnLogged({"/usr/bin/env", "SNN_API=https://127.0.0.1:" + std::to_string(port),
-                   "SNN_TOKEN=" + token.out.substr(0, token.out.find('\n')),
-                   "GATE=" + std::string(gate_dir) + "/go", "SCREENSHOT_DIR=" + shots,
-                   "BROWSER_DIR=" + cluster.dir() + "/browser", "/usr/bin/python3",
-                   std::string(SNN_SOURCE_DIR) + "/tests/web/page_test.py"},
-                  out, out);
+  const pid_t pid = SpawnLogged(
+      {"/usr/bin/env", "SNN_API=https://127.0.0.1:" + std::to_string(port),
+       "SNN_TOKEN=" + token.out.substr(0, token.out.find('\n')),
+       "GATE=" + std::string(gate_dir) + "/go", "SCREENSHOT_DIR=" + shots,
+       "BROWSER_DIR=" + cluster.dir() + "/browser", "SNN_SOURCE_DIR=" + std::string(SNN_SOURCE_DIR),
+       "/usr/bin/python3", std::string(SNN_SOURCE_DIR) + "/tests/web/page_test.py"},
+      out, out);
   ASSERT_GT(pid, 0);
   int status = 0;
   ASSERT_EQ(waitpid(pid, &status, 0), pid);

@@ -97,6 +97,21 @@ def submit(driver):
     wait_for(driver, "the job running on its page", lambda d: text_of(d, "#job-state") == "RUNNING")
 
 
+def submit_with_a_model(driver):
+    """A NIR export chosen beside the job file: sent as a form upload, its cores from the model."""
+    click(driver, "nav a[data-section=submit]")
+    box = wait_for(driver, "the submit form", lambda d: d.find_elements(By.ID, "job-file"))[0]
+    box.clear()
+    box.send_keys("name: with-a-model\ntenant: lab-a\ntask:\n  command: /bin/true\n"
+                  "  resources:\n    ksps: 10\n    board_type: any\n")
+    driver.find_element(By.ID, "model-file").send_keys(
+        os.path.join(os.environ["SNN_SOURCE_DIR"], "etc/models/nir/lif_rockpool.nir"))
+    click(driver, "#submit-job")
+    wait_for(driver, "the uploaded job's page", lambda d: text_of(d, "h1").startswith("Job 2"))
+    wait_for(driver, "the uploaded job completed",
+             lambda d: text_of(d, "#job-state") == "COMPLETED")
+
+
 def watch_on_queue(driver):
     click(driver, "nav a[data-section=jobs]")
     row = "tr[data-job='lab-a/1']"
@@ -165,6 +180,7 @@ def main():
         check_job_page(driver)
         check_other_tenant(driver)
         check_pool(driver)
+        submit_with_a_model(driver)
         check_console(driver)
     finally:
         driver.quit()
