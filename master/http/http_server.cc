@@ -290,6 +290,9 @@ class Stream_ : public HttpStream {
   }
   size_t backlog_bytes() const override { return session_->backlog_bytes(); }
   void Close() override { session_->Close(); }
+  void End() override {
+    session_->Write("", [session = session_] { session->Close(); });
+  }
 
  private:
   std::shared_ptr<Session<Stream>> session_;

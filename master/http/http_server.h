@@ -62,6 +62,8 @@ class HttpStream {
   // Bytes written to the socket's buffers not yet taken by the client.
   virtual size_t backlog_bytes() const = 0;
   virtual void Close() = 0;
+  // Closes once what was sent is written (the stream's last word).
+  virtual void End() = 0;
 };
 
 class HttpReply {

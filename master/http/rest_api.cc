@@ -13,6 +13,7 @@
 #include "common/model/model_fit.h"
 #include "common/rpc/rpc_methods.h"
 #include "master/auth/access_policy.h"
+#include "master/http/log_follow.h"
 #include "master/http/multipart.h"
 #include "master/http/openapi.h"
 #include "master/http/rest_request.h"
@@ -309,6 +310,13 @@ void RestApi::Handle(HttpRequest request, std::shared_ptr<HttpReply> reply) {
     }
     wait_ms = static_cast<int64_t>(*seconds) * 1000;
   }
+  // ?follow=true on a task's logs: its output as it grows (master/http/log_follow.h).
+  const bool follow = target->query.count("follow") > 0;
+  if (follow && (match->route->method != rpc::kJobLogs.name ||
+                 target->query.find("follow")->second != "true")) {
+    return reply->Respond(ErrorResponse(InvalidArgument(
+        "follow=true is for GET /v1/jobs/{id}/logs (a task's output as it grows)")));
+  }
   const bool read = request.method == "GET";
   const std::string if_none_match = request.Header("if-none-match");
   const std::string tenant = request.Header("snn-tenant");
@@ -323,7 +331,7 @@ void RestApi::Handle(HttpRequest request, std::shared_ptr<HttpReply> reply) {
         // only once its sender is known.
         auto build = [match = std::move(match), target = std::move(target),
                       body = std::move(body)] {
-          return BuildRequest(match, target, body, {"wait"});
+          return BuildRequest(match, target, body, {"wait", "follow"});
         };
         auto go = [=, this](Result<std::unique_ptr<google::protobuf::Message>> message) {
           if (!message.ok()) return reply->Respond(ErrorResponse(message.status()));
@@ -332,6 +340,18 @@ void RestApi::Handle(HttpRequest request, std::shared_ptr<HttpReply> reply) {
           envelope.set_method(method);
           envelope.set_payload((*message)->SerializeAsString());
           envelope.mutable_credential()->set_tenant(tenant);
+          if (follow) {
+            auto read = [=, this](const v1::JobLogsRequest& logs, auto then) {
+              Call(std::string(rpc::kJobLogs.name), logs, who, tenant, peer,
+                   [then](const Status& s, const google::protobuf::Message* answer) {
+                     then(s, static_cast<const v1::JobLogsResponse*>(answer));
+                   });
+            };
+            return std::make_shared<LogFollow>(io_, clock_, reply->OpenStream(),
+                                               static_cast<const v1::JobLogsRequest&>(**message),
+                                               std::move(read))
+                ->Start();
+          }
           if (wait_ms > 0) {
             auto poll = std::make_shared<Poll>(
                 Poll{envelope, who, if_none_match, if_none_match, clock_.NowMs() + wait_ms});

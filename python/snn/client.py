@@ -1,5 +1,6 @@
 """The HTTP API's client: one Client per cluster and token; an Executor that runs many jobs."""
 import base64
+import codecs
 import concurrent.futures
 import json
 import os
@@ -189,8 +190,12 @@ class Client:
                     job = json.loads(answer.read())["job"]
         return job
 
-    def logs(self, job_id, task=0, stderr=False):
-        """A task's whole standard output (or error) as text."""
+    def logs(self, job_id, task=0, stderr=False, follow=False):
+        """A task's whole standard output (or error) as text. follow=True: its output as it
+        grows, an iterator of text that waits for the task to start and ends when the job ends
+        (as snnctl logs -f): `for text in client.logs(job, follow=True): print(text, end="")`."""
+        if follow:
+            return self._follow_logs(job_id, task, stderr)
         data, offset = b"", 0
         while True:
             page = self._json("GET", "/v1/jobs/%d/logs" % int(job_id),
@@ -201,6 +206,31 @@ class Client:
             offset = int(page["offset"]) + len(chunk)
             if not chunk or offset >= int(page["size"]):
                 return data.decode(errors="replace")
+
+    def _follow_logs(self, job_id, task, stderr):
+        params = {"task": task, "stderr": "true" if stderr else None, "follow": "true"}
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        with self._request("GET", "/v1/jobs/%d/logs" % int(job_id), params, timeout=60) as stream:
+            kind = None
+            for raw in stream:
+                line = raw.decode().rstrip("\n")
+                if line.startswith("event: "):
+                    kind = line[7:]
+                elif line.startswith("data: "):
+                    data = json.loads(line[6:])
+                    if kind == "output":
+                        text = decoder.decode(base64.b64decode(data["data"]))
+                        if text:
+                            yield text
+                    elif kind == "attempt":
+                        decoder.reset()
+                    elif kind == "error":
+                        raise SnnError(data["error"], data["code"])
+                    elif kind == "end":
+                        rest = decoder.decode(b"", final=True)
+                        if rest:
+                            yield rest
+                        return
 
     def result_files(self, job_id, task=0):
         """The files a task left in its output directory ($SNN_OUTPUT_DIR), and their provenance:

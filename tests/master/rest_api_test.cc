@@ -232,6 +232,7 @@ class FakeStream : public HttpStream {
   void set_on_close(std::function<void()>) override {}
   size_t backlog_bytes() const override { return backlog; }
   void Close() override { is_closed = true; }
+  void End() override { is_closed = true; }
   std::string text;
   bool reading = true;
   size_t backlog = 0;

@@ -113,6 +113,13 @@ class ClientTest(unittest.TestCase):
                          "bad.nir: not a NIR file (NIR files are HDF5; this one is not, or is "
                          "cut short)")
 
+    def test_logs_follow_gives_the_output_as_it_grows_and_ends_with_the_job(self):
+        job = echo_job("one; sleep 0.3; echo two; sleep 0.3; echo three", name="talks")
+        job_id = self.client.submit(job)
+        chunks = list(self.client.logs(job_id, follow=True))
+        self.assertEqual("".join(chunks), "one\ntwo\nthree\n")
+        self.assertEqual(self.client.job(job_id)["state"], "COMPLETED")
+
     def test_refusals_are_one_line_errors(self):
         with self.assertRaises(snn.SnnError) as bad:
             self.client.submit({"name": "bad", "task": {"command": "/bin/true"}})
