@@ -19,6 +19,7 @@ PACKAGES=(
   libhdf5-dev python3-numpy python3-h5py
   nodejs
   chromium chromium-driver python3-selenium
+  python3-nbclient python3-ipykernel python3-nbformat
 )
 
 # npm comes with NodeSource's nodejs; Debian's nodejs needs Debian's npm beside it.
