@@ -91,26 +91,68 @@ Result<UploadedJob> ModelUpload::Read(const std::string& content_type,
   if (!spec.ok()) return spec.status();
   out.spec = std::move(spec).value();
   auto* r = out.spec.mutable_task()->mutable_resources();
+  auto read = ReadModel(model->data, name, *r, &out.note);
+  if (!read.ok()) return read.status();
+  out.model = std::move(read).value();
+  return out;
+}
+
+Result<ImportedModel> ModelUpload::Import(const std::string& content_type,
+                                          std::string_view body) const {
+  auto parts = ParseMultipartForm(content_type, body);
+  if (!parts.ok()) return parts.status();
+  const FormPart* model = nullptr;
+  v1::Resources how;  // the job file's words for how to read a NIR file
+  for (const auto& p : *parts) {
+    if (p.name == "model") {
+      model = &p;
+    } else if (p.name == "model_step_ms") {
+      const std::string text(p.data.substr(0, 32));
+      char* end = nullptr;
+      const double step = std::strtod(text.c_str(), &end);
+      if (text.empty() || *end != '\0' || !(step >= 0.001 && step <= 1000)) {
+        return InvalidArgument("model_step_ms must be a step in ms from 0.001 to 1000 (e.g. 0.1)");
+      }
+      how.set_model_step_ms(step);
+    } else if (p.name == "model_reset") {
+      how.set_model_reset(std::string(p.data.substr(0, 32)));
+      if (how.model_reset() != "subtract" && how.model_reset() != "zero") {
+        return InvalidArgument("model_reset is subtract or zero, not '" + how.model_reset() + "'");
+      }
+    } else {
+      return InvalidArgument("unknown part '" + p.name.substr(0, 64) +
+                             "' in the form upload (it takes 'model', 'model_step_ms' and "
+                             "'model_reset')");
+    }
+  }
+  if (model == nullptr) {
+    return InvalidArgument(
+        "a form upload to POST /v1/models takes the part 'model' (a NIR or "
+        "JSON model file)");
+  }
+  ImportedModel out;
+  auto read = ReadModel(model->data, CleanName(model->filename), how, &out.note);
+  if (!read.ok()) return read.status();
+  out.model = std::move(read).value();
+  return out;
+}
+
+Result<v1::Model> ModelUpload::ReadModel(std::string_view bytes, const std::string& name,
+                                         const v1::Resources& how, std::string* note) const {
   // NIR as snnctl tells it (common/model/model.h's LooksLikeNir): by name or by content.
   const bool nir = name.size() > 4 && name.compare(name.size() - 4, 4, ".nir") == 0;
-  if (nir || StartsAsHdf5(model->data)) {
-    auto nir = ReadNir(model->data, name, *r, &out.note);
-    if (!nir.ok()) return nir.status();
-    out.model = std::move(nir).value();
-    return out;
-  }
-  if (r->model_step_ms() > 0) {
+  if (nir || StartsAsHdf5(bytes)) return ReadNir(bytes, name, how, note);
+  if (how.model_step_ms() > 0) {
     return InvalidArgument("model_step_ms is for NIR models; " + name +
                            " is not one (a JSON model gives its own timestep_ms)");
   }
-  if (!r->model_reset().empty()) {
+  if (!how.model_reset().empty()) {
     return InvalidArgument("model_reset is for NIR models; " + name +
                            " is not one (a JSON model gives its own neurons' reset)");
   }
-  auto json = ParseModelJson(std::string(model->data));
+  auto json = ParseModelJson(std::string(bytes));
   if (!json.ok()) return Status(json.status().code(), name + ": " + json.status().message());
-  out.model = std::move(json).value();
-  return out;
+  return json;
 }
 
 Result<v1::Model> ModelUpload::ReadNir(std::string_view bytes, const std::string& name,

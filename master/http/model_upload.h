@@ -6,7 +6,8 @@
 // memory limit (a damaged or hostile file costs the helper, never the master), JSON in process.
 // The job's `model_step_ms` and `model_reset` apply; `resources.model` is the upload's file
 // name (a job that names another model is refused). What the master assumed where the file is
-// silent (the reset of layers without v_reset) comes back as a note.
+// silent (the reset of layers without v_reset) comes back as a note. POST /v1/models reads a
+// model alone the same way and answers it as JSON.
 // Thread-safe; Read blocks (it runs the helper): call it on a worker, not the io thread.
 #pragma once
 
@@ -26,6 +27,11 @@ struct ModelUploadConfig {
   uint64_t max_memory_bytes = 2ull << 30;  // the helper's address space
 };
 
+struct ImportedModel {
+  v1::Model model;
+  std::string note;  // "" or one line
+};
+
 struct UploadedJob {
   v1::JobSpec spec;  // cores not set yet: they depend on the boards (common/model/model_fit.h)
   v1::Model model;
@@ -37,8 +43,14 @@ class ModelUpload {
   explicit ModelUpload(ModelUploadConfig config) : config_(std::move(config)) {}
 
   Result<UploadedJob> Read(const std::string& content_type, std::string_view body) const;
+  // POST /v1/models: a model alone (part "model"; fields "model_step_ms", "model_reset"), read
+  // the same way, for what takes a model as JSON (experiment services) or to see what a NIR
+  // export becomes (as snn-nir-import prints it).
+  Result<ImportedModel> Import(const std::string& content_type, std::string_view body) const;
 
  private:
+  Result<v1::Model> ReadModel(std::string_view bytes, const std::string& name,
+                              const v1::Resources& how, std::string* note) const;
   Result<v1::Model> ReadNir(std::string_view bytes, const std::string& name,
                             const v1::Resources& resources, std::string* note) const;
 

@@ -256,6 +256,35 @@ std::string Build() {
                           Obj({{"schema",
                                 Obj({{"$ref", Str("#/components/schemas/Error")}})}})}})}})}})}});
   wanted.insert(v1::Event::descriptor());
+  // A model alone, read as a job's would be (master/http/model_upload.h).
+  At(At(paths, "/v1/models"), "post") = Obj(
+      {{"operationId", Str("postV1Models")},
+       {"summary", Str("the network a model file makes (a NIR export or a JSON model), as the "
+                       "master reads it for a job; for experiment services' experiments")},
+       {"requestBody",
+        Obj({{"required", Bool(true)},
+             {"content",
+              Obj({{"multipart/form-data",
+                    Obj({{"schema",
+                          Obj({{"type", Str("object")},
+                               {"required", List({Str("model")})},
+                               {"properties",
+                                Obj({{"model",
+                                      Obj({{"type", Str("string")}, {"format", Str("binary")}})},
+                                     {"model_step_ms", Obj({{"type", Str("string")}})},
+                                     {"model_reset", Obj({{"type", Str("string")}})}})}})}})}})}})},
+       {"responses",
+        Obj({{"200",
+              Obj({{"description", Str("{\"model\": the model (snn.v1.Model in JSON), "
+                                       "\"notes\": what was assumed}")},
+                   {"content", Obj({{"application/json",
+                                     Obj({{"schema", Obj({{"type", Str("object")}})}})}})}})},
+             {"default",
+              Obj({{"description", Str("a refusal: one line saying why")},
+                   {"content",
+                    Obj({{"application/json",
+                          Obj({{"schema",
+                                Obj({{"$ref", Str("#/components/schemas/Error")}})}})}})}})}})}});
   Value schemas = Obj({});
   At(schemas, "Error") = Obj({{"type", Str("object")},
                               {"required", List({Str("error"), Str("code")})},

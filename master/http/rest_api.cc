@@ -160,7 +160,7 @@ RestApi::~RestApi() {
 }
 
 bool RestApi::IsUpload(const HttpRequest& head) {
-  return head.method == "POST" && head.target == "/v1/jobs" &&
+  return head.method == "POST" && (head.target == "/v1/jobs" || head.target == "/v1/models") &&
          IsMultipartForm(head.Header("content-type"));
 }
 
@@ -177,10 +177,11 @@ void RestApi::Call(const std::string& method, const google::protobuf::Message& r
   hooks_.dispatch(sink, std::move(envelope), who);
 }
 
-void RestApi::SubmitUpload(HttpRequest request, const std::shared_ptr<HttpReply>& reply) {
+void RestApi::ReadUpload(HttpRequest request, const std::shared_ptr<HttpReply>& reply) {
   const std::string tenant = request.Header("snn-tenant");
   const std::string peer = request.peer;
   const std::string content_type = request.Header("content-type");
+  const bool model_only = request.target == "/v1/models";
   Authenticate(request, reply, [=, this, body = std::move(request.body)](Identity who) mutable {
     if (importing_.count(who.uid) > 0 || importing_.size() >= kMaxImports) {
       return reply->Respond(ErrorResponse(Status(
@@ -191,6 +192,24 @@ void RestApi::SubmitUpload(HttpRequest request, const std::shared_ptr<HttpReply>
     }
     importing_.insert(who.uid);
     asio::post(importers_, [=, this, body = std::move(body)]() mutable {
+      if (model_only) {
+        // POST /v1/models: the model as JSON, with what was assumed.
+        auto model = uploads_.Import(content_type, body);
+        std::string().swap(body);
+        HttpResponse out;
+        if (model.ok()) {
+          google::protobuf::ListValue notes;
+          if (!model->note.empty()) notes.add_values()->set_string_value(model->note);
+          out.body =
+              "{\"model\": " + ToJson(model->model) + ", \"notes\": " + ToJson(notes) + "}\n";
+        }
+        auto answer = std::make_shared<HttpResponse>(model.ok() ? std::move(out)
+                                                                : ErrorResponse(model.status()));
+        return asio::post(io_, [=, this] {
+          importing_.erase(who.uid);
+          reply->Respond(std::move(*answer));
+        });
+      }
       auto job = std::make_shared<Result<UploadedJob>>(uploads_.Read(content_type, body));
       std::string().swap(body);  // the upload's bytes go before the answer is queued
       asio::post(io_, [=, this] {
@@ -288,7 +307,12 @@ void RestApi::Handle(HttpRequest request, std::shared_ptr<HttpReply> reply) {
     if (page) return reply->Respond(*std::move(page));
   }
   if (target->path == "/v1/events") return Events(request, *target, reply);
-  if (IsUpload(request)) return SubmitUpload(std::move(request), reply);
+  if (IsUpload(request)) return ReadUpload(std::move(request), reply);
+  if (target->path == "/v1/models") {
+    return reply->Respond(ErrorResponse(InvalidArgument(
+        "POST /v1/models takes a form upload (multipart/form-data) of the part 'model' (a NIR or "
+        "JSON model file), with 'model_step_ms' and 'model_reset' if you give them")));
+  }
   auto match = MatchRoute(request.method, target->path);
   if (!match.ok()) {
     HttpResponse out = ErrorResponse(match.status());

@@ -11,7 +11,8 @@
 // POST /v1/jobs as a form upload carries a job and its model (master/http/model_upload.h): the
 // model is read on a worker of its own (one upload per user at a time, kMaxImports in all), the
 // job's cores come from the boards it may use (the pool's status, as its user sees it), and it
-// is submitted as snnctl would submit it.
+// is submitted as snnctl would submit it. POST /v1/models (a form upload of a model alone) answers
+// the model as JSON, read the same way: {"model": ..., "notes": [...]}.
 // Thread contract: Handle on the io thread; user lookups (NSS may block) on a worker thread.
 #pragma once
 
@@ -84,8 +85,9 @@ class RestApi {
   void Events(const HttpRequest& request, const HttpTarget& target,
               const std::shared_ptr<HttpReply>& reply);
 
-  // POST /v1/jobs as a form upload: the model read on `importers_`, then FitAndSubmit.
-  void SubmitUpload(HttpRequest request, const std::shared_ptr<HttpReply>& reply);
+  // POST /v1/jobs as a form upload: the model read on `importers_`, then FitAndSubmit; or
+  // POST /v1/models: the model read, and answered.
+  void ReadUpload(HttpRequest request, const std::shared_ptr<HttpReply>& reply);
   void FitAndSubmit(std::shared_ptr<UploadedJob> job, const Identity& who,
                     const std::string& tenant, const std::string& peer,
                     const std::shared_ptr<HttpReply>& reply);

@@ -127,31 +127,44 @@ class Client:
         or with the same name; `resources.model_step_ms` and `model_reset` apply to NIR files.
         Where the file is silent on a convention (a NIR layer without v_reset), the master's
         note comes back as a warning. Returns the job's id in its tenant."""
-        if isinstance(model, dict):
-            data, name = json.dumps(model).encode(), filename or "model.json"
-        elif isinstance(model, (bytes, bytearray)):
-            data, name = bytes(model), filename or "model.nir"
-        else:
-            with open(model, "rb") as f:
-                data = f.read()
-            name = filename or os.path.basename(os.fspath(model))
+        data, name = _model_file(model, filename)
+        answer = self._upload("/v1/jobs", [("job", None, _job_text(job).encode()),
+                                           ("model", name, data)])
+        return int(answer["tenant_job_id"])
+
+    def import_model(self, model, filename=None, step_ms=None, reset=None):
+        """The model a file makes, as the master reads it for a job (and snn-nir-import prints
+        it), as a dict: what an experiment service's experiments take as their "model", so that
+        a NIR export runs in one (`{"model": client.import_model("net.nir"), "steps": ...}`).
+        `model`: a path or the file's bytes (`filename` names them); `step_ms` and `reset`: a
+        NIR file's step and the reset of its layers without v_reset (as model_step_ms and
+        model_reset in a job file). Where the file is silent, a warning says what is assumed."""
+        data, name = _model_file(model, filename)
+        parts = [("model", name, data)]
+        if step_ms is not None:
+            parts.append(("model_step_ms", None, repr(float(step_ms)).encode()))
+        if reset is not None:
+            parts.append(("model_reset", None, str(reset).encode()))
+        return self._upload("/v1/models", parts)["model"]
+
+    def _upload(self, path, parts):
+        """POSTs a form (multipart/form-data) of (name, filename or None, bytes) parts; warns
+        each of the answer's notes."""
         boundary = "snn-" + uuid.uuid4().hex
-        parts = [("job", None, "application/yaml", _job_text(job).encode()),
-                 ("model", name, "application/octet-stream", data)]
         body = b""
-        for field, file, kind, content in parts:
+        for field, file, content in parts:
             disposition = 'form-data; name="%s"' % field
             if file is not None:
-                disposition += '; filename="%s"' % file.replace('"', "_").replace("\r", "_") \
-                    .replace("\n", "_")
-            body += ("--%s\r\nContent-Disposition: %s\r\nContent-Type: %s\r\n\r\n"
-                     % (boundary, disposition, kind)).encode() + content + b"\r\n"
+                disposition += '; filename="%s"' % "".join(
+                    "_" if c in '"\r\n' else c for c in file)
+            body += ("--%s\r\nContent-Disposition: %s\r\n\r\n"
+                     % (boundary, disposition)).encode() + content + b"\r\n"
         body += ("--%s--\r\n" % boundary).encode()
-        answer = self._json("POST", "/v1/jobs", body=body, headers={
+        answer = self._json("POST", path, body=body, headers={
             "Content-Type": "multipart/form-data; boundary=" + boundary})
         for note in answer.get("notes", []):
-            warnings.warn(note, stacklevel=2)
-        return int(answer["tenant_job_id"])
+            warnings.warn(note, stacklevel=3)
+        return answer
 
     def job(self, job_id):
         """The job's record, as snnctl -o json show prints it."""
@@ -602,6 +615,17 @@ class Executor(concurrent.futures.Executor):
                     ours = job_id in self._futures
                 if ours:
                     self._finish(job_id, self._client.job(job_id))
+
+
+def _model_file(model, filename):
+    """A model's bytes and file name: from a path, bytes (named `filename`, default model.nir)
+    or a JSON model as a dict."""
+    if isinstance(model, dict):
+        return json.dumps(model).encode(), filename or "model.json"
+    if isinstance(model, (bytes, bytearray)):
+        return bytes(model), filename or "model.nir"
+    with open(model, "rb") as f:
+        return f.read(), filename or os.path.basename(os.fspath(model))
 
 
 def _job_text(job):

@@ -3,13 +3,17 @@
 // network by its SHA-256 in the results' provenance), a bad file is refused with snnctl's one
 // line and submits nothing, and the master's memory is given back after a 48 MiB upload. The
 // bounds on uploads (a token, one at a time per user, a size limit): http_wall_test.cc.
+#include <google/protobuf/struct.pb.h>
+#include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <regex>
 
 #include "common/base/file_util.h"
+#include "common/base/proto_json.h"
 #include "snn_paths.h"
 #include "tests/integration/cluster.h"
 #include "tests/test_util/http_client.h"
@@ -133,6 +137,51 @@ TEST_F(ModelUploadTest, ANirExportUploadedRunsAsTheSameFileSubmittedWithSnnctl) 
   EXPECT_EQ(Field(a, "model_sha256"), Field(b, "model_sha256")) << a << "\n" << b;
   const std::string out = ReadFile(uploaded->tasks(0).stdout_path());
   EXPECT_NE(out.find("most active output neuron: "), std::string::npos) << out;
+}
+
+// POST /v1/models: a model alone, answered as JSON, the network snn-nir-import makes of it.
+TEST_F(ModelUploadTest, AModelAloneIsAnsweredAsTheNetworkSnnNirImportMakes) {
+  const std::string path =
+      std::string(SNN_SOURCE_DIR) + "/etc/models/nir/braille_noDelay_bias_zero.nir";
+  const std::string d = std::string("--") + kBoundary;
+  const std::string form =
+      d + "\r\nContent-Disposition: form-data; name=\"model_step_ms\"\r\n\r\n0.1\r\n" + d +
+      "\r\nContent-Disposition: form-data; name=\"model\"; "
+      "filename=\"braille_noDelay_bias_zero.nir\""
+      "\r\n\r\n" +
+      ReadFile(path) + "\r\n" + d + "--\r\n";
+  HttpCall call{"POST",
+                "/v1/models",
+                token_,
+                form,
+                {{"Content-Type", std::string("multipart/form-data; boundary=") + kBoundary}}};
+  auto answer = HttpDo("127.0.0.1", port_, cluster_.auth().ca_file(), call);
+  ASSERT_TRUE(answer.ok()) << answer.status().ToString();
+  ASSERT_EQ(answer->status, 200) << answer->body;
+  google::protobuf::Struct body;
+  ASSERT_TRUE(FromJson(answer->body, body).ok()) << answer->body;
+  v1::Model served;
+  ASSERT_TRUE(FromJson(ToJson(body.fields().at("model").struct_value()), served).ok());
+  ASSERT_EQ(body.fields().at("notes").list_value().values_size(), 1) << answer->body;
+  EXPECT_NE(body.fields().at("notes").list_value().values(0).string_value().find(
+                "braille_noDelay_bias_zero.nir gives no v_reset"),
+            std::string::npos)
+      << answer->body;
+  const std::string helper_out = cluster_.dir() + "/helper.bin";
+  ASSERT_EQ(std::system((std::string(SNN_NIR_IMPORT_BIN) + " --binary --dt=0.1 " + path + " > " +
+                         helper_out + " 2>/dev/null")
+                            .c_str()),
+            0);
+  v1::Model helper;
+  ASSERT_TRUE(helper.ParseFromString(ReadFile(helper_out)));
+  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(served, helper));
+  EXPECT_EQ(served.name(), "braille_noDelay_bias_zero");
+  // Not a form: one line saying what it takes.
+  auto plain = HttpDo("127.0.0.1", port_, cluster_.auth().ca_file(),
+                      {"POST", "/v1/models", token_, "{}", {{"Content-Type", "application/json"}}});
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->status, 400);
+  EXPECT_NE(plain->body.find("POST /v1/models takes a form upload"), std::string::npos);
 }
 
 TEST_F(ModelUploadTest, ABadModelIsRefusedWithSnnctlsLineAndSubmitsNothing) {

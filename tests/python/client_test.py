@@ -213,6 +213,27 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(len(self.client.experiments(service)), 3)
         self.client.cancel(service)
 
+    def test_a_nir_export_runs_in_an_experiment_service_through_import_model(self):
+        service = self.client.submit({
+            "kind": "service", "tenant": "lab-a", "time_limit": "5m",
+            "service": {"period_ms": 5}, "task": {"resources": {"cores": 4, "ksps": 100}}})
+        path = os.path.join(os.environ["SNN_SOURCE_DIR"], "etc/models/nir/lif_rockpool.nir")
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always")
+            model = self.client.import_model(path)
+        self.assertIn("gives no v_reset", str(said[0].message))
+        self.assertEqual(model["name"], "lif_rockpool")
+        self.assertEqual(model["dynamics"], "nir")
+        inputs = [{"population": model["populations"][0]["name"], "neuron": 0, "step": 0}]
+        done = self.client.run_experiments(service, [{"model": model, "steps": 5,
+                                                      "inputs": inputs}], timeout=120)
+        self.assertEqual(done[0]["state"], "EXPERIMENT_DONE", done[0])
+        self.assertTrue(done[0]["outputs"], done[0])  # the input drives the neuron past threshold
+        with self.assertRaises(snn.SnnError) as refused:
+            self.client.import_model(path, step_ms=5000)
+        self.assertIn("model_step_ms must be a step in ms", str(refused.exception))
+        self.client.cancel(service)
+
     def test_pool(self):
         pool = self.client.pool()
         self.assertEqual([n["name"] for n in pool["nodes"]], ["node1"])
