@@ -222,6 +222,14 @@ Value Operation(const RestRoute& route, std::set<const Descriptor*>& wanted) {
   return op;
 }
 
+// A refusal's answer: {"error", "code"}, one line saying why.
+Value Refusal() {
+  return Obj({{"description", Str("a refusal: one line saying why")},
+              {"content",
+               Obj({{"application/json",
+                     Obj({{"schema", Obj({{"$ref", Str("#/components/schemas/Error")}})}})}})}});
+}
+
 std::string Build() {
   std::set<const Descriptor*> wanted;
   Value paths = Obj({});
@@ -231,30 +239,25 @@ std::string Build() {
       verb += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     At(At(paths, route.path), verb) = Operation(route, wanted);
   }
-  At(At(paths, "/v1/events"), "get") = Obj(
-      {{"operationId", Str("getV1Events")},
-       {"summary", Str("Server-Sent Events: job transitions, node and board states, as the "
-                       "caller may see them; resumable")},
-       {"parameters",
-        List({ParameterOf("since", "query", Obj({{"type", Str("string")}}),
-                          "the last revision seen (as Last-Event-ID); 0 or none: from now"),
-              ParameterOf("types", "query", Obj({{"type", Str("string")}}),
-                          "job, node or both (default), comma-separated"),
-              ParameterOf("Last-Event-ID", "header", Obj({{"type", Str("string")}}),
-                          "what an EventSource sends when it reconnects")})},
-       {"responses",
-        Obj({{"200",
-              Obj({{"description",
-                    Str("text/event-stream: events named job, node or reset, each with "
-                        "its revision as id and a snn.v1.Event in JSON as data")},
-                   {"content", Obj({{"text/event-stream",
-                                     Obj({{"schema", Obj({{"type", Str("string")}})}})}})}})},
-             {"default",
-              Obj({{"description", Str("a refusal: one line saying why")},
-                   {"content",
-                    Obj({{"application/json",
-                          Obj({{"schema",
-                                Obj({{"$ref", Str("#/components/schemas/Error")}})}})}})}})}})}});
+  At(At(paths, "/v1/events"), "get") =
+      Obj({{"operationId", Str("getV1Events")},
+           {"summary", Str("Server-Sent Events: job transitions, node and board states, as the "
+                           "caller may see them; resumable")},
+           {"parameters",
+            List({ParameterOf("since", "query", Obj({{"type", Str("string")}}),
+                              "the last revision seen (as Last-Event-ID); 0 or none: from now"),
+                  ParameterOf("types", "query", Obj({{"type", Str("string")}}),
+                              "job, node or both (default), comma-separated"),
+                  ParameterOf("Last-Event-ID", "header", Obj({{"type", Str("string")}}),
+                              "what an EventSource sends when it reconnects")})},
+           {"responses",
+            Obj({{"200",
+                  Obj({{"description",
+                        Str("text/event-stream: events named job, node or reset, each with "
+                            "its revision as id and a snn.v1.Event in JSON as data")},
+                       {"content", Obj({{"text/event-stream",
+                                         Obj({{"schema", Obj({{"type", Str("string")}})}})}})}})},
+                 {"default", Refusal()}})}});
   wanted.insert(v1::Event::descriptor());
   // A model alone, read as a job's would be (master/http/model_upload.h).
   At(At(paths, "/v1/models"), "post") = Obj(
@@ -279,12 +282,7 @@ std::string Build() {
                                        "\"notes\": what was assumed}")},
                    {"content", Obj({{"application/json",
                                      Obj({{"schema", Obj({{"type", Str("object")}})}})}})}})},
-             {"default",
-              Obj({{"description", Str("a refusal: one line saying why")},
-                   {"content",
-                    Obj({{"application/json",
-                          Obj({{"schema",
-                                Obj({{"$ref", Str("#/components/schemas/Error")}})}})}})}})}})}});
+             {"default", Refusal()}})}});
   Value schemas = Obj({});
   At(schemas, "Error") = Obj({{"type", Str("object")},
                               {"required", List({Str("error"), Str("code")})},

@@ -219,6 +219,13 @@ std::string TestCluster::HaLeader() {
   return "";
 }
 
+uint16_t TestCluster::StartMasterWithApiAndPolicy(const std::string& policy,
+                                                  std::vector<std::string> extra_flags) {
+  std::ofstream(dir_ + "/policy.yaml") << policy;
+  extra_flags.push_back("--policy_file=" + dir_ + "/policy.yaml");
+  return StartMasterWithApi(std::move(extra_flags));
+}
+
 uint16_t TestCluster::StartMasterWithApi(std::vector<std::string> extra_flags) {
   const std::string port_file = dir_ + "/http.port";
   std::filesystem::remove(port_file);  // a restarted master listens on a new port

@@ -51,6 +51,9 @@ class TestCluster {
   // Starts the master with its HTTP API on an ephemeral port; returns the port (0: it never
   // said which).
   uint16_t StartMasterWithApi(std::vector<std::string> extra_flags = {});
+  // The same under a policy file of this text (dir()/policy.yaml).
+  uint16_t StartMasterWithApiAndPolicy(const std::string& policy,
+                                       std::vector<std::string> extra_flags = {});
   void KillMaster();  // SIGKILL: no chance to flush anything
   void StopMaster();  // SIGTERM: clean stop
   // `prefix` runs the agent under another command (e.g. ip netns exec NS).

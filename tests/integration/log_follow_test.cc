@@ -23,9 +23,7 @@ tenants:
 TEST(LogFollowTest, ARunningJobsOutputArrivesAsItIsWrittenAndTheStreamEndsWithTheJob) {
   if (geteuid() != 0) GTEST_SKIP() << "makes a token of root's with MUNGE: needs root";
   TestCluster cluster;
-  std::ofstream(cluster.dir() + "/policy.yaml") << kPolicy;
-  const uint16_t port =
-      cluster.StartMasterWithApi({"--policy_file=" + cluster.dir() + "/policy.yaml"});
+  const uint16_t port = cluster.StartMasterWithApiAndPolicy(kPolicy);
   ASSERT_NE(port, 0) << ReadFile(cluster.dir() + "/master.log");
   cluster.StartAgent("node1", SmallBoards());
   ASSERT_TRUE(TestCluster::WaitUntil([&] { return cluster.NodesUp() == 1; }));

@@ -55,8 +55,7 @@ class ModelUploadTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (geteuid() != 0) GTEST_SKIP() << "makes a token of root's with MUNGE: needs root";
-    std::ofstream(cluster_.dir() + "/policy.yaml") << kPolicy;
-    port_ = cluster_.StartMasterWithApi({"--policy_file=" + cluster_.dir() + "/policy.yaml"});
+    port_ = cluster_.StartMasterWithApiAndPolicy(kPolicy);
     ASSERT_NE(port_, 0) << ReadFile(cluster_.dir() + "/master.log");
     cluster_.StartAgent("node1",
                         "boards:\n  - {type: sim-v1, mesh: 8x8, neurons_per_core: 256, "

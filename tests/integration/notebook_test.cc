@@ -28,9 +28,7 @@ tenants:
 TEST(NotebookTest, TheGuidesNotebookRunsANirExportAndFollowsOutputLive) {
   if (geteuid() != 0) GTEST_SKIP() << "makes a token of another user's: needs root";
   TestCluster cluster;
-  std::ofstream(cluster.dir() + "/policy.yaml") << kPolicy;
-  const uint16_t port =
-      cluster.StartMasterWithApi({"--policy_file=" + cluster.dir() + "/policy.yaml"});
+  const uint16_t port = cluster.StartMasterWithApiAndPolicy(kPolicy);
   ASSERT_NE(port, 0) << ReadFile(cluster.dir() + "/master.log");
   cluster.StartAgent("node1",
                      "boards:\n  - {type: sim-v1, mesh: 8x8, neurons_per_core: 256, "
