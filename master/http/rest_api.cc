@@ -160,7 +160,8 @@ RestApi::~RestApi() {
 }
 
 bool RestApi::IsUpload(const HttpRequest& head) {
-  return head.method == "POST" && (head.target == "/v1/jobs" || head.target == "/v1/models") &&
+  const std::string path = head.target.substr(0, head.target.find('?'));
+  return head.method == "POST" && (path == "/v1/jobs" || path == "/v1/models") &&
          IsMultipartForm(head.Header("content-type"));
 }
 
@@ -178,10 +179,20 @@ void RestApi::Call(const std::string& method, const google::protobuf::Message& r
 }
 
 void RestApi::ReadUpload(HttpRequest request, const std::shared_ptr<HttpReply>& reply) {
-  const std::string tenant = request.Header("snn-tenant");
+  auto target = ParseTarget(request.target);
+  if (!target.ok()) return reply->Respond(ErrorResponse(target.status()));
+  // ?tenant= is Snn-Tenant, as on every route; nothing else is taken.
+  std::string tenant = request.Header("snn-tenant");
+  for (const auto& [key, value] : target->query) {
+    if (key != "tenant") {
+      return reply->Respond(ErrorResponse(InvalidArgument(
+          "unknown parameter '" + key.substr(0, 64) + "' (a form upload takes tenant)")));
+    }
+    tenant = value;
+  }
   const std::string peer = request.peer;
   const std::string content_type = request.Header("content-type");
-  const bool model_only = request.target == "/v1/models";
+  const bool model_only = target->path == "/v1/models";
   Authenticate(request, reply, [=, this, body = std::move(request.body)](Identity who) mutable {
     if (importing_.count(who.uid) > 0 || importing_.size() >= kMaxImports) {
       return reply->Respond(ErrorResponse(Status(

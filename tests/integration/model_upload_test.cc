@@ -220,6 +220,19 @@ TEST_F(ModelUploadTest, AJsonModelRunsAndA48MiBUploadIsGivenBack) {
       << cluster_.Snnctl({"show", "1"}, "lab-a").out;
   EXPECT_GT(shown->spec().task().resources().cores(), 0u);
   EXPECT_EQ(shown->spec().task().resources().model(), "chain.json");
+  // The tenant in the address instead of Snn-Tenant, as on every route; nothing else there.
+  const std::string form = Form(json_job, "chain.json",
+                                ReadFile(std::string(SNN_SOURCE_DIR) + "/etc/models/chain.json"));
+  const std::string type = std::string("multipart/form-data; boundary=") + kBoundary;
+  auto in_query = HttpDo("127.0.0.1", port_, cluster_.auth().ca_file(),
+                         {"POST", "/v1/jobs?tenant=lab-a", token_, form, {{"Content-Type", type}}});
+  ASSERT_TRUE(in_query.ok());
+  EXPECT_EQ(in_query->status, 200) << in_query->body;
+  auto odd = HttpDo("127.0.0.1", port_, cluster_.auth().ca_file(),
+                    {"POST", "/v1/jobs?hold=true", token_, form, {{"Content-Type", type}}});
+  ASSERT_TRUE(odd.ok());
+  EXPECT_EQ(odd->status, 400) << odd->body;
+  EXPECT_NE(odd->body.find("unknown parameter 'hold'"), std::string::npos) << odd->body;
 
   // The bounds on uploads (a token, one at a time, the size): http_wall_test.cc.
   // 48 MiB of a file that starts as HDF5: read, refused by the helper, and the master's memory
