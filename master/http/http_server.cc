@@ -508,7 +508,7 @@ std::optional<HttpResponse> HttpServer::Admit(SessionBase& session, const HttpRe
                                   "the master is reading too many uploads at once: try again in "
                                   "a moment"));
     }
-    uploads_[*owner] = 1;
+    uploads_.insert(*owner);
     session.upload = true;
     session.body_owner = *owner;
     return std::nullopt;

@@ -23,6 +23,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "common/base/clock.h"
 #include "common/base/status.h"
@@ -150,7 +151,7 @@ class HttpServer {
   std::unordered_map<PeerSlots::Id, std::shared_ptr<SessionBase>> sessions_;
   size_t bodies_bytes_ = 0;                              // being read, in all
   std::unordered_map<std::string, size_t> user_bodies_;  // ... by user
-  std::unordered_map<std::string, size_t> uploads_;      // users reading an upload (1 each)
+  std::unordered_set<std::string> uploads_;              // users reading an upload (1 each)
 };
 
 }  // namespace snn
