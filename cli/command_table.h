@@ -5,6 +5,7 @@
 // these tables. Plain constants: safe from any thread.
 #pragma once
 
+#include <iterator>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -34,7 +35,15 @@ struct CliOptionSpec {
 };
 
 const std::vector<CliCommand>& CliCommands();
-const std::vector<CliOptionSpec>& CliOptionSpecs();
+const std::vector<CliOptionSpec>& CliOptionSpecs();  // cli/option_table.cc
+
+// A table written in parts (each a screen), as one.
+template <typename T>
+std::vector<T> Concatenated(std::vector<std::vector<T>> parts) {
+  std::vector<T> all;
+  for (auto& part : parts) std::move(part.begin(), part.end(), std::back_inserter(all));
+  return all;
+}
 
 // The command `args` names (the longest match of its words), or null.
 const CliCommand* FindCliCommand(const std::vector<std::string>& args);

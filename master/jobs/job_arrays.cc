@@ -84,7 +84,6 @@ v1::JobRecord ArrayElementOf(const v1::JobRecord& array, uint32_t index) {
   env["SNN_ARRAY_TASK_COUNT"] = std::to_string(CountOf(ranges));
   env["SNN_ARRAY_TASK_MIN"] = std::to_string(ranges.begin()->first());
   env["SNN_ARRAY_TASK_MAX"] = std::to_string(ranges.rbegin()->last());
-  element.set_state(v1::PENDING);
   element.set_submit_ms(array.submit_ms());
   element.set_array_parent(array.id());
   element.set_array_job_id(array.tenant_job_id());

@@ -52,15 +52,15 @@ Result<const v1::JobRecord*> JobLifecycle::Submit(v1::JobSpec submitted, const s
   v1::JobSpec spec = std::move(*admitted);
   SNN_RETURN_IF_ERROR(CheckArraySpec(spec));
   SNN_RETURN_IF_ERROR(CheckUsageLimits(spec, scheduling_.scheduling(),
-                                       jobs_.ActiveOfUser(spec.user()),
-                                       jobs_.ActiveOfTenant(spec.tenant())));
+                                       jobs_.submitted().OfUser(spec.user()),
+                                       jobs_.submitted().OfTenant(spec.tenant())));
   const int64_t now = clock_.NowMs();
   v1::JobRecord job;
   job.set_tenant(spec.tenant());
   if (spec.hold()) job.set_user_hold(user.empty() ? "?" : user);  // as snnctl hold would
   spec.clear_hold();
   *job.mutable_spec() = std::move(spec);
-  auto first_run = FirstRun(job.spec(), now);
+  auto first_run = FirstRunOf(job.spec(), now);
   if (!first_run.ok()) return first_run.status();
   job.set_next_run_ms(*first_run);
   SNN_RETURN_IF_ERROR(dependencies_.Check(job));  // before any ID is given out
@@ -72,7 +72,6 @@ Result<const v1::JobRecord*> JobLifecycle::Submit(v1::JobSpec submitted, const s
   job.set_submit_ms(now);
   job.set_session_id(session_id);
   if (job.spec().kind() == v1::SESSION) job.set_renewed_ms(now);
-  job.set_state(v1::PENDING);
   job.set_reason("submitted");
   if (job.spec().has_array()) *job.mutable_array_left() = job.spec().array().ranges();
   auto* t = job.add_history();
@@ -181,7 +180,7 @@ void JobLifecycle::ApplyTaskStatus(const std::string& node, const v1::TaskStatus
   if (status.has_usage()) AddTaskUsage(*job, task, status.usage());
   if (status.has_checkpoint()) KeepCheckpoint(*job, status.index(), status.checkpoint());
   if (reported_active) {
-    task.set_state(v1::TASK_RUNNING);
+    jobs_.SetTaskState(task, v1::TASK_RUNNING);
     MoveReservation(*job, task, status.mapping());
     // A report without a rectangle keeps the one held: it is what EndTask gives back.
     if (RectOf(status.mapping().rect()).area() > 0) *task.mutable_mapping() = status.mapping();
@@ -268,7 +267,7 @@ void JobLifecycle::EndTask(v1::JobRecord& job, v1::TaskRecord& task, const v1::T
   const bool lost_at_launch = task.state() == v1::TASK_LAUNCHING &&
                               status.state() == v1::TASK_LOST && status.start_ms() != 0;
   if (lost_at_launch) DrainFailingNode(nodes_, journal_, task.node(), status.detail());
-  task.set_state(status.state());
+  jobs_.SetTaskState(task, status.state());
   task.set_exit_code(status.exit_code());
   task.set_term_signal(status.term_signal());
   task.set_detail(status.detail());

@@ -25,6 +25,10 @@
 
 namespace snn {
 
+// A recurring job's spec checked, and its first run's time after `now` (0: the spec does not
+// recur). In master/jobs/job_lifecycle_recurring.cc.
+Result<int64_t> FirstRunOf(const v1::JobSpec& spec, int64_t now);
+
 class JobLifecycle {
  public:
   JobLifecycle(JobTable& jobs, NodeRegistry& nodes, Journal& journal, JobWriter& writer,
@@ -109,8 +113,6 @@ class JobLifecycle {
   void SessionStopped(v1::JobRecord& session, const std::string& reason);
   // Why a session must end now ("" if it need not).
   std::string SessionExpiry(const v1::JobRecord& job, int64_t now) const;
-  // A recurring job's spec checked, and its first run's time (0: not a recurring job).
-  Result<int64_t> FirstRun(const v1::JobSpec& spec, int64_t now) const;
   // A run of `recurring`: a job of its own, pending.
   void SubmitRun(v1::JobRecord& recurring, int64_t now);
 

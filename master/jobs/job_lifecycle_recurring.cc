@@ -7,7 +7,7 @@
 
 namespace snn {
 
-Result<int64_t> JobLifecycle::FirstRun(const v1::JobSpec& spec, int64_t now) const {
+Result<int64_t> FirstRunOf(const v1::JobSpec& spec, int64_t now) {
   if (spec.schedule().empty()) return int64_t{0};
   if (spec.kind() != v1::BATCH || spec.has_array()) {
     return InvalidArgument("schedule: only a batch job recurs (not an array, session or service)");
@@ -31,7 +31,6 @@ void JobLifecycle::SubmitRun(v1::JobRecord& recurring, int64_t now) {
   run.set_id(jobs_.NextJobId());
   run.set_tenant_job_id(jobs_.NextTenantJobId(run.tenant()));
   run.set_submit_ms(now);
-  run.set_state(v1::PENDING);
   run.set_reason("submitted");
   run.set_recurring_job_id(recurring.tenant_job_id());
   auto* t = run.add_history();

@@ -67,11 +67,9 @@ void JobLifecycle::StartSteps(v1::JobRecord& session) {
     const int64_t now = clock_.NowMs();
     step->set_attempt(step->attempt() + 1);
     step->clear_tasks();
-    v1::TaskRecord* task = step->add_tasks();
-    task->set_attempt(step->attempt());
+    v1::TaskRecord* task = &jobs_.AddTask(*step);
     task->set_node(held.node());
     task->set_board(held.board());
-    task->set_state(v1::TASK_LAUNCHING);
     *task->mutable_mapping()->mutable_rect() = held.mapping().rect();
     jobs_.SetState(*step, v1::RUNNING, now,
                    "started in " + Session(session) + " on " + held.node() + "/board" +
@@ -118,7 +116,7 @@ void JobLifecycle::SessionStopped(v1::JobRecord& session, const std::string& rea
   }
   for (auto& task : *session.mutable_tasks()) {
     if (!IsTaskActive(task.state())) continue;
-    task.set_state(v1::TASK_KILLED);
+    jobs_.SetTaskState(task, v1::TASK_KILLED);
     task.set_detail("the session ended: " + reason);
     task.set_end_ms(now);
     nodes_.Release(task.node(), task.board(), session.spec().task().resources(),

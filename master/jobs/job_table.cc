@@ -49,44 +49,10 @@ const std::set<uint64_t>& JobTable::JobsActiveOn(const std::string& node) const 
   return it == active_on_.end() ? kNone : it->second;
 }
 
-void JobTable::CountActive(const v1::JobRecord& job, int sign) {
-  if (job.spec().kind() == v1::STEP) return;
-  if (job.state() != v1::PENDING && job.state() != v1::RUNNING) return;
-  // An array counts as its elements not started yet (each started one counts as the job it is);
-  // the weight it was counted with is kept, as its indices change between index and unindex.
-  uint64_t weight = 1;
-  if (job.spec().has_array()) {
-    if (sign > 0) {
-      weight = array_weight_[job.id()] = ArrayWeight(job);
-    } else {
-      auto it = array_weight_.find(job.id());
-      weight = it == array_weight_.end() ? 0 : it->second;
-      if (it != array_weight_.end()) array_weight_.erase(it);
-    }
-  }
-  AddActive(job, sign > 0 ? static_cast<int64_t>(weight) : -static_cast<int64_t>(weight));
-}
-
-uint64_t JobTable::ArrayWeight(const v1::JobRecord& array) {
-  return CountOf(array.array_left()) + CountOf(array.array_held());
-}
-
-void JobTable::AddActive(const v1::JobRecord& job, int64_t delta) {
-  if (delta == 0) return;
-  auto add = [delta](std::map<std::string, uint64_t, std::less<>>& map, const std::string& key) {
-    uint64_t& n = map[key];
-    n = delta > 0 ? n + static_cast<uint64_t>(delta)
-                  : n - std::min(n, static_cast<uint64_t>(-delta));
-    if (n == 0) map.erase(key);
-  };
-  add(active_users_, job.spec().user());
-  add(active_tenants_, job.tenant());
-}
-
 void JobTable::Index(v1::JobRecord& job, int64_t at_ms) {
   IndexNodes(job);
   ++counts_[job.state()];
-  CountActive(job, 1);
+  submitted_.Count(job, 1);
   if (job.array_parent() != 0 && !IsTerminal(job.state())) ++array_active_[job.array_parent()];
   if (ArrayExhausted(job)) return;  // its elements are the jobs to schedule
   // A step runs on its session's resources: the scheduler neither places nor charges it.
@@ -99,7 +65,7 @@ void JobTable::Index(v1::JobRecord& job, int64_t at_ms) {
 
 void JobTable::Unindex(const v1::JobRecord& job, int64_t at_ms) {
   --counts_[job.state()];
-  CountActive(job, -1);
+  submitted_.Count(job, -1);
   if (job.array_parent() != 0 && !IsTerminal(job.state())) {
     if (auto it = array_active_.find(job.array_parent()); it != array_active_.end()) {
       if (--it->second == 0) array_active_.erase(it);
@@ -127,11 +93,20 @@ uint64_t JobTable::NextTenantJobId(const std::string& tenant) {
 }
 
 v1::JobRecord& JobTable::Insert(v1::JobRecord job) {
+  job.set_state(v1::PENDING);
   by_tenant_[{job.tenant(), job.tenant_job_id()}] = job.id();
   const uint64_t id = job.id();
   v1::JobRecord& stored = jobs_[id] = std::move(job);
   Index(stored, stored.submit_ms());
   return stored;
+}
+
+v1::TaskRecord& JobTable::AddTask(v1::JobRecord& job) {
+  v1::TaskRecord& task = *job.add_tasks();
+  task.set_index(static_cast<uint32_t>(job.tasks_size() - 1));
+  task.set_attempt(job.attempt());
+  task.set_state(v1::TASK_LAUNCHING);
+  return task;
 }
 
 v1::JobRecord* JobTable::Find(uint64_t job_id) {
@@ -187,11 +162,7 @@ void JobTable::SetState(v1::JobRecord& job, v1::JobState to, int64_t now_ms,
 
 void JobTable::ArrayChanged(v1::JobRecord& array, int64_t now_ms) {
   if (array.state() != v1::PENDING) return;
-  if (auto it = array_weight_.find(array.id()); it != array_weight_.end()) {
-    const uint64_t now = ArrayWeight(array);
-    AddActive(array, static_cast<int64_t>(now) - static_cast<int64_t>(it->second));
-    it->second = now;
-  }
+  submitted_.ArrayChanged(array);
   if (auto end = ArrayEnd(array, ArrayActive(array.id()))) {
     const uint32_t n = array.array_completed() + array.array_failed() + array.array_cancelled();
     SetState(array, *end, now_ms,

@@ -1,8 +1,10 @@
 // The master's in-memory index of every job, rebuilt from the store at start: by global id, by
 // (tenant, tenant job id), and the scheduler's views of the pending and running jobs (the
-// order of the pending ones is QueueOrder's to work out each pass, with fair share and age). All
-// state changes go through SetState so the indexes stay right. Thread contract: only on the
-// master's io thread. Pure data: no I/O, no clock.
+// order of the pending ones is QueueOrder's to work out each pass, with fair share and age).
+// The one writer of job and task state: a job's state changes only through SetState (which
+// records the transition and keeps the indexes right), a task's only through AddTask and
+// SetTaskState (tests/house/state_writers_test.py holds the rest of master/ to that). Thread
+// contract: only on the master's io thread. Pure data: no I/O, no clock.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "master/jobs/submitted_counts.h"
 #include "master/sched/core_time.h"
 #include "master/sched/runtime_prediction.h"
 #include "master/sched/scheduler_views.h"
@@ -61,7 +64,7 @@ class JobTable {
     next_tenant_id_[tenant] += count;
   }
 
-  // Adds a new job; it must be PENDING.
+  // Adds a new job, PENDING.
   v1::JobRecord& Insert(v1::JobRecord job);
 
   v1::JobRecord* Find(uint64_t job_id);
@@ -70,6 +73,11 @@ class JobTable {
 
   // Moves `job` to `to`, recording the transition (time, reason) and keeping indexes right.
   void SetState(v1::JobRecord& job, v1::JobState to, int64_t now_ms, const std::string& reason);
+  // A new task of `job`'s current attempt, next in index, LAUNCHING (the caller says where, and
+  // calls TasksChanged once its tasks are all there).
+  v1::TaskRecord& AddTask(v1::JobRecord& job);
+  // A task's state as its agent (or the master, for what it settles itself) says it is now.
+  void SetTaskState(v1::TaskRecord& task, v1::TaskState to) { task.set_state(to); }
 
   const std::map<uint64_t, v1::JobRecord>& jobs() const { return jobs_; }
   // Pending and running jobs as the scheduler sees them (a pass orders the pending ones and
@@ -95,12 +103,8 @@ class JobTable {
   int64_t PredictRunMs(const std::string& user, int64_t limit_ms) const;
   // Hot jobs in `state` (jobs on their way to the archive are the archive's to count).
   uint64_t CountInState(v1::JobState state) const;
-  // Jobs pending or running (steps of sessions aside) of a user, and of a tenant: what the
-  // policy's max_submitted limits. An array counts as its elements not started yet.
-  uint64_t ActiveOfUser(const std::string& user) const { return Lookup(active_users_, user); }
-  uint64_t ActiveOfTenant(const std::string& tenant) const {
-    return Lookup(active_tenants_, tenant);
-  }
+  // Jobs pending or running of each user and tenant: what the policy's max_submitted limits.
+  const SubmittedCounts& submitted() const { return submitted_; }
 
   // An array's elements not ended (%K counts them).
   uint32_t ArrayActive(uint64_t array_id) const {
@@ -132,16 +136,7 @@ class JobTable {
   SchedulerViews views_;
   CoreTimeAccrual core_time_;
   std::map<v1::JobState, uint64_t> counts_;
-  std::map<std::string, uint64_t, std::less<>> active_users_, active_tenants_;
-  static uint64_t Lookup(const std::map<std::string, uint64_t, std::less<>>& m,
-                         const std::string& key) {
-    auto it = m.find(key);
-    return it == m.end() ? 0 : it->second;
-  }
-  void CountActive(const v1::JobRecord& job, int sign);
-  void AddActive(const v1::JobRecord& job, int64_t delta);
-  static uint64_t ArrayWeight(const v1::JobRecord& array);
-  std::unordered_map<uint64_t, uint64_t> array_weight_;              // array -> what it counts as
+  SubmittedCounts submitted_;
   std::unordered_map<std::string, std::set<uint64_t>> active_on_;    // node -> jobs
   std::unordered_map<uint64_t, std::vector<std::string>> nodes_of_;  // job -> those nodes
   std::unordered_set<uint64_t> archived_;

@@ -94,14 +94,10 @@ void SchedulingDriver::StartArrayElement(v1::JobRecord& array, const StartDecisi
 }
 
 void SchedulingDriver::AddTask(v1::JobRecord& job, const TaskPlacement& p) {
-  const uint32_t index = static_cast<uint32_t>(job.tasks_size());
-  const uint32_t attempt = job.attempt();
-  v1::TaskRecord* task = job.add_tasks();
-  task->set_index(index);
-  task->set_attempt(attempt);
+  v1::TaskRecord* task = &jobs_.AddTask(job);
+  const uint32_t index = task->index();
   task->set_node(p.node);
   task->set_board(p.board);
-  task->set_state(v1::TASK_LAUNCHING);
   v1::CoreRect* rect = task->mutable_mapping()->mutable_rect();
   rect->set_x(p.rect.x);
   rect->set_y(p.rect.y);
@@ -110,7 +106,7 @@ void SchedulingDriver::AddTask(v1::JobRecord& job, const TaskPlacement& p) {
   nodes_.Reserve(p.node, p.board, job.spec().task().resources(), p.rect);
   if (!RunsOnAgents(job.spec())) {
     // Held here for the session's steps: no agent runs anything for it.
-    task->set_state(v1::TASK_RUNNING);
+    jobs_.SetTaskState(*task, v1::TASK_RUNNING);
     task->set_start_ms(clock_.NowMs());
     task->set_detail(job.spec().kind() == v1::SERVICE
                          ? "held for the service's experiments (snnctl experiment submit " +

@@ -67,14 +67,14 @@ TEST_F(JobArrayTest, AnArrayCountsAsItsElementsAgainstMaxSubmitted) {
             "limits.per_user.max_submitted); this array adds 11: submit again when some have "
             "ended");
   ASSERT_TRUE(TrySubmitArray("0-7").ok());
-  EXPECT_EQ(jobs_.ActiveOfUser("alice"), 8u);
+  EXPECT_EQ(jobs_.submitted().OfUser("alice"), 8u);
   components_.scheduling.RunSchedulingPass();  // elements split off: the count stays
   journal_.Commit();
-  EXPECT_EQ(jobs_.ActiveOfUser("alice"), 8u);
+  EXPECT_EQ(jobs_.submitted().OfUser("alice"), 8u);
   ASSERT_TRUE(TrySubmitArray("").ok());  // a ninth job
   EXPECT_FALSE(TrySubmitArray("0-1").ok());
   ASSERT_TRUE(TrySubmitArray("5").ok());  // the tenth
-  EXPECT_EQ(jobs_.ActiveOfUser("alice"), 10u);
+  EXPECT_EQ(jobs_.submitted().OfUser("alice"), 10u);
 }
 
 TEST_F(JobArrayTest, SlicesAreCancelledHeldAndReleasedAndTheArrayEndsWithItsLastElement) {

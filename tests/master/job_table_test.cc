@@ -49,6 +49,26 @@ TEST(JobTableTest, SetStateRecordsHistoryAndKeepsIndexes) {
   EXPECT_EQ(jobs.CountInState(v1::RUNNING), 0u);
 }
 
+TEST(JobTableTest, ANewJobIsPendingAndItsTasksAreAddedLaunchingInTheCurrentAttempt) {
+  JobTable jobs;
+  v1::JobRecord record = PendingJob(jobs, "default", 1);
+  record.clear_state();
+  v1::JobRecord& job = jobs.Insert(std::move(record));
+  EXPECT_EQ(job.state(), v1::PENDING);
+  EXPECT_EQ(jobs.submitted().OfUser(job.spec().user()), 1u);
+  EXPECT_EQ(jobs.submitted().OfTenant(job.tenant()), 1u);
+  job.set_attempt(3);
+  jobs.AddTask(job);
+  v1::TaskRecord& second = jobs.AddTask(job);
+  EXPECT_EQ(second.index(), 1u);
+  EXPECT_EQ(second.attempt(), 3u);
+  EXPECT_EQ(second.state(), v1::TASK_LAUNCHING);
+  jobs.SetTaskState(second, v1::TASK_RUNNING);
+  EXPECT_EQ(job.tasks(1).state(), v1::TASK_RUNNING);
+  jobs.SetState(job, v1::CANCELLED, 10, "cancelled");
+  EXPECT_EQ(jobs.submitted().OfUser(job.spec().user()), 0u);
+}
+
 TEST(JobTableTest, PendingJobsStayFindableAsOthersLeaveTheFlatIndex) {
   JobTable jobs;
   std::vector<uint64_t> ids;
