@@ -95,6 +95,12 @@ MasterServer::MasterServer(MasterConfig config, const Clock& clock, std::unique_
       pass_timer_(io_),
       full_pass_timer_(io_),
       cadence_(config_.schedule_cadence) {
+  RegisterServices();
+  ObserveAndPublish();
+}
+
+// Every service's methods on the router, and what the services tell each other.
+void MasterServer::RegisterServices() {
   clients_.Register(router_);
   experiment_service_.Register(router_);
   job_components_.lifecycle.set_on_service_ended(
@@ -118,6 +124,10 @@ MasterServer::MasterServer(MasterConfig config, const Clock& clock, std::unique_
   replica_.Register(router_);
   reservations_.Register(router_);
   access_tokens_.Register(router_);
+}
+
+// Metrics, the events watchers hear, and the log of refusals.
+void MasterServer::ObserveAndPublish() {
   router_.set_observer([this](const std::string& method, Code code, double seconds) {
     metrics_.ObserveRpc(method, code, seconds);
   });

@@ -93,6 +93,9 @@ class MasterServer {
   void Tick();
   Status Recover();
   Status SetUpAuth();
+  // Called by the constructor: the services on the router, and what observes them.
+  void RegisterServices();
+  void ObserveAndPublish();
   Status StartHttp();
   std::string StatusLine() const;
   // SIGHUP: the policy file again, checked; what changed is logged, and a bad file changes

@@ -95,9 +95,8 @@ Status ValidateFiles(const v1::TaskSpec& task) {
   return Status::Ok();
 }
 
-}  // namespace
-
-Status ValidateJobSpec(const v1::JobSpec& spec) {
+// Not over a job's bounds (naming what makes it big); its names.
+Status CheckSizeAndNames(const v1::JobSpec& spec) {
   const size_t network_bytes = spec.task().network().ByteSizeLong();
   if (network_bytes > JobLimits::kMaxNetworkBytes) {
     return InvalidArgument("the model's network is " + std::to_string(network_bytes) +
@@ -150,6 +149,11 @@ Status ValidateJobSpec(const v1::JobSpec& spec) {
           "sets_attribute: only a batch job sets a board attribute, when it completes");
     }
   }
+  return Status::Ok();
+}
+
+// Its priority, time limit, replicas, licenses and constraints.
+Status CheckCounts(const v1::JobSpec& spec) {
   if (spec.priority() < 0 || spec.priority() > JobLimits::kMaxPriority) {
     return InvalidArgument("priority is " + std::to_string(spec.priority()) +
                            "; it must be between 0 and " + std::to_string(JobLimits::kMaxPriority));
@@ -170,10 +174,15 @@ Status ValidateJobSpec(const v1::JobSpec& spec) {
     }
     SNN_RETURN_IF_ERROR(CheckRange(("licenses." + name).c_str(), count, 1, 1'000'000));
   }
-  const auto& task = spec.task();
-  if (const std::string& c = task.resources().constraints(); !c.empty()) {
+  if (const std::string& c = spec.task().resources().constraints(); !c.empty()) {
     if (auto parsed = BoardConstraint::Parse(c); !parsed.ok()) return parsed.status();
   }
+  return Status::Ok();
+}
+
+// What its kind (batch, session, service, step) asks of it.
+Status CheckKind(const v1::JobSpec& spec) {
+  const auto& task = spec.task();
   if (spec.kind() == v1::SESSION) {
     // A session runs nothing itself: its steps do.
     if (!task.command().empty()) {
@@ -213,6 +222,11 @@ Status ValidateJobSpec(const v1::JobSpec& spec) {
     return InvalidArgument("keepalive is above the maximum of " +
                            std::to_string(JobLimits::kMaxKeepaliveS) + " s");
   }
+  return Status::Ok();
+}
+
+// The task's command, arguments, directory, environment and files.
+Status CheckTaskText(const v1::TaskSpec& task) {
   // A C string ends at its first NUL: what would run is not what was submitted.
   const auto has_nul = [](const std::string& s) { return s.find('\0') != std::string::npos; };
   if (has_nul(task.command())) return InvalidArgument("task.command holds a NUL character");
@@ -247,6 +261,11 @@ Status ValidateJobSpec(const v1::JobSpec& spec) {
     }
   }
   SNN_RETURN_IF_ERROR(ValidateFiles(task));
+  return Status::Ok();
+}
+
+// What the task asks for: memory, processes, cores, spikes, streams, shape.
+Status CheckTaskResources(const v1::TaskSpec& task) {
   SNN_RETURN_IF_ERROR(CheckRange("task.memory_mb", task.memory_mb(), 0, JobLimits::kMaxMemoryMb));
   SNN_RETURN_IF_ERROR(
       CheckRange("task.max_processes", task.max_processes(), 0, JobLimits::kMaxProcesses));
@@ -271,6 +290,17 @@ Status ValidateJobSpec(const v1::JobSpec& spec) {
       return InvalidArgument("task.resources.cores must equal the shape's width x height");
     }
   }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status ValidateJobSpec(const v1::JobSpec& spec) {
+  SNN_RETURN_IF_ERROR(CheckSizeAndNames(spec));
+  SNN_RETURN_IF_ERROR(CheckCounts(spec));
+  SNN_RETURN_IF_ERROR(CheckKind(spec));
+  SNN_RETURN_IF_ERROR(CheckTaskText(spec.task()));
+  SNN_RETURN_IF_ERROR(CheckTaskResources(spec.task()));
   return Status::Ok();
 }
 

@@ -282,6 +282,84 @@ Status ParseKind(const YAML::Node& root, v1::JobSpec& spec) {
 
 }  // namespace
 
+namespace {
+
+// array, schedule, licenses and constraints: checked here, so that a typo is named before submit.
+Status ParseArrayScheduleAndLicenses(const YAML::Node& root, v1::JobSpec& spec) {
+  if (root["array"]) {
+    // A job array: "0-999999%64" (common/base/array_spec.h).
+    auto text = ReadString(root["array"], "array");
+    if (!text.ok()) return text.status();
+    auto array = ParseArraySpec(*text);
+    if (!array.ok()) return array.status();
+    *spec.mutable_array() = std::move(*array);
+  }
+  if (root["schedule"]) {
+    // A recurring job: "0 3 * * *" (cron, UTC: common/base/cron_schedule.h).
+    auto text = ReadString(root["schedule"], "schedule");
+    if (!text.ok()) return text.status();
+    if (auto cron = CronSchedule::Parse(*text); !cron.ok()) return cron.status();
+    spec.set_schedule(*text);
+  }
+  if (root["licenses"]) {
+    // Site-wide countable resources the job holds while it runs: {dvs-camera: 1}.
+    auto licenses = ReadCountMap(root["licenses"], "licenses", 1'000'000, 16);
+    if (!licenses.ok()) return licenses.status();
+    spec.mutable_licenses()->insert(licenses->begin(), licenses->end());
+  }
+  if (root["constraints"]) {
+    // Which boards may hold its tasks: checked here, so that a typo is named before submit.
+    auto text = ReadString(root["constraints"], "constraints");
+    if (!text.ok()) return text.status();
+    if (auto parsed = BoardConstraint::Parse(*text); !parsed.ok()) return parsed.status();
+    spec.mutable_task()->mutable_resources()->set_constraints(*text);
+  }
+  return Status::Ok();
+}
+
+// depends: {after_ok: [JOBID, ...], after_any: [...], after_not_ok: [...]}: start once every one
+// of them completed, ended, or ended other than COMPLETED; after_corr: [ARRAY] element by element;
+// singleton: true.
+Status ParseDepends(const YAML::Node& depends, v1::JobSpec& spec) {
+  if (!depends.IsMap() || depends.size() == 0) {
+    return InvalidArgument(
+        "depends must name after_ok, after_any, after_not_ok or after_corr (each a list of "
+        "job IDs) or singleton: true");
+  }
+  SNN_RETURN_IF_ERROR(CheckKnownFields(
+      depends, "depends", {"after_ok", "after_any", "after_not_ok", "after_corr", "singleton"}));
+  if (const YAML::Node singleton = depends["singleton"]) {
+    if (!singleton.IsScalar() ||
+        (singleton.as<std::string>() != "true" && singleton.as<std::string>() != "false")) {
+      return InvalidArgument("depends.singleton must be true or false");
+    }
+    spec.set_singleton(singleton.as<std::string>() == "true");
+  }
+  using Adder = void (v1::JobSpec::*)(uint64_t);
+  const std::pair<const char*, Adder> kinds[] = {{"after_ok", &v1::JobSpec::add_after_ok},
+                                                 {"after_any", &v1::JobSpec::add_after_any},
+                                                 {"after_not_ok", &v1::JobSpec::add_after_not_ok},
+                                                 {"after_corr", &v1::JobSpec::add_after_corr}};
+  size_t total = 0;
+  for (const auto& [name, add] : kinds) {
+    const YAML::Node after = depends[name];
+    if (!after) continue;
+    const std::string field = std::string("depends.") + name;
+    if (!after.IsSequence()) return InvalidArgument(field + " must be a list of job IDs");
+    total += after.size();
+    if (total > 64) return InvalidArgument("depends: at most 64 jobs in all");
+    for (size_t i = 0; i < after.size(); ++i) {
+      auto id =
+          ReadWholeNumber(after[i], field + "[" + std::to_string(i) + "]", 1, int64_t{1} << 53);
+      if (!id.ok()) return id.status();
+      (spec.*add)(static_cast<uint64_t>(*id));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<v1::JobSpec> ParseJobYaml(const std::string& text, const std::string& default_name) {
   v1::JobSpec spec;
   try {
@@ -340,76 +418,11 @@ Result<v1::JobSpec> ParseJobYaml(const std::string& text, const std::string& def
       spec.set_max_replicas(1);
     }
     if (const YAML::Node depends = root["depends"]) {
-      // depends: {after_ok: [JOBID, ...], after_any: [...], after_not_ok: [...]}: start once
-      // every one of them completed, ended, or ended other than COMPLETED; after_corr: [ARRAY]
-      // element by element.
-      if (!depends.IsMap() || depends.size() == 0) {
-        return InvalidArgument(
-            "depends must name after_ok, after_any, after_not_ok or after_corr (each a list of "
-            "job IDs) or singleton: true");
-      }
-      SNN_RETURN_IF_ERROR(
-          CheckKnownFields(depends, "depends",
-                           {"after_ok", "after_any", "after_not_ok", "after_corr", "singleton"}));
-      if (const YAML::Node singleton = depends["singleton"]) {
-        if (!singleton.IsScalar() ||
-            (singleton.as<std::string>() != "true" && singleton.as<std::string>() != "false")) {
-          return InvalidArgument("depends.singleton must be true or false");
-        }
-        spec.set_singleton(singleton.as<std::string>() == "true");
-      }
-      using Adder = void (v1::JobSpec::*)(uint64_t);
-      const std::pair<const char*, Adder> kinds[] = {
-          {"after_ok", &v1::JobSpec::add_after_ok},
-          {"after_any", &v1::JobSpec::add_after_any},
-          {"after_not_ok", &v1::JobSpec::add_after_not_ok},
-          {"after_corr", &v1::JobSpec::add_after_corr}};
-      size_t total = 0;
-      for (const auto& [name, add] : kinds) {
-        const YAML::Node after = depends[name];
-        if (!after) continue;
-        const std::string field = std::string("depends.") + name;
-        if (!after.IsSequence()) return InvalidArgument(field + " must be a list of job IDs");
-        total += after.size();
-        if (total > 64) return InvalidArgument("depends: at most 64 jobs in all");
-        for (size_t i = 0; i < after.size(); ++i) {
-          auto id =
-              ReadWholeNumber(after[i], field + "[" + std::to_string(i) + "]", 1, int64_t{1} << 53);
-          if (!id.ok()) return id.status();
-          (spec.*add)(static_cast<uint64_t>(*id));
-        }
-      }
+      SNN_RETURN_IF_ERROR(ParseDepends(depends, spec));
     }
     if (!root["task"]) return InvalidArgument("task is required");
     SNN_RETURN_IF_ERROR(ParseTask(root["task"], *spec.mutable_task(), spec.kind()));
-    if (root["array"]) {
-      // A job array: "0-999999%64" (common/base/array_spec.h).
-      auto text = ReadString(root["array"], "array");
-      if (!text.ok()) return text.status();
-      auto array = ParseArraySpec(*text);
-      if (!array.ok()) return array.status();
-      *spec.mutable_array() = std::move(*array);
-    }
-    if (root["schedule"]) {
-      // A recurring job: "0 3 * * *" (cron, UTC: common/base/cron_schedule.h).
-      auto text = ReadString(root["schedule"], "schedule");
-      if (!text.ok()) return text.status();
-      if (auto cron = CronSchedule::Parse(*text); !cron.ok()) return cron.status();
-      spec.set_schedule(*text);
-    }
-    if (root["licenses"]) {
-      // Site-wide countable resources the job holds while it runs: {dvs-camera: 1}.
-      auto licenses = ReadCountMap(root["licenses"], "licenses", 1'000'000, 16);
-      if (!licenses.ok()) return licenses.status();
-      spec.mutable_licenses()->insert(licenses->begin(), licenses->end());
-    }
-    if (root["constraints"]) {
-      // Which boards may hold its tasks: checked here, so that a typo is named before submit.
-      auto text = ReadString(root["constraints"], "constraints");
-      if (!text.ok()) return text.status();
-      if (auto parsed = BoardConstraint::Parse(*text); !parsed.ok()) return parsed.status();
-      spec.mutable_task()->mutable_resources()->set_constraints(*text);
-    }
+    SNN_RETURN_IF_ERROR(ParseArrayScheduleAndLicenses(root, spec));
   } catch (const YAML::Exception& e) {
     return InvalidArgument("the job file is not valid YAML: " + e.msg + " (line " +
                            std::to_string(e.mark.line + 1) + ")");

@@ -46,29 +46,40 @@ std::string Number(double v) {
   return buf;
 }
 
-Status AppendOperator(const NirNode& n, double step_ms, const std::string& file,
-                      std::vector<uint32_t>& shape, v1::Projection& p, std::vector<double>* bias) {
-  auto Error = [&](const std::string& what) { return InvalidArgument(file + ": " + what); };
-  auto Need = [&](const std::string& name) -> Result<const NirArray*> {
+namespace {
+
+// Appends one operator node's stages to a projection, tracking the shape that flows through.
+struct OperatorBuild {
+  const NirNode& n;
+  double step_ms;
+  const std::string& file;
+  std::vector<uint32_t>& shape;
+  v1::Projection& p;
+  std::vector<double>* bias;
+  const std::string who = "node '" + n.name + "' (" + n.type + ")";
+  const uint64_t in = Count(shape);
+
+  Status Error(const std::string& what) const { return InvalidArgument(file + ": " + what); }
+  Result<const NirArray*> Need(const std::string& name) const {
     const NirArray* a = Param(n, name);
     if (a == nullptr || a->values.empty()) {
       return Error("node '" + n.name + "' (" + n.type + ") has no '" + name + "'");
     }
     return a;
-  };
-  const std::string who = "node '" + n.name + "' (" + n.type + ")";
-  const uint64_t in = Count(shape);
-  auto stage = [&](const std::string& kind) {
+  }
+  v1::Stage* stage(const std::string& kind) {
     v1::Stage* s = p.add_stages();
     s->set_kind(kind);
     for (uint32_t d : shape) s->add_in_shape(d);
     return s;
-  };
-  auto finish = [&](v1::Stage* s, std::vector<uint32_t> out) {
+  }
+  void finish(v1::Stage* s, std::vector<uint32_t> out) {
     for (uint32_t d : out) s->add_out_shape(d);
     shape = std::move(out);
-  };
-  if (n.type == "Affine" || n.type == "Linear") {
+  }
+
+  // Affine, Linear.
+  Status Dense() {
     auto w = Need("weight");
     if (!w.ok()) return w.status();
     const NirArray& a = **w;
@@ -88,13 +99,21 @@ Status AppendOperator(const NirNode& n, double step_ms, const std::string& file,
       }
       for (uint64_t i = 0; i < a.dims[0]; ++i) bias->push_back(At(*b, i));
     }
-  } else if (n.type == "Scale") {
+    return Status::Ok();
+  }
+
+  // Scale.
+  Status Scale() {
     auto w = Need("scale");
     if (!w.ok()) return w.status();
     v1::Stage* s = stage("scale");
     for (uint64_t i = 0; i < in; ++i) s->add_weights(static_cast<float>(At(**w, i)));
     finish(s, shape);
-  } else if (n.type == "Flatten" || n.type == "Delay" || n.type == "Input" || n.type == "Output") {
+    return Status::Ok();
+  }
+
+  // Flatten, Delay, and a subgraph's Input and Output.
+  Status Reshape() {
     if (n.type == "Input" || n.type == "Output") {
       // A subgraph's port passes on what reaches it, which must be what it declares (NIR's own
       // type check refuses a mismatch too).
@@ -133,13 +152,19 @@ Status AppendOperator(const NirNode& n, double step_ms, const std::string& file,
       p.set_delay_steps(p.delay_steps() + static_cast<uint32_t>(whole));
     }
     finish(stage("reshape"), n.type == "Flatten" ? std::vector<uint32_t>{uint32_t(in)} : shape);
-  } else {  // Conv1d, Conv2d, SumPool2d, SumPooling, AvgPool2d
-    const bool conv = n.type == "Conv1d" || n.type == "Conv2d";
-    const size_t rank = n.type == "Conv1d" ? 1 : 2;
-    std::vector<uint32_t> kernel;
+    return Status::Ok();
+  }
+
+  // Conv1d, Conv2d, SumPool2d, SumPooling, AvgPool2d: a window over channels and space.
+  const bool conv = n.type == "Conv1d" || n.type == "Conv2d";
+  const size_t rank = n.type == "Conv1d" ? 1 : 2;
+  std::vector<uint32_t> kernel;
+  const NirArray* w = nullptr;
+  double groups = 1;
+
+  // The window's kernel (and a convolution's weights), and the input seen as C,H,W or C,L.
+  Status WindowShape() {
     uint32_t channels = shape.size() == rank + 1 ? shape[0] : 0;
-    const NirArray* w = nullptr;
-    double groups = 1;
     if (conv) {
       auto weight = Need("weight");
       if (!weight.ok()) return weight.status();
@@ -170,6 +195,11 @@ Status AppendOperator(const NirNode& n, double step_ms, const std::string& file,
       return Error(who + " takes " + std::to_string(channels) + " channels; " + ShapeText(shape) +
                    " comes in");
     }
+    return Status::Ok();
+  }
+
+  Status Window() {
+    SNN_RETURN_IF_ERROR(WindowShape());
     v1::Stage* s = stage(conv ? "conv" : (n.type == "AvgPool2d" ? "avg_pool" : "sum_pool"));
     for (uint32_t k : kernel) s->add_kernel(k);
     auto spatial = [&](const char* key, uint32_t fallback,
@@ -217,8 +247,21 @@ Status AppendOperator(const NirNode& n, double step_ms, const std::string& file,
       const uint64_t per_channel = Count(out) / out_c;
       for (uint32_t c = 0; c < out_c; ++c) bias->insert(bias->end(), per_channel, At(*b, c));
     }
+    return Status::Ok();
   }
-  return Status::Ok();
+};
+
+}  // namespace
+
+Status AppendOperator(const NirNode& n, double step_ms, const std::string& file,
+                      std::vector<uint32_t>& shape, v1::Projection& p, std::vector<double>* bias) {
+  OperatorBuild build{n, step_ms, file, shape, p, bias};
+  if (n.type == "Affine" || n.type == "Linear") return build.Dense();
+  if (n.type == "Scale") return build.Scale();
+  if (n.type == "Flatten" || n.type == "Delay" || n.type == "Input" || n.type == "Output") {
+    return build.Reshape();
+  }
+  return build.Window();
 }
 
 }  // namespace snn

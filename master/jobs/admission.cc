@@ -105,10 +105,10 @@ std::vector<BoardClass> ClassifyBoards(std::vector<BoardCapacity> boards) {
   }
   return classes;
 }
+namespace {
 
-Result<v1::JobSpec> AdmitJob(v1::JobSpec spec, const std::string& user,
-                             const AdmissionLimits& limits, const v1::SchedulingConfig& scheduling,
-                             const std::vector<BoardClass>& boards) {
+// What the job left out, from the site's defaults; a session's and a service's fixed terms.
+Status FillDefaults(v1::JobSpec& spec, const std::string& user, const AdmissionLimits& limits) {
   if (spec.pool().empty()) spec.set_pool(limits.default_pool);
   if (spec.queue().empty()) spec.set_queue(limits.default_queue);
   if (spec.tenant().empty()) spec.set_tenant(user);
@@ -136,7 +136,12 @@ Result<v1::JobSpec> AdmitJob(v1::JobSpec spec, const std::string& user,
                              std::to_string(spec.min_replicas()) + ")");
     }
   }
-  SNN_RETURN_IF_ERROR(ValidateJobSpec(spec));
+  return Status::Ok();
+}
+
+// Units turned into ksps; its queue, licenses and time limit as the policy has them.
+Status CheckAgainstPolicy(v1::JobSpec& spec, const AdmissionLimits& limits,
+                          const v1::SchedulingConfig& scheduling) {
   if (v1::Resources& r = *spec.mutable_task()->mutable_resources(); r.units() > 0) {
     if (r.ksps() != 0) return InvalidArgument("task.resources: give ksps or units, not both");
     const double ksps = std::ceil(r.units() * limits.unit_ksps);
@@ -175,9 +180,11 @@ Result<v1::JobSpec> AdmitJob(v1::JobSpec spec, const std::string& user,
                            " is above this cluster's maximum of " +
                            FormatDurationSeconds(limits.max_time_limit_s));
   }
-  spec.set_user(user);
+  return Status::Ok();
+}
 
-  // Could this job ever run? Judge against every board known in the pool, up or not.
+// Could this job ever run? Judged against every board known in the pool, up or not.
+Status CheckCanEverRun(const v1::JobSpec& spec, const std::vector<BoardClass>& boards) {
   const v1::Resources& r = spec.task().resources();
   std::vector<const BoardClass*> pool_boards;
   std::set<std::string> known_pools;
@@ -240,6 +247,19 @@ Result<v1::JobSpec> AdmitJob(v1::JobSpec spec, const std::string& user,
                            " replicas of this task at once, but replicas.min is " +
                            std::to_string(spec.min_replicas()));
   }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<v1::JobSpec> AdmitJob(v1::JobSpec spec, const std::string& user,
+                             const AdmissionLimits& limits, const v1::SchedulingConfig& scheduling,
+                             const std::vector<BoardClass>& boards) {
+  SNN_RETURN_IF_ERROR(FillDefaults(spec, user, limits));
+  SNN_RETURN_IF_ERROR(ValidateJobSpec(spec));
+  SNN_RETURN_IF_ERROR(CheckAgainstPolicy(spec, limits, scheduling));
+  spec.set_user(user);
+  SNN_RETURN_IF_ERROR(CheckCanEverRun(spec, boards));
   return spec;
 }
 

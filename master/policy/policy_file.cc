@@ -224,6 +224,163 @@ Status ReadBilling(const YAML::Node& b, v1::BillingConfig* out) {
   return Status::Ok();
 }
 
+namespace {
+
+// scheduler: backfill, preemption, requeues, suspending, sessions.
+Status ReadScheduler(const YAML::Node& s, v1::SchedulingConfig& c) {
+  SNN_RETURN_IF_ERROR(CheckKnownFields(
+      s, "scheduler",
+      {"backfill", "backfill_order", "backfill_age_first_after", "preemption", "preempt_grace",
+       "max_lost_requeues", "suspend_after", "session_idle_limit"}));
+  if (s["backfill"]) c.set_backfill(s["backfill"].as<std::string>());
+  if (s["backfill_order"]) c.set_backfill_order(s["backfill_order"].as<std::string>());
+  if (s["preemption"]) c.set_preemption(s["preemption"].as<bool>());
+  if (s["backfill_age_first_after"]) {
+    auto a = ReadDuration(s["backfill_age_first_after"], "scheduler.backfill_age_first_after");
+    if (!a.ok()) return a.status();
+    c.set_backfill_age_first_after_s(*a);
+  }
+  if (s["max_lost_requeues"]) {
+    auto n = ReadWholeNumber(s["max_lost_requeues"], "scheduler.max_lost_requeues", 0, 1000);
+    if (!n.ok()) return n.status();
+    c.set_max_lost_requeues(static_cast<uint32_t>(*n));
+  }
+  if (s["preempt_grace"]) {
+    auto g = ReadDuration(s["preempt_grace"], "scheduler.preempt_grace");
+    if (!g.ok()) return g.status();
+    c.set_preempt_grace_s(*g);
+  }
+  if (s["suspend_after"]) {
+    auto idle = ReadDuration(s["suspend_after"], "scheduler.suspend_after");
+    if (!idle.ok()) return idle.status();
+    c.set_suspend_after_s(*idle);
+  }
+  if (s["session_idle_limit"]) {
+    auto idle = ReadDuration(s["session_idle_limit"], "scheduler.session_idle_limit");
+    if (!idle.ok()) return idle.status();
+    c.set_session_idle_limit_s(*idle);
+  }
+  return Status::Ok();
+}
+
+// priority: the factors' weights and their time constants.
+Status ReadPriority(const YAML::Node& p, v1::PriorityConfig* out) {
+  SNN_RETURN_IF_ERROR(CheckKnownFields(p, "priority",
+                                       {"weights", "max_age", "fairshare_half_life", "starve_after",
+                                        "favor_small", "accrue_per_tenant"}));
+  if (const YAML::Node w = p["weights"]) {
+    SNN_RETURN_IF_ERROR(CheckKnownFields(w, "priority.weights",
+                                         {"age", "fairshare", "size", "queue", "job", "slowdown"}));
+    const std::map<std::string, void (v1::PriorityConfig::*)(double)> setters = {
+        {"age", &v1::PriorityConfig::set_age_weight},
+        {"fairshare", &v1::PriorityConfig::set_fairshare_weight},
+        {"size", &v1::PriorityConfig::set_size_weight},
+        {"queue", &v1::PriorityConfig::set_queue_weight},
+        {"job", &v1::PriorityConfig::set_job_weight},
+        {"slowdown", &v1::PriorityConfig::set_slowdown_weight}};
+    for (const auto& [name, set] : setters) {
+      if (!w[name]) continue;
+      auto v = ReadWeight(w[name], "priority.weights." + name);
+      if (!v.ok()) return v.status();
+      (out->*set)(*v);
+    }
+  }
+  const std::map<std::string, void (v1::PriorityConfig::*)(uint64_t)> durations = {
+      {"max_age", &v1::PriorityConfig::set_max_age_s},
+      {"fairshare_half_life", &v1::PriorityConfig::set_fairshare_half_life_s},
+      {"starve_after", &v1::PriorityConfig::set_starve_after_s}};
+  for (const auto& [name, set] : durations) {
+    if (!p[name]) continue;
+    auto v = ReadDuration(p[name], "priority." + name);
+    if (!v.ok()) return v.status();
+    (out->*set)(*v);
+  }
+  if (p["favor_small"]) out->set_favor_small(p["favor_small"].as<bool>());
+  if (p["accrue_per_tenant"]) {
+    auto n = ReadWholeNumber(p["accrue_per_tenant"], "priority.accrue_per_tenant", 0, 1000000);
+    if (!n.ok()) return n.status();
+    out->set_accrue_per_tenant(static_cast<uint32_t>(*n));
+  }
+  return Status::Ok();
+}
+
+// queues: each with its priority, weight and pool caps.
+Status ReadQueues(const YAML::Node& queues, v1::SchedulingConfig& c) {
+  if (!queues.IsSequence()) return InvalidArgument("queues must be a list");
+  c.clear_queues();
+  for (size_t i = 0; i < queues.size(); ++i) {
+    const YAML::Node q = queues[i];
+    const std::string where = "queues[" + std::to_string(i) + "]";
+    SNN_RETURN_IF_ERROR(CheckKnownFields(q, where, {"name", "priority", "weight", "pools"}));
+    auto* out = c.add_queues();
+    auto name = ReadString(q["name"], where + ".name");
+    if (!name.ok()) return name.status();
+    out->set_name(*name);
+    if (q["priority"]) {
+      auto v = ReadWholeNumber(q["priority"], where + ".priority", -1000000, 1000000);
+      if (!v.ok()) return v.status();
+      out->set_priority(static_cast<int32_t>(*v));
+    }
+    out->set_weight(1);
+    if (q["weight"]) {
+      auto v = ReadWeight(q["weight"], where + ".weight");
+      if (!v.ok()) return v.status();
+      out->set_weight(*v);
+    }
+    if (q["pools"])
+      SNN_RETURN_IF_ERROR(ReadPoolCaps(q["pools"], where + ".pools", "max", out->mutable_pools()));
+  }
+  return Status::Ok();
+}
+
+// tenants: the tree, its weights, quotas, members, coordinators and limits.
+Status ReadTenants(const YAML::Node& tenants, v1::SchedulingConfig& c) {
+  if (!tenants.IsSequence()) return InvalidArgument("tenants must be a list");
+  for (size_t i = 0; i < tenants.size(); ++i) {
+    const YAML::Node t = tenants[i];
+    const std::string where = "tenants[" + std::to_string(i) + "]";
+    SNN_RETURN_IF_ERROR(CheckKnownFields(
+        t, where,
+        {"name", "parent", "weight", "quotas", "users", "groups", "coordinators", "limits"}));
+    auto* out = c.add_tenants();
+    auto name = ReadString(t["name"], where + ".name");
+    if (!name.ok()) return name.status();
+    out->set_name(*name);
+    out->set_weight(1);
+    if (t["parent"]) {
+      auto parent = ReadString(t["parent"], where + ".parent");
+      if (!parent.ok()) return parent.status();
+      out->set_parent(*parent);
+    }
+    if (t["weight"]) {
+      auto v = ReadWeight(t["weight"], where + ".weight");
+      if (!v.ok()) return v.status();
+      out->set_weight(*v);
+    }
+    if (t["quotas"])
+      SNN_RETURN_IF_ERROR(
+          ReadPoolCaps(t["quotas"], where + ".quotas", "limit", out->mutable_quotas()));
+    if (t["users"]) {
+      SNN_RETURN_IF_ERROR(
+          ReadNames(t["users"], where + ".users", out->mutable_members()->mutable_users()));
+    }
+    if (t["groups"]) {
+      SNN_RETURN_IF_ERROR(
+          ReadNames(t["groups"], where + ".groups", out->mutable_members()->mutable_groups()));
+    }
+    if (t["coordinators"]) {
+      SNN_RETURN_IF_ERROR(
+          ReadNames(t["coordinators"], where + ".coordinators", out->mutable_coordinators()));
+    }
+    if (t["limits"]) {
+      SNN_RETURN_IF_ERROR(ReadUsageLimits(t["limits"], where + ".limits", out->mutable_limits()));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<v1::SchedulingConfig> ParsePolicyYaml(const std::string& text) {
   v1::SchedulingConfig c = DefaultSchedulingConfig();
   try {
@@ -244,104 +401,13 @@ Result<v1::SchedulingConfig> ParsePolicyYaml(const std::string& text) {
     }
     if (const YAML::Node a = root["access"]) SNN_RETURN_IF_ERROR(ReadAccess(a, c.mutable_access()));
     if (const YAML::Node s = root["scheduler"]) {
-      SNN_RETURN_IF_ERROR(CheckKnownFields(
-          s, "scheduler",
-          {"backfill", "backfill_order", "backfill_age_first_after", "preemption", "preempt_grace",
-           "max_lost_requeues", "suspend_after", "session_idle_limit"}));
-      if (s["backfill"]) c.set_backfill(s["backfill"].as<std::string>());
-      if (s["backfill_order"]) c.set_backfill_order(s["backfill_order"].as<std::string>());
-      if (s["preemption"]) c.set_preemption(s["preemption"].as<bool>());
-      if (s["backfill_age_first_after"]) {
-        auto a = ReadDuration(s["backfill_age_first_after"], "scheduler.backfill_age_first_after");
-        if (!a.ok()) return a.status();
-        c.set_backfill_age_first_after_s(*a);
-      }
-      if (s["max_lost_requeues"]) {
-        auto n = ReadWholeNumber(s["max_lost_requeues"], "scheduler.max_lost_requeues", 0, 1000);
-        if (!n.ok()) return n.status();
-        c.set_max_lost_requeues(static_cast<uint32_t>(*n));
-      }
-      if (s["preempt_grace"]) {
-        auto g = ReadDuration(s["preempt_grace"], "scheduler.preempt_grace");
-        if (!g.ok()) return g.status();
-        c.set_preempt_grace_s(*g);
-      }
-      if (s["suspend_after"]) {
-        auto idle = ReadDuration(s["suspend_after"], "scheduler.suspend_after");
-        if (!idle.ok()) return idle.status();
-        c.set_suspend_after_s(*idle);
-      }
-      if (s["session_idle_limit"]) {
-        auto idle = ReadDuration(s["session_idle_limit"], "scheduler.session_idle_limit");
-        if (!idle.ok()) return idle.status();
-        c.set_session_idle_limit_s(*idle);
-      }
+      SNN_RETURN_IF_ERROR(ReadScheduler(s, c));
     }
     if (const YAML::Node p = root["priority"]) {
-      SNN_RETURN_IF_ERROR(CheckKnownFields(p, "priority",
-                                           {"weights", "max_age", "fairshare_half_life",
-                                            "starve_after", "favor_small", "accrue_per_tenant"}));
-      auto* out = c.mutable_priority();
-      if (const YAML::Node w = p["weights"]) {
-        SNN_RETURN_IF_ERROR(CheckKnownFields(
-            w, "priority.weights", {"age", "fairshare", "size", "queue", "job", "slowdown"}));
-        const std::map<std::string, void (v1::PriorityConfig::*)(double)> setters = {
-            {"age", &v1::PriorityConfig::set_age_weight},
-            {"fairshare", &v1::PriorityConfig::set_fairshare_weight},
-            {"size", &v1::PriorityConfig::set_size_weight},
-            {"queue", &v1::PriorityConfig::set_queue_weight},
-            {"job", &v1::PriorityConfig::set_job_weight},
-            {"slowdown", &v1::PriorityConfig::set_slowdown_weight}};
-        for (const auto& [name, set] : setters) {
-          if (!w[name]) continue;
-          auto v = ReadWeight(w[name], "priority.weights." + name);
-          if (!v.ok()) return v.status();
-          (out->*set)(*v);
-        }
-      }
-      const std::map<std::string, void (v1::PriorityConfig::*)(uint64_t)> durations = {
-          {"max_age", &v1::PriorityConfig::set_max_age_s},
-          {"fairshare_half_life", &v1::PriorityConfig::set_fairshare_half_life_s},
-          {"starve_after", &v1::PriorityConfig::set_starve_after_s}};
-      for (const auto& [name, set] : durations) {
-        if (!p[name]) continue;
-        auto v = ReadDuration(p[name], "priority." + name);
-        if (!v.ok()) return v.status();
-        (out->*set)(*v);
-      }
-      if (p["favor_small"]) out->set_favor_small(p["favor_small"].as<bool>());
-      if (p["accrue_per_tenant"]) {
-        auto n = ReadWholeNumber(p["accrue_per_tenant"], "priority.accrue_per_tenant", 0, 1000000);
-        if (!n.ok()) return n.status();
-        out->set_accrue_per_tenant(static_cast<uint32_t>(*n));
-      }
+      SNN_RETURN_IF_ERROR(ReadPriority(p, c.mutable_priority()));
     }
     if (const YAML::Node queues = root["queues"]) {
-      if (!queues.IsSequence()) return InvalidArgument("queues must be a list");
-      c.clear_queues();
-      for (size_t i = 0; i < queues.size(); ++i) {
-        const YAML::Node q = queues[i];
-        const std::string where = "queues[" + std::to_string(i) + "]";
-        SNN_RETURN_IF_ERROR(CheckKnownFields(q, where, {"name", "priority", "weight", "pools"}));
-        auto* out = c.add_queues();
-        auto name = ReadString(q["name"], where + ".name");
-        if (!name.ok()) return name.status();
-        out->set_name(*name);
-        if (q["priority"]) {
-          auto v = ReadWholeNumber(q["priority"], where + ".priority", -1000000, 1000000);
-          if (!v.ok()) return v.status();
-          out->set_priority(static_cast<int32_t>(*v));
-        }
-        out->set_weight(1);
-        if (q["weight"]) {
-          auto v = ReadWeight(q["weight"], where + ".weight");
-          if (!v.ok()) return v.status();
-          out->set_weight(*v);
-        }
-        if (q["pools"])
-          SNN_RETURN_IF_ERROR(
-              ReadPoolCaps(q["pools"], where + ".pools", "max", out->mutable_pools()));
-      }
+      SNN_RETURN_IF_ERROR(ReadQueues(queues, c));
     }
     if (const YAML::Node limits = root["limits"]) {
       SNN_RETURN_IF_ERROR(CheckKnownFields(limits, "limits", {"per_user"}));
@@ -351,48 +417,7 @@ Result<v1::SchedulingConfig> ParsePolicyYaml(const std::string& text) {
       }
     }
     if (const YAML::Node tenants = root["tenants"]) {
-      if (!tenants.IsSequence()) return InvalidArgument("tenants must be a list");
-      for (size_t i = 0; i < tenants.size(); ++i) {
-        const YAML::Node t = tenants[i];
-        const std::string where = "tenants[" + std::to_string(i) + "]";
-        SNN_RETURN_IF_ERROR(CheckKnownFields(
-            t, where,
-            {"name", "parent", "weight", "quotas", "users", "groups", "coordinators", "limits"}));
-        auto* out = c.add_tenants();
-        auto name = ReadString(t["name"], where + ".name");
-        if (!name.ok()) return name.status();
-        out->set_name(*name);
-        out->set_weight(1);
-        if (t["parent"]) {
-          auto parent = ReadString(t["parent"], where + ".parent");
-          if (!parent.ok()) return parent.status();
-          out->set_parent(*parent);
-        }
-        if (t["weight"]) {
-          auto v = ReadWeight(t["weight"], where + ".weight");
-          if (!v.ok()) return v.status();
-          out->set_weight(*v);
-        }
-        if (t["quotas"])
-          SNN_RETURN_IF_ERROR(
-              ReadPoolCaps(t["quotas"], where + ".quotas", "limit", out->mutable_quotas()));
-        if (t["users"]) {
-          SNN_RETURN_IF_ERROR(
-              ReadNames(t["users"], where + ".users", out->mutable_members()->mutable_users()));
-        }
-        if (t["groups"]) {
-          SNN_RETURN_IF_ERROR(
-              ReadNames(t["groups"], where + ".groups", out->mutable_members()->mutable_groups()));
-        }
-        if (t["coordinators"]) {
-          SNN_RETURN_IF_ERROR(
-              ReadNames(t["coordinators"], where + ".coordinators", out->mutable_coordinators()));
-        }
-        if (t["limits"]) {
-          SNN_RETURN_IF_ERROR(
-              ReadUsageLimits(t["limits"], where + ".limits", out->mutable_limits()));
-        }
-      }
+      SNN_RETURN_IF_ERROR(ReadTenants(tenants, c));
     }
   } catch (const YAML::Exception& e) {
     return InvalidArgument("the policy file is not valid: " + std::string(e.what()));

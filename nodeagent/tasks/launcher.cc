@@ -55,6 +55,61 @@ Status SpawnedProcess::Release(const StartOrder& order) {
   return Status::Ok();
 }
 
+namespace {
+
+// The command's path: looked up in the task's PATH, as a shell started in that environment
+// would (the shepherd, when there is one, looks it up as the task's user).
+Result<std::string> ResolveCommand(const ProcessSpec& spec) {
+  const bool shepherd = !spec.shepherd.empty();
+  std::string path_env = spec.env.count("PATH") ? spec.env.at("PATH") : "/usr/bin:/bin";
+  std::string resolved = spec.command;
+  if (!shepherd && spec.command.find('/') == std::string::npos) {
+    resolved.clear();
+    size_t start = 0;
+    while (start <= path_env.size()) {
+      size_t end = path_env.find(':', start);
+      if (end == std::string::npos) end = path_env.size();
+      std::string dir = path_env.substr(start, end - start);
+      std::string candidate = (dir.empty() ? "." : dir) + "/" + spec.command;
+      if (access(candidate.c_str(), X_OK) == 0) {
+        resolved = candidate;
+        break;
+      }
+      start = end + 1;
+    }
+    if (resolved.empty()) {
+      return InvalidArgument("command '" + spec.command + "' not found in PATH");
+    }
+  }
+
+  if (!shepherd && access(resolved.c_str(), X_OK) != 0) {
+    return InvalidArgument("command '" + spec.command + "' does not exist or is not executable");
+  }
+  return resolved;
+}
+
+// The shepherd leads the group and runs the command: argv = shepherd EXIT_FILE COMMAND ARGS.
+std::vector<std::string> ArgvOf(const ProcessSpec& spec, const std::string& resolved, bool hold) {
+  const bool shepherd = !spec.shepherd.empty();
+  std::vector<std::string> argv_storage;
+  if (!spec.shepherd.empty()) argv_storage = {spec.shepherd, spec.exit_file};
+  if (!spec.shepherd.empty() && spec.lease_ms > 0) {
+    argv_storage.insert(argv_storage.end(),
+                        {"--lease", spec.lease_file, std::to_string(spec.lease_ms)});
+  }
+  if (hold) argv_storage.insert(argv_storage.end(), {"--start-fd", "3"});
+  if (shepherd) {
+    argv_storage.insert(argv_storage.end(), spec.user_args.begin(), spec.user_args.end());
+    if (!spec.workdir.empty()) argv_storage.insert(argv_storage.end(), {"--chdir", spec.workdir});
+    argv_storage.push_back("--");
+  }
+  argv_storage.push_back(resolved);
+  argv_storage.insert(argv_storage.end(), spec.args.begin(), spec.args.end());
+  return argv_storage;
+}
+
+}  // namespace
+
 Result<SpawnedProcess> SpawnProcess(const ProcessSpec& spec) {
   const bool shepherd = !spec.shepherd.empty();
   struct stat st {};
@@ -62,6 +117,8 @@ Result<SpawnedProcess> SpawnProcess(const ProcessSpec& spec) {
       (stat(spec.workdir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))) {
     return InvalidArgument("working directory '" + spec.workdir + "' does not exist");
   }
+  auto resolved = ResolveCommand(spec);
+  if (!resolved.ok()) return resolved.status();
   std::vector<std::string> env_storage;
   for (const auto& [k, v] : spec.env) env_storage.push_back(k + "=" + v);
   std::vector<char*> envp;
@@ -97,11 +154,6 @@ Result<SpawnedProcess> SpawnProcess(const ProcessSpec& spec) {
   // Nothing of the agent's leaks into the task: an inherited copy of the master session would
   // keep that connection open after the agent dies, hiding the agent's death from the master.
   posix_spawn_file_actions_addclosefrom_np(&actions, hold ? 4 : 3);
-  auto close_pipe = [&] {
-    for (int fd : start_pipe) {
-      if (fd >= 0) close(fd);
-    }
-  };
 
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
@@ -114,52 +166,7 @@ Result<SpawnedProcess> SpawnProcess(const ProcessSpec& spec) {
   posix_spawnattr_setflags(&attr,
                            POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 
-  // Look the command up in the task's PATH, as a shell started in that environment would.
-  std::string path_env = spec.env.count("PATH") ? spec.env.at("PATH") : "/usr/bin:/bin";
-  std::string resolved = spec.command;
-  if (!shepherd && spec.command.find('/') == std::string::npos) {
-    resolved.clear();
-    size_t start = 0;
-    while (start <= path_env.size()) {
-      size_t end = path_env.find(':', start);
-      if (end == std::string::npos) end = path_env.size();
-      std::string dir = path_env.substr(start, end - start);
-      std::string candidate = (dir.empty() ? "." : dir) + "/" + spec.command;
-      if (access(candidate.c_str(), X_OK) == 0) {
-        resolved = candidate;
-        break;
-      }
-      start = end + 1;
-    }
-    if (resolved.empty()) {
-      close_pipe();
-      posix_spawn_file_actions_destroy(&actions);
-      posix_spawnattr_destroy(&attr);
-      return InvalidArgument("command '" + spec.command + "' not found in PATH");
-    }
-  }
-
-  if (!shepherd && access(resolved.c_str(), X_OK) != 0) {
-    close_pipe();
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attr);
-    return InvalidArgument("command '" + spec.command + "' does not exist or is not executable");
-  }
-  // The shepherd leads the group and runs the command: argv = shepherd EXIT_FILE COMMAND ARGS.
-  std::vector<std::string> argv_storage;
-  if (!spec.shepherd.empty()) argv_storage = {spec.shepherd, spec.exit_file};
-  if (!spec.shepherd.empty() && spec.lease_ms > 0) {
-    argv_storage.insert(argv_storage.end(),
-                        {"--lease", spec.lease_file, std::to_string(spec.lease_ms)});
-  }
-  if (hold) argv_storage.insert(argv_storage.end(), {"--start-fd", "3"});
-  if (shepherd) {
-    argv_storage.insert(argv_storage.end(), spec.user_args.begin(), spec.user_args.end());
-    if (!spec.workdir.empty()) argv_storage.insert(argv_storage.end(), {"--chdir", spec.workdir});
-    argv_storage.push_back("--");
-  }
-  argv_storage.push_back(resolved);
-  argv_storage.insert(argv_storage.end(), spec.args.begin(), spec.args.end());
+  std::vector<std::string> argv_storage = ArgvOf(spec, *resolved, hold);
   std::vector<char*> argv;
   for (auto& a : argv_storage) argv.push_back(a.data());
   argv.push_back(nullptr);

@@ -136,6 +136,70 @@ bool Remap(Task& task, TaskBoards& boards, TaskRecords& records) {
   return true;
 }
 
+// What runs for the task (its shepherd, command, environment, files), but for the lease.
+ProcessSpec CommandOf(const TaskManagerOptions& options, const v1::LaunchRequest& req,
+                      const Result<RunAs>& who, const v1::BoardInfo& board_info,
+                      const std::string& dir, const v1::TaskMapping& mapping,
+                      const SpikeGateway* gateway, const CheckpointStore& checkpoints) {
+  ProcessSpec spec;
+  spec.command = req.task().command();
+  spec.args.assign(req.task().args().begin(), req.task().args().end());
+  TaskEnvContext env;
+  env.base_env = &options.base_env;
+  const auto runtime = options.runtimes.find(board_info.type());
+  env.runtime = runtime == options.runtimes.end() ? nullptr : &runtime->second;
+  env.node_name = options.node_name;
+  if (who.ok()) {
+    env.user = who->user;
+    env.home = who->home;
+    env.shell = who->shell;
+  }
+  env.board_type = board_info.type();
+  if (gateway != nullptr) {
+    env.gateway_socket = gateway->socket_path();
+    env.gateway_token_file = dir + "/gateway_token";
+  }
+  if (req.task().has_network()) env.model_file = dir + "/model.json";
+  env.output_dir = dir + "/output";
+  if (checkpoints.Kept(req)) env.checkpoint_dir = checkpoints.DirFor(CheckpointIdOf(req));
+  spec.env = TaskEnvironment(env, req, mapping);
+  spec.workdir = req.task().workdir().empty() ? dir + "/work" : req.task().workdir();
+  if (who.ok() && who->switch_user) {
+    spec.user_args = ShepherdUserArgs(*who);
+    if (options.hide_processes) spec.user_args.push_back("--hide-processes");
+  }
+  spec.stdout_path = dir + "/stdout";
+  spec.stderr_path = dir + "/stderr";
+  spec.shepherd = options.shepherd;
+  spec.exit_file = dir + "/exit_status";
+  return spec;
+}
+
+// A task's memory within what the node allows one.
+Status CheckMemory(const TaskManagerOptions& options, const v1::TaskSpec& task) {
+  if (options.max_memory_mb == 0 || task.memory_mb() <= options.max_memory_mb) return Status::Ok();
+  return InvalidArgument("task.memory_mb is " + std::to_string(task.memory_mb()) + " MiB; node " +
+                         options.node_name + " allows a task at most " +
+                         std::to_string(options.max_memory_mb) +
+                         " MiB (snn-agent --task_memory_max_mb)");
+}
+
+// A task's record as it launches, in `dir`, named `name` (its cgroup's name too).
+Task NewTask(const v1::LaunchRequest& req, const TaskKey& key, const std::string& name,
+             const std::string& dir, const v1::TaskMapping& mapping, int64_t now_ms) {
+  Task task;
+  task.launch.cgroup = name;
+  task.launch.key = key;
+  task.launch.board = req.board();
+  task.launch.resources = req.task().resources();
+  task.mapping = mapping;
+  task.launch.start_ms = now_ms;
+  task.launch.record_file = dir + "/task.pb";
+  task.launch.request = req;
+  task.launch.gateway_token = NewGatewayToken();
+  return task;
+}
+
 }  // namespace
 
 TaskManager::TaskManager(const Clock& clock, std::vector<std::unique_ptr<Board>> boards,
@@ -167,60 +231,16 @@ Result<v1::TaskStatus> TaskManager::Launch(const v1::LaunchRequest& req) {
   policy.allow_root = options_.allow_root_tasks;
   policy.node_name = options_.node_name;
   auto who = ResolveRunAs(req, policy);
-  Task task;
-  task.launch.cgroup = name;
-  task.launch.key = key;
-  task.launch.board = req.board();
-  task.launch.resources = req.task().resources();
-  task.mapping = *mapping;
-  task.launch.start_ms = clock_.NowMs();
-  task.launch.record_file = dir + "/task.pb";
-  task.launch.request = req;
-  task.launch.gateway_token = NewGatewayToken();
+  Task task = NewTask(req, key, name, dir, *mapping, clock_.NowMs());
   Status written =
       who.ok() ? PrepareFiles(task, dir, *who, board_info, gateway_ != nullptr) : who.status();
-  if (written.ok() && options_.max_memory_mb > 0 &&
-      req.task().memory_mb() > options_.max_memory_mb) {
-    written = InvalidArgument("task.memory_mb is " + std::to_string(req.task().memory_mb()) +
-                              " MiB; node " + options_.node_name + " allows a task at most " +
-                              std::to_string(options_.max_memory_mb) +
-                              " MiB (snn-agent --task_memory_max_mb)");
-  }
+  if (written.ok()) written = CheckMemory(options_, req.task());
   if (written.ok() && checkpoints_.Kept(req)) {
     written = checkpoints_.Prepare(CheckpointIdOf(req), *who);
   }
 
-  ProcessSpec spec;
-  spec.command = req.task().command();
-  spec.args.assign(req.task().args().begin(), req.task().args().end());
-  TaskEnvContext env;
-  env.base_env = &options_.base_env;
-  const auto runtime = options_.runtimes.find(board_info.type());
-  env.runtime = runtime == options_.runtimes.end() ? nullptr : &runtime->second;
-  env.node_name = options_.node_name;
-  if (who.ok()) {
-    env.user = who->user;
-    env.home = who->home;
-    env.shell = who->shell;
-  }
-  env.board_type = board_info.type();
-  if (gateway_ != nullptr) {
-    env.gateway_socket = gateway_->socket_path();
-    env.gateway_token_file = dir + "/gateway_token";
-  }
-  if (req.task().has_network()) env.model_file = dir + "/model.json";
-  env.output_dir = dir + "/output";
-  if (checkpoints_.Kept(req)) env.checkpoint_dir = checkpoints_.DirFor(CheckpointIdOf(req));
-  spec.env = TaskEnvironment(env, req, *mapping);
-  spec.workdir = req.task().workdir().empty() ? dir + "/work" : req.task().workdir();
-  if (who.ok() && who->switch_user) {
-    spec.user_args = ShepherdUserArgs(*who);
-    if (options_.hide_processes) spec.user_args.push_back("--hide-processes");
-  }
-  spec.stdout_path = dir + "/stdout";
-  spec.stderr_path = dir + "/stderr";
-  spec.shepherd = options_.shepherd;
-  spec.exit_file = dir + "/exit_status";
+  ProcessSpec spec =
+      CommandOf(options_, req, who, board_info, dir, *mapping, gateway_, checkpoints_);
   spec.lease_file = lease_file_;
   spec.lease_ms = lease_ms_;
   spec.hold_start = true;  // runs once its record is saved: see Release below

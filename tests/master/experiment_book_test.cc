@@ -46,7 +46,7 @@ class ExperimentBookTest : public ::testing::Test {
     task->set_node("node1");
     task->set_state(v1::TASK_RUNNING);
     task->set_attempt(1);
-    jobs_.Insert(job);
+    jobs_.Restore(job);  // running already: Insert adds new jobs, pending
   }
 
   const v1::JobRecord& service() { return *jobs_.Find(40); }
