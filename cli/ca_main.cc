@@ -51,6 +51,80 @@ snn::Result<snn::pki::KeyAndCert> LoadCa(const std::string& dir) {
   return snn::pki::KeyAndCert{*key, *cert};
 }
 
+// snn-ca init DIR: a new CA.
+int Init(const std::string& dir, int64_t days, bool force) {
+  std::error_code ec;
+  if (std::filesystem::exists(dir + "/ca.key", ec) && !force) {
+    return Fail(dir +
+                "/ca.key exists: a new CA would void every certificate it signed "
+                "(--force to replace it)");
+  }
+  std::filesystem::create_directories(dir, ec);
+  auto ca = snn::pki::NewCa("snn cluster CA", (days ? days : 3650) * 86400);
+  if (!ca.ok()) return Fail(ca.status().message());
+  if (auto s = snn::WriteFileAtomic(dir + "/ca.key", ca->key_pem, 0600); !s.ok()) {
+    return Fail(s.message());
+  }
+  if (auto s = snn::WriteFileAtomic(dir + "/ca.crt", ca->cert_pem, 0644); !s.ok()) {
+    return Fail(s.message());
+  }
+  std::cout << "CA created: " << dir << "/ca.crt (copy it to every node and client host), " << dir
+            << "/ca.key (keep it on the master only)\n";
+  return 0;
+}
+
+// snn-ca master DIR: the master's certificate, naming the hosts clients reach it by.
+int IssueMaster(const snn::pki::KeyAndCert& ca, const std::string& dir, int64_t days,
+                std::string hosts) {
+  snn::pki::Issue issue;
+  issue.common_name = "snn-master";
+  issue.role = snn::pki::kRoleMaster;
+  issue.validity_s = (days ? days : 825) * 86400;
+  if (hosts.empty()) {  // clients check the name they reach the master by: name this host
+    char name[256] = {};
+    gethostname(name, sizeof name - 1);
+    hosts = std::string(name) + ",localhost,127.0.0.1,::1";
+    std::cout << "no --host: the certificate names " << hosts
+              << " (clients refuse a master reached by any other name)\n";
+  }
+  for (std::string& host : snn::SplitList(hosts)) issue.alt_names.push_back(std::move(host));
+  auto cert = snn::pki::IssueWithNewKey(ca, issue);
+  if (!cert.ok()) return Fail(cert.status().message());
+  if (auto s = snn::WriteFileAtomic(dir + "/master.key", cert->key_pem, 0600); !s.ok()) {
+    return Fail(s.message());
+  }
+  if (auto s = snn::WriteFileAtomic(dir + "/master.crt", cert->cert_pem, 0644); !s.ok()) {
+    return Fail(s.message());
+  }
+  std::cout << "master certificate: " << dir << "/master.crt\n";
+  return 0;
+}
+
+// snn-ca node DIR NAME: a node's certificate and key (with the CA's certificate in --out).
+int IssueNode(const snn::pki::KeyAndCert& ca, const std::string& dir, int64_t days,
+              const std::string& name, const std::string& out) {
+  snn::pki::Issue issue;
+  std::error_code ec;
+  issue.common_name = name;
+  issue.role = snn::pki::kRoleNode;
+  issue.validity_s = (days ? days : 30) * 86400;
+  const std::string to = out.empty() ? dir : out;
+  std::filesystem::create_directories(to, ec);
+  auto cert = snn::pki::IssueWithNewKey(ca, issue);
+  if (!cert.ok()) return Fail(cert.status().message());
+  if (auto s = snn::WriteFileAtomic(to + "/node.pem", cert->cert_pem + cert->key_pem, 0600);
+      !s.ok()) {
+    return Fail(s.message());
+  }
+  if (to != dir) {
+    if (auto s = snn::WriteFileAtomic(to + "/ca.crt", ca.cert_pem, 0644); !s.ok()) {
+      return Fail(s.message());
+    }
+  }
+  std::cout << "node " << name << ": " << to << "/node.pem\n";
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -101,71 +175,11 @@ int main(int argc, char** argv) {
   const std::string& command = args[0];
   const std::string& dir = args[1];
   std::error_code ec;
-  if (command == "init" && args.size() == 2) {
-    if (std::filesystem::exists(dir + "/ca.key", ec) && !force) {
-      return Fail(dir +
-                  "/ca.key exists: a new CA would void every certificate it signed "
-                  "(--force to replace it)");
-    }
-    std::filesystem::create_directories(dir, ec);
-    auto ca = snn::pki::NewCa("snn cluster CA", (days ? days : 3650) * 86400);
-    if (!ca.ok()) return Fail(ca.status().message());
-    if (auto s = snn::WriteFileAtomic(dir + "/ca.key", ca->key_pem, 0600); !s.ok()) {
-      return Fail(s.message());
-    }
-    if (auto s = snn::WriteFileAtomic(dir + "/ca.crt", ca->cert_pem, 0644); !s.ok()) {
-      return Fail(s.message());
-    }
-    std::cout << "CA created: " << dir << "/ca.crt (copy it to every node and client host), " << dir
-              << "/ca.key (keep it on the master only)\n";
-    return 0;
-  }
+  if (command == "init" && args.size() == 2) return Init(dir, days, force);
   auto ca = LoadCa(dir);
   if (!ca.ok()) return Fail(ca.status().message());
-  snn::pki::Issue issue;
-  if (command == "master" && args.size() == 2) {
-    issue.common_name = "snn-master";
-    issue.role = snn::pki::kRoleMaster;
-    issue.validity_s = (days ? days : 825) * 86400;
-    if (hosts.empty()) {  // clients check the name they reach the master by: name this host
-      char name[256] = {};
-      gethostname(name, sizeof name - 1);
-      hosts = std::string(name) + ",localhost,127.0.0.1,::1";
-      std::cout << "no --host: the certificate names " << hosts
-                << " (clients refuse a master reached by any other name)\n";
-    }
-    for (std::string& host : snn::SplitList(hosts)) issue.alt_names.push_back(std::move(host));
-    auto cert = snn::pki::IssueWithNewKey(*ca, issue);
-    if (!cert.ok()) return Fail(cert.status().message());
-    if (auto s = snn::WriteFileAtomic(dir + "/master.key", cert->key_pem, 0600); !s.ok()) {
-      return Fail(s.message());
-    }
-    if (auto s = snn::WriteFileAtomic(dir + "/master.crt", cert->cert_pem, 0644); !s.ok()) {
-      return Fail(s.message());
-    }
-    std::cout << "master certificate: " << dir << "/master.crt\n";
-    return 0;
-  }
-  if (command == "node" && args.size() == 3) {
-    issue.common_name = args[2];
-    issue.role = snn::pki::kRoleNode;
-    issue.validity_s = (days ? days : 30) * 86400;
-    const std::string to = out.empty() ? dir : out;
-    std::filesystem::create_directories(to, ec);
-    auto cert = snn::pki::IssueWithNewKey(*ca, issue);
-    if (!cert.ok()) return Fail(cert.status().message());
-    if (auto s = snn::WriteFileAtomic(to + "/node.pem", cert->cert_pem + cert->key_pem, 0600);
-        !s.ok()) {
-      return Fail(s.message());
-    }
-    if (to != dir) {
-      if (auto s = snn::WriteFileAtomic(to + "/ca.crt", ca->cert_pem, 0644); !s.ok()) {
-        return Fail(s.message());
-      }
-    }
-    std::cout << "node " << args[2] << ": " << to << "/node.pem\n";
-    return 0;
-  }
+  if (command == "master" && args.size() == 2) return IssueMaster(*ca, dir, days, hosts);
+  if (command == "node" && args.size() == 3) return IssueNode(*ca, dir, days, args[2], out);
   std::cerr << kUsage;
   return 2;
 }

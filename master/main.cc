@@ -194,6 +194,103 @@ int RunHa(snn::MasterConfig config, std::unique_ptr<snn::Store> store) {
   return snn::RunHaMaster(std::move(config), std::move(store), std::move(ha));
 }
 
+// How agents are watched: heartbeats and the lease that stops their tasks, longer than a takeover.
+bool FillAgentTerms(snn::MasterConfig& config) {
+  if (!FLAGS_ha_etcd.empty() &&
+      gflags::GetCommandLineFlagInfoOrDie("heartbeat_timeout_ms").is_default) {
+    // A takeover takes the lease and a few seconds more: agents must not give up before.
+    FLAGS_heartbeat_timeout_ms =
+        std::max<int64_t>(FLAGS_heartbeat_timeout_ms, 2 * (FLAGS_ha_lease_s * 1000 + kTakeoverMs));
+  }
+  config.heartbeat_timeout_ms = FLAGS_heartbeat_timeout_ms;
+  config.agents.heartbeat_interval_ms = FLAGS_heartbeat_interval_ms;
+  config.agents.lease_ms =
+      FLAGS_agent_lease_ms > 0 ? FLAGS_agent_lease_ms : FLAGS_heartbeat_timeout_ms / 2;
+  if (config.agents.lease_ms >= FLAGS_heartbeat_timeout_ms ||
+      FLAGS_heartbeat_interval_ms >= FLAGS_heartbeat_timeout_ms) {
+    LOG(ERROR) << "--agent_lease_ms and --heartbeat_interval_ms must be shorter than "
+                  "--heartbeat_timeout_ms, or a cut-off task could run twice";
+    return false;
+  }
+  if (!FLAGS_ha_etcd.empty() && config.agents.lease_ms < FLAGS_ha_lease_s * 1000 + kTakeoverMs) {
+    LOG(ERROR) << "with --ha_etcd, the agents' lease (" << config.agents.lease_ms
+               << " ms: --agent_lease_ms, else half of --heartbeat_timeout_ms) must be at least "
+                  "--ha_lease_s plus "
+               << kTakeoverMs / 1000 << " s, or agents stop their tasks during a takeover";
+    return false;
+  }
+  return true;
+}
+
+// The scheduling pass's cadence, what a job gets by default, and the policy file.
+bool FillScheduling(snn::MasterConfig& config) {
+  config.schedule_interval_ms = FLAGS_schedule_interval_ms;
+  if (!(FLAGS_schedule_max_busy >= 0.01 && FLAGS_schedule_max_busy <= 1) ||
+      FLAGS_schedule_min_gap_ms < 0 || FLAGS_schedule_full_interval_ms < 1) {
+    std::cerr << "snn-master: --schedule_max_busy must be between 0.01 and 1, "
+                 "--schedule_min_gap_ms at least 0 and --schedule_full_interval_ms at least 1\n";
+    return false;
+  }
+  config.schedule_cadence.max_busy = FLAGS_schedule_max_busy;
+  config.schedule_cadence.min_gap_us = FLAGS_schedule_min_gap_ms * 1000;
+  config.schedule_cadence.quick_depth = FLAGS_schedule_quick_depth;
+  config.schedule_cadence.full_interval_us = FLAGS_schedule_full_interval_ms * 1000;
+  config.jobs.admission.default_pool = FLAGS_default_pool;
+  config.jobs.admission.default_queue = FLAGS_default_queue;
+  config.jobs.admission.default_time_limit_s = FLAGS_default_time_limit_s;
+  config.jobs.admission.default_keepalive_s = FLAGS_session_keepalive_s;
+  config.jobs.admission.max_time_limit_s = FLAGS_max_time_limit_s;
+  if (!(FLAGS_unit_ksps >= 1 && FLAGS_unit_ksps <= 1e7)) {
+    LOG(ERROR) << "--unit_ksps must be between 1 and 10000000";
+    return false;
+  }
+  config.jobs.admission.unit_ksps = FLAGS_unit_ksps;
+  config.jobs.admission.unit_board_type = FLAGS_unit_board_type;
+  config.policy_file = FLAGS_policy_file;
+  if (!FLAGS_policy_file.empty()) {
+    auto policy = snn::LoadPolicyFile(FLAGS_policy_file);
+    if (!policy.ok()) {
+      LOG(ERROR) << policy.status().message();
+      return false;
+    }
+    config.jobs.scheduling = *policy;
+  }
+
+  return true;
+}
+
+// File descriptors: as many as allowed, and connections capped below them, so that a flood
+// meets the cap (refused at once) rather than the limit (accept fails for everyone).
+bool FillConnectionLimits(snn::MasterConfig& config) {
+  rlimit files{};
+  if (getrlimit(RLIMIT_NOFILE, &files) == 0) {
+    files.rlim_cur = std::min<rlim_t>(files.rlim_max, 1 << 20);
+    setrlimit(RLIMIT_NOFILE, &files);
+    getrlimit(RLIMIT_NOFILE, &files);
+  }
+  const uint64_t fd_room = files.rlim_cur > 256 ? files.rlim_cur - 256 : 64;
+  if (FLAGS_max_connections > fd_room) {
+    LOG(WARNING) << "--max_connections=" << FLAGS_max_connections << " lowered to " << fd_room
+                 << ": the file descriptor limit is " << files.rlim_cur;
+  }
+  config.limits.max_connections = std::min<uint64_t>(FLAGS_max_connections, fd_room);
+  config.limits.max_per_owner = FLAGS_max_connections_per_user;
+  config.limits.max_anonymous_per_peer = FLAGS_max_anonymous_connections_per_peer;
+  config.limits.anonymous_timeout_ms = FLAGS_auth_timeout_s * 1000;
+  config.limits.idle_timeout_ms = FLAGS_idle_timeout_s * 1000;
+  config.limits.frame_timeout_ms = FLAGS_frame_timeout_s * 1000;
+  config.limits.handshake_timeout_ms = FLAGS_frame_timeout_s * 1000 / 3;
+  if (FLAGS_max_connections < 1 || FLAGS_max_connections_per_user < 1 ||
+      FLAGS_max_anonymous_connections_per_peer < 1 || FLAGS_idle_timeout_s < 1 ||
+      FLAGS_frame_timeout_s < 1 || FLAGS_auth_timeout_s < 1) {
+    LOG(ERROR) << "--max_connections, --max_connections_per_user, "
+                  "--max_anonymous_connections_per_peer, --idle_timeout_s, --frame_timeout_s and "
+                  "--auth_timeout_s must be at least 1";
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -234,61 +331,9 @@ int main(int argc, char** argv) {
   config.model_uploads.max_cpu_s = FLAGS_nir_import_cpu_s;
   config.model_uploads.max_memory_bytes = uint64_t{FLAGS_nir_import_memory_mb} << 20;
   config.max_frame_bytes = FLAGS_max_frame_bytes;
-  if (!FLAGS_ha_etcd.empty() &&
-      gflags::GetCommandLineFlagInfoOrDie("heartbeat_timeout_ms").is_default) {
-    // A takeover takes the lease and a few seconds more: agents must not give up before.
-    FLAGS_heartbeat_timeout_ms =
-        std::max<int64_t>(FLAGS_heartbeat_timeout_ms, 2 * (FLAGS_ha_lease_s * 1000 + kTakeoverMs));
-  }
-  config.heartbeat_timeout_ms = FLAGS_heartbeat_timeout_ms;
-  config.agents.heartbeat_interval_ms = FLAGS_heartbeat_interval_ms;
-  config.agents.lease_ms =
-      FLAGS_agent_lease_ms > 0 ? FLAGS_agent_lease_ms : FLAGS_heartbeat_timeout_ms / 2;
-  if (config.agents.lease_ms >= FLAGS_heartbeat_timeout_ms ||
-      FLAGS_heartbeat_interval_ms >= FLAGS_heartbeat_timeout_ms) {
-    LOG(ERROR) << "--agent_lease_ms and --heartbeat_interval_ms must be shorter than "
-                  "--heartbeat_timeout_ms, or a cut-off task could run twice";
-    return 2;
-  }
-  if (!FLAGS_ha_etcd.empty() && config.agents.lease_ms < FLAGS_ha_lease_s * 1000 + kTakeoverMs) {
-    LOG(ERROR) << "with --ha_etcd, the agents' lease (" << config.agents.lease_ms
-               << " ms: --agent_lease_ms, else half of --heartbeat_timeout_ms) must be at least "
-                  "--ha_lease_s plus "
-               << kTakeoverMs / 1000 << " s, or agents stop their tasks during a takeover";
-    return 2;
-  }
+  if (!FillAgentTerms(config)) return 2;
   config.agents.auto_drain_health_below = FLAGS_auto_drain_health_below;
-  config.schedule_interval_ms = FLAGS_schedule_interval_ms;
-  if (!(FLAGS_schedule_max_busy >= 0.01 && FLAGS_schedule_max_busy <= 1) ||
-      FLAGS_schedule_min_gap_ms < 0 || FLAGS_schedule_full_interval_ms < 1) {
-    std::cerr << "snn-master: --schedule_max_busy must be between 0.01 and 1, "
-                 "--schedule_min_gap_ms at least 0 and --schedule_full_interval_ms at least 1\n";
-    return 2;
-  }
-  config.schedule_cadence.max_busy = FLAGS_schedule_max_busy;
-  config.schedule_cadence.min_gap_us = FLAGS_schedule_min_gap_ms * 1000;
-  config.schedule_cadence.quick_depth = FLAGS_schedule_quick_depth;
-  config.schedule_cadence.full_interval_us = FLAGS_schedule_full_interval_ms * 1000;
-  config.jobs.admission.default_pool = FLAGS_default_pool;
-  config.jobs.admission.default_queue = FLAGS_default_queue;
-  config.jobs.admission.default_time_limit_s = FLAGS_default_time_limit_s;
-  config.jobs.admission.default_keepalive_s = FLAGS_session_keepalive_s;
-  config.jobs.admission.max_time_limit_s = FLAGS_max_time_limit_s;
-  if (!(FLAGS_unit_ksps >= 1 && FLAGS_unit_ksps <= 1e7)) {
-    LOG(ERROR) << "--unit_ksps must be between 1 and 10000000";
-    return 2;
-  }
-  config.jobs.admission.unit_ksps = FLAGS_unit_ksps;
-  config.jobs.admission.unit_board_type = FLAGS_unit_board_type;
-  config.policy_file = FLAGS_policy_file;
-  if (!FLAGS_policy_file.empty()) {
-    auto policy = snn::LoadPolicyFile(FLAGS_policy_file);
-    if (!policy.ok()) {
-      LOG(ERROR) << policy.status().message();
-      return 2;
-    }
-    config.jobs.scheduling = *policy;
-  }
+  if (!FillScheduling(config)) return 2;
 
   config.auth = FLAGS_auth;
   config.tls_dir = FLAGS_tls_dir;
@@ -298,34 +343,7 @@ int main(int argc, char** argv) {
     LOG(ERROR) << "--node_cert_validity_s must be at least 10";
     return 2;
   }
-  // File descriptors: as many as allowed, and connections capped below them, so that a flood
-  // meets the cap (refused at once) rather than the limit (accept fails for everyone).
-  rlimit files{};
-  if (getrlimit(RLIMIT_NOFILE, &files) == 0) {
-    files.rlim_cur = std::min<rlim_t>(files.rlim_max, 1 << 20);
-    setrlimit(RLIMIT_NOFILE, &files);
-    getrlimit(RLIMIT_NOFILE, &files);
-  }
-  const uint64_t fd_room = files.rlim_cur > 256 ? files.rlim_cur - 256 : 64;
-  if (FLAGS_max_connections > fd_room) {
-    LOG(WARNING) << "--max_connections=" << FLAGS_max_connections << " lowered to " << fd_room
-                 << ": the file descriptor limit is " << files.rlim_cur;
-  }
-  config.limits.max_connections = std::min<uint64_t>(FLAGS_max_connections, fd_room);
-  config.limits.max_per_owner = FLAGS_max_connections_per_user;
-  config.limits.max_anonymous_per_peer = FLAGS_max_anonymous_connections_per_peer;
-  config.limits.anonymous_timeout_ms = FLAGS_auth_timeout_s * 1000;
-  config.limits.idle_timeout_ms = FLAGS_idle_timeout_s * 1000;
-  config.limits.frame_timeout_ms = FLAGS_frame_timeout_s * 1000;
-  config.limits.handshake_timeout_ms = FLAGS_frame_timeout_s * 1000 / 3;
-  if (FLAGS_max_connections < 1 || FLAGS_max_connections_per_user < 1 ||
-      FLAGS_max_anonymous_connections_per_peer < 1 || FLAGS_idle_timeout_s < 1 ||
-      FLAGS_frame_timeout_s < 1 || FLAGS_auth_timeout_s < 1) {
-    LOG(ERROR) << "--max_connections, --max_connections_per_user, "
-                  "--max_anonymous_connections_per_peer, --idle_timeout_s, --frame_timeout_s and "
-                  "--auth_timeout_s must be at least 1";
-    return 2;
-  }
+  if (!FillConnectionLimits(config)) return 2;
   config.handle_signals = true;
 
   if (!FLAGS_ha_etcd.empty()) return RunHa(config, std::move(store).value());

@@ -6,6 +6,7 @@
 
 #include <csignal>
 #include <filesystem>
+#include <optional>
 #include <sstream>
 
 #include "common/base/clock.h"
@@ -103,34 +104,31 @@ DEFINE_uint64(task_memory_mb, 4096, "memory limit of a task whose job gives no t
 DEFINE_uint32(task_max_processes, 4096,
               "process and thread limit of a task whose job gives no task.max_processes");
 
-int main(int argc, char** argv) {
-  snn::InitDaemon(&argc, &argv,
-                  "snn-agent --master=HOST:PORT --boards_file=FILE [--flagfile=FILE]\n"
-                  "The node agent of the SNN cluster resource manager.");
+namespace {
 
-  auto master = snn::ParseHostPortList(FLAGS_master);
-  if (!master.ok()) {
-    LOG(ERROR) << "--master: " << master.status().message();
-    return 2;
+// A flag's mistake (exit 2) or a failure to start (exit 1), with what to log.
+struct Refusal {
+  int exit_code;
+  std::string message;
+};
+
+// --task_keep as milliseconds (0: forever).
+std::optional<Refusal> ReadTaskKeep(int64_t& task_keep_ms) {
+  task_keep_ms = 0;
+  if (FLAGS_task_keep == "forever") return std::nullopt;
+  auto keep = snn::ParseDurationSeconds(FLAGS_task_keep);
+  if (!keep.ok() || *keep == 0) {
+    return Refusal{2, "--task_keep: " + (keep.ok() ? std::string("must be above 0 (or 'forever')")
+                                                   : keep.status().message())};
   }
-  int64_t task_keep_ms = 0;  // forever
-  if (FLAGS_task_keep != "forever") {
-    auto keep = snn::ParseDurationSeconds(FLAGS_task_keep);
-    if (!keep.ok() || *keep == 0) {
-      LOG(ERROR) << "--task_keep: "
-                 << (keep.ok() ? "must be above 0 (or 'forever')" : keep.status().message());
-      return 2;
-    }
-    task_keep_ms = static_cast<int64_t>(*keep) * 1000;
-  }
-  auto boards_file = snn::LoadBoardsFile(FLAGS_boards_file);
-  if (!boards_file.ok()) {
-    LOG(ERROR) << boards_file.status().message();
-    return 2;
-  }
-  // Each board's device nodes: one that is there but is no device is a mistake in the file.
-  for (size_t i = 0; i < boards_file->board_drivers.size(); ++i) {
-    for (const std::string& path : boards_file->board_drivers[i].devices) {
+  task_keep_ms = static_cast<int64_t>(*keep) * 1000;
+  return std::nullopt;
+}
+
+// Each board's device nodes: one that is there but is no device is a mistake in the file.
+std::optional<Refusal> CheckDevices(const snn::BoardsFile& boards_file) {
+  for (size_t i = 0; i < boards_file.board_drivers.size(); ++i) {
+    for (const std::string& path : boards_file.board_drivers[i].devices) {
       auto device = snn::DeviceAt(path);
       if (device.ok()) {
         LOG(INFO) << "board " << i << ": device " << path << " (" << snn::DeviceRule(*device)
@@ -139,60 +137,34 @@ int main(int argc, char** argv) {
         LOG(WARNING) << "board " << i << ": device " << path
                      << " is not there (unplugged?): nothing to keep from other tasks until it is";
       } else {
-        LOG(ERROR) << FLAGS_boards_file << ": boards[" << i
-                   << "].devices: " << device.status().message();
-        return 2;
+        return Refusal{2, FLAGS_boards_file + ": boards[" + std::to_string(i) +
+                              "].devices: " + device.status().message()};
       }
     }
   }
-  std::string node_name = FLAGS_node_name;
-  if (node_name.empty()) {
-    char host[256] = {};
-    gethostname(host, sizeof host - 1);
-    node_name = host;
-  }
-  std::vector<std::string> pools;
+  return std::nullopt;
+}
+
+std::string NodeName() {
+  if (!FLAGS_node_name.empty()) return FLAGS_node_name;
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  return host;
+}
+
+// The link to the master: who this node is, where its boards sit, how it proves it.
+std::optional<Refusal> FillLink(snn::AgentConfig& config, const std::string& node_name,
+                                const std::vector<snn::HostPort>& master,
+                                const snn::BoardsFile& boards_file) {
+  config.link.masters = master;
+  config.link.node_name = node_name;
   std::stringstream ss(FLAGS_pools);
   for (std::string p; std::getline(ss, p, ',');) {
-    if (!p.empty()) pools.push_back(p);
+    if (!p.empty()) config.link.pools.push_back(p);
   }
-  if (pools.empty()) {
-    LOG(ERROR) << "--pools names no pool";
-    return 2;
-  }
-  std::error_code ec;
-  if (auto s = snn::CreateDataDir(FLAGS_data_dir); !s.ok()) {
-    LOG(ERROR) << s.message();
-    return 1;
-  }
-
-  if (FLAGS_sim_board_memory_mb < 1 || FLAGS_sim_board_memory_mb > (uint64_t{1} << 30)) {
-    LOG(ERROR) << "--sim_board_memory_mb must be 1 to 2^30";
-    return 2;
-  }
-  snn::SystemClock clock;
-  // Drivers first (docs/drivers.md): the boards they run are booted and checked before serving.
-  std::unique_ptr<snn::DriverPool> drivers;
-  if (!boards_file->drivers.empty()) {
-    drivers = std::make_unique<snn::DriverPool>(clock, boards_file->drivers, FLAGS_data_dir,
-                                                "snn-agent on " + node_name);
-    if (auto s = drivers->Start(); !s.ok()) {
-      LOG(ERROR) << s.message();
-      return 1;
-    }
-  }
-  auto boards =
-      snn::MakeBoards(*boards_file, drivers.get(), uint64_t{FLAGS_sim_board_memory_mb} << 20);
-  if (!boards.ok()) {
-    LOG(ERROR) << FLAGS_boards_file << ": " << boards.status().message();
-    return 1;
-  }
-  snn::AgentConfig config;
-  config.link.masters = *master;
-  config.link.node_name = node_name;
-  config.link.pools = pools;
-  config.link.switch_name = boards_file->switch_name;
-  config.link.links = boards_file->links;
+  if (config.link.pools.empty()) return Refusal{2, "--pools names no pool"};
+  config.link.switch_name = boards_file.switch_name;
+  config.link.links = boards_file.links;
   config.link.reconnect_ms = FLAGS_reconnect_ms;
   config.link.max_frame_bytes = FLAGS_max_frame_bytes;
   config.link.tls = FLAGS_tls;
@@ -200,31 +172,34 @@ int main(int argc, char** argv) {
   config.link.join_token = FLAGS_join_token;
   if (!FLAGS_join_token_file.empty()) {
     auto token = snn::ReadWholeFile(FLAGS_join_token_file, "the join token file");
-    if (!token.ok()) {
-      LOG(ERROR) << token.status().message();
-      return 2;
-    }
+    if (!token.ok()) return Refusal{2, token.status().message()};
     config.link.join_token_file = FLAGS_join_token_file;
   }
-  if (FLAGS_tls) {
-    std::error_code exists_ec;
-    if (!std::filesystem::exists(FLAGS_tls_dir + "/ca.crt", exists_ec)) {
-      LOG(ERROR)
-          << "no CA certificate " << FLAGS_tls_dir
-          << "/ca.crt: copy the cluster's ca.crt there (see docs/operator-guide.md, Security)";
-      return 2;
-    }
+  std::error_code exists_ec;
+  if (FLAGS_tls && !std::filesystem::exists(FLAGS_tls_dir + "/ca.crt", exists_ec)) {
+    return Refusal{2, "no CA certificate " + FLAGS_tls_dir +
+                          "/ca.crt: copy the cluster's ca.crt there (see docs/operator-guide.md, "
+                          "Security)"};
   }
-  config.tasks.data_dir = std::filesystem::absolute(FLAGS_data_dir).string();
-  // Tasks run as their users and must pass through to their own directories (never list them).
+  return std::nullopt;
+}
+
+// Tasks run as their users and must pass through to their own directories (never list them).
+void OpenDataDirToTasks(const std::string& data_dir) {
   struct stat data_dir_stat {};
-  if (stat(config.tasks.data_dir.c_str(), &data_dir_stat) == 0 &&
-      (data_dir_stat.st_mode & 0111) != 0111) {
-    LOG(WARNING) << "--data_dir " << config.tasks.data_dir
+  if (stat(data_dir.c_str(), &data_dir_stat) == 0 && (data_dir_stat.st_mode & 0111) != 0111) {
+    LOG(WARNING) << "--data_dir " << data_dir
                  << " was not searchable by every user; tasks need to reach their directories: "
                     "setting its mode to 0711";
-    chmod(config.tasks.data_dir.c_str(), (data_dir_stat.st_mode & 0700) | 0711);
+    chmod(data_dir.c_str(), (data_dir_stat.st_mode & 0700) | 0711);
   }
+}
+
+// How tasks run here: directories, limits, checkpoints, the shepherd, isolation.
+std::optional<Refusal> FillTasks(snn::AgentConfig& config, const std::string& node_name,
+                                 int64_t task_keep_ms, const snn::BoardsFile& boards_file) {
+  config.tasks.data_dir = std::filesystem::absolute(FLAGS_data_dir).string();
+  OpenDataDirToTasks(config.tasks.data_dir);
   config.tasks.node_name = node_name;
   config.tasks.kill_grace_ms = FLAGS_kill_grace_ms;
   if (FLAGS_checkpoint_dir != "off") {
@@ -234,10 +209,7 @@ int main(int argc, char** argv) {
             : std::filesystem::absolute(FLAGS_checkpoint_dir).lexically_normal().string();
   }
   auto keep = snn::ParseDurationSeconds(FLAGS_checkpoint_keep);
-  if (!keep.ok()) {
-    LOG(ERROR) << "--checkpoint_keep: " << keep.status().message();
-    return 2;
-  }
+  if (!keep.ok()) return Refusal{2, "--checkpoint_keep: " + keep.status().message()};
   config.tasks.checkpoint_keep_ms = static_cast<int64_t>(*keep) * 1000;
   config.tasks.task_keep_ms = task_keep_ms;
   config.tasks.base_env = {{"PATH", FLAGS_task_path}};
@@ -247,19 +219,31 @@ int main(int argc, char** argv) {
           : static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE) >> 20;
   config.tasks.shepherd = FLAGS_shepherd;
   if (config.tasks.shepherd.empty()) {
+    std::error_code ec;
     config.tasks.shepherd =
         (std::filesystem::read_symlink("/proc/self/exe", ec).parent_path() / "snn-shepherd")
             .string();
   }
   if (access(config.tasks.shepherd.c_str(), X_OK) != 0) {
-    LOG(ERROR) << "cannot run the shepherd " << config.tasks.shepherd << " (set --shepherd)";
-    return 2;
+    return Refusal{2, "cannot run the shepherd " + config.tasks.shepherd + " (set --shepherd)"};
   }
-  auto cgroups =
-      snn::TaskCgroups::Open(FLAGS_cgroups, snn::AgentCgroupId(node_name, config.tasks.data_dir));
+  config.tasks.allow_root_tasks = FLAGS_allow_root_tasks;
+  config.tasks.hide_processes = FLAGS_task_hide_processes;
+  config.tasks.isolate_boards = FLAGS_task_isolate_boards;
+  config.tasks.confine_devices = FLAGS_task_confine_devices;
+  config.tasks.default_memory_mb = FLAGS_task_memory_mb;
+  config.tasks.default_max_processes = FLAGS_task_max_processes;
+  config.tasks.runtimes = boards_file.runtimes;
+  config.tasks.gateway_burst_ms = static_cast<uint32_t>(FLAGS_gateway_burst_ms);
+  return std::nullopt;
+}
+
+// The tasks' cgroups (or none, said so).
+snn::Result<std::unique_ptr<snn::TaskCgroups>> OpenCgroups(const std::string& node_name,
+                                                           const std::string& data_dir) {
+  auto cgroups = snn::TaskCgroups::Open(FLAGS_cgroups, snn::AgentCgroupId(node_name, data_dir));
   if (!cgroups.ok()) {
-    LOG(ERROR) << "--cgroups=" << FLAGS_cgroups << ": " << cgroups.status().message();
-    return 2;
+    return snn::InvalidArgument("--cgroups=" + FLAGS_cgroups + ": " + cgroups.status().message());
   }
   if ((*cgroups)->version() == snn::TaskCgroups::Version::kOff) {
     LOG(WARNING) << "tasks run without memory or process limits: " << (*cgroups)->Describe();
@@ -270,33 +254,66 @@ int main(int argc, char** argv) {
     LOG(WARNING) << "the agent is not root: every task runs as uid " << geteuid()
                  << ", not as the user who submitted it";
   }
+  return cgroups;
+}
+
+int Refused(const Refusal& refusal) {
+  LOG(ERROR) << refusal.message;
+  return refusal.exit_code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  snn::InitDaemon(&argc, &argv,
+                  "snn-agent --master=HOST:PORT --boards_file=FILE [--flagfile=FILE]\n"
+                  "The node agent of the SNN cluster resource manager.");
+
+  auto master = snn::ParseHostPortList(FLAGS_master);
+  if (!master.ok()) return Refused({2, "--master: " + master.status().message()});
+  int64_t task_keep_ms = 0;  // forever
+  if (auto refused = ReadTaskKeep(task_keep_ms)) return Refused(*refused);
+  auto boards_file = snn::LoadBoardsFile(FLAGS_boards_file);
+  if (!boards_file.ok()) return Refused({2, boards_file.status().message()});
+  if (auto refused = CheckDevices(*boards_file)) return Refused(*refused);
+  const std::string node_name = NodeName();
+  snn::AgentConfig config;
+  if (auto refused = FillLink(config, node_name, *master, *boards_file)) return Refused(*refused);
+  if (auto s = snn::CreateDataDir(FLAGS_data_dir); !s.ok()) return Refused({1, s.message()});
+  if (FLAGS_sim_board_memory_mb < 1 || FLAGS_sim_board_memory_mb > (uint64_t{1} << 30)) {
+    return Refused({2, "--sim_board_memory_mb must be 1 to 2^30"});
+  }
+  snn::SystemClock clock;
+  // Drivers first (docs/drivers.md): the boards they run are booted and checked before serving.
+  std::unique_ptr<snn::DriverPool> drivers;
+  if (!boards_file->drivers.empty()) {
+    drivers = std::make_unique<snn::DriverPool>(clock, boards_file->drivers, FLAGS_data_dir,
+                                                "snn-agent on " + node_name);
+    if (auto s = drivers->Start(); !s.ok()) return Refused({1, s.message()});
+  }
+  auto boards =
+      snn::MakeBoards(*boards_file, drivers.get(), uint64_t{FLAGS_sim_board_memory_mb} << 20);
+  if (!boards.ok()) return Refused({1, FLAGS_boards_file + ": " + boards.status().message()});
+  if (auto refused = FillTasks(config, node_name, task_keep_ms, *boards_file)) {
+    return Refused(*refused);
+  }
+  auto cgroups = OpenCgroups(node_name, config.tasks.data_dir);
+  if (!cgroups.ok()) return Refused({2, cgroups.status().message()});
   config.tasks.cgroups = cgroups->get();
-  config.tasks.allow_root_tasks = FLAGS_allow_root_tasks;
-  config.tasks.hide_processes = FLAGS_task_hide_processes;
-  config.tasks.isolate_boards = FLAGS_task_isolate_boards;
-  config.tasks.confine_devices = FLAGS_task_confine_devices;
-  config.tasks.default_memory_mb = FLAGS_task_memory_mb;
-  config.tasks.default_max_processes = FLAGS_task_max_processes;
   config.stop_tasks_on_exit = FLAGS_stop_tasks_on_exit;
-  config.tasks.runtimes = boards_file->runtimes;
-  config.tasks.gateway_burst_ms = static_cast<uint32_t>(FLAGS_gateway_burst_ms);
   config.gateway_socket =
       FLAGS_gateway_socket.empty() ? config.tasks.data_dir + "/gateway.sock" : FLAGS_gateway_socket;
   config.tick_ms = FLAGS_tick_ms;
   config.metrics_listen = FLAGS_metrics_listen;
   config.metrics_port_file = FLAGS_metrics_port_file;
   config.handle_signals = true;
-
   config.tasks.drivers = drivers.get();
 
   snn::BecomeChildSubreaper();
   snn::Agent agent(config, clock, std::move(boards).value());
   LOG(INFO) << "snn-agent " << node_name << " with " << boards_file->boards.size()
             << " boards, master " << FLAGS_master;
-  if (auto s = agent.Start(); !s.ok()) {
-    LOG(ERROR) << s.message();
-    return 1;
-  }
+  if (auto s = agent.Start(); !s.ok()) return Refused({1, s.message()});
   agent.Run();
   LOG(INFO) << "snn-agent stopped";
   return 0;

@@ -66,17 +66,10 @@ DEFINE_uint64(shake, 0,
               "shake the trace first: a random 10% of the jobs submitted up to 5 minutes "
               "earlier or later, by this seed (0: as written)");
 
-int main(int argc, char** argv) {
-  snn::ParseProgramFlags(
-      &argc, &argv,
-      "snn-sim --trace=FILE.swf[.gz] [--policy=fcfs|easy|default] [--mesh=WxH]\n"
-      "Replays a workload trace through the scheduler and prints mean wait, mean bounded "
-      "slowdown, utilization, maximum wait and per-user fairness.");
-  if (FLAGS_trace.empty()) {
-    std::fprintf(stderr, "snn-sim: --trace is required\n");
-    return 2;
-  }
-  snn::ReplayOptions options;
+namespace {
+
+// The replay's options from the flags; false (having said why) if one is wrong.
+bool ReadOptions(snn::ReplayOptions& options) {
   if (FLAGS_policy == "fcfs") {
     options.policy = snn::SimPolicy::kFcfs;
   } else if (FLAGS_policy == "easy") {
@@ -86,7 +79,7 @@ int main(int argc, char** argv) {
   } else {
     std::fprintf(stderr, "snn-sim: --policy is '%s'; use fcfs, easy or default\n",
                  FLAGS_policy.c_str());
-    return 2;
+    return false;
   }
   options.weights = snn::DefaultWeights();
   if (FLAGS_age_weight >= 0) options.weights.age = FLAGS_age_weight;
@@ -106,7 +99,7 @@ int main(int argc, char** argv) {
     if (FLAGS_backfill_order != "shortest_first" && FLAGS_backfill_order != "queue") {
       std::fprintf(stderr, "snn-sim: --backfill_order is '%s'; use shortest_first or queue\n",
                    FLAGS_backfill_order.c_str());
-      return 2;
+      return false;
     }
     options.backfill_shortest_first = FLAGS_backfill_order == "shortest_first";
   }
@@ -116,7 +109,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr,
                    "snn-sim: --backfill_past_reservation is '%s'; use priority or shortest_first\n",
                    FLAGS_backfill_past_reservation.c_str());
-      return 2;
+      return false;
     }
     options.backfill_past_reservation_by_priority = FLAGS_backfill_past_reservation == "priority";
   }
@@ -124,7 +117,7 @@ int main(int argc, char** argv) {
   if (FLAGS_slowdown_from != "prediction" && FLAGS_slowdown_from != "limit") {
     std::fprintf(stderr, "snn-sim: --slowdown_from is '%s'; use prediction or limit\n",
                  FLAGS_slowdown_from.c_str());
-    return 2;
+    return false;
   }
   options.slowdown_from_limits = FLAGS_slowdown_from == "limit";
   if (FLAGS_max_age_h > 0)
@@ -135,7 +128,7 @@ int main(int argc, char** argv) {
             3 ||
         x != 'x' || options.mesh_width == 0 || options.mesh_height == 0) {
       std::fprintf(stderr, "snn-sim: --mesh is '%s'; write WxH\n", FLAGS_mesh.c_str());
-      return 2;
+      return false;
     }
   }
   if (!FLAGS_maintenance.empty()) {
@@ -146,7 +139,7 @@ int main(int argc, char** argv) {
                    "snn-sim: --maintenance '%s' and --maintenance_at '%s' must be durations "
                    "(2h, 90m), the first shorter than a day\n",
                    FLAGS_maintenance.c_str(), FLAGS_maintenance_at.c_str());
-      return 2;
+      return false;
     }
     options.reservations.push_back(
         snn::SimReservation{static_cast<int64_t>(*at), static_cast<int64_t>(*length), 86400, {}});
@@ -154,8 +147,81 @@ int main(int argc, char** argv) {
   if (FLAGS_on_bad_line != "stop" && FLAGS_on_bad_line != "skip") {
     std::fprintf(stderr, "snn-sim: --on_bad_line is '%s'; use stop or skip\n",
                  FLAGS_on_bad_line.c_str());
+    return false;
+  }
+  return true;
+}
+
+// The figures, as people read them (--per_user: each user's first).
+void PrintReport(const snn::ReplayMetrics& m, const snn::Trace& trace,
+                 const snn::ReplayOptions& options, double seconds, size_t dropped_long) {
+  if (FLAGS_per_user) {
+    for (const auto& [user, u] : m.per_user) {
+      std::printf("user %lld: %llu jobs, mean bounded slowdown %.1f\n",
+                  static_cast<long long>(user), static_cast<unsigned long long>(u.jobs),
+                  u.mean_bounded_slowdown);
+    }
+  }
+  std::printf("policy: %s\n", FLAGS_policy.c_str());
+  auto n = [](uint64_t v) { return static_cast<unsigned long long>(v); };
+  std::printf(
+      "jobs: %llu of %llu job lines (dropped by the conventions: %llu with no run time, %llu with "
+      "no processor count; %llu capped at MaxProcs %u%s; %llu fields with decimals)\n",
+      n(m.jobs), n(trace.job_lines), n(trace.dropped_run_time), n(trace.dropped_procs),
+      n(trace.capped), trace.max_procs,
+      trace.max_procs_in_header ? "" : ", the widest job: no MaxProcs in the header",
+      n(trace.decimal_fields));
+  if (!FLAGS_drop_longer_than.empty()) {
+    std::printf("left out by --drop_longer_than=%s: %llu jobs\n", FLAGS_drop_longer_than.c_str(),
+                n(dropped_long));
+  }
+  if (trace.bad_lines > 0) {
+    std::printf("broken lines skipped: %llu (the first: %s)\n", n(trace.bad_lines),
+                trace.first_bad_line.c_str());
+  }
+  std::printf("replay s: %.2f\n", seconds);
+  std::printf("users: %llu\n", static_cast<unsigned long long>(m.users));
+  std::printf("user fairness of service (Jain index of per-user 1 / mean bounded slowdown): %.3f\n",
+              m.service_fairness);
+  std::printf("normalized user wait sd (NUWT, a user's wait over processor-seconds): %.4f\n",
+              m.nuwt_sd);
+  std::printf("worst user mean bounded slowdown: %.1f (user %lld)\n", m.worst_user_slowdown,
+              static_cast<long long>(m.worst_user));
+  std::printf("mean wait s: %.0f\n", m.mean_wait_s);
+  std::printf("mean bounded slowdown: %.1f\n", m.mean_bounded_slowdown);
+  std::printf("utilization: %.3f\n", m.utilization);
+  std::printf("utilization while jobs arrive (first to last submit): %.4f\n",
+              m.arrival_utilization);
+  if (!options.reservations.empty()) {
+    std::printf("closed by maintenance: %.3f of the machine's time, %.4f while jobs arrive\n",
+                m.reserved_share, m.arrival_reserved_share);
+  }
+  std::printf("max wait s: %.0f\n", m.max_wait_s);
+  std::printf("wait s p50 / p95 / p99: %.0f / %.0f / %.0f\n", m.p50_wait_s, m.p95_wait_s,
+              m.p99_wait_s);
+  std::printf("started after their fair start time: %.4f of the jobs\n", m.late_share);
+  if (options.forecast_every > 0) {
+    std::printf(
+        "start forecast at submit, median |forecast - start| / wait over %llu waiting jobs: "
+        "%.3f (the job's own reservation alone: %.3f)\n",
+        static_cast<unsigned long long>(m.forecasts), m.forecast_error, m.reservation_only_error);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  snn::ParseProgramFlags(
+      &argc, &argv,
+      "snn-sim --trace=FILE.swf[.gz] [--policy=fcfs|easy|default] [--mesh=WxH]\n"
+      "Replays a workload trace through the scheduler and prints mean wait, mean bounded "
+      "slowdown, utilization, maximum wait and per-user fairness.");
+  if (FLAGS_trace.empty()) {
+    std::fprintf(stderr, "snn-sim: --trace is required\n");
     return 2;
   }
+  snn::ReplayOptions options;
+  if (!ReadOptions(options)) return 2;
   const snn::Stopwatch replay_time;
   auto trace = snn::ReadSwf(FLAGS_trace, FLAGS_on_bad_line == "skip");
   if (!trace.ok()) {
@@ -205,56 +271,6 @@ int main(int argc, char** argv) {
     std::printf("%s\n", snn::MetricsJson(m).c_str());
     return 0;
   }
-  if (FLAGS_per_user) {
-    for (const auto& [user, u] : m.per_user) {
-      std::printf("user %lld: %llu jobs, mean bounded slowdown %.1f\n",
-                  static_cast<long long>(user), static_cast<unsigned long long>(u.jobs),
-                  u.mean_bounded_slowdown);
-    }
-  }
-  std::printf("policy: %s\n", FLAGS_policy.c_str());
-  auto n = [](uint64_t v) { return static_cast<unsigned long long>(v); };
-  std::printf(
-      "jobs: %llu of %llu job lines (dropped by the conventions: %llu with no run time, %llu with "
-      "no processor count; %llu capped at MaxProcs %u%s; %llu fields with decimals)\n",
-      n(m.jobs), n(trace->job_lines), n(trace->dropped_run_time), n(trace->dropped_procs),
-      n(trace->capped), trace->max_procs,
-      trace->max_procs_in_header ? "" : ", the widest job: no MaxProcs in the header",
-      n(trace->decimal_fields));
-  if (!FLAGS_drop_longer_than.empty()) {
-    std::printf("left out by --drop_longer_than=%s: %llu jobs\n", FLAGS_drop_longer_than.c_str(),
-                n(dropped_long));
-  }
-  if (trace->bad_lines > 0) {
-    std::printf("broken lines skipped: %llu (the first: %s)\n", n(trace->bad_lines),
-                trace->first_bad_line.c_str());
-  }
-  std::printf("replay s: %.2f\n", seconds);
-  std::printf("users: %llu\n", static_cast<unsigned long long>(m.users));
-  std::printf("user fairness of service (Jain index of per-user 1 / mean bounded slowdown): %.3f\n",
-              m.service_fairness);
-  std::printf("normalized user wait sd (NUWT, a user's wait over processor-seconds): %.4f\n",
-              m.nuwt_sd);
-  std::printf("worst user mean bounded slowdown: %.1f (user %lld)\n", m.worst_user_slowdown,
-              static_cast<long long>(m.worst_user));
-  std::printf("mean wait s: %.0f\n", m.mean_wait_s);
-  std::printf("mean bounded slowdown: %.1f\n", m.mean_bounded_slowdown);
-  std::printf("utilization: %.3f\n", m.utilization);
-  std::printf("utilization while jobs arrive (first to last submit): %.4f\n",
-              m.arrival_utilization);
-  if (!options.reservations.empty()) {
-    std::printf("closed by maintenance: %.3f of the machine's time, %.4f while jobs arrive\n",
-                m.reserved_share, m.arrival_reserved_share);
-  }
-  std::printf("max wait s: %.0f\n", m.max_wait_s);
-  std::printf("wait s p50 / p95 / p99: %.0f / %.0f / %.0f\n", m.p50_wait_s, m.p95_wait_s,
-              m.p99_wait_s);
-  std::printf("started after their fair start time: %.4f of the jobs\n", m.late_share);
-  if (options.forecast_every > 0) {
-    std::printf(
-        "start forecast at submit, median |forecast - start| / wait over %llu waiting jobs: "
-        "%.3f (the job's own reservation alone: %.3f)\n",
-        static_cast<unsigned long long>(m.forecasts), m.forecast_error, m.reservation_only_error);
-  }
+  PrintReport(m, *trace, options, seconds, dropped_long);
   return 0;
 }

@@ -226,40 +226,40 @@ bool AwaitStart(int fd, StartOrder* order) {
   return false;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  if (argc < 3) {
-    fputs(kUsage, stderr);
-    return 2;
-  }
-  const std::string exit_file = argv[1];
+// What the agent said before the command.
+struct Options {
+  std::string exit_file;
   std::string lease_file;
   int64_t lease_ms = 0;
   int start_fd = -1;
   User user;
   std::string workdir;
+};
+
+// Reads the options before the command into `o`; the command's index in argv, or -1 if the
+// options are wrong.
+int ParseOptions(int argc, char** argv, Options* o) {
+  o->exit_file = argv[1];
   int command = 2;
   while (command < argc && std::strncmp(argv[command], "--", 2) == 0) {
     const std::string option = argv[command];
     if (option == "--lease" && command + 2 < argc) {
-      lease_file = argv[command + 1];
-      lease_ms = atoll(argv[command + 2]);
+      o->lease_file = argv[command + 1];
+      o->lease_ms = atoll(argv[command + 2]);
       command += 3;
     } else if (option == "--start-fd" && command + 1 < argc) {
-      start_fd = atoi(argv[command + 1]);
+      o->start_fd = atoi(argv[command + 1]);
       command += 2;
     } else if (option == "--user" && command + 3 < argc) {
-      if (!ParseUser(argv[command + 1], argv[command + 2], argv[command + 3], &user)) {
-        fputs(kUsage, stderr);
-        return 2;
+      if (!ParseUser(argv[command + 1], argv[command + 2], argv[command + 3], &o->user)) {
+        return -1;
       }
       command += 4;
     } else if (option == "--hide-processes") {
-      user.hide_processes = true;
+      o->user.hide_processes = true;
       ++command;
     } else if (option == "--chdir" && command + 1 < argc) {
-      workdir = argv[command + 1];
+      o->workdir = argv[command + 1];
       command += 2;
     } else if (option == "--") {
       ++command;
@@ -268,6 +268,48 @@ int main(int argc, char** argv) {
       break;
     }
   }
+  return command;
+}
+
+// Waits for the command (its pidfd), relaying for it meanwhile, and checks the lease: the
+// command's wait status.
+int WaitForCommand(pid_t child, snn::BoardRelay* relay, const Options& o) {
+  int status = 0;
+  const int64_t started = NowMs();
+  const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, child, 0));
+  std::vector<pollfd> fds;
+  while (true) {
+    fds.clear();
+    if (pidfd >= 0) fds.push_back(pollfd{pidfd, POLLIN, 0});
+    if (relay != nullptr) relay->Watch(&fds);
+    const bool timed = o.lease_ms > 0 || pidfd < 0;
+    if (!fds.empty() || timed) poll(fds.data(), fds.size(), timed ? 100 : -1);
+    const pid_t done = waitpid(child, &status, WNOHANG);
+    if (done == child) break;
+    if (done < 0 && errno != EINTR) break;
+    if (relay != nullptr) relay->Relay(fds);
+    if (o.lease_ms > 0 && NowMs() - TouchedMs(o.lease_file, started) > o.lease_ms) {
+      Record(o.exit_file, "lost " + std::to_string(o.lease_ms) + "\n");
+      killpg(getpgrp(), SIGKILL);  // the command, its children, and this shepherd
+    }
+  }
+  return status;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    fputs(kUsage, stderr);
+    return 2;
+  }
+  Options o;
+  const int command = ParseOptions(argc, argv, &o);
+  if (command < 0) {
+    fputs(kUsage, stderr);
+    return 2;
+  }
+  const std::string& exit_file = o.exit_file;
   if (command >= argc) {
     fputs(kUsage, stderr);
     return 2;
@@ -275,7 +317,7 @@ int main(int argc, char** argv) {
   // Held: the agent records the task before it lets the command run. No go means the agent died
   // first: no agent will ever know of this task, so it must never run.
   StartOrder order;
-  if (start_fd >= 0 && !AwaitStart(start_fd, &order)) {
+  if (o.start_fd >= 0 && !AwaitStart(o.start_fd, &order)) {
     Record(exit_file, "unstarted 0\n");
     return 0;
   }
@@ -305,7 +347,7 @@ int main(int argc, char** argv) {
   }
   if (child == 0) {
     close(report[0]);
-    const std::string why = BecomeTask(user, workdir, argv[command], argv + command);
+    const std::string why = BecomeTask(o.user, o.workdir, argv[command], argv + command);
     (void)!write(report[1], why.data(), why.size());
     _exit(127);
   }
@@ -328,26 +370,7 @@ int main(int argc, char** argv) {
   signal(SIGTERM, SIG_IGN);
   signal(SIGINT, SIG_IGN);
   signal(SIGHUP, SIG_IGN);
-  int status = 0;
-  const int64_t started = NowMs();
-  // Waits for the command (its pidfd), relaying for it meanwhile, and checks the lease.
-  const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, child, 0));
-  std::vector<pollfd> fds;
-  while (true) {
-    fds.clear();
-    if (pidfd >= 0) fds.push_back(pollfd{pidfd, POLLIN, 0});
-    if (relay != nullptr) relay->Watch(&fds);
-    const bool timed = lease_ms > 0 || pidfd < 0;
-    if (!fds.empty() || timed) poll(fds.data(), fds.size(), timed ? 100 : -1);
-    const pid_t done = waitpid(child, &status, WNOHANG);
-    if (done == child) break;
-    if (done < 0 && errno != EINTR) break;
-    if (relay != nullptr) relay->Relay(fds);
-    if (lease_ms > 0 && NowMs() - TouchedMs(lease_file, started) > lease_ms) {
-      Record(exit_file, "lost " + std::to_string(lease_ms) + "\n");
-      killpg(getpgrp(), SIGKILL);  // the command, its children, and this shepherd
-    }
-  }
+  const int status = WaitForCommand(child, relay.get(), o);
   if (WIFSIGNALED(status)) {
     Record(exit_file, "signaled " + std::to_string(WTERMSIG(status)) + "\n");
     signal(WTERMSIG(status), SIG_DFL);

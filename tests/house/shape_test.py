@@ -32,11 +32,6 @@ NOT_YET = set([
     "bench/scheduling_bench.cc main",
     "bench/submit_load.cc main",
     "bench/watchers_bench.cc snn::bench::(anonymous)::Run",
-    "cli/ca_main.cc main",
-    "master/main.cc main",
-    "nodeagent/main.cc main",
-    "nodeagent/tasks/shepherd_main.cc main",
-    "sim/main.cc main",
 ])
 FOLDERS = ["bench", "cli", "client", "common", "drivers", "examples", "fuzz", "master",
            "nodeagent", "proto", "sim", "tests/test_util"]
