@@ -325,9 +325,43 @@ snn::Status SubmitJobs(const snn::HostPort& master, uint32_t count, int connecti
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  snn::ParseProgramFlags(&argc, &argv,
-                         "agent_swarm [--nodes=N] [--boards=N] [--jobs=N] [--steady_seconds=S]");
+// The master's own view after the restart: every node UP, every job still running.
+snn::Status CheckAfterRestart(const snn::HostPort& master, const SwarmCounters& counters,
+                              double storm_s, double cpu, double start_rate) {
+  snn::RpcClient client(std::chrono::milliseconds(30000));
+  snn::v1::Credential cred;
+  cred.set_user("swarm");
+  client.set_credential(cred);
+  if (auto s = client.Connect(master); !s.ok()) {
+    return s;
+  }
+  auto pool = client.Call(snn::rpc::kPoolStatus, snn::v1::PoolStatusRequest());
+  if (!pool.ok()) {
+    return pool.status();
+  }
+  uint32_t up = 0;
+  for (const auto& n : pool->nodes()) up += n.state() == "UP" ? 1 : 0;
+  uint64_t running = 0;
+  for (const auto& c : pool->job_counts()) {
+    if (c.state() == snn::v1::RUNNING) running = c.count();
+  }
+  std::printf(
+      "restart: all %u nodes registered again %.2f s after the master was spawned; "
+      "the master says %u UP, %llu jobs running, %llu kills sent\n",
+      FLAGS_nodes, storm_s, up, static_cast<unsigned long long>(running),
+      static_cast<unsigned long long>(counters.kills.load()));
+  if (up != FLAGS_nodes || running != FLAGS_jobs) {
+    return snn::Internal("the master lost nodes or jobs across the restart");
+  }
+  std::printf(
+      "agent_swarm %u nodes: all UP %.2f s after a restart; master CPU %.1f%% at "
+      "steady heartbeats; %.0f jobs started/s\n",
+      FLAGS_nodes, storm_s, cpu, start_rate);
+  return snn::Status::Ok();
+}
+
+// As many open files as allowed: one connection per node, and room besides.
+bool RaiseFileLimit() {
   rlimit files{};
   getrlimit(RLIMIT_NOFILE, &files);
   files.rlim_cur = files.rlim_max;
@@ -335,8 +369,29 @@ int main(int argc, char** argv) {
   if (files.rlim_cur < FLAGS_nodes + 256) {
     std::cerr << "agent_swarm: the file descriptor limit (" << files.rlim_cur << ") is too low for "
               << FLAGS_nodes << " nodes\n";
-    return 2;
+    return false;
   }
+  return true;
+}
+
+// 3. Master CPU at steady heartbeats, in percent of one core.
+double SteadyCpu(pid_t master_pid, const SwarmCounters& counters) {
+  snn::SleepRealMs((2) * 1000);  // let the last passes and acks end
+  const uint64_t beats_before = counters.heartbeats;
+  const double cpu_before = snn::bench::CpuSeconds(master_pid);
+  const auto start = snn::MonotonicNow();
+  snn::SleepRealMs(static_cast<int64_t>(FLAGS_steady_seconds * 1000));
+  const double wall = SecondsSince(start);
+  const double cpu = (snn::bench::CpuSeconds(master_pid) - cpu_before) / wall * 100;
+  std::printf("steady heartbeats: %.0f/s, master CPU %.1f%% of one core\n",
+              (counters.heartbeats - beats_before) / wall, cpu);
+  return cpu;
+}
+
+int main(int argc, char** argv) {
+  snn::ParseProgramFlags(&argc, &argv,
+                         "agent_swarm [--nodes=N] [--boards=N] [--jobs=N] [--steady_seconds=S]");
+  if (!RaiseFileLimit()) return 2;
   char tmpl[] = "/tmp/snn_swarm_XXXXXX";
   const std::string dir = mkdtemp(tmpl);
   Master master;
@@ -394,15 +449,7 @@ int main(int argc, char** argv) {
                 FLAGS_jobs, submitted_s, started_s, start_rate);
 
     // 3. Master CPU at steady heartbeats.
-    snn::SleepRealMs((2) * 1000);  // let the last passes and acks end
-    const uint64_t beats_before = counters.heartbeats;
-    const double cpu_before = snn::bench::CpuSeconds(master.pid);
-    start = snn::MonotonicNow();
-    snn::SleepRealMs(static_cast<int64_t>(FLAGS_steady_seconds * 1000));
-    const double wall = SecondsSince(start);
-    const double cpu = (snn::bench::CpuSeconds(master.pid) - cpu_before) / wall * 100;
-    std::printf("steady heartbeats: %.0f/s, master CPU %.1f%% of one core\n",
-                (counters.heartbeats - beats_before) / wall, cpu);
+    const double cpu = SteadyCpu(master.pid, counters);
 
     // 4. Registration storm after a restart.
     StopMaster(master);
@@ -422,39 +469,10 @@ int main(int argc, char** argv) {
       break;
     }
     const double storm_s = SecondsSince(start);
-    // The master's own view: every node UP, every job still running.
-    snn::RpcClient client(std::chrono::milliseconds(30000));
-    snn::v1::Credential cred;
-    cred.set_user("swarm");
-    client.set_credential(cred);
-    if (auto s = client.Connect(master.address); !s.ok()) {
+    if (auto s = CheckAfterRestart(master.address, counters, storm_s, cpu, start_rate); !s.ok()) {
       fail(s.ToString());
       break;
     }
-    auto pool = client.Call(snn::rpc::kPoolStatus, snn::v1::PoolStatusRequest());
-    if (!pool.ok()) {
-      fail(pool.status().ToString());
-      break;
-    }
-    uint32_t up = 0;
-    for (const auto& n : pool->nodes()) up += n.state() == "UP" ? 1 : 0;
-    uint64_t running = 0;
-    for (const auto& c : pool->job_counts()) {
-      if (c.state() == snn::v1::RUNNING) running = c.count();
-    }
-    std::printf(
-        "restart: all %u nodes registered again %.2f s after the master was spawned; "
-        "the master says %u UP, %llu jobs running, %llu kills sent\n",
-        FLAGS_nodes, storm_s, up, static_cast<unsigned long long>(running),
-        static_cast<unsigned long long>(counters.kills.load()));
-    if (up != FLAGS_nodes || running != FLAGS_jobs) {
-      fail("the master lost nodes or jobs across the restart");
-      break;
-    }
-    std::printf(
-        "agent_swarm %u nodes: all UP %.2f s after a restart; master CPU %.1f%% at "
-        "steady heartbeats; %.0f jobs started/s\n",
-        FLAGS_nodes, storm_s, cpu, start_rate);
   } while (false);
 
   on_swarm([&] {

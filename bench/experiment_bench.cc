@@ -70,6 +70,63 @@ v1::ExperimentSpec Experiment(uint32_t steps) {
   return spec;
 }
 
+// Fairness, board use and overhead, from every user's experiments as the service ran them.
+void ReportRuns(const std::vector<std::vector<v1::ExperimentRecord>>& results, double wall_s) {
+  struct Run {
+    int64_t start, end;
+    int user;
+  };
+  std::vector<Run> runs;
+  int failed = 0;
+  int64_t window_from = 0, window_to = INT64_MAX;
+  for (int u = 0; u < FLAGS_users; ++u) {
+    int64_t first = INT64_MAX, last = 0;
+    for (const auto& r : results[u]) {
+      failed += r.state() != v1::EXPERIMENT_DONE;
+      runs.push_back({r.start_us(), r.end_us(), u});
+      first = std::min(first, r.start_us());
+      last = std::max(last, r.end_us());
+    }
+    window_from = std::max(window_from, first);
+    window_to = std::min(window_to, last);
+  }
+  ASSERT_EQ(failed, 0);
+  std::sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.start < b.start; });
+  // Useful board time is what the experiments asked for (steps x 1 ms); the rest of each one's
+  // time on the board (a sleep that overshot) is overhead, as is the idle gap before it.
+  double busy_us = 0;
+  std::vector<double> overhead_us;
+  std::vector<double> served(FLAGS_users, 0);
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const double paced_us = StepsOf(runs[i].user) * 1000.0;
+    busy_us += paced_us;
+    const double gap = i > 0 ? double(runs[i].start - runs[i - 1].end) : 0;
+    overhead_us.push_back(gap + double(runs[i].end - runs[i].start) - paced_us);
+    const int64_t from = std::max(runs[i].start, window_from);
+    const int64_t to = std::min(runs[i].end, window_to);
+    if (to > from) served[runs[i].user] += double(to - from);
+  }
+  const double span_us = double(runs.back().end - runs.front().start);
+  double sum = 0, squares = 0;
+  for (double s : served) {
+    sum += s;
+    squares += s * s;
+  }
+  const double jain = sum * sum / (FLAGS_users * squares);
+  std::printf("%d users x %d experiments of %d ms%s (period %d ms): %.1f s wall\n", FLAGS_users,
+              FLAGS_per_user, FLAGS_steps, FLAGS_mixed ? " x (1 + user % 3)" : "", FLAGS_period_ms,
+              wall_s);
+  std::printf("jain's index of per-user board time while all waited: %.4f (window %.1f s)\n", jain,
+              double(window_to - window_from) / 1e6);
+  std::printf("board busy: %.1f%% (%.1f s of experiments' steps in %.1f s)\n",
+              100 * busy_us / span_us, busy_us / 1e6, span_us / 1e6);
+  std::printf(
+      "overhead per experiment (the board's idle gap before it, and its time beyond its "
+      "steps): p50 %.3f ms, p90 %.3f ms, p99 %.3f ms\n",
+      Percentile(overhead_us, 0.5) / 1000, Percentile(overhead_us, 0.9) / 1000,
+      Percentile(overhead_us, 0.99) / 1000);
+}
+
 TEST(ExperimentBench, TenUsersThroughOneService) {
   TestCluster cluster;
   cluster.StartMaster({"--minloglevel=1"});
@@ -132,59 +189,7 @@ TEST(ExperimentBench, TenUsersThroughOneService) {
   for (auto& t : users) t.join();
   const double wall_s = started.Seconds();
 
-  struct Run {
-    int64_t start, end;
-    int user;
-  };
-  std::vector<Run> runs;
-  int failed = 0;
-  int64_t window_from = 0, window_to = INT64_MAX;
-  for (int u = 0; u < FLAGS_users; ++u) {
-    int64_t first = INT64_MAX, last = 0;
-    for (const auto& r : results[u]) {
-      failed += r.state() != v1::EXPERIMENT_DONE;
-      runs.push_back({r.start_us(), r.end_us(), u});
-      first = std::min(first, r.start_us());
-      last = std::max(last, r.end_us());
-    }
-    window_from = std::max(window_from, first);
-    window_to = std::min(window_to, last);
-  }
-  ASSERT_EQ(failed, 0);
-  std::sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.start < b.start; });
-  // Useful board time is what the experiments asked for (steps x 1 ms); the rest of each one's
-  // time on the board (a sleep that overshot) is overhead, as is the idle gap before it.
-  double busy_us = 0;
-  std::vector<double> overhead_us;
-  std::vector<double> served(FLAGS_users, 0);
-  for (size_t i = 0; i < runs.size(); ++i) {
-    const double paced_us = StepsOf(runs[i].user) * 1000.0;
-    busy_us += paced_us;
-    const double gap = i > 0 ? double(runs[i].start - runs[i - 1].end) : 0;
-    overhead_us.push_back(gap + double(runs[i].end - runs[i].start) - paced_us);
-    const int64_t from = std::max(runs[i].start, window_from);
-    const int64_t to = std::min(runs[i].end, window_to);
-    if (to > from) served[runs[i].user] += double(to - from);
-  }
-  const double span_us = double(runs.back().end - runs.front().start);
-  double sum = 0, squares = 0;
-  for (double s : served) {
-    sum += s;
-    squares += s * s;
-  }
-  const double jain = sum * sum / (FLAGS_users * squares);
-  std::printf("%d users x %d experiments of %d ms%s (period %d ms): %.1f s wall\n", FLAGS_users,
-              FLAGS_per_user, FLAGS_steps, FLAGS_mixed ? " x (1 + user % 3)" : "", FLAGS_period_ms,
-              wall_s);
-  std::printf("jain's index of per-user board time while all waited: %.4f (window %.1f s)\n", jain,
-              double(window_to - window_from) / 1e6);
-  std::printf("board busy: %.1f%% (%.1f s of experiments' steps in %.1f s)\n",
-              100 * busy_us / span_us, busy_us / 1e6, span_us / 1e6);
-  std::printf(
-      "overhead per experiment (the board's idle gap before it, and its time beyond its "
-      "steps): p50 %.3f ms, p90 %.3f ms, p99 %.3f ms\n",
-      Percentile(overhead_us, 0.5) / 1000, Percentile(overhead_us, 0.9) / 1000,
-      Percentile(overhead_us, 0.99) / 1000);
+  ReportRuns(results, wall_s);
 }
 
 }  // namespace

@@ -41,6 +41,66 @@ std::string Address(int block, int i) {
 
 }  // namespace
 
+// Twenty jobs of about 400 kB each: a page of every job is about a megabyte.
+bool SubmitBulkyJobs(snn::bench::BenchCluster& cluster, const snn::HostPort& master) {
+  snn::RpcClient client(std::chrono::milliseconds(5000));
+  cluster.SetUp(client);
+  if (!client.Connect(master).ok()) return false;
+  snn::v1::Credential cred;
+  cred.set_tenant("bulky");
+  client.set_credential(cred);
+  snn::v1::SubmitRequest req;
+  auto* spec = req.mutable_spec();
+  spec->set_name("bulky");
+  spec->set_time_limit_s(3600);
+  spec->mutable_task()->set_command("/bin/sleep");
+  spec->mutable_task()->add_args("3600");
+  auto* r = spec->mutable_task()->mutable_resources();
+  r->set_cores(16);
+  r->set_ksps(1000);
+  r->set_streams(4);
+  for (int k = 0; k < 100; ++k) {
+    (*spec->mutable_task()->mutable_env())["BLOB" + std::to_string(k)] = std::string(4000, 'x');
+  }
+  for (int i = 0; i < 20; ++i) {
+    auto resp = client.Call(snn::rpc::kJobSubmit, req);
+    if (!resp.ok()) {
+      std::cerr << "submit: " << resp.status().ToString() << "\n";
+      return false;
+    }
+  }
+  return true;
+}
+
+// --unread connections, each sending 300 job.list requests it never reads the answers of: how
+// many requests went out.
+int SendUnread(snn::asio::io_context& io, const snn::HostPort& master, snn::ssl::context& tls,
+               snn::testing::AuthKit* auth, std::vector<std::unique_ptr<snn::TlsStream>>& unread) {
+  int unread_requests = 0;
+  for (int c = 0; c < FLAGS_unread; ++c) {
+    auto s = snn::testing::ConnectFrom(io, Address(2, c), master.port, 2);
+    if (!s) continue;
+    auto stream = std::make_unique<snn::TlsStream>(std::move(*s), tls);
+    boost::system::error_code ec;
+    stream->handshake(snn::ssl::stream_base::client, ec);
+    auto credential = snn::MungeEncode(auth->munge_socket());
+    if (ec || !credential.ok()) continue;
+    for (int i = 0; i < 300 && !ec; ++i) {
+      snn::v1::Envelope request;
+      request.set_id(i + 1);
+      request.set_method(std::string(snn::rpc::kJobList.name));
+      request.mutable_credential()->set_munge(*credential);
+      snn::v1::ListJobsRequest list;
+      list.set_all_tenants(true);
+      list.SerializeToString(request.mutable_payload());
+      snn::asio::write(*stream, snn::asio::buffer(snn::EncodeFrame(request)), ec);
+      if (!ec) ++unread_requests;
+    }
+    unread.push_back(std::move(stream));
+  }
+  return unread_requests;
+}
+
 int main(int argc, char** argv) {
   snn::ParseProgramFlags(&argc, &argv, "flood [FLAGS]");
   signal(SIGPIPE, SIG_IGN);
@@ -58,35 +118,7 @@ int main(int argc, char** argv) {
   auto* auth = cluster.auth();
   auto tls = *snn::MakeClientTls({auth->ca_file(), "", ""});
 
-  // Twenty jobs of about 400 kB each: a page of every job is about a megabyte.
-  {
-    snn::RpcClient client(std::chrono::milliseconds(5000));
-    cluster.SetUp(client);
-    if (!client.Connect(master).ok()) return 1;
-    snn::v1::Credential cred;
-    cred.set_tenant("bulky");
-    client.set_credential(cred);
-    snn::v1::SubmitRequest req;
-    auto* spec = req.mutable_spec();
-    spec->set_name("bulky");
-    spec->set_time_limit_s(3600);
-    spec->mutable_task()->set_command("/bin/sleep");
-    spec->mutable_task()->add_args("3600");
-    auto* r = spec->mutable_task()->mutable_resources();
-    r->set_cores(16);
-    r->set_ksps(1000);
-    r->set_streams(4);
-    for (int k = 0; k < 100; ++k) {
-      (*spec->mutable_task()->mutable_env())["BLOB" + std::to_string(k)] = std::string(4000, 'x');
-    }
-    for (int i = 0; i < 20; ++i) {
-      auto resp = client.Call(snn::rpc::kJobSubmit, req);
-      if (!resp.ok()) {
-        std::cerr << "submit: " << resp.status().ToString() << "\n";
-        return 1;
-      }
-    }
-  }
+  if (!SubmitBulkyJobs(cluster, master)) return 1;
 
   // snnctl from its own address (127.0.0.1) every 250 ms; the master's RSS with it.
   std::atomic<bool> done{false};
@@ -144,28 +176,7 @@ int main(int argc, char** argv) {
       stalled.push_back(std::move(stream));
     }
   }
-  int unread_requests = 0;
-  for (int c = 0; c < FLAGS_unread; ++c) {
-    auto s = snn::testing::ConnectFrom(io, Address(2, c), master.port, 2);
-    if (!s) continue;
-    auto stream = std::make_unique<snn::TlsStream>(std::move(*s), *tls);
-    boost::system::error_code ec;
-    stream->handshake(snn::ssl::stream_base::client, ec);
-    auto credential = snn::MungeEncode(auth->munge_socket());
-    if (ec || !credential.ok()) continue;
-    for (int i = 0; i < 300 && !ec; ++i) {
-      snn::v1::Envelope request;
-      request.set_id(i + 1);
-      request.set_method(std::string(snn::rpc::kJobList.name));
-      request.mutable_credential()->set_munge(*credential);
-      snn::v1::ListJobsRequest list;
-      list.set_all_tenants(true);
-      list.SerializeToString(request.mutable_payload());
-      snn::asio::write(*stream, snn::asio::buffer(snn::EncodeFrame(request)), ec);
-      if (!ec) ++unread_requests;
-    }
-    unread.push_back(std::move(stream));
-  }
+  const int unread_requests = SendUnread(io, master, *tls, auth, unread);
   const double open_s = std::chrono::duration<double>(snn::MonotonicNow() - flood_start).count();
   std::printf(
       "flood: %zu idle and %zu stalled-frame connections held, %d refused, from %d "

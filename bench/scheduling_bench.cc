@@ -30,6 +30,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <random>
@@ -152,52 +153,11 @@ void AddPending(snn::JobTable& table, uint32_t count, std::mt19937_64& rng) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  uint32_t nodes = 10000, pending = 100000;
-  int passes = 10;
-  bool quotas = false, small_pages = false, tree = false;
-  uint32_t accrue_per_tenant = 0, array_elements = 0;
-  for (int i = 1; i < argc; ++i) {
-    const bool has_value = i + 1 < argc;
-    if (std::strcmp(argv[i], "--quotas") == 0) {
-      quotas = true;
-    } else if (std::strcmp(argv[i], "--tree") == 0) {
-      tree = true;
-    } else if (std::strcmp(argv[i], "--small_pages") == 0) {
-      small_pages = true;
-    } else if (std::strcmp(argv[i], "--nodes") == 0 && has_value) {
-      nodes = static_cast<uint32_t>(std::atoi(argv[++i]));
-    } else if (std::strcmp(argv[i], "--pending") == 0 && has_value) {
-      pending = static_cast<uint32_t>(std::atoi(argv[++i]));
-    } else if (std::strcmp(argv[i], "--accrue_per_tenant") == 0 && has_value) {
-      accrue_per_tenant = static_cast<uint32_t>(std::atoi(argv[++i]));
-    } else if (std::strcmp(argv[i], "--array") == 0 && has_value) {
-      array_elements = static_cast<uint32_t>(std::atoi(argv[++i]));
-    } else if (std::strcmp(argv[i], "--passes") == 0 && has_value) {
-      passes = std::atoi(argv[++i]);
-    } else {
-      std::fprintf(stderr,
-                   "usage: scheduling_bench [--nodes N] [--pending N] [--passes N] [--quotas] "
-                   "[--tree] [--accrue_per_tenant N] [--array N] [--small_pages]\n");
-      return 2;
-    }
-  }
-  // glibc reads its tunables at start only: set, then start again.
-  if (!small_pages && std::getenv("GLIBC_TUNABLES") == nullptr) {
-    setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1", 1);
-    execv("/proc/self/exe", argv);
-    std::perror("scheduling_bench: starting again with huge pages");  // measured without
-  }
-  std::printf("malloc: %s\n", std::getenv("GLIBC_TUNABLES") != nullptr
-                                  ? std::getenv("GLIBC_TUNABLES")
-                                  : "default (4 KiB pages)");
-  snn::KeepFreedMemory();  // as snn-master does
-  std::mt19937_64 rng(42);
-  snn::JobTable table;
-  Cluster cluster = BuildBusyCluster(nodes, table, rng);
-  AddPending(table, pending, rng);
-  uint64_t array_id = 0;
-  if (array_elements > 0) {
+// One array job of `elements` elements (none: 0), pending an hour; its id.
+snn::Result<uint64_t> AddArrayJob(snn::JobTable& table, std::mt19937_64& rng, uint32_t elements) {
+  const uint32_t array_elements = elements;
+  if (array_elements == 0) return uint64_t{0};
+  {
     snn::v1::JobRecord array = NewJob(table, rng);
     array.set_submit_ms(kNow - 3'600'000);
     auto* spec = array.mutable_spec();
@@ -206,22 +166,22 @@ int main(int argc, char** argv) {
     spec->mutable_task()->mutable_resources()->set_cores(1);
     auto parsed = snn::ParseArraySpec("0-" + std::to_string(array_elements - 1) + "%64");
     if (!parsed.ok()) {
-      std::fprintf(stderr, "scheduling_bench: %s\n", parsed.status().ToString().c_str());
-      return 2;
+      return parsed.status();
     }
     *spec->mutable_array() = *parsed;
     *array.mutable_array_left() = parsed->ranges();
-    array_id = array.id();
+    const uint64_t array_id = array.id();
     std::printf("array job of %u elements: %zu bytes as one record\n", array_elements,
                 array.ByteSizeLong());
     table.Insert(std::move(array));
+    return array_id;
   }
-  uint64_t free_cores = 0;
-  for (const auto& b : cluster.boards) free_cores += b.grid->free_count();
-  std::printf("%zu boards, %zu running jobs, %llu free cores, %u pending jobs\n",
-              cluster.boards.size(), cluster.running.size(),
-              static_cast<unsigned long long>(free_cores), pending);
+}
 
+// The policy: the defaults, with --quotas (half the tenants capped in the pool, each with a
+// guarantee) or --tree (an institute > 10 groups > 10 projects, the jobs' tenants).
+snn::Result<snn::v1::SchedulingConfig> BenchPolicy(uint32_t nodes, bool quotas, bool tree,
+                                                   uint32_t accrue_per_tenant) {
   snn::v1::SchedulingConfig config = snn::DefaultSchedulingConfig();
   config.mutable_priority()->set_accrue_per_tenant(accrue_per_tenant);
   if (quotas) {  // half the tenants capped in the pool, each with a guarantee
@@ -256,11 +216,133 @@ int main(int argc, char** argv) {
       }
     }
     if (auto s = snn::ValidatePolicy(config); !s.ok()) {
-      std::fprintf(stderr, "scheduling_bench: %s\n", s.ToString().c_str());
-      return 2;
+      return s;
     }
   }
-  const snn::SchedulerPolicy policy = snn::ToSchedulerPolicy(config);
+  return config;
+}
+
+// What `snnctl jobs --start` costs: the forecast of the first 1,000 pending jobs, from the
+// order the last full pass found, as the master works it out (on its forecast thread).
+void ReportForecast(snn::JobTable& table, snn::QueueOrder& order, const Cluster& cluster,
+                    const snn::SchedulerPolicy& policy) {
+  const auto forecast_start = snn::MonotonicNow();
+  snn::SchedulerInput head = snn::CollectPassInput(table, order, cluster.boards, kNow, 1000);
+  snn::ForecastLimits limits;
+  limits.max_jobs = 1000;
+  const auto forecasts = snn::ForecastStarts(head, policy, limits);
+  size_t planned = 0;
+  for (const auto& f : forecasts) planned += f.basis == snn::StartForecast::Basis::kPlan ? 1 : 0;
+  std::printf(
+      "start forecast ms: %.1f (%zu of the first %zu pending jobs planned)\n",
+      std::chrono::duration<double, std::milli>(snn::MonotonicNow() - forecast_start).count(),
+      planned, forecasts.size());
+}
+
+struct BenchArgs {
+  uint32_t nodes = 10000, pending = 100000;
+  int passes = 10;
+  bool quotas = false, small_pages = false, tree = false;
+  uint32_t accrue_per_tenant = 0, array_elements = 0;
+};
+
+bool ParseArgs(int argc, char** argv, BenchArgs& a) {
+  for (int i = 1; i < argc; ++i) {
+    const bool has_value = i + 1 < argc;
+    if (std::strcmp(argv[i], "--quotas") == 0) {
+      a.quotas = true;
+    } else if (std::strcmp(argv[i], "--tree") == 0) {
+      a.tree = true;
+    } else if (std::strcmp(argv[i], "--small_pages") == 0) {
+      a.small_pages = true;
+    } else if (std::strcmp(argv[i], "--nodes") == 0 && has_value) {
+      a.nodes = static_cast<uint32_t>(std::atoi(argv[++i]));
+    } else if (std::strcmp(argv[i], "--pending") == 0 && has_value) {
+      a.pending = static_cast<uint32_t>(std::atoi(argv[++i]));
+    } else if (std::strcmp(argv[i], "--accrue_per_tenant") == 0 && has_value) {
+      a.accrue_per_tenant = static_cast<uint32_t>(std::atoi(argv[++i]));
+    } else if (std::strcmp(argv[i], "--array") == 0 && has_value) {
+      a.array_elements = static_cast<uint32_t>(std::atoi(argv[++i]));
+    } else if (std::strcmp(argv[i], "--passes") == 0 && has_value) {
+      a.passes = std::atoi(argv[++i]);
+    } else {
+      std::fprintf(stderr,
+                   "usage: scheduling_bench [--nodes N] [--pending N] [--passes N] [--quotas] "
+                   "[--tree] [--accrue_per_tenant N] [--array N] [--small_pages]\n");
+      return false;
+    }
+  }
+  return true;
+}
+
+// Starts the plan's jobs as the master does (an array's element splits off, as
+// SchedulingDriver does): how many array elements started, and how many starts named the array.
+std::pair<size_t, size_t> ApplyStarts(
+    snn::JobTable& table, const snn::SchedulePlan& plan, uint64_t array_id,
+    std::vector<uint64_t>& running,
+    const std::function<void(const snn::TaskPlacement&, bool)>& change_board) {
+  size_t array_starts = 0, array_decisions = 0;
+  for (const auto& st : plan.starts) {
+    snn::v1::JobRecord* record = table.Find(st.job_id);
+    if (st.job_id == array_id) {  // an element splits off, as SchedulingDriver does
+      ++array_decisions;
+      if (record->array_left_size() == 0 ||
+          snn::ArrayStartsAllowed(*record, table.ArrayActive(array_id)) == 0) {
+        continue;
+      }
+      snn::v1::JobRecord element =
+          snn::ArrayElementOf(*record, snn::PopFirst(*record->mutable_array_left()));
+      element.set_id(table.NextJobId());
+      table.ArrayChanged(*record, kNow);
+      record = &table.Insert(std::move(element));
+      ++array_starts;
+    }
+    for (const auto& t : st.tasks) change_board(t, true);
+    SetTasks(*record, st.tasks);
+    table.SetState(*record, snn::v1::RUNNING, kNow, "started");
+    running.push_back(record->id());
+  }
+  return {array_starts, array_decisions};
+}
+
+int main(int argc, char** argv) {
+  BenchArgs args;
+  if (!ParseArgs(argc, argv, args)) return 2;
+  const uint32_t nodes = args.nodes, pending = args.pending;
+  const int passes = args.passes;
+  const bool quotas = args.quotas, small_pages = args.small_pages, tree = args.tree;
+  const uint32_t accrue_per_tenant = args.accrue_per_tenant, array_elements = args.array_elements;
+  // glibc reads its tunables at start only: set, then start again.
+  if (!small_pages && std::getenv("GLIBC_TUNABLES") == nullptr) {
+    setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1", 1);
+    execv("/proc/self/exe", argv);
+    std::perror("scheduling_bench: starting again with huge pages");  // measured without
+  }
+  std::printf("malloc: %s\n", std::getenv("GLIBC_TUNABLES") != nullptr
+                                  ? std::getenv("GLIBC_TUNABLES")
+                                  : "default (4 KiB pages)");
+  snn::KeepFreedMemory();  // as snn-master does
+  std::mt19937_64 rng(42);
+  snn::JobTable table;
+  Cluster cluster = BuildBusyCluster(nodes, table, rng);
+  AddPending(table, pending, rng);
+  auto array_id = AddArrayJob(table, rng, array_elements);
+  if (!array_id.ok()) {
+    std::fprintf(stderr, "scheduling_bench: %s\n", array_id.status().ToString().c_str());
+    return 2;
+  }
+  uint64_t free_cores = 0;
+  for (const auto& b : cluster.boards) free_cores += b.grid->free_count();
+  std::printf("%zu boards, %zu running jobs, %llu free cores, %u pending jobs\n",
+              cluster.boards.size(), cluster.running.size(),
+              static_cast<unsigned long long>(free_cores), pending);
+
+  auto config = BenchPolicy(nodes, quotas, tree, accrue_per_tenant);
+  if (!config.ok()) {
+    std::fprintf(stderr, "scheduling_bench: %s\n", config.status().ToString().c_str());
+    return 2;
+  }
+  const snn::SchedulerPolicy policy = snn::ToSchedulerPolicy(*config);
   std::vector<double> times;
   double cold_ms = 0;
   std::map<std::pair<std::string, uint32_t>, size_t> board_index;
@@ -280,7 +362,7 @@ int main(int argc, char** argv) {
     b.mers = std::move(mers);
   };
   snn::QueueOrder order;
-  order.Configure(config);
+  order.Configure(*config);
   std::vector<uint64_t>& running = cluster.running;
   for (int pass = 0; pass <= passes; ++pass) {
     if (pass > 0) {  // some running jobs end
@@ -308,27 +390,8 @@ int main(int argc, char** argv) {
         std::chrono::duration<double, std::milli>(collected - start).count(), plan.starts.size(),
         pending_jobs);
     // Apply the starts, as the master does.
-    size_t array_starts = 0, array_decisions = 0;
-    for (const auto& st : plan.starts) {
-      snn::v1::JobRecord* record = table.Find(st.job_id);
-      if (st.job_id == array_id) {  // an element splits off, as SchedulingDriver does
-        ++array_decisions;
-        if (record->array_left_size() == 0 ||
-            snn::ArrayStartsAllowed(*record, table.ArrayActive(array_id)) == 0) {
-          continue;
-        }
-        snn::v1::JobRecord element =
-            snn::ArrayElementOf(*record, snn::PopFirst(*record->mutable_array_left()));
-        element.set_id(table.NextJobId());
-        table.ArrayChanged(*record, kNow);
-        record = &table.Insert(std::move(element));
-        ++array_starts;
-      }
-      for (const auto& t : st.tasks) change_board(t, true);
-      SetTasks(*record, st.tasks);
-      table.SetState(*record, snn::v1::RUNNING, kNow, "started");
-      running.push_back(record->id());
-    }
+    const auto [array_starts, array_decisions] =
+        ApplyStarts(table, plan, *array_id, running, change_board);
     if (array_elements > 0) std::printf("  of which array elements: %zu\n", array_starts);
     // Keep the queue at its size: as many new jobs as started.
     AddPending(table, static_cast<uint32_t>(plan.starts.size() - array_decisions), rng);
@@ -339,18 +402,6 @@ int main(int argc, char** argv) {
   std::sort(times.begin(), times.end());
   std::printf("cold pass ms: %.1f\n", cold_ms);
   std::printf("scheduling pass ms: %.1f\n", times.empty() ? 0.0 : times[times.size() / 2]);
-  // What `snnctl jobs --start` costs: the forecast of the first 1,000 pending jobs, from the
-  // order the last full pass found, as the master works it out (on its forecast thread).
-  const auto forecast_start = snn::MonotonicNow();
-  snn::SchedulerInput head = snn::CollectPassInput(table, order, cluster.boards, kNow, 1000);
-  snn::ForecastLimits limits;
-  limits.max_jobs = 1000;
-  const auto forecasts = snn::ForecastStarts(head, policy, limits);
-  size_t planned = 0;
-  for (const auto& f : forecasts) planned += f.basis == snn::StartForecast::Basis::kPlan ? 1 : 0;
-  std::printf(
-      "start forecast ms: %.1f (%zu of the first %zu pending jobs planned)\n",
-      std::chrono::duration<double, std::milli>(snn::MonotonicNow() - forecast_start).count(),
-      planned, forecasts.size());
+  ReportForecast(table, order, cluster, policy);
   return 0;
 }

@@ -147,6 +147,74 @@ std::string ThisUser() {
 
 }  // namespace
 
+// The job every connection submits: the whole board, so the first job runs and every later one
+// waits behind it (the scheduler is not what this measures, and the agent is not asked to start
+// thousands of processes).
+void SetUpJob(Load& load) {
+  auto* spec = load.request.mutable_spec();
+  spec->set_name("load");
+  spec->set_time_limit_s(600);
+  spec->mutable_task()->set_command("/bin/sleep");
+  spec->mutable_task()->add_args("600");
+  auto* r = spec->mutable_task()->mutable_resources();
+  r->set_cores(16);
+  r->set_ksps(1000);
+  r->set_streams(4);
+}
+
+// --connections connections to the master, each submitting as soon as it is open.
+snn::Status Connect(Load& load, const snn::HostPort& master,
+                    const std::shared_ptr<snn::ssl::context>& tls) {
+  for (int i = 0; i < FLAGS_connections; ++i) {
+    snn::tcp::socket socket(load.io);
+    boost::system::error_code ec;
+    socket.connect(snn::tcp::endpoint(make_address(master.host), master.port), ec);
+    if (ec) {
+      return snn::Unavailable("connect: " + ec.message());
+    }
+    std::shared_ptr<snn::Connection> c;
+    snn::v1::Credential credential;
+    if (tls) {
+      auto stream = std::make_unique<snn::TlsStream>(std::move(socket), *tls);
+      stream->handshake(snn::ssl::stream_base::client, ec);
+      if (ec) {
+        return snn::Unavailable("TLS handshake: " + ec.message());
+      }
+      c = snn::Connection::Create(std::move(stream), 4 << 20, nullptr, nullptr);
+      auto minted = snn::MungeEncode(auth->munge_socket());
+      if (!minted.ok()) {
+        return minted.status();
+      }
+      credential.set_munge(*minted);
+    } else {
+      c = snn::Connection::Create(std::move(socket), 4 << 20, nullptr, nullptr);
+      credential.set_user(ThisUser());  // a real user, so the one job that runs can start
+    }
+    c->Start();
+    load.credentials[c.get()] = credential;
+    load.connections.push_back(c);
+    load.Next(c);
+  }
+  return snn::Status::Ok();
+}
+
+// What was measured, with the master's and the agent's CPU and memory over the counted time.
+void Report(const Load& load, const std::vector<double>& windows, double elapsed,
+            const Usage& measured_from, const Usage& measured_to) {
+  std::printf(
+      "auth: %s%s\n", FLAGS_auth.c_str(),
+      FLAGS_fresh_credentials && FLAGS_auth == "munge" ? " (a new credential per request)" : "");
+  std::printf("connections: %d, acknowledged submits: %llu in %.2f s, errors: %llu\n",
+              FLAGS_connections, static_cast<unsigned long long>(load.acknowledged), elapsed,
+              static_cast<unsigned long long>(load.errors));
+  if (!windows.empty()) {
+    std::printf("slowest window: %.0f submits/s\n",
+                *std::min_element(windows.begin(), windows.end()));
+  }
+  PrintUsage(measured_from, measured_to, load.acknowledged, FLAGS_master.empty());
+  std::printf("durable submits/s: %.0f\n", load.acknowledged / elapsed);
+}
+
 int main(int argc, char** argv) {
   snn::ParseProgramFlags(&argc, &argv, "submit_load [FLAGS]");
   signal(SIGPIPE, SIG_IGN);
@@ -185,49 +253,10 @@ int main(int argc, char** argv) {
     }
     tls = *made;
   }
-  auto* spec = load.request.mutable_spec();
-  spec->set_name("load");
-  spec->set_time_limit_s(600);
-  spec->mutable_task()->set_command("/bin/sleep");
-  spec->mutable_task()->add_args("600");
-  // The whole board: the first job runs, every later one waits behind it (the scheduler is not
-  // what this measures, and the agent is not asked to start thousands of processes).
-  auto* r = spec->mutable_task()->mutable_resources();
-  r->set_cores(16);
-  r->set_ksps(1000);
-  r->set_streams(4);
-  for (int i = 0; i < FLAGS_connections; ++i) {
-    snn::tcp::socket socket(load.io);
-    boost::system::error_code ec;
-    socket.connect(snn::tcp::endpoint(make_address(master->host), master->port), ec);
-    if (ec) {
-      std::cerr << "connect: " << ec.message() << "\n";
-      return 1;
-    }
-    std::shared_ptr<snn::Connection> c;
-    snn::v1::Credential credential;
-    if (tls) {
-      auto stream = std::make_unique<snn::TlsStream>(std::move(socket), *tls);
-      stream->handshake(snn::ssl::stream_base::client, ec);
-      if (ec) {
-        std::cerr << "TLS handshake: " << ec.message() << "\n";
-        return 1;
-      }
-      c = snn::Connection::Create(std::move(stream), 4 << 20, nullptr, nullptr);
-      auto minted = snn::MungeEncode(auth->munge_socket());
-      if (!minted.ok()) {
-        std::cerr << minted.status().ToString() << "\n";
-        return 1;
-      }
-      credential.set_munge(*minted);
-    } else {
-      c = snn::Connection::Create(std::move(socket), 4 << 20, nullptr, nullptr);
-      credential.set_user(ThisUser());  // a real user, so the one job that runs can start
-    }
-    c->Start();
-    load.credentials[c.get()] = credential;
-    load.connections.push_back(c);
-    load.Next(c);
+  SetUpJob(load);
+  if (snn::Status s = Connect(load, *master, tls); !s.ok()) {
+    std::cerr << s.message() << "\n";
+    return 1;
   }
   auto ms = [](double seconds) {
     return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
@@ -282,17 +311,6 @@ int main(int argc, char** argv) {
   load.io.run();
   const double elapsed = std::chrono::duration<double>(snn::MonotonicNow() - start).count();
   const Usage measured_to = Measure(cluster);
-  std::printf(
-      "auth: %s%s\n", FLAGS_auth.c_str(),
-      FLAGS_fresh_credentials && FLAGS_auth == "munge" ? " (a new credential per request)" : "");
-  std::printf("connections: %d, acknowledged submits: %llu in %.2f s, errors: %llu\n",
-              FLAGS_connections, static_cast<unsigned long long>(load.acknowledged), elapsed,
-              static_cast<unsigned long long>(load.errors));
-  if (!windows.empty()) {
-    std::printf("slowest window: %.0f submits/s\n",
-                *std::min_element(windows.begin(), windows.end()));
-  }
-  PrintUsage(measured_from, measured_to, load.acknowledged, FLAGS_master.empty());
-  std::printf("durable submits/s: %.0f\n", load.acknowledged / elapsed);
+  Report(load, windows, elapsed, measured_from, measured_to);
   return load.errors > 0 ? 1 : 0;
 }

@@ -90,6 +90,56 @@ void Read(const std::shared_ptr<Watcher>& w) {
   });
 }
 
+// With --long_polls, what they poll: a job that has ended, so nothing changes it again and they
+// all wait ("": event streams).
+std::string LongPollTarget(uint16_t port, const std::string& bearer, const std::string& job_doc) {
+  if (FLAGS_long_polls == 0) return "";
+  {
+    char doc[256];
+    std::snprintf(doc, sizeof doc, job_doc.c_str(), 0);
+    Call(port, "POST", "/v1/jobs", bearer, doc);
+    for (int i = 0; i < 200; ++i) {
+      const std::string job = Call(port, "GET", "/v1/jobs/1", bearer);
+      if (job.find("\"end_ms\": \"0\"") == std::string::npos) break;
+      SleepRealMs(100);
+    }
+  }
+  return "/v1/jobs/1?wait=5m";
+}
+
+// Each job's time from its submission to its event at each watcher: prints the figures, and
+// how many deliveries are missing.
+size_t ReportDeliveries(const std::vector<std::shared_ptr<Watcher>>& watchers,
+                        const std::vector<MonotonicTime>& sent, const std::string& poll_target,
+                        int clients, double idle) {
+  std::vector<double> ms;
+  size_t missing = 0;
+  for (const auto& w : watchers) {
+    for (int j = 1; j <= FLAGS_jobs; ++j) {
+      auto it = w->seen.find(j);
+      if (it == w->seen.end()) {
+        ++missing;
+        continue;
+      }
+      ms.push_back(std::chrono::duration<double, std::milli>(it->second - sent[j]).count());
+    }
+  }
+  std::sort(ms.begin(), ms.end());
+  auto at = [&](double q) {
+    return ms.empty() ? 0.0 : ms[static_cast<size_t>(q * (ms.size() - 1))];
+  };
+  std::printf("%s: %d\nmaster CPU while idle: %.2f%% of a core (over %d s)\n",
+              poll_target.empty() ? "event streams" : "long polls", clients, idle * 100,
+              FLAGS_idle_s);
+  if (poll_target.empty()) {
+    std::printf(
+        "submission to event at each watcher: p50 %.1f ms, p99 %.1f ms, max %.1f ms "
+        "(%zu deliveries, %zu missing)\n",
+        at(0.5), at(0.99), ms.empty() ? 0.0 : ms.back(), ms.size(), missing);
+  }
+  return missing;
+}
+
 int Run() {
   char tmpl[] = "/tmp/snn_watch_XXXXXX";
   const std::string dir = mkdtemp(tmpl);
@@ -121,20 +171,8 @@ int Run() {
   const std::string job_doc =
       "name: w%d\ntask:\n  command: /bin/true\n  resources: {cores: 1, ksps: 10}\n";
 
-  // The watchers (or long polls on a pending job), on one thread.
-  std::string poll_target;
-  if (FLAGS_long_polls > 0) {
-    char doc[256];
-    std::snprintf(doc, sizeof doc, job_doc.c_str(), 0);
-    Call(port, "POST", "/v1/jobs", bearer, doc);
-    // Polls on a job that has ended: nothing changes it again, so they all wait.
-    for (int i = 0; i < 200; ++i) {
-      const std::string job = Call(port, "GET", "/v1/jobs/1", bearer);
-      if (job.find("\"end_ms\": \"0\"") == std::string::npos) break;
-      SleepRealMs(100);
-    }
-    poll_target = "/v1/jobs/1?wait=5m";
-  }
+  // The watchers (or long polls on a job), on one thread.
+  const std::string poll_target = LongPollTarget(port, bearer, job_doc);
   const int clients = FLAGS_long_polls > 0 ? FLAGS_long_polls : FLAGS_watchers;
   asio::io_context io;
   std::vector<std::shared_ptr<Watcher>> watchers;
@@ -178,31 +216,7 @@ int Run() {
   io.stop();
   reader.join();
 
-  std::vector<double> ms;
-  size_t missing = 0;
-  for (const auto& w : watchers) {
-    for (int j = 1; j <= FLAGS_jobs; ++j) {
-      auto it = w->seen.find(j);
-      if (it == w->seen.end()) {
-        ++missing;
-        continue;
-      }
-      ms.push_back(std::chrono::duration<double, std::milli>(it->second - sent[j]).count());
-    }
-  }
-  std::sort(ms.begin(), ms.end());
-  auto at = [&](double q) {
-    return ms.empty() ? 0.0 : ms[static_cast<size_t>(q * (ms.size() - 1))];
-  };
-  std::printf("%s: %d\nmaster CPU while idle: %.2f%% of a core (over %d s)\n",
-              poll_target.empty() ? "event streams" : "long polls", clients, idle * 100,
-              FLAGS_idle_s);
-  if (poll_target.empty()) {
-    std::printf(
-        "submission to event at each watcher: p50 %.1f ms, p99 %.1f ms, max %.1f ms "
-        "(%zu deliveries, %zu missing)\n",
-        at(0.5), at(0.99), ms.empty() ? 0.0 : ms.back(), ms.size(), missing);
-  }
+  const size_t missing = ReportDeliveries(watchers, sent, poll_target, clients, idle);
   std::filesystem::remove_all(dir);
   return missing == 0 || !poll_target.empty() ? 0 : 1;
 }
