@@ -13,10 +13,9 @@ SECONDS_EACH="${FUZZ_SECONDS:-5}"
 source scripts/ccache_env.sh
 # -O1 and line tables only: what libFuzzer and the sanitizers' reports need, and faster to compile
 # than -O2 -g (this second build of the tree is most of what the test command costs).
-# FUZZ_UNITY=ON: a unity build, half the compile time on a host whose ccache has nothing of it
-# (see the top CMakeLists.txt for why it is not the default).
+# Compiled in batches as the main tree is (cmake/unity.cmake; FUZZ_UNITY=OFF: file by file).
 CC=clang-14 CXX=clang++-14 cmake -S . -B "$DIR" -DSNN_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_UNITY_BUILD="${FUZZ_UNITY:-OFF}" \
+  -DSNN_UNITY="${FUZZ_UNITY:-ON}" \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" >/dev/null
 cmake --build "$DIR" -j "${JOBS:-$(($(nproc) + 2))}" --target fuzzers  # as build.sh
 NAMES=("$@")

@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -13,9 +14,15 @@
 namespace snn {
 namespace {
 
+// `path` with its "x/../" and "./" steps taken out (a file compiled in a unity batch is named
+// through the batch's folder: "build/unity/../../common/...").
+std::string Normal(const std::string& path) {
+  return std::filesystem::path(path).lexically_normal().string();
+}
+
 // The project's source root, from this file's own path: flags defined under it are ours.
 std::string SourceRoot() {
-  std::string self = __FILE__;
+  std::string self = Normal(__FILE__);
   const std::string tail = "common/daemon/program_flags.cc";
   return self.size() >= tail.size() ? self.substr(0, self.size() - tail.size()) : std::string();
 }
@@ -24,6 +31,7 @@ std::string SourceRoot() {
 // it was compiled in, as under ccache's base_dir) is the project's: under the source root, or
 // with its leading "../" steps taken off, in one of the tree's top folders.
 bool OursFile(std::string file, const std::string& root) {
+  file = Normal(file);
   if (!root.empty() && root[0] == '/') {
     if (file.rfind(root, 0) == 0) return true;
     if (file[0] == '/') return false;
